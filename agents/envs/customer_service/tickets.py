@@ -1,0 +1,740 @@
+"""Customer-service tickets: the intent catalogue, a synthetic ticket generator and a JSONL loader.
+
+A ticket is one customer message with the set of intents the team must handle::
+
+    {"id": "cs-00017", "text": "it's been 2 weeks and still nothing. oh and I moved", "intents": ["delivery_delay", "address_change"]}
+
+Intents come from exactly eight names (`INTENTS`), each owned by one role (`INTENT_ROLE`), each handled
+by one action of that role (`INTENT_ACTION`).
+
+The generator writes realistic, deliberately hard tickets: many phrasings per intent (direct, indirect
+and casual template families), typos, informal spelling, negated distractors ("no need to refund, just
+tell me where it is") and about 30 % tickets with two or three intents. The `formal_letter` and `terse`
+families never appear in train/validation/test; they make up ``holdout_styles.jsonl`` so results can be
+checked on phrasing the team never trained on.
+
+CLI::
+
+    python -m agents.envs.customer_service.tickets --out data/customer_service [--n 3600] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+INTENTS: tuple[str, ...] = (
+    "product_question",
+    "recommendation",
+    "order_tracking",
+    "delivery_delay",
+    "address_change",
+    "return_refund",
+    "damaged_item",
+    "complaint",
+)
+"""Every intent a ticket may carry, in a fixed order (vector index = position here)."""
+
+ROLES: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator")
+"""The roles that handle intents; the quality supervisor reviews instead."""
+
+SUPERVISOR = "quality_supervisor"
+
+INTENT_ROLE: dict[str, str] = {
+    "product_question": "shopping_guide",
+    "recommendation": "shopping_guide",
+    "order_tracking": "logistics",
+    "delivery_delay": "logistics",
+    "address_change": "logistics",
+    "return_refund": "dispute_mediator",
+    "damaged_item": "dispute_mediator",
+    "complaint": "dispute_mediator",
+}
+"""Which role owns each intent."""
+
+INTENT_ACTION: dict[str, str] = {
+    "product_question": "answer_product_question",
+    "recommendation": "recommend_product",
+    "order_tracking": "track_order",
+    "delivery_delay": "explain_delay",
+    "address_change": "change_address",
+    "return_refund": "process_refund",
+    "damaged_item": "handle_damage",
+    "complaint": "resolve_complaint",
+}
+"""The one action that correctly handles each intent."""
+
+ACTION_INTENT: dict[str, str] = {action: intent for intent, action in INTENT_ACTION.items()}
+
+SPLITS: tuple[str, ...] = ("train", "validation", "test")
+HOLDOUT_STYLES = "holdout_styles"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "customer_service"
+
+
+class TicketFileError(ValueError):
+    """A ticket file cannot be used; the message names the file, the line and what to change."""
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One customer message and the intents the team must handle (in `INTENTS` order)."""
+
+    id: str
+    text: str
+    intents: tuple[str, ...]
+
+    def to_json(self) -> str:
+        """The ticket as one JSONL line."""
+        return json.dumps(
+            {"id": self.id, "text": self.text, "intents": list(self.intents)}, ensure_ascii=False
+        )
+
+
+def _sorted_intents(intents: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(intents), key=INTENTS.index))
+
+
+def resolve_ticket_path(split_or_path: str | Path) -> Path:
+    """The file behind a split name ("train", "validation", "test", "holdout_styles") or a path."""
+    if isinstance(split_or_path, str) and split_or_path in (*SPLITS, HOLDOUT_STYLES):
+        return DEFAULT_DATA_DIR / f"{split_or_path}.jsonl"
+    return Path(split_or_path)
+
+
+def load_tickets(split_or_path: str | Path) -> list[Ticket]:
+    """Load tickets from a split name ("train" | "validation" | "test" | "holdout_styles") or a JSONL path.
+
+    Each line is ``{"id": str, "text": str, "intents": [intent, ...]}``. Blank lines are skipped.
+    Raises `TicketFileError` (a ValueError) naming the file and line for: a missing file, bad JSON,
+    missing or mistyped fields, an unknown intent name, an empty intent list, a duplicate id, no tickets.
+    """
+    path = resolve_ticket_path(split_or_path)
+    if not path.is_file():
+        hint = f" (split names: {', '.join((*SPLITS, HOLDOUT_STYLES))})" if not path.suffix else ""
+        raise TicketFileError(f"ticket file not found: {path}{hint}")
+    tickets: list[Ticket] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise TicketFileError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(row, dict):
+                raise TicketFileError(f'{where}: expected an object {{"id", "text", "intents"}}')
+            missing = [key for key in ("id", "text", "intents") if key not in row]
+            if missing:
+                raise TicketFileError(f"{where}: missing field(s) {', '.join(missing)}")
+            if not isinstance(row["id"], str | int) or isinstance(row["id"], bool):
+                raise TicketFileError(f"{where}: id must be a string")
+            if not isinstance(row["text"], str) or not row["text"].strip():
+                raise TicketFileError(f"{where}: text must be a non-empty string")
+            intents = row["intents"]
+            if not isinstance(intents, list) or not intents or not all(isinstance(i, str) for i in intents):
+                raise TicketFileError(f"{where}: intents must be a non-empty list of intent names")
+            unknown = [name for name in intents if name not in INTENT_ROLE]
+            if unknown:
+                raise TicketFileError(
+                    f"{where}: unknown intent {unknown[0]!r}; valid intents: {', '.join(INTENTS)}"
+                )
+            ticket_id = str(row["id"])
+            if ticket_id in seen:
+                raise TicketFileError(f"{where}: duplicate ticket id {ticket_id!r}")
+            seen.add(ticket_id)
+            tickets.append(Ticket(id=ticket_id, text=row["text"], intents=_sorted_intents(intents)))
+    if not tickets:
+        raise TicketFileError(f"{path}: contains no tickets")
+    return tickets
+
+
+def write_tickets(tickets: Sequence[Ticket], path: str | Path) -> None:
+    """Write tickets as JSONL (one object per line)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for ticket in tickets:
+            handle.write(ticket.to_json() + "\n")
+
+
+# --------------------------------------------------------------------------------------------------
+# Generator vocabulary. Template families: "direct" (the words a keyword list expects), "indirect"
+# (the need is implied, not named), "casual" (chat style). "formal_letter" and "terse" are held out.
+# --------------------------------------------------------------------------------------------------
+
+SLOTS: dict[str, list[str]] = {
+    "product": [
+        "wireless earbuds",
+        "running shoes",
+        "phone case",
+        "coffee maker",
+        "yoga mat",
+        "winter jacket",
+        "backpack",
+        "desk lamp",
+        "bluetooth speaker",
+        "smart watch",
+        "blender",
+        "air fryer",
+        "kids bike",
+        "office chair",
+        "water bottle",
+        "hair dryer",
+        "gaming mouse",
+        "rice cooker",
+        "sunglasses",
+        "electric toothbrush",
+        "duvet cover",
+        "kettle",
+        "laptop stand",
+        "hiking boots",
+        "baby monitor",
+    ],
+    "device": ["my iPhone 12", "a Samsung Galaxy", "my MacBook", "Windows 11", "my old Android", "a PS5"],
+    "color": ["black", "navy blue", "rose gold", "white", "forest green", "grey"],
+    "size": ["M", "XL", "42", "10.5", "small", "38"],
+    "category": [
+        "laptop bag",
+        "pair of headphones",
+        "blender",
+        "sleeping bag",
+        "desk chair",
+        "running watch",
+        "espresso machine",
+        "rain jacket",
+        "kids toy",
+        "vacuum cleaner",
+    ],
+    "price": ["50", "100", "80", "200", "30", "150"],
+    "person": ["mom", "dad", "sister", "boyfriend", "coworker", "grandma", "nephew"],
+    "activity": ["camping", "working from home", "a long flight", "marathon training", "a new baby"],
+    "dur": [
+        "two weeks",
+        "10 days",
+        "almost a month",
+        "three weeks",
+        "a week and a half",
+        "5 days",
+        "over 2 weeks",
+        "nearly 3 weeks",
+    ],
+    "day": ["monday", "last tuesday", "the 3rd", "friday", "the weekend", "the 14th"],
+    "place": [
+        "12 Elm Street",
+        "my office on Baker Road",
+        "45 Harbour View, apt 3",
+        "my parents' house",
+        "the new flat on King St",
+        "221 Maple Ave",
+        "my work address",
+    ],
+    "name": ["Sam", "Priya", "J. Chen", "Maria", "Tom", "Aisha"],
+}
+
+INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
+    "product_question": {
+        "direct": [
+            "Does the {product} come in {color}?",
+            "What's the battery life on the {product}?",
+            "Is the {product} waterproof?",
+            "Can you tell me the dimensions of the {product}?",
+            "Is the {product} compatible with {device}?",
+            "What material is the {product} made of?",
+            "Is the {product} in stock in size {size}?",
+            "Does the {product} have a warranty?",
+        ],
+        "indirect": [
+            "I'm trying to figure out if the {product} would fit in a small apartment.",
+            "Before I buy the {product} I need to know whether it works with {device}.",
+            "Would the {product} survive being used in the rain?",
+            "How long does the {product} last on one charge, roughly?",
+            "Curious what the {product} is made of, my kid has allergies.",
+            "The listing for the {product} doesn't say how heavy it is.",
+            "Will the {product} run on European plugs or do I need an adapter?",
+            "How loud is the {product} when it's on full power?",
+        ],
+        "casual": [
+            "yo does the {product} work w/ {device}??",
+            "{product}: real leather or fake?",
+            "quick q, is the {product} dishwasher safe",
+            "does the {product} come in {color} or nah",
+            "hw big is the {product} exactly",
+        ],
+        "formal_letter": [
+            "I would be grateful if you could clarify the technical specifications of the {product}.",
+            "Kindly confirm whether the {product} is suitable for use with {device}.",
+        ],
+        "terse": ["{product} specs?", "{product} + {device} ok?"],
+    },
+    "recommendation": {
+        "direct": [
+            "Can you recommend a good {category} under ${price}?",
+            "Which {category} would you suggest for a beginner?",
+            "What's the best {category} you sell?",
+            "Any recommendations for a gift for my {person}?",
+            "Could you suggest a {category} for {activity}?",
+        ],
+        "indirect": [
+            "My {person}'s birthday is next week and I have no idea what to get them, budget around ${price}.",
+            "I need something to keep my coffee hot on long drives, what should I look at?",
+            "Torn between the {product} and a cheaper {category}, which one would you go for?",
+            "Looking for something similar to the {product} but cheaper.",
+            "What do most people buy for {activity}?",
+            "I'm setting up for {activity} and honestly don't know where to start.",
+            "If you were me, what would you pick for {activity} with about ${price}?",
+        ],
+        "casual": [
+            "need a {category} that doesnt suck, ideas?",
+            "whats good for {activity} under {price} bucks",
+            "gift ideas for my {person}?? shes picky lol",
+            "what should i get for {activity}",
+        ],
+        "formal_letter": [
+            "I would appreciate your advice on selecting an appropriate {category} for {activity}.",
+            "Please advise which of your {category} models you would consider most suitable for my {person}.",
+        ],
+        "terse": ["best {category} <${price}?", "gift for {person}, ideas"],
+    },
+    "order_tracking": {
+        "direct": [
+            "Where is my order {order}?",
+            "Can you give me the tracking number for order {order}?",
+            "What's the status of my order {order}?",
+            "Has my {product} shipped yet?",
+            "When will my order {order} arrive?",
+            "Can you track my package for me?",
+        ],
+        "indirect": [
+            "I ordered the {product} on {day} and just want to know where it is right now.",
+            "Is my package with the courier yet or still at your warehouse?",
+            "Any way to see which van my parcel is on?",
+            "The app only says 'processing' for {order}, what does that mean for where it is?",
+            "I'll be out on {day}, will someone need to be home when the {product} gets here?",
+            "Just tell me where it is.",
+            "Which courier has my {product} and when should I expect them?",
+        ],
+        "casual": [
+            "wheres my stuff? order {order}",
+            "did my {product} ship or nah",
+            "any eta on {order}?",
+            "hey where my package at",
+        ],
+        "formal_letter": [
+            "I should be obliged if you would inform me of the present whereabouts of consignment {order}.",
+            "Please provide the current shipping status of my purchase ({order}).",
+        ],
+        "terse": ["{order} status?", "eta {order}"],
+    },
+    "delivery_delay": {
+        "direct": [
+            "My order {order} is late.",
+            "The delivery of my {product} is delayed, it was supposed to arrive {day}.",
+            "Why is my package taking so long? It's {dur} overdue.",
+            "My delivery is late again.",
+            "The shipment for {order} is delayed.",
+        ],
+        "indirect": [
+            "It's been {dur} and still nothing.",
+            "The estimated date came and went and my {product} never showed up.",
+            "I was promised it by {day}, that was {dur} ago.",
+            "I've been checking my mailbox every day for {dur} now.",
+            "The tracking hasn't moved in {dur}.",
+            "I ordered the {product} for a trip that already happened and it still isn't here.",
+            "You said 3-5 business days. It has been {dur}.",
+            "My {person} was supposed to have this for their birthday and the day has passed, still no parcel.",
+        ],
+        "casual": [
+            "ugh {dur} and STILL waiting on my {product}",
+            "this is taking foreverrr",
+            "{dur}?? seriously where is the delivery, it was due {day}",
+            "still no {product} after {dur} smh",
+        ],
+        "formal_letter": [
+            "I note with concern that the {product}, promised for {day}, has not yet been delivered.",
+            "The dispatch of order {order} appears to have been postponed well beyond the agreed date.",
+        ],
+        "terse": ["{order} late. {dur}.", "no parcel, {dur} now"],
+    },
+    "address_change": {
+        "direct": [
+            "I need to change the shipping address for order {order}.",
+            "Can I update my delivery address to {place}?",
+            "Please ship order {order} to {place} instead.",
+            "I want to change my address on the order.",
+        ],
+        "indirect": [
+            "I just moved, so the {product} needs to go to {place} now.",
+            "I won't be at the old place anymore, can the parcel be redirected to {place}?",
+            "I typed the wrong street number when I checked out.",
+            "Can it go to my office at {place} rather than my home?",
+            "We're relocating on {day}, please make sure it ends up at {place}.",
+            "My building number on the order is wrong, it should be {place}.",
+        ],
+        "casual": [
+            "moved last wk, send it to {place} pls",
+            "wrong addy on {order} oops",
+            "can u send it to {place} instead",
+        ],
+        "formal_letter": [
+            "Kindly amend the destination of order {order} to {place}, as I have recently relocated.",
+            "I must request that consignment {order} be redirected to {place}.",
+        ],
+        "terse": ["new addr: {place}", "{order} -> {place}"],
+    },
+    "return_refund": {
+        "direct": [
+            "I want to return the {product} and get a refund.",
+            "How do I get my money back for order {order}?",
+            "Please refund my order {order}.",
+            "I'd like to send back the {product}.",
+            "Can I return the {product}?",
+        ],
+        "indirect": [
+            "The {product} doesn't fit, I'd like to send it back.",
+            "Changed my mind about the {product}, can I undo the purchase?",
+            "I was charged twice for {order}, I need one of those payments reversed.",
+            "The {product} isn't what I expected, I don't want to keep it.",
+            "Can I still get the money back if I've opened the box?",
+            "I'd rather have the cash back on my card than keep the {product}.",
+            "What's the process to cancel and be reimbursed for {order}?",
+        ],
+        "casual": [
+            "dont want the {product} anymore, $ back?",
+            "how do i send this thing back",
+            "refnd pls, {product} not for me",
+            "can i get my $$ back for {order}",
+        ],
+        "formal_letter": [
+            "I wish to exercise my statutory right to cancel order {order} and request reimbursement.",
+            "Please arrange the collection of the {product} and credit the amount to my account.",
+        ],
+        "terse": ["{order} money back", "return {product}. how?"],
+    },
+    "damaged_item": {
+        "direct": [
+            "My {product} arrived damaged.",
+            "The {product} came broken.",
+            "The box was crushed and the {product} inside is cracked.",
+            "I received a damaged {product}.",
+        ],
+        "indirect": [
+            "Opened the package and the {product} was in pieces.",
+            "The screen on the {product} has a big crack right out of the box.",
+            "There's a dent on the side of the {product} and it won't turn on.",
+            "Half the parts are snapped off.",
+            "It was leaking all over the box when it got here.",
+            "The {product} has scratches all over it and one leg is bent.",
+            "When I unwrapped the {product} the glass was shattered.",
+        ],
+        "casual": [
+            "{product} showed up smashed lol great",
+            "thing is busted on arrival",
+            "my {product} came all banged up",
+        ],
+        "formal_letter": [
+            "Upon inspection, the {product} was found to be defective and visibly impaired in transit.",
+            "I regret to report that the {product} reached me in an unusable condition.",
+        ],
+        "terse": ["{product} cracked on arrival", "item smashed"],
+    },
+    "complaint": {
+        "direct": [
+            "I want to file a complaint about your customer service.",
+            "This is the worst service I've ever had.",
+            "I'm very unhappy with how I was treated by your agent.",
+            "I want to make a formal complaint.",
+        ],
+        "indirect": [
+            "Your driver threw the package over my fence and was rude when I asked him about it.",
+            "I've been transferred four times and nobody has helped me.",
+            "I expect better from a company this size, please pass this on to a manager.",
+            "Your support chat closed on me three times.",
+            "Honestly I'm thinking of never ordering from you again.",
+            "Nobody answered my last three emails.",
+            "The person on the phone hung up on me.",
+        ],
+        "casual": [
+            "ur support is a joke",
+            "seriously done with this store",
+            "worst experiance ever with u guys",
+        ],
+        "formal_letter": [
+            "I wish to register my profound dissatisfaction with the conduct of your staff.",
+            "I request that this matter be escalated to a senior manager for review.",
+        ],
+        "terse": ["bad service. escalate.", "staff rude. not ok."],
+    },
+}
+
+TRAIN_FAMILIES: tuple[str, ...] = ("direct", "indirect", "casual")
+HOLDOUT_FAMILIES: tuple[str, ...] = ("formal_letter", "terse")
+FAMILY_WEIGHTS: dict[str, float] = {"direct": 0.3, "indirect": 0.45, "casual": 0.25}
+
+# Clauses that mention another intent's words without asking for it, keyed by the intent they negate.
+# They must never be attached to a ticket that carries that intent.
+DISTRACTORS: dict[str, list[str]] = {
+    "return_refund": [
+        "No need to refund anything.",
+        "I don't want a refund or a return,",
+        "not looking for my money back,",
+        "I'm keeping it, no return needed.",
+    ],
+    "complaint": [
+        "Not trying to complain here,",
+        "This isn't a complaint, your service has been great.",
+        "no complaints about the staff btw,",
+    ],
+    "damaged_item": [
+        "Nothing's broken,",
+        "The last parcel arrived in perfect condition, nothing damaged.",
+        "It's not damaged or anything,",
+    ],
+    "delivery_delay": [
+        "Delivery was actually fast last time.",
+        "It's not late yet,",
+        "no delay on your side I think,",
+    ],
+    "address_change": [
+        "The address on the order is correct,",
+        "I don't need to change my address,",
+    ],
+    "recommendation": ["I'm not asking for a recommendation,", "I already know what I want,"],
+    "order_tracking": ["I already have the tracking number,", "I know where the package is,"],
+    "product_question": ["I know the specs already,"],
+}
+
+NEUTRAL_CONTEXT: list[str] = [
+    "I've been a customer for years.",
+    "I bought this for my {person}.",
+    "Sorry for the long message.",
+    "I ordered on my phone.",
+    "My name is {name}.",
+    "This was a gift.",
+]
+
+OPENERS: list[str] = [
+    "Hi,",
+    "Hello there.",
+    "hey",
+    "Good morning,",
+    "Hi team,",
+    "hello",
+    "Hi there!",
+    "Hey guys,",
+]
+CLOSERS: list[str] = [
+    "Thanks.",
+    "thx",
+    "Appreciate it!",
+    "Please help.",
+    "Regards, {name}",
+    "ty",
+    "Thanks in advance.",
+]
+CONNECTORS: list[str] = [
+    ". Also, ",
+    " and ",
+    ". Oh and ",
+    " btw ",
+    ". Another thing: ",
+    ". Plus ",
+    ". ",
+    ", also ",
+]
+HOLDOUT_OPENERS: list[str] = ["Dear Sir or Madam,", "To whom it may concern:", "RE: my account -"]
+HOLDOUT_CLOSERS: list[str] = ["Yours faithfully, {name}", "Kind regards.", "-- sent from mobile"]
+HOLDOUT_CONNECTORS: list[str] = [". Furthermore, ", ". Additionally, ", " | ", "; moreover "]
+
+# Pairs that occur together in real inboxes; multi-intent tickets draw from these more often.
+COMMON_PAIRS: list[tuple[str, str]] = [
+    ("damaged_item", "return_refund"),
+    ("delivery_delay", "complaint"),
+    ("delivery_delay", "order_tracking"),
+    ("order_tracking", "address_change"),
+    ("product_question", "recommendation"),
+    ("damaged_item", "complaint"),
+    ("delivery_delay", "return_refund"),
+]
+
+CASUAL_SUBSTITUTIONS: dict[str, str] = {
+    "you": "u",
+    "your": "ur",
+    "please": "pls",
+    "thanks": "thx",
+    "because": "cuz",
+    "are": "r",
+    "with": "w/",
+}
+KEYBOARD_NEIGHBOURS = {
+    "a": "sq",
+    "e": "wr",
+    "i": "uo",
+    "o": "ip",
+    "u": "yi",
+    "r": "et",
+    "t": "ry",
+    "n": "bm",
+    "s": "ad",
+    "l": "k",
+    "d": "sf",
+    "c": "xv",
+    "m": "n",
+    "h": "gj",
+    "g": "fh",
+    "y": "tu",
+    "p": "o",
+    "k": "jl",
+}
+
+
+def _fill(template: str, rng: random.Random) -> str:
+    def slot(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "order":
+            digits = str(rng.randint(10000, 999999))
+            return rng.choice([f"#{digits}", digits, f"ORD-{digits}", f"no. {digits}"])
+        return rng.choice(SLOTS[key])
+
+    return re.sub(r"\{(\w+)\}", slot, template)
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    """One realistic slip of the finger: swap, drop, double or hit a neighbouring key."""
+    if len(word) < 4 or not word.isalpha():
+        return word
+    i = rng.randrange(1, len(word) - 1)
+    kind = rng.random()
+    if kind < 0.3:
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    if kind < 0.55:
+        return word[:i] + word[i + 1 :]
+    if kind < 0.75:
+        return word[:i] + word[i] + word[i:]
+    neighbours = KEYBOARD_NEIGHBOURS.get(word[i].lower())
+    return word[:i] + rng.choice(neighbours) + word[i + 1 :] if neighbours else word
+
+
+def _add_noise(text: str, rng: random.Random) -> str:
+    typo_rate = rng.choice([0.0, 0.0, 0.04, 0.08, 0.12])
+    casual = rng.random() < 0.3
+    words = []
+    for word in text.split(" "):
+        bare = word.lower().strip(".,!?")
+        if casual and bare in CASUAL_SUBSTITUTIONS:
+            word = word.lower().replace(bare, CASUAL_SUBSTITUTIONS[bare], 1)
+        elif rng.random() < typo_rate:
+            word = _typo(word, rng)
+        words.append(word)
+    text = " ".join(words)
+    if rng.random() < 0.3:
+        text = text.lower()
+    if rng.random() < 0.25:
+        text = text.rstrip(".!")
+    return text
+
+
+def _clause(intent: str, families: Sequence[str], rng: random.Random) -> str:
+    weights = [FAMILY_WEIGHTS.get(family, 1.0) for family in families]
+    family = rng.choices(list(families), weights=weights)[0]
+    return _fill(rng.choice(INTENT_TEMPLATES[intent][family]), rng)
+
+
+def _sample_intents(rng: random.Random) -> list[str]:
+    draw = rng.random()
+    if draw < 0.70:
+        return [rng.choice(INTENTS)]
+    if draw < 0.92:
+        if rng.random() < 0.6:
+            return list(rng.choice(COMMON_PAIRS))
+        return rng.sample(INTENTS, 2)
+    if rng.random() < 0.5:
+        pair = list(rng.choice(COMMON_PAIRS))
+        return pair + [rng.choice([i for i in INTENTS if i not in pair])]
+    return rng.sample(INTENTS, 3)
+
+
+def generate_ticket(ticket_id: str, rng: random.Random, holdout: bool = False) -> Ticket:
+    """One synthetic ticket; ``holdout=True`` uses only the held-out template families and connectors."""
+    intents = _sample_intents(rng)
+    families = HOLDOUT_FAMILIES if holdout else TRAIN_FAMILIES
+    parts = [_clause(intent, families, rng) for intent in intents]
+    text = parts[0]
+    connectors = HOLDOUT_CONNECTORS if holdout else CONNECTORS
+    for part in parts[1:]:
+        connector = rng.choice(connectors)
+        if connector[-2:] not in (". ", ": "):
+            part = part[0].lower() + part[1:]  # the clause continues a sentence
+        if connector.startswith(". ") and text.endswith(("?", "!", ".")):
+            text = text + " " + connector[2:] + part
+        else:
+            text = text.rstrip(".") + connector + part
+    if rng.random() < 0.25:
+        negatable = [i for i in DISTRACTORS if i not in intents]
+        distractor = rng.choice(DISTRACTORS[rng.choice(negatable)])
+        if distractor.endswith(","):
+            text = distractor + " " + text[0].lower() + text[1:]
+        else:
+            text = text + " " + distractor if rng.random() < 0.5 else distractor + " " + text
+    if rng.random() < 0.2:
+        text = _fill(rng.choice(NEUTRAL_CONTEXT), rng) + " " + text
+    if rng.random() < 0.4:
+        text = rng.choice(HOLDOUT_OPENERS if holdout else OPENERS) + " " + text
+    if rng.random() < 0.35:
+        text = text + " " + _fill(rng.choice(HOLDOUT_CLOSERS if holdout else CLOSERS), rng)
+    return Ticket(id=ticket_id, text=_add_noise(text, rng), intents=_sorted_intents(intents))
+
+
+def generate_tickets(n: int, seed: int = 0, holdout: bool = False, prefix: str = "cs") -> list[Ticket]:
+    """``n`` distinct tickets (duplicate texts are redrawn), reproducible from ``seed``."""
+    rng = random.Random(seed)
+    tickets: list[Ticket] = []
+    texts: set[str] = set()
+    while len(tickets) < n:
+        ticket = generate_ticket(f"{prefix}-{len(tickets):05d}", rng, holdout=holdout)
+        if ticket.text.lower() in texts:
+            continue
+        texts.add(ticket.text.lower())
+        tickets.append(ticket)
+    return tickets
+
+
+def generate_dataset(
+    out_dir: str | Path, n: int = 3600, n_holdout: int = 400, seed: int = 0
+) -> dict[str, int]:
+    """Write train (2/3), validation (1/6), test (1/6) and holdout_styles JSONL files; return their sizes."""
+    out_dir = Path(out_dir)
+    tickets = generate_tickets(n, seed=seed)
+    n_train, n_val = (2 * n) // 3, n // 6
+    splits = {
+        "train": tickets[:n_train],
+        "validation": tickets[n_train : n_train + n_val],
+        "test": tickets[n_train + n_val :],
+        HOLDOUT_STYLES: generate_tickets(n_holdout, seed=seed + 1, holdout=True, prefix="cs-holdout"),
+    }
+    for name, rows in splits.items():
+        write_tickets(rows, out_dir / f"{name}.jsonl")
+    return {name: len(rows) for name, rows in splits.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """CLI: generate the customer-service ticket dataset."""
+    parser = argparse.ArgumentParser(description="Generate customer-service tickets (JSONL splits).")
+    parser.add_argument("--out", default=str(DEFAULT_DATA_DIR), help="output directory")
+    parser.add_argument("--n", type=int, default=3600, help="tickets in train+validation+test")
+    parser.add_argument("--holdout", type=int, default=400, help="tickets in holdout_styles.jsonl")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    sizes = generate_dataset(args.out, n=args.n, n_holdout=args.holdout, seed=args.seed)
+    for name, size in sizes.items():
+        print(f"{name}: {size} tickets -> {Path(args.out) / (name + '.jsonl')}")
+
+
+if __name__ == "__main__":
+    main()
