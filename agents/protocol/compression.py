@@ -1,0 +1,534 @@
+"""Semantic compression of agent messages (the "HCP" codec of seed 000 §3.1) and its health checks.
+
+A message is embedded by the backbone (pooled sentence vector); the sender maps it to the nearest entry
+of a k-means *semantic codebook* fitted on the team's traffic and transmits the entry id plus a
+quantised residual. The residual is projected onto a few fitted directions and each coordinate is
+quantised to `residual_bits` bits with equal-probability bins, so the bit budget per message is
+``ceil(log2 n_codes) + residual_dims * residual_bits``. The receiver rebuilds the vector and decodes the
+intent with the nearest labelled centroid.
+
+Two choices make small budgets keep the intent:
+- ``residual_basis="intent"`` spends the residual bits on the directions the intent classifier looks at
+  (the span of the labelled intent centroids) instead of the directions of largest residual variance.
+- ``preserve_intent=True`` is closed-loop encoding: the sender, which holds the same codebook and
+  classifier as the receiver, decodes its own message and, if the intent changed, tries the next
+  nearest codebook entries (``search_codes``) before sending.
+
+Also here: conversation-history compression (keep all codes, keep only the residuals that matter) and
+codebook-drift detection, whose alert is the "communication storm" warning of seed 000 §5.2.
+
+The codec works on embedding arrays only; it never loads a model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.protocol.wire import (
+    MAX_CODE_BITS,
+    MAX_RESIDUAL_BITS,
+    Frame,
+    FrameKind,
+    SemanticMessage,
+    WireFormatError,
+    decode_frame,
+    encode_frame,
+)
+
+
+@dataclass
+class CodecConfig:
+    """Hyper-parameters of the semantic codec; the bit budget is code bits + dims × bits."""
+
+    n_codes: int = 64  # k-means codebook size (code id takes ceil(log2 n_codes) bits)
+    residual_dims: int = 4  # how many residual coordinates are sent
+    residual_bits: int = 2  # bits per residual coordinate (0 = code only)
+    residual_basis: str = "intent"  # "intent" (needs labels at fit time) or "pca"
+    preserve_intent: bool = True  # closed-loop: sender checks the receiver's decoded intent
+    search_codes: int = 8  # codebook entries tried by the closed-loop search
+    kmeans_iters: int = 100
+    kmeans_restarts: int = 2
+    reservoir: int = 4000  # training vectors kept so a re-fit remembers the old traffic
+    seed: int = 0
+
+    @property
+    def code_bits(self) -> int:
+        """Bits needed to send one codebook id."""
+        return max(1, math.ceil(math.log2(max(2, self.n_codes))))
+
+    @property
+    def bits_per_message(self) -> int:
+        """Payload bits of one message in a SEMANTIC frame."""
+        return self.code_bits + self.residual_dims * self.residual_bits
+
+
+class CodecError(ValueError):
+    """The codec was used wrongly (not fitted, bad shapes, bad configuration)."""
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+class IntentClassifier:
+    """Nearest labelled centroid by cosine similarity: the receiver's intent decoder."""
+
+    def __init__(self, centroids: np.ndarray, names: list[str]):
+        self.centroids = _unit(centroids)
+        self.names = list(names)
+
+    @classmethod
+    def fit(cls, embeddings: np.ndarray, labels: list[str]) -> IntentClassifier:
+        """Average the unit-normalised embeddings of each label."""
+        x = _unit(embeddings)
+        names = sorted(set(labels))
+        lab = np.asarray(labels)
+        cents = np.stack([x[lab == n].mean(axis=0) for n in names])
+        return cls(cents, names)
+
+    def predict(self, vectors: np.ndarray) -> np.ndarray:
+        """Index (into `names`) of the most similar centroid for each row."""
+        return np.argmax(np.asarray(vectors, dtype=np.float64) @ self.centroids.T, axis=1)
+
+    def predict_names(self, vectors: np.ndarray) -> list[str]:
+        """Label names of the nearest centroids."""
+        return [self.names[i] for i in self.predict(vectors)]
+
+
+def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: np.ndarray | None = None):
+    """Lloyd's k-means with k-means++ seeding (or a warm start); returns (centroids, assignment)."""
+    rng = np.random.default_rng(seed)
+    best = None
+    sq = (x * x).sum(axis=1)
+    for r in range(1 if init is not None else restarts):
+        if init is not None:
+            cents = init.copy()
+        else:
+            idx = [int(rng.integers(len(x)))]
+            d2 = sq - 2 * x @ x[idx[0]] + sq[idx[0]]
+            for _ in range(1, k):
+                p = np.maximum(d2, 0)
+                p = p / p.sum() if p.sum() > 0 else np.full(len(x), 1 / len(x))
+                idx.append(int(rng.choice(len(x), p=p)))
+                d2 = np.minimum(d2, sq - 2 * x @ x[idx[-1]] + sq[idx[-1]])
+            cents = x[idx].copy()
+        assign = None
+        for _ in range(iters):
+            dist = sq[:, None] - 2 * x @ cents.T + (cents * cents).sum(axis=1)[None, :]
+            new = dist.argmin(axis=1)
+            if assign is not None and np.array_equal(new, assign):
+                break
+            assign = new
+            sums = np.zeros_like(cents)
+            np.add.at(sums, assign, x)
+            counts = np.bincount(assign, minlength=k)
+            cents[counts > 0] = sums[counts > 0] / counts[counts > 0, None]
+            # An empty cluster is re-seeded on the worst-served point so no code id is wasted.
+            for j in np.flatnonzero(counts == 0):
+                worst = dist[np.arange(len(x)), assign].argmax()
+                cents[j] = x[worst]
+                dist[worst] = 0.0
+        inertia = float(((x - cents[assign]) ** 2).sum())
+        if best is None or inertia < best[0]:
+            best = (inertia, cents, assign)
+        del r
+    return best[1], best[2]
+
+
+class SemanticCodec:
+    """k-means semantic codebook + quantised residual; encode/decode arrays and HCP frames."""
+
+    def __init__(self, config: CodecConfig | None = None):
+        self.config = config or CodecConfig()
+        c = self.config
+        if c.residual_basis not in ("intent", "pca"):
+            raise CodecError(f"residual_basis must be 'intent' or 'pca', got {c.residual_basis!r}")
+        if c.code_bits > MAX_CODE_BITS:
+            raise CodecError(f"n_codes={c.n_codes} needs {c.code_bits} bits; the wire allows {MAX_CODE_BITS}")
+        if not 0 <= c.residual_bits <= MAX_RESIDUAL_BITS:
+            raise CodecError(f"residual_bits must be 0..{MAX_RESIDUAL_BITS}, got {c.residual_bits}")
+        if not 0 <= c.residual_dims <= 255:
+            raise CodecError(f"residual_dims must be 0..255, got {c.residual_dims}")
+        self.version = 0  # codebook version; 0 = not fitted. Carried in every frame header.
+        self.centroids: np.ndarray | None = None
+        self.classifier: IntentClassifier | None = None
+        self.basis: np.ndarray | None = None  # (residual_dims, d)
+        self.thresholds: np.ndarray | None = None  # (residual_dims, levels-1)
+        self.levels: np.ndarray | None = None  # (residual_dims, levels) reconstruction values
+        self._reservoir: np.ndarray | None = None
+        self.baseline: dict[str, Any] = {}
+        self._counts = {"encoded": 0, "closed_loop_retries": 0, "intent_kept_by_search": 0, "refits": 0}
+
+    # ----------------------------------------------------------------------------------------- fitting
+    @property
+    def fitted(self) -> bool:
+        """Whether a codebook exists."""
+        return self.centroids is not None
+
+    def fit(self, embeddings: np.ndarray, labels: list[str] | None = None) -> SemanticCodec:
+        """Fit the codebook (and, with labels, the intent classifier) on a sample of team traffic."""
+        x = self._check(embeddings)
+        c = self.config
+        if len(x) < c.n_codes:
+            raise CodecError(f"need at least n_codes={c.n_codes} vectors to fit, got {len(x)}")
+        if labels is not None:
+            if len(labels) != len(x):
+                raise CodecError(f"got {len(labels)} labels for {len(x)} vectors")
+            self.classifier = IntentClassifier.fit(x, list(labels))
+        if c.residual_basis == "intent" and self.classifier is None:
+            raise CodecError("residual_basis='intent' needs labels at fit time (or use residual_basis='pca')")
+        self.centroids, _ = _kmeans(x, c.n_codes, c.kmeans_iters, c.kmeans_restarts, c.seed)
+        self._fit_residual(x)
+        rng = np.random.default_rng(c.seed)
+        keep = rng.permutation(len(x))[: c.reservoir]
+        self._reservoir = x[keep]
+        self.version += 1
+        return self
+
+    def refit(self, embeddings: np.ndarray) -> SemanticCodec:
+        """Re-fit the codebook on recent traffic plus remembered traffic, warm-started; bumps the version.
+
+        The intent classifier is kept: recent traffic is unlabelled.
+        """
+        self._require_fitted()
+        x = np.concatenate([self._reservoir, self._check(embeddings)])
+        c = self.config
+        self.centroids, _ = _kmeans(
+            x, c.n_codes, c.kmeans_iters, 1, c.seed + self.version, init=self.centroids
+        )
+        self._fit_residual(x)
+        rng = np.random.default_rng(c.seed + self.version)
+        self._reservoir = x[rng.permutation(len(x))[: c.reservoir]]
+        self.version = self.version % 0xFFFF + 1
+        self._counts["refits"] += 1
+        return self
+
+    def _fit_residual(self, x: np.ndarray) -> None:
+        c = self.config
+        codes = self._nearest(x, 1)[:, 0]
+        resid = x - self.centroids[codes]
+        d = x.shape[1]
+        if c.residual_dims == 0 or c.residual_bits == 0:
+            self.basis = np.zeros((0, d))
+        elif c.residual_basis == "intent":
+            # The classifier's decision depends on x only through x @ centroids.T, so spend the residual bits
+            # inside that span, on its directions of largest residual variance.
+            q, _ = np.linalg.qr(self.classifier.centroids.T)  # (d, C) orthonormal
+            proj = resid @ q
+            _, _, vt = np.linalg.svd(proj - proj.mean(axis=0), full_matrices=False)
+            basis = (q @ vt.T).T  # rows: orthonormal directions inside the intent span
+            if c.residual_dims > len(basis):
+                rest = resid - (resid @ basis.T) @ basis
+                _, _, vt2 = np.linalg.svd(rest - rest.mean(axis=0), full_matrices=False)
+                basis = np.concatenate([basis, vt2[: c.residual_dims - len(basis)]])
+            self.basis = basis[: c.residual_dims]
+        else:
+            _, _, vt = np.linalg.svd(resid - resid.mean(axis=0), full_matrices=False)
+            self.basis = vt[: c.residual_dims]
+        coords = resid @ self.basis.T
+        n_levels = 1 << c.residual_bits if len(self.basis) else 1
+        qs = np.linspace(0, 1, n_levels + 1)[1:-1]
+        self.thresholds = np.quantile(coords, qs, axis=0).T if len(self.basis) else np.zeros((0, 0))
+        self.levels = np.zeros((len(self.basis), n_levels))
+        for j in range(len(self.basis)):
+            bins = np.searchsorted(self.thresholds[j], coords[:, j])
+            for b in range(n_levels):
+                members = coords[bins == b, j]
+                self.levels[j, b] = members.mean() if len(members) else 0.0
+        self.baseline = self._traffic_profile(x)
+
+    def _traffic_profile(self, x: np.ndarray) -> dict[str, Any]:
+        """Distortion and code usage of a sample, used as the drift baseline."""
+        codes = self._nearest(x, 1)[:, 0]
+        distortion = 1.0 - (x * _unit(self.centroids[codes])).sum(axis=1)
+        hist = np.bincount(codes, minlength=len(self.centroids)).astype(float)
+        return {"distortion": float(distortion.mean()), "code_hist": hist / hist.sum()}
+
+    # ------------------------------------------------------------------------------------- encode/decode
+    def encode(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Compress vectors to (codes [n], residual levels [n, residual_dims])."""
+        self._require_fitted()
+        x = self._check(embeddings)
+        c = self.config
+        k = min(
+            c.search_codes if c.preserve_intent and self.classifier is not None else 1, len(self.centroids)
+        )
+        order = self._nearest(x, k)
+        codes = order[:, 0].copy()
+        levels = self._quantise(x - self.centroids[codes])
+        self._counts["encoded"] += len(x)
+        if k > 1:
+            want = self.classifier.predict(x)
+            bad = np.flatnonzero(self.classifier.predict(self.decode(codes, levels)) != want)
+            for rank in range(1, k):
+                if len(bad) == 0:
+                    break
+                self._counts["closed_loop_retries"] += len(bad)
+                cand = order[bad, rank]
+                lv = self._quantise(x[bad] - self.centroids[cand])
+                ok = self.classifier.predict(self.decode(cand, lv)) == want[bad]
+                codes[bad[ok]] = cand[ok]
+                levels[bad[ok]] = lv[ok]
+                self._counts["intent_kept_by_search"] += int(ok.sum())
+                bad = bad[~ok]
+        return codes, levels
+
+    def decode(self, codes: np.ndarray, levels: np.ndarray | None = None) -> np.ndarray:
+        """Rebuild vectors from codes and residual levels (levels None or empty rows = code only)."""
+        self._require_fitted()
+        codes = np.asarray(codes, dtype=np.int64)
+        if codes.size and (codes.min() < 0 or codes.max() >= len(self.centroids)):
+            raise CodecError(f"code ids must be in 0..{len(self.centroids) - 1}")
+        out = self.centroids[codes].copy()
+        if levels is not None and len(self.basis):
+            levels = np.asarray(levels, dtype=np.int64).reshape(len(codes), -1)
+            if levels.shape[1]:
+                vals = np.take_along_axis(
+                    self.levels[None, :, :].repeat(len(codes), 0), levels[:, :, None], 2
+                )
+                out += vals[:, :, 0] @ self.basis
+        return out
+
+    def intent(self, vectors: np.ndarray) -> list[str]:
+        """Decode intents from (reconstructed) vectors with the labelled centroids."""
+        if self.classifier is None:
+            raise CodecError("the codec was fitted without labels, so it cannot decode intents")
+        return self.classifier.predict_names(vectors)
+
+    # ------------------------------------------------------------------------------------------- frames
+    def to_frame(self, embeddings: np.ndarray, sender: int = 0, channel: int = 1) -> bytes:
+        """Compress vectors into one SEMANTIC wire frame."""
+        codes, levels = self.encode(embeddings)
+        msgs = tuple(
+            SemanticMessage(int(cd), tuple(int(v) for v in lv)) for cd, lv in zip(codes, levels, strict=True)
+        )
+        return encode_frame(self._frame(FrameKind.SEMANTIC, msgs, sender, channel))
+
+    def from_frame(self, data: bytes) -> tuple[Frame, np.ndarray]:
+        """Parse a SEMANTIC or HISTORY frame and rebuild its vectors; rejects frames of another codebook."""
+        frame = decode_frame(data)
+        if frame.kind not in (FrameKind.SEMANTIC, FrameKind.HISTORY):
+            raise WireFormatError(f"expected a SEMANTIC or HISTORY frame, got {frame.kind.name}")
+        self._require_fitted()
+        if frame.codebook_version != self.version:
+            raise WireFormatError(
+                f"frame uses codebook version {frame.codebook_version} but this receiver has version "
+                f"{self.version}: re-sync the codebook"
+            )
+        layout = (frame.code_bits, frame.residual_dims, frame.residual_bits)
+        expect = (self.config.code_bits, len(self.basis), self.config.residual_bits if len(self.basis) else 0)
+        if layout != expect:
+            raise WireFormatError(
+                f"frame layout (code_bits, dims, bits)={layout} does not match the codec's {expect}"
+            )
+        for i, m in enumerate(frame.messages):
+            if m.code >= len(self.centroids):
+                raise WireFormatError(
+                    f"message {i}: code {m.code} is beyond the codebook size {len(self.centroids)}"
+                )
+        vecs = np.stack(
+            [self.decode([m.code], [m.residual] if m.residual else None)[0] for m in frame.messages]
+        )
+        return frame, vecs
+
+    def _frame(self, kind: FrameKind, msgs: tuple, sender: int, channel: int) -> Frame:
+        dims = len(self.basis)
+        return Frame(
+            kind=kind,
+            sender=sender,
+            channel=channel,
+            messages=msgs,
+            codebook_version=self.version,
+            code_bits=self.config.code_bits,
+            residual_dims=dims,
+            residual_bits=self.config.residual_bits if dims else 0,
+        )
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def stats(self) -> dict[str, Any]:
+        """Plain-dict statistics for `metrics` events."""
+        c = self.config
+        return {
+            "codebook_version": self.version,
+            "n_codes": c.n_codes,
+            "bits_per_message": c.code_bits
+            + len(self.basis if self.basis is not None else []) * c.residual_bits,
+            "baseline_distortion": self.baseline.get("distortion"),
+            **self._counts,
+        }
+
+    def _nearest(self, x: np.ndarray, k: int) -> np.ndarray:
+        d = -2 * x @ self.centroids.T + (self.centroids**2).sum(axis=1)[None, :]
+        if k == 1:
+            return d.argmin(axis=1)[:, None]
+        part = np.argpartition(d, k - 1, axis=1)[:, :k]
+        return np.take_along_axis(part, np.argsort(np.take_along_axis(d, part, 1), axis=1), 1)
+
+    def _quantise(self, resid: np.ndarray) -> np.ndarray:
+        if not len(self.basis):
+            return np.zeros((len(resid), 0), dtype=np.int64)
+        coords = resid @ self.basis.T
+        return np.stack(
+            [np.searchsorted(self.thresholds[j], coords[:, j]) for j in range(len(self.basis))], 1
+        )
+
+    def _check(self, embeddings: np.ndarray) -> np.ndarray:
+        x = np.asarray(embeddings, dtype=np.float64)
+        if x.ndim != 2 or x.shape[0] == 0:
+            raise CodecError(f"expected a non-empty [n, dim] array of embeddings, got shape {x.shape}")
+        if self.centroids is not None and x.shape[1] != self.centroids.shape[1]:
+            raise CodecError(
+                f"embedding dim {x.shape[1]} does not match the codebook dim {self.centroids.shape[1]}"
+            )
+        if not np.isfinite(x).all():
+            raise CodecError("embeddings contain NaN or infinity")
+        return _unit(x)
+
+    def _require_fitted(self) -> None:
+        if not self.fitted:
+            raise CodecError("the codec has no codebook yet: call fit() on a sample of team traffic first")
+
+
+class HistoryCompressor:
+    """Conversation-history compression: keep every code, keep a residual only where it matters.
+
+    A residual matters when dropping it would change the decoded intent of that message, or when the
+    message is among the `keep_recent` newest (recent context is read most, so it keeps full detail).
+    """
+
+    def __init__(self, codec: SemanticCodec, keep_recent: int = 1):
+        self.codec = codec
+        self.keep_recent = keep_recent
+        self._counts = {"messages": 0, "residuals_kept": 0, "bytes_in": 0, "bytes_out": 0}
+
+    def compress(self, codes: np.ndarray, levels: np.ndarray) -> list[SemanticMessage]:
+        """Pick which residuals to keep for one history (oldest message first)."""
+        codes = np.asarray(codes)
+        levels = np.asarray(levels)
+        full = self.codec.decode(codes, levels)
+        bare = self.codec.decode(codes, None)
+        clf = self.codec.classifier
+        need = np.ones(len(codes), bool) if clf is None else clf.predict(full) != clf.predict(bare)
+        need[max(0, len(codes) - self.keep_recent) :] = True
+        if not len(self.codec.basis):
+            need[:] = False
+        self._counts["messages"] += len(codes)
+        self._counts["residuals_kept"] += int(need.sum())
+        return [
+            SemanticMessage(int(cd), tuple(int(v) for v in lv) if keep else ())
+            for cd, lv, keep in zip(codes, levels, need, strict=True)
+        ]
+
+    def to_frame(self, codes: np.ndarray, levels: np.ndarray, sender: int = 0) -> bytes:
+        """Compress one history into a HISTORY frame (background channel)."""
+        msgs = tuple(self.compress(codes, levels))
+        data = encode_frame(self.codec._frame(FrameKind.HISTORY, msgs, sender, 2))
+        self._counts["bytes_out"] += len(data)
+        return data
+
+    def stats(self) -> dict[str, Any]:
+        """Plain-dict statistics."""
+        n = max(1, self._counts["messages"])
+        return {**self._counts, "residual_keep_rate": self._counts["residuals_kept"] / n}
+
+
+@dataclass
+class DriftConfig:
+    """When traffic no longer fits the codebook: thresholds of the storm warning."""
+
+    window: int = 256  # recent messages compared against the fit-time baseline
+    min_samples: int = 64  # no verdict before this many messages
+    distortion_ratio: float = 1.5  # window mean distortion / baseline distortion
+    psi_threshold: float = 0.5  # population stability index of code usage
+    rate_ratio: float = 4.0  # messages per second / expected rate (if an expected rate is set)
+    rate_window_s: float = 10.0
+
+
+class CodebookDriftMonitor:
+    """Watches traffic for codebook drift and message floods; its alert is the communication-storm warning.
+
+    Drift signals: quantisation distortion (1 − cosine to the chosen centroid) grows, or the code usage
+    histogram moves (population stability index). A flood signal: messages per second far above the
+    expected rate. Drift is answered by `refit()`; a flood by quotas and gossip fan-out (channels.py,
+    gossip.py) — the alert says which.
+    """
+
+    def __init__(
+        self, codec: SemanticCodec, config: DriftConfig | None = None, expected_rate: float | None = None
+    ):
+        self.codec = codec
+        self.config = config or DriftConfig()
+        self.expected_rate = expected_rate
+        self._vectors: deque[np.ndarray] = deque(maxlen=self.config.window)
+        self._times: deque[float] = deque()
+        self.alerts = 0
+        self.last: dict[str, Any] = {}
+
+    def observe(self, embeddings: np.ndarray, now: float | None = None) -> dict[str, Any] | None:
+        """Record traffic; return an alert payload (name, level, reason, figures) or None."""
+        x = self.codec._check(embeddings)
+        self._vectors.extend(x)
+        if now is not None:
+            self._times.extend([now] * len(x))
+            while self._times and self._times[0] < now - self.config.rate_window_s:
+                self._times.popleft()
+        self.last = self._measure(now)
+        reasons = []
+        if self.last.get("distortion_ratio", 0) > self.config.distortion_ratio:
+            reasons.append("codebook_drift")
+        if self.last.get("psi", 0) > self.config.psi_threshold:
+            reasons.append("code_usage_shift")
+        if self.last.get("rate_ratio", 0) > self.config.rate_ratio:
+            reasons.append("message_flood")
+        if not reasons:
+            return None
+        self.alerts += 1
+        action = (
+            "refit the codebook" if "message_flood" not in reasons else "tighten quotas, lower gossip fan-out"
+        )
+        if "message_flood" in reasons and len(reasons) > 1:
+            action = "refit the codebook; tighten quotas, lower gossip fan-out"
+        return {
+            "name": "communication_storm",
+            "level": "warning",
+            "reason": ",".join(reasons),
+            "action": action,
+            "codebook_version": self.codec.version,
+            **{k: v for k, v in self.last.items() if k != "samples"},
+        }
+
+    def _measure(self, now: float | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"samples": len(self._vectors)}
+        if len(self._vectors) >= self.config.min_samples:
+            prof = self.codec._traffic_profile(np.stack(self._vectors))
+            base = self.codec.baseline
+            out["distortion"] = prof["distortion"]
+            out["distortion_ratio"] = prof["distortion"] / max(base["distortion"], 1e-9)
+            eps = 1e-3
+            p, q = prof["code_hist"] + eps, base["code_hist"] + eps
+            p, q = p / p.sum(), q / q.sum()
+            out["psi"] = float(((p - q) * np.log(p / q)).sum())
+        if now is not None and self.expected_rate:
+            out["rate"] = len(self._times) / self.config.rate_window_s
+            out["rate_ratio"] = out["rate"] / self.expected_rate
+        return out
+
+    def recent(self) -> np.ndarray:
+        """The window of recent traffic (unit vectors), for `SemanticCodec.refit`."""
+        return np.stack(self._vectors)
+
+    def refit(self) -> SemanticCodec:
+        """Re-fit the codebook on the recent window and reset the window."""
+        self.codec.refit(self.recent())
+        self._vectors.clear()
+        return self.codec
+
+    def stats(self) -> dict[str, Any]:
+        """Plain-dict statistics for `metrics` events."""
+        return {"alerts": self.alerts, "codebook_version": self.codec.version, **self.last}
