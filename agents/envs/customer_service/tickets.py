@@ -9,9 +9,11 @@ by one action of that role (`INTENT_ACTION`).
 
 The generator writes realistic, deliberately hard tickets: many phrasings per intent (direct, indirect
 and casual template families), typos, informal spelling, negated distractors ("no need to refund, just
-tell me where it is") and about 30 % tickets with two or three intents. The `formal_letter` and `terse`
-families never appear in train/validation/test; they make up ``holdout_styles.jsonl`` so results can be
-checked on phrasing the team never trained on.
+tell me where it is"), words used in another sense ("I would not recommend you to anyone" is a
+complaint) and about 30 % tickets with two or three intents. Every fourth phrasing of each family is
+left out of train, so validation/test measure generalisation to new wording. The `formal_letter` and
+`terse` families never appear in train/validation/test; they make up ``holdout_styles.jsonl`` so
+results can be checked on styles the team never trained on.
 
 CLI::
 
@@ -259,6 +261,7 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "The listing for the {product} doesn't say how heavy it is.",
             "Will the {product} run on European plugs or do I need an adapter?",
             "How loud is the {product} when it's on full power?",
+            "Not sure the {product} will handle daily use, how sturdy is it?",
         ],
         "casual": [
             "yo does the {product} work w/ {device}??",
@@ -289,6 +292,7 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "What do most people buy for {activity}?",
             "I'm setting up for {activity} and honestly don't know where to start.",
             "If you were me, what would you pick for {activity} with about ${price}?",
+            "Which would you rather have, the {product} or something else in that price range?",
         ],
         "casual": [
             "need a {category} that doesnt suck, ideas?",
@@ -319,6 +323,8 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "I'll be out on {day}, will someone need to be home when the {product} gets here?",
             "Just tell me where it is.",
             "Which courier has my {product} and when should I expect them?",
+            "It's not late yet, I'd just like to know where it is.",
+            "Is it out for delivery today?",
         ],
         "casual": [
             "wheres my stuff? order {order}",
@@ -349,6 +355,8 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "I ordered the {product} for a trip that already happened and it still isn't here.",
             "You said 3-5 business days. It has been {dur}.",
             "My {person} was supposed to have this for their birthday and the day has passed, still no parcel.",
+            "Every day I'm told tomorrow, and tomorrow never comes.",
+            "No sign of the {product} yet and the expected date was {day}.",
         ],
         "casual": [
             "ugh {dur} and STILL waiting on my {product}",
@@ -376,6 +384,7 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "Can it go to my office at {place} rather than my home?",
             "We're relocating on {day}, please make sure it ends up at {place}.",
             "My building number on the order is wrong, it should be {place}.",
+            "Nobody will be home at the old place after {day}, {place} works better.",
         ],
         "casual": [
             "moved last wk, send it to {place} pls",
@@ -404,6 +413,8 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "Can I still get the money back if I've opened the box?",
             "I'd rather have the cash back on my card than keep the {product}.",
             "What's the process to cancel and be reimbursed for {order}?",
+            "Honestly I'd just like this to go away and have the charge reversed.",
+            "Keep the {product}, I want what I paid.",
         ],
         "casual": [
             "dont want the {product} anymore, $ back?",
@@ -432,6 +443,8 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "It was leaking all over the box when it got here.",
             "The {product} has scratches all over it and one leg is bent.",
             "When I unwrapped the {product} the glass was shattered.",
+            "The {product} doesn't work at all out of the box.",
+            "The return address label was on it but the {product} itself was torn open and ripped.",
         ],
         "casual": [
             "{product} showed up smashed lol great",
@@ -459,6 +472,9 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
             "Honestly I'm thinking of never ordering from you again.",
             "Nobody answered my last three emails.",
             "The person on the phone hung up on me.",
+            "I would not recommend you to anyone after this.",
+            "Your track record with me is terrible.",
+            "I keep getting passed around and my case is going nowhere.",
         ],
         "casual": [
             "ur support is a joke",
@@ -476,6 +492,7 @@ INTENT_TEMPLATES: dict[str, dict[str, list[str]]] = {
 TRAIN_FAMILIES: tuple[str, ...] = ("direct", "indirect", "casual")
 HOLDOUT_FAMILIES: tuple[str, ...] = ("formal_letter", "terse")
 FAMILY_WEIGHTS: dict[str, float] = {"direct": 0.3, "indirect": 0.45, "casual": 0.25}
+EVAL_ONLY_EVERY = 4
 
 # Clauses that mention another intent's words without asking for it, keyed by the intent they negate.
 # They must never be attached to a ticket that carries that intent.
@@ -485,25 +502,34 @@ DISTRACTORS: dict[str, list[str]] = {
         "I don't want a refund or a return,",
         "not looking for my money back,",
         "I'm keeping it, no return needed.",
+        "A refund is the last thing I want,",
+        "refund? nah,",
+        "forget about returning it,",
     ],
     "complaint": [
         "Not trying to complain here,",
         "This isn't a complaint, your service has been great.",
         "no complaints about the staff btw,",
+        "Complaining won't fix anything so I won't,",
+        "your staff have been lovely so far,",
     ],
     "damaged_item": [
         "Nothing's broken,",
         "The last parcel arrived in perfect condition, nothing damaged.",
         "It's not damaged or anything,",
+        "damage-wise it's all fine,",
     ],
     "delivery_delay": [
         "Delivery was actually fast last time.",
         "It's not late yet,",
         "no delay on your side I think,",
+        "the delay isn't the problem,",
+        "it came on time,",
     ],
     "address_change": [
         "The address on the order is correct,",
         "I don't need to change my address,",
+        "same address as always,",
     ],
     "recommendation": ["I'm not asking for a recommendation,", "I already know what I want,"],
     "order_tracking": ["I already have the tracking number,", "I know where the package is,"],
@@ -512,6 +538,14 @@ DISTRACTORS: dict[str, list[str]] = {
 
 NEUTRAL_CONTEXT: list[str] = [
     "I've been a customer for years.",
+    "My sister recommended your shop.",
+    "I gave my last order 5 stars, best purchase this year.",
+    "I read your return policy before buying.",
+    "I've tracked plenty of parcels with you before.",
+    "I work late shifts so afternoons are best for me.",
+    "My address hasn't changed in years.",
+    "I'm a loyal customer, never had to complain before.",
+    "Your delivery guy last month was lovely.",
     "I bought this for my {person}.",
     "Sorry for the long message.",
     "I ordered on my phone.",
@@ -640,10 +674,15 @@ def _add_noise(text: str, rng: random.Random) -> str:
     return text
 
 
-def _clause(intent: str, families: Sequence[str], rng: random.Random) -> str:
+def _clause(intent: str, families: Sequence[str], rng: random.Random, train_only: bool) -> str:
     weights = [FAMILY_WEIGHTS.get(family, 1.0) for family in families]
     family = rng.choices(list(families), weights=weights)[0]
-    return _fill(rng.choice(INTENT_TEMPLATES[intent][family]), rng)
+    templates = INTENT_TEMPLATES[intent][family]
+    if train_only:
+        # Every EVAL_ONLY_EVERY-th phrasing is never shown in train: evaluation then measures
+        # generalisation to new wording of known needs, not recall of memorised templates.
+        templates = [t for i, t in enumerate(templates) if i % EVAL_ONLY_EVERY != EVAL_ONLY_EVERY - 1]
+    return _fill(rng.choice(templates), rng)
 
 
 def _sample_intents(rng: random.Random) -> list[str]:
@@ -660,11 +699,17 @@ def _sample_intents(rng: random.Random) -> list[str]:
     return rng.sample(INTENTS, 3)
 
 
-def generate_ticket(ticket_id: str, rng: random.Random, holdout: bool = False) -> Ticket:
-    """One synthetic ticket; ``holdout=True`` uses only the held-out template families and connectors."""
+def generate_ticket(
+    ticket_id: str, rng: random.Random, holdout: bool = False, train_only: bool = False
+) -> Ticket:
+    """One synthetic ticket.
+
+    ``holdout=True`` uses only the held-out template families and connectors; ``train_only=True``
+    leaves out the evaluation-only phrasings (every `EVAL_ONLY_EVERY`-th template of a family).
+    """
     intents = _sample_intents(rng)
     families = HOLDOUT_FAMILIES if holdout else TRAIN_FAMILIES
-    parts = [_clause(intent, families, rng) for intent in intents]
+    parts = [_clause(intent, families, rng, train_only) for intent in intents]
     text = parts[0]
     connectors = HOLDOUT_CONNECTORS if holdout else CONNECTORS
     for part in parts[1:]:
@@ -691,13 +736,23 @@ def generate_ticket(ticket_id: str, rng: random.Random, holdout: bool = False) -
     return Ticket(id=ticket_id, text=_add_noise(text, rng), intents=_sorted_intents(intents))
 
 
-def generate_tickets(n: int, seed: int = 0, holdout: bool = False, prefix: str = "cs") -> list[Ticket]:
-    """``n`` distinct tickets (duplicate texts are redrawn), reproducible from ``seed``."""
+def generate_tickets(
+    n: int,
+    seed: int = 0,
+    holdout: bool = False,
+    train_only: bool = False,
+    prefix: str = "cs",
+    start: int = 0,
+    exclude: set[str] | None = None,
+) -> list[Ticket]:
+    """``n`` distinct tickets (texts in ``exclude`` or already drawn are redrawn), reproducible from ``seed``."""
     rng = random.Random(seed)
     tickets: list[Ticket] = []
-    texts: set[str] = set()
+    texts: set[str] = set(exclude or ())
     while len(tickets) < n:
-        ticket = generate_ticket(f"{prefix}-{len(tickets):05d}", rng, holdout=holdout)
+        ticket = generate_ticket(
+            f"{prefix}-{start + len(tickets):05d}", rng, holdout=holdout, train_only=train_only
+        )
         if ticket.text.lower() in texts:
             continue
         texts.add(ticket.text.lower())
@@ -708,14 +763,21 @@ def generate_tickets(n: int, seed: int = 0, holdout: bool = False, prefix: str =
 def generate_dataset(
     out_dir: str | Path, n: int = 3600, n_holdout: int = 400, seed: int = 0
 ) -> dict[str, int]:
-    """Write train (2/3), validation (1/6), test (1/6) and holdout_styles JSONL files; return their sizes."""
+    """Write train (2/3), validation (1/6), test (1/6) and holdout_styles JSONL files; return their sizes.
+
+    Train uses only the train phrasings; validation and test use all phrasings of the same families
+    (about a quarter of their clauses are worded in ways train never shows); no text repeats across splits.
+    """
     out_dir = Path(out_dir)
-    tickets = generate_tickets(n, seed=seed)
     n_train, n_val = (2 * n) // 3, n // 6
+    train = generate_tickets(n_train, seed=seed, train_only=True)
+    held = generate_tickets(
+        n - n_train, seed=seed + 2, start=n_train, exclude={t.text.lower() for t in train}
+    )
     splits = {
-        "train": tickets[:n_train],
-        "validation": tickets[n_train : n_train + n_val],
-        "test": tickets[n_train + n_val :],
+        "train": train,
+        "validation": held[:n_val],
+        "test": held[n_val:],
         HOLDOUT_STYLES: generate_tickets(n_holdout, seed=seed + 1, holdout=True, prefix="cs-holdout"),
     }
     for name, rows in splits.items():

@@ -1,0 +1,405 @@
+"""CustomerServiceEnv: the e-commerce customer-service workflow (seed 000 §4.1) as a PettingZoo ParallelEnv.
+
+Four agents work one ticket together. Every step each agent acts at once:
+
+- ``shopping_guide``, ``logistics``, ``dispute_mediator`` choose ``pass`` or one of their role's actions
+  (one action per intent they own, `ROLE_ACTIONS`). A non-pass action is a message to the customer and
+  adds its intent to the team's *draft answer*.
+- ``quality_supervisor`` reviews the draft it observed at the start of the step: ``continue``,
+  ``approve`` (finish with that draft; role actions of the same step come too late) or ``send_back``
+  (clear the draft so the roles redo it; costs a message).
+
+Team reward (the same for every agent): potential-based credit for the draft (+``correct_reward`` per
+intent of the ticket in the draft, −``wrong_penalty`` per action on an intent the ticket does not have),
+−``step_cost`` per step, −``message_cost`` per message, −``duplicate_penalty`` per repeated action,
++``approve_bonus`` when the supervisor approves the exact answer, −``bad_approve_penalty`` when it approves
+anything else, −``timeout_penalty`` when ``max_steps`` pass without approval (truncation).
+
+Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draft, review so far — what a
+backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. `state()` is the
+global state for a centralised critic: the ticket text and a vector of draft / correct / true intents
+(privileged, training-time only) and progress. ``info`` carries exact match, per-intent correctness,
+tp/fp/fn, steps and messages so trainers need no internals.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from agents.envs.customer_service.tickets import (
+    ACTION_INTENT,
+    HOLDOUT_STYLES,
+    INTENTS,
+    SPLITS,
+    SUPERVISOR,
+    Ticket,
+    TicketFileError,
+    load_tickets,
+    resolve_ticket_path,
+)
+
+try:  # the spec module lands concurrently; the contract fixes SpecError's shape either way
+    from agents.spec import SpecError
+except ImportError:  # pragma: no cover - only before agents.spec exists
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class SpecError:  # type: ignore[no-redef]
+        """A field-level problem in a team spec (stand-in until agents.spec exists)."""
+
+        path: str
+        message: str
+
+
+AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
+ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "shopping_guide": ("pass", "answer_product_question", "recommend_product"),
+    "logistics": ("pass", "track_order", "explain_delay", "change_address"),
+    "dispute_mediator": ("pass", "process_refund", "handle_damage", "resolve_complaint"),
+    SUPERVISOR: ("continue", "approve", "send_back"),
+}
+"""Action names per agent; an agent's action is the index into its tuple."""
+
+DEFAULTS: dict[str, Any] = {
+    "tickets": "train",
+    "max_steps": 6,
+    "correct_reward": 1.0,
+    "wrong_penalty": 0.5,
+    "duplicate_penalty": 0.1,
+    "step_cost": 0.05,
+    "message_cost": 0.02,
+    "approve_bonus": 1.0,
+    "bad_approve_penalty": 1.0,
+    "timeout_penalty": 1.0,
+    "shuffle": True,
+}
+"""Environment parameters (the spec's ``environment.params``) and their defaults."""
+
+STATE_SIZE = 3 * len(INTENTS) + 3
+
+
+def _number_error(params: Mapping[str, Any], key: str, low: float, high: float) -> SpecError | None:
+    value = params[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        return SpecError(f"$.environment.params.{key}", f"must be a number between {low} and {high}")
+    return None
+
+
+class CustomerServiceEnv(ParallelEnv):
+    """Shopping guide, logistics, dispute mediator and quality supervisor resolve customer tickets."""
+
+    metadata = {"name": "customer_service_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        tickets: str | Path | Sequence[Ticket] = "train",
+        max_steps: int = 6,
+        correct_reward: float = 1.0,
+        wrong_penalty: float = 0.5,
+        duplicate_penalty: float = 0.1,
+        step_cost: float = 0.05,
+        message_cost: float = 0.02,
+        approve_bonus: float = 1.0,
+        bad_approve_penalty: float = 1.0,
+        timeout_penalty: float = 1.0,
+        shuffle: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
+        params = {k: v for k, v in locals().items() if k in DEFAULTS and k != "tickets"}
+        errors = self.validate_params(params)
+        if errors:
+            raise ValueError(f"customer_service: {errors[0].path}: {errors[0].message}")
+        self.tickets: list[Ticket] = (
+            load_tickets(tickets) if isinstance(tickets, str | Path) else list(tickets)
+        )
+        if not self.tickets:
+            raise TicketFileError("customer_service: no tickets given")
+        self.max_steps = int(max_steps)
+        self.correct_reward, self.wrong_penalty = float(correct_reward), float(wrong_penalty)
+        self.duplicate_penalty, self.step_cost = float(duplicate_penalty), float(step_cost)
+        self.message_cost, self.approve_bonus = float(message_cost), float(approve_bonus)
+        self.bad_approve_penalty, self.timeout_penalty = float(bad_approve_penalty), float(timeout_penalty)
+        self.shuffle = bool(shuffle)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        charset = set(string.printable) | {c for t in self.tickets for c in t.text}
+        self._charset = "".join(sorted(charset))
+        self._max_text = max(len(t.text) for t in self.tickets)
+        self._rng = np.random.default_rng()
+        self._cursor = 0
+        self.ticket: Ticket = self.tickets[0]
+        self._reset_episode()
+
+    # ---------------------------------------------------------------------------------------- spec hook
+
+    @staticmethod
+    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
+        """Every problem with ``environment.params`` for this env (never raises)."""
+        if not isinstance(params, Mapping):
+            return [SpecError("$.environment.params", "must be an object")]
+        errors = [
+            SpecError(f"$.environment.params.{key}", f"unknown parameter; known: {', '.join(DEFAULTS)}")
+            for key in params
+            if key not in DEFAULTS
+        ]
+        merged = {**DEFAULTS, **{k: v for k, v in params.items() if k in DEFAULTS}}
+        tickets = merged["tickets"]
+        if not isinstance(tickets, str | Path) or not str(tickets).strip():
+            errors.append(
+                SpecError(
+                    "$.environment.params.tickets",
+                    f"must be a split name ({', '.join((*SPLITS, HOLDOUT_STYLES))}) or a JSONL file path",
+                )
+            )
+        elif not resolve_ticket_path(str(tickets)).is_file():
+            errors.append(
+                SpecError(
+                    "$.environment.params.tickets", f"ticket file not found: {resolve_ticket_path(tickets)}"
+                )
+            )
+        steps = merged["max_steps"]
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
+            errors.append(SpecError("$.environment.params.max_steps", "must be an integer between 2 and 100"))
+        for key in DEFAULTS:
+            if key in ("tickets", "max_steps", "shuffle"):
+                continue
+            error = _number_error(merged, key, 0.0, 100.0)
+            if error:
+                errors.append(error)
+        if not isinstance(merged["shuffle"], bool):
+            errors.append(SpecError("$.environment.params.shuffle", "must be true or false"))
+        return errors
+
+    # ------------------------------------------------------------------------------------------ spaces
+
+    @functools.cache  # noqa: B019 - PettingZoo requires the same space object each call
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """Dict space: ticket text, status text, draft multi-hot, step index."""
+        return spaces.Dict(
+            {
+                "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
+                "status": spaces.Text(max_length=400, min_length=1, charset=self._charset),
+                "draft": spaces.MultiBinary(len(INTENTS)),
+                "step": spaces.Discrete(self.max_steps + 1),
+            }
+        )
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """Discrete over `ROLE_ACTIONS[agent]`."""
+        return spaces.Discrete(len(ROLE_ACTIONS[agent]))
+
+    @functools.cached_property
+    def state_space(self) -> spaces.Dict:
+        """Global state space: ticket text and a float vector (see `state`)."""
+        return spaces.Dict(
+            {
+                "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
+                "vector": spaces.Box(0.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32),
+            }
+        )
+
+    # --------------------------------------------------------------------------------------- episodes
+
+    def _reset_episode(self) -> None:
+        self._draft: set[str] = set()
+        self._step = 0
+        self._messages = 0
+        self._send_backs = 0
+        self._wrong_actions = 0
+        self._duplicates = 0
+        self._approved = False
+        self._history: list[str] = []
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict], dict[str, dict]]:
+        """Start a ticket. ``options``: ``{"ticket_index": i}`` or ``{"ticket": Ticket}`` picks it."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._cursor = 0
+            for i, agent in enumerate(self.possible_agents):
+                self.action_space(agent).seed(seed + i)
+        options = options or {}
+        if isinstance(options.get("ticket"), Ticket):
+            self.ticket = options["ticket"]
+        elif "ticket_index" in options:
+            self.ticket = self.tickets[int(options["ticket_index"]) % len(self.tickets)]
+        elif self.shuffle:
+            self.ticket = self.tickets[int(self._rng.integers(len(self.tickets)))]
+        else:
+            self.ticket = self.tickets[self._cursor % len(self.tickets)]
+            self._cursor += 1
+        self.agents = list(self.possible_agents)
+        self._reset_episode()
+        info = self._info()
+        return self._observations(), {agent: dict(info) for agent in self.agents}
+
+    def _potential(self, draft: set[str]) -> float:
+        truth = set(self.ticket.intents)
+        return self.correct_reward * len(draft & truth) - self.wrong_penalty * len(draft - truth)
+
+    def step(self, actions: Mapping[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply every live agent's action at once (missing agents pass / continue)."""
+        if not self.agents:
+            return {}, {}, {}, {}, {}
+        self._step += 1
+        before = self._potential(self._draft)
+        review = ROLE_ACTIONS[SUPERVISOR][int(actions.get(SUPERVISOR, 0))]
+        messages, duplicates, events = 0, 0, []
+        if review == "approve":
+            self._approved = True
+            events.append("supervisor approved")
+        elif review == "send_back":
+            messages += 1
+            self._send_backs += 1
+            self._draft = set()
+            events.append("supervisor sent the draft back")
+        for agent in self.possible_agents[:-1]:
+            name = ROLE_ACTIONS[agent][int(actions.get(agent, 0))]
+            if name == "pass":
+                continue
+            messages += 1
+            intent = ACTION_INTENT[name]
+            if self._approved:  # the answer already went out; this message is wasted
+                continue
+            if intent in self._draft:
+                duplicates += 1
+            else:
+                self._draft.add(intent)
+                if intent not in self.ticket.intents:
+                    self._wrong_actions += 1
+            events.append(f"{agent}: {name}")
+        self._messages += messages
+        self._duplicates += duplicates
+        self._history.append("; ".join(events) if events else "nobody acted")
+        reward = self._potential(self._draft) - before
+        reward -= self.step_cost + self.message_cost * messages + self.duplicate_penalty * duplicates
+        terminated = truncated = False
+        if self._approved:
+            terminated = True
+            reward += self.approve_bonus if self._exact() else -self.bad_approve_penalty
+        elif self._step >= self.max_steps:
+            truncated = True
+            reward -= self.timeout_penalty
+        observations = self._observations()
+        info = self._info()
+        live = list(self.agents)
+        if terminated or truncated:
+            self.agents = []
+        return (
+            observations,
+            dict.fromkeys(live, float(reward)),
+            dict.fromkeys(live, terminated),
+            dict.fromkeys(live, truncated),
+            {agent: dict(info) for agent in live},
+        )
+
+    # ------------------------------------------------------------------------------------ observations
+
+    def _exact(self) -> bool:
+        return self._draft == set(self.ticket.intents)
+
+    def status_text(self) -> str:
+        """The compact, text form of progress that every agent sees (no ground truth in it)."""
+        draft = ", ".join(sorted(self._draft, key=INTENTS.index)) or "nothing yet"
+        last = self._history[-1] if self._history else "start"
+        return (
+            f"step {self._step}/{self.max_steps}; answered: {draft}; messages {self._messages}; "
+            f"sent back {self._send_backs}x; last: {last}"
+        )[:400]
+
+    def _observations(self) -> dict[str, dict]:
+        draft = np.array([intent in self._draft for intent in INTENTS], dtype=np.int8)
+        status = self.status_text()
+        return {
+            agent: {"ticket": self.ticket.text, "status": status, "draft": draft.copy(), "step": self._step}
+            for agent in self.possible_agents
+            if agent in self.agents
+        }
+
+    def state(self) -> dict[str, Any]:
+        """Global state for a centralised critic.
+
+        ``vector`` = draft multi-hot (8) ‖ correctly-handled multi-hot (8) ‖ true intents (8, privileged:
+        training-time only) ‖ step/max_steps ‖ messages/(3·max_steps) ‖ send-backs/max_steps.
+        """
+        truth = set(self.ticket.intents)
+        draft = [float(i in self._draft) for i in INTENTS]
+        correct = [float(i in self._draft and i in truth) for i in INTENTS]
+        true = [float(i in truth) for i in INTENTS]
+        progress = [
+            self._step / self.max_steps,
+            min(1.0, self._messages / (3 * self.max_steps)),
+            min(1.0, self._send_backs / self.max_steps),
+        ]
+        return {"ticket": self.ticket.text, "vector": np.array(draft + correct + true + progress, np.float32)}
+
+    def _info(self) -> dict[str, Any]:
+        truth = set(self.ticket.intents)
+        return {
+            "ticket_id": self.ticket.id,
+            "step": self._step,
+            "steps": self._step,
+            "messages": self._messages,
+            "predicted_intents": [i for i in INTENTS if i in self._draft],
+            "true_intents": list(self.ticket.intents),
+            "intent_correct": {i: i in self._draft for i in self.ticket.intents},
+            "tp": len(self._draft & truth),
+            "fp": len(self._draft - truth),
+            "fn": len(truth - self._draft),
+            "wrong_actions": self._wrong_actions,
+            "duplicates": self._duplicates,
+            "approved": self._approved,
+            "exact_match": self._approved and self._exact(),
+        }
+
+    def render(self) -> str | None:
+        """Text view of the ticket and progress (``ansi`` returns it, ``human`` prints it)."""
+        text = f"[{self.ticket.id}] {self.ticket.text}\n  {self.status_text()}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def evaluate(
+    env: CustomerServiceEnv,
+    policy: Callable[[dict[str, dict]], dict[str, int]],
+    limit: int | None = None,
+) -> dict[str, float]:
+    """Run ``policy`` (observations -> actions) once on each ticket of ``env`` in file order.
+
+    Returns exact_match, intent_f1 (micro), mean steps and messages per ticket, and the ticket count.
+    """
+    n = len(env.tickets) if limit is None else min(limit, len(env.tickets))
+    exact = tp = fp = fn = steps = messages = 0
+    for index in range(n):
+        observations, _ = env.reset(seed=index, options={"ticket_index": index})
+        info: dict[str, Any] = {}
+        while env.agents:
+            observations, _, _, _, infos = env.step(policy(observations))
+            info = next(iter(infos.values()))
+        exact += info["exact_match"]
+        tp, fp, fn = tp + info["tp"], fp + info["fp"], fn + info["fn"]
+        steps, messages = steps + info["steps"], messages + info["messages"]
+    return {
+        "exact_match": exact / n,
+        "intent_f1": 2 * tp / max(1, 2 * tp + fp + fn),
+        "steps_per_ticket": steps / n,
+        "messages_per_ticket": messages / n,
+        "tickets": n,
+    }

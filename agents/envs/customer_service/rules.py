@@ -1,0 +1,337 @@
+"""Keyword/rule baseline for the customer-service workflow (seed 001 §3.1) and rule-scripted agents.
+
+`KeywordRouter` is the router a competent engineer would write: normalise chat spelling, split the
+ticket into clauses, match hand-written patterns per intent, skip matches under a negation ("no need
+to refund"), then *tune on the training split* by mining high-precision word n-grams per intent (the
+thresholds are chosen by exact match on train). `ScriptedTeam` turns the router into one rule-scripted
+policy per role of `CustomerServiceEnv`; it is used for pre-training (sim-to-real, seed 001 §7.3) and
+as the runtime's rule fallback.
+
+CLI (reports exact match and intent F1 of the tuned router on every split)::
+
+    python -m agents.envs.customer_service.rules [--tickets FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from agents.envs.customer_service.tickets import (
+    HOLDOUT_STYLES,
+    INTENT_ACTION,
+    INTENT_ROLE,
+    INTENTS,
+    SPLITS,
+    SUPERVISOR,
+    Ticket,
+    load_tickets,
+)
+
+# Chat spelling back to dictionary words, so one pattern covers "ur"/"your", "pls"/"please".
+NORMALISE = {
+    "u": "you",
+    "ur": "your",
+    "pls": "please",
+    "plz": "please",
+    "thx": "thanks",
+    "cuz": "because",
+    "r": "are",
+    "w/": "with",
+    "addy": "address",
+    "addr": "address",
+    "asap": "soon",
+    "$$": "money",
+}
+
+HAND_PATTERNS: dict[str, list[str]] = {
+    "product_question": [
+        r"\bdoes the \w+",
+        r"\bis the \w+ (waterproof|compatible|in stock|dishwasher)",
+        r"\bwarranty\b",
+        r"\bdimensions?\b",
+        r"\bbattery\b",
+        r"\bmade of\b",
+        r"\bmaterial\b",
+        r"\bcompatible\b",
+        r"\bspecs?\b",
+        r"\bspecifications?\b",
+        r"\bhow (heavy|big|loud|long does)\b",
+        r"\bcome in\b",
+        r"\bwork(s)? with\b",
+        r"\bin stock\b",
+    ],
+    "recommendation": [
+        r"\brecommend",
+        r"\bsuggest",
+        r"\bbest\b",
+        r"\bgift\b",
+        r"\bideas?\b",
+        r"\bwhat should i (get|buy|look)",
+        r"\bwhich one would you\b",
+        r"\bsimilar to\b",
+        r"\bwhat would you pick\b",
+        r"\badvi[cs]e\b",
+    ],
+    "order_tracking": [
+        r"\bwhere is (my|it|the)\b",
+        r"\btracking number\b",
+        r"\btrack\b",
+        r"\bstatus\b",
+        r"\beta\b",
+        r"\bshipped\b",
+        r"\bwhen will\b",
+        r"\bwhere it is\b",
+        r"\bwhere my\b",
+        r"\bwhere\W+s my\b",
+        r"\bwhich (courier|van|truck)\b",
+        r"\bwhereabouts\b",
+    ],
+    "delivery_delay": [
+        r"\blate\b",
+        r"\bdelay",
+        r"\boverdue\b",
+        r"\bstill (nothing|waiting|no|isn)",
+        r"\btaking (so long|forever)",
+        r"\bnever (showed|arrived|came)",
+        r"\bhasn't moved\b",
+        r"\bpostponed\b",
+        r"\bnot yet been delivered\b",
+        r"\bbusiness days\b",
+    ],
+    "address_change": [
+        r"\baddress\b",
+        r"\bredirect",
+        r"\bi (just )?moved\b",
+        r"\bmoved last\b",
+        r"\brelocat",
+        r"\bwrong street\b",
+        r"\bsend it to\b",
+        r"\bship (order \S+ )?to\b",
+        r"\binstead\b",
+    ],
+    "return_refund": [
+        r"\brefund",
+        r"\breturn\b",
+        r"\bmoney back\b",
+        r"\bsend (it|this thing)? ?back\b",
+        r"\bsend back\b",
+        r"\breimburs",
+        r"\bcancel\b",
+        r"\bcash back\b",
+        r"\breversed\b",
+        r"\bundo the purchase\b",
+    ],
+    "damaged_item": [
+        r"\bdamaged?\b",
+        r"\bbroken\b",
+        r"\bcracked?\b",
+        r"\bsmashed\b",
+        r"\bshattered\b",
+        r"\bbusted\b",
+        r"\bdent\b",
+        r"\bin pieces\b",
+        r"\bsnapped\b",
+        r"\bleaking\b",
+        r"\bscratch",
+        r"\bdefective\b",
+        r"\bbanged up\b",
+    ],
+    "complaint": [
+        r"\bcomplain",
+        r"\bworst\b",
+        r"\brude\b",
+        r"\bunhappy\b",
+        r"\bmanager\b",
+        r"\bescalat",
+        r"\bnever ordering\b",
+        r"\bjoke\b",
+        r"\bdone with\b",
+        r"\bdissatisf",
+        r"\bhung up\b",
+        r"\bnobody (has )?(helped|answered)\b",
+    ],
+}
+
+NEGATION = re.compile(
+    r"\b(no need to|no|not|don't|dont|do not|isn't|isnt|nothing's|nothing|never mind|without|already)\b"
+)
+CLAUSE_SPLIT = re.compile(r"[.?!;|]+|,\s*(?=(?:also|and|btw|plus|oh)\b)|\b(?:btw|also|plus|oh and)\b")
+
+
+def normalise(text: str) -> str:
+    """Lower-case, undo chat spelling and stretched letters ("foreverrr"), keep clause punctuation."""
+    text = text.lower().replace("’", "'")
+    text = re.sub(r"(\w)\1{2,}", r"\1", text)
+    words = [NORMALISE.get(word, word) for word in text.split()]
+    return " ".join(words)
+
+
+def clauses(text: str) -> list[str]:
+    """The normalised ticket split into clauses, each matched on its own so a negation stays local."""
+    return [part.strip() for part in CLAUSE_SPLIT.split(normalise(text)) if part and part.strip()]
+
+
+def _negated(clause: str, start: int) -> bool:
+    """A match is negated when a negation cue appears up to six words before it in the same clause."""
+    before = clause[:start].split()[-6:]
+    return bool(NEGATION.search(" ".join(before)))
+
+
+def _ngrams(words: Sequence[str], n_max: int = 3) -> set[str]:
+    return {" ".join(words[i : i + n]) for n in range(1, n_max + 1) for i in range(len(words) - n + 1)}
+
+
+def _words(clause: str) -> list[str]:
+    return re.findall(r"[a-z0-9$']+", clause)
+
+
+@dataclass
+class KeywordRouter:
+    """Intent detection by patterns: hand-written regexes plus n-grams mined on the training split."""
+
+    patterns: dict[str, list[str]] = field(
+        default_factory=lambda: {k: list(v) for k, v in HAND_PATTERNS.items()}
+    )
+    mined: dict[str, set[str]] = field(default_factory=lambda: {intent: set() for intent in INTENTS})
+    fallback: str = "product_question"
+
+    def __post_init__(self) -> None:
+        self._compiled = {intent: [re.compile(p) for p in pats] for intent, pats in self.patterns.items()}
+
+    def predict(self, text: str) -> tuple[str, ...]:
+        """The intents the rules find in ``text`` (in `INTENTS` order; never empty)."""
+        found: set[str] = set()
+        for clause in clauses(text):
+            for intent, regexes in self._compiled.items():
+                for regex in regexes:
+                    match = regex.search(clause)
+                    if match and not _negated(clause, match.start()):
+                        found.add(intent)
+                        break
+            if self.mined:
+                words = _words(clause)
+                for n in range(1, 4):
+                    for i in range(len(words) - n + 1):
+                        gram = " ".join(words[i : i + n])
+                        for intent, grams in self.mined.items():
+                            if gram in grams and not _negated(" ".join(words), len(" ".join(words[:i]))):
+                                found.add(intent)
+        if not found:
+            found.add(self.fallback)
+        return tuple(intent for intent in INTENTS if intent in found)
+
+    @classmethod
+    def tuned(cls, tickets: Iterable[Ticket] | None = None) -> KeywordRouter:
+        """The hand rules tuned on ``tickets`` (default: the training split).
+
+        Mines word 1–3-grams whose training precision for one intent is high, choosing the precision
+        and support thresholds (and the fallback intent) by exact match on the same training tickets.
+        """
+        tickets = list(tickets) if tickets is not None else load_tickets("train")
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        totals: Counter[str] = Counter()
+        for ticket in tickets:
+            grams = set().union(*(_ngrams(_words(c)) for c in clauses(ticket.text)))
+            for gram in grams:
+                totals[gram] += 1
+                for intent in ticket.intents:
+                    counts[gram][intent] += 1
+        fallback = Counter(i for t in tickets for i in t.intents).most_common(1)[0][0]
+        best: tuple[float, KeywordRouter] | None = None
+        for min_precision in (0.85, 0.9, 0.95, 0.99):
+            for min_support in (3, 5, 8, 12):
+                mined: dict[str, set[str]] = {intent: set() for intent in INTENTS}
+                for gram, total in totals.items():
+                    if total < min_support or len(gram) < 3:
+                        continue
+                    intent, hits = counts[gram].most_common(1)[0]
+                    if hits / total >= min_precision:
+                        mined[intent].add(gram)
+                router = cls(mined=mined, fallback=fallback)
+                score = exact_match(router, tickets)
+                if best is None or score > best[0]:
+                    best = (score, router)
+        assert best is not None
+        return best[1]
+
+
+def exact_match(router: KeywordRouter, tickets: Sequence[Ticket]) -> float:
+    """Share of tickets whose predicted intent set equals the true one."""
+    return sum(router.predict(t.text) == t.intents for t in tickets) / max(1, len(tickets))
+
+
+def intent_f1(router: KeywordRouter, tickets: Sequence[Ticket]) -> float:
+    """Micro-averaged F1 of predicted intents over ``tickets``."""
+    tp = fp = fn = 0
+    for ticket in tickets:
+        predicted, truth = set(router.predict(ticket.text)), set(ticket.intents)
+        tp, fp, fn = tp + len(predicted & truth), fp + len(predicted - truth), fn + len(truth - predicted)
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+# --------------------------------------------------------------------------------------------------
+# Rule-scripted agents for CustomerServiceEnv
+# --------------------------------------------------------------------------------------------------
+
+
+class ScriptedTeam:
+    """One rule-scripted policy per role: handle the router's intents one per step, then approve.
+
+    Role agents take the action of the first predicted intent they own that is not yet in the draft
+    answer; the supervisor approves once every predicted intent is in the draft (and sends back a draft
+    holding actions for intents the router did not find). Works on raw or randomised observations.
+    """
+
+    def __init__(self, router: KeywordRouter | None = None) -> None:
+        self.router = router if router is not None else KeywordRouter.tuned()
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def intents_for(self, text: str) -> tuple[str, ...]:
+        """Router prediction for a ticket text (cached: every agent asks every step)."""
+        if text not in self._cache:
+            self._cache[text] = self.router.predict(text)
+        return self._cache[text]
+
+    def act(self, agent: str, observation: dict) -> int:
+        """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
+        from agents.envs.customer_service.env import ROLE_ACTIONS
+
+        predicted = self.intents_for(str(observation["ticket"]))
+        drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
+        if agent == SUPERVISOR:
+            if drafted - set(predicted):
+                return ROLE_ACTIONS[SUPERVISOR].index("send_back")
+            if set(predicted) <= drafted:
+                return ROLE_ACTIONS[SUPERVISOR].index("approve")
+            return ROLE_ACTIONS[SUPERVISOR].index("continue")
+        for intent in predicted:
+            if INTENT_ROLE[intent] == agent and intent not in drafted:
+                return ROLE_ACTIONS[agent].index(INTENT_ACTION[intent])
+        return ROLE_ACTIONS[agent].index("pass")
+
+    def actions(self, observations: dict[str, dict]) -> dict[str, int]:
+        """Scripted actions for every agent that has an observation."""
+        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """CLI: tune the router on train and report exact match / intent F1 per split (or on ``--tickets``)."""
+    parser = argparse.ArgumentParser(description="Evaluate the keyword/rule baseline router.")
+    parser.add_argument("--tickets", help="evaluate on this JSONL ticket file instead of the shipped splits")
+    args = parser.parse_args(argv)
+    router = KeywordRouter.tuned()
+    names = [args.tickets] if args.tickets else [*SPLITS, HOLDOUT_STYLES]
+    for name in names:
+        tickets = load_tickets(name)
+        print(
+            f"{name}: exact_match={exact_match(router, tickets):.3f} "
+            f"intent_f1={intent_f1(router, tickets):.3f} n={len(tickets)}"
+        )
+
+
+if __name__ == "__main__":
+    main()
