@@ -1,0 +1,209 @@
+"""MAPPO pieces (GAE, clipping, value normalisation, counterfactual baseline) and short training runs."""
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+
+from training.events import EventStream
+from training.mappo import (
+    CheckpointError,
+    MappoConfig,
+    MappoTrainer,
+    ValueNorm,
+    compute_gae,
+    counterfactual_advantage,
+    ppo_clip_loss,
+)
+
+torch.set_num_threads(1)
+
+
+class MatrixGame:
+    """A one-step two-agent cooperative matrix game (PettingZoo ParallelEnv API): both get payoff[a_row, a_col]."""
+
+    metadata = {"name": "matrix_game"}
+
+    def __init__(self, payoff):
+        self.payoff = np.asarray(payoff, dtype=np.float32)
+        self.possible_agents = ["row", "col"]
+        self.agents = []
+
+    def action_space(self, agent):
+        return gymnasium.spaces.Discrete(self.payoff.shape[self.possible_agents.index(agent)])
+
+    def _obs(self):
+        return {a: np.eye(2, dtype=np.float32)[i] for i, a in enumerate(self.possible_agents)}
+
+    def reset(self, seed=None, options=None):
+        self.agents = list(self.possible_agents)
+        return self._obs(), {a: {} for a in self.agents}
+
+    def state(self):
+        return np.ones(2, dtype=np.float32)
+
+    def step(self, actions):
+        r = float(self.payoff[actions["row"], actions["col"]])
+        self.agents = []
+        info = {"success": r == float(self.payoff.max())}
+        return (
+            self._obs(),
+            {a: r for a in actions},
+            {a: True for a in actions},
+            {a: False for a in actions},
+            {a: info for a in actions},
+        )
+
+
+def test_gae_matches_a_hand_computed_case():
+    # one episode of 3 steps, then a 1-step episode; gamma 0.9, lambda 0.8
+    rewards = torch.tensor([1.0, 0.0, 2.0, 5.0])
+    values = torch.tensor([0.5, 1.0, 1.5, 4.0])
+    dones = torch.tensor([0.0, 0.0, 1.0, 1.0])
+    adv, ret = compute_gae(rewards, values, dones, gamma=0.9, lam=0.8)
+    d2 = 2.0 - 1.5  # terminal: no bootstrap
+    d1 = 0.0 + 0.9 * 1.5 - 1.0
+    d0 = 1.0 + 0.9 * 1.0 - 0.5
+    a2 = d2
+    a1 = d1 + 0.72 * a2
+    a0 = d0 + 0.72 * a1
+    assert adv.tolist() == pytest.approx([a0, a1, a2, 1.0])
+    assert ret.tolist() == pytest.approx([a0 + 0.5, a1 + 1.0, a2 + 1.5, 5.0])
+    # per-agent columns are handled independently
+    adv2, _ = compute_gae(rewards[:, None].repeat(1, 2), values[:, None].repeat(1, 2), dones, 0.9, 0.8)
+    assert adv2[:, 1].tolist() == pytest.approx(adv.tolist())
+
+
+def test_ppo_clipping_stops_the_gradient_outside_the_trust_region():
+    old = torch.zeros(4)
+    new = torch.log(torch.tensor([1.5, 0.5, 1.1, 0.9])).requires_grad_()
+    adv = torch.tensor([1.0, -1.0, 1.0, -1.0])
+    loss = ppo_clip_loss(new, old, adv, clip=0.2)
+    loss.backward()
+    # ratio 1.5 with A>0 and 0.5 with A<0 are clipped: no gradient; inside the region the gradient is -A·ρ/4
+    assert new.grad[0] == 0 and new.grad[1] == 0
+    assert new.grad[2] == pytest.approx(-1.1 / 4) and new.grad[3] == pytest.approx(0.9 / 4)
+    expected = -(1.2 * 1 + (-1.0) * 0.8 + 1.1 - 0.9) / 4  # min picks the pessimistic term
+    assert float(loss.detach()) == pytest.approx(expected)
+
+
+def test_value_norm_tracks_mean_and_std_and_inverts():
+    torch.manual_seed(0)
+    norm = ValueNorm((2,), beta=0.99)
+    data = torch.randn(4000, 2) * torch.tensor([3.0, 0.5]) + torch.tensor([10.0, -2.0])
+    for chunk in data.chunk(40):
+        norm.update(chunk)
+    mean, std = norm.stats()
+    assert mean.tolist() == pytest.approx([10.0, -2.0], abs=0.3)
+    assert std.tolist() == pytest.approx([3.0, 0.5], rel=0.15)
+    x = torch.tensor([[4.0, 1.0]])
+    assert norm.denormalize(norm.normalize(x))[0].tolist() == pytest.approx([4.0, 1.0])
+
+
+def test_counterfactual_baseline_removes_the_other_agents_noise():
+    """R = f(a_row) + g(a_col): the row agent's COMA advantage must not depend on what col did."""
+    f = torch.tensor([1.0, 0.0, 0.0])
+    g = torch.tensor([0.0, 0.0, 5.0])
+    payoff = f[:, None] + g[None, :]
+    pi_row = torch.tensor([0.2, 0.5, 0.3])
+    pi_col = torch.tensor([0.4, 0.3, 0.3])
+    torch.manual_seed(0)
+    a_row = torch.multinomial(pi_row, 2000, replacement=True)
+    a_col = torch.multinomial(pi_col, 2000, replacement=True)
+    q_row = payoff[:, a_col].T  # exact Q_row(s, a_col, ·): [B, 3]
+    adv = counterfactual_advantage(q_row, pi_row.expand(2000, 3), a_row)
+    assert torch.allclose(adv, f[a_row] - (pi_row * f).sum())
+    # against a state-value baseline the row agent's advantage carries col's variance
+    v = (pi_row[:, None] * pi_col[None, :] * payoff).sum()
+    adv_v = payoff[a_row, a_col] - v
+    assert adv.var() < 0.1 * adv_v.var()
+
+
+def make_trainer(payoff, events=None, **cfg):
+    base = dict(
+        updates=30,
+        episodes_per_update=32,
+        epochs=4,
+        minibatches=2,
+        lr=0.01,
+        eval_every=0,
+        checkpoint_every=0,
+        entropy_coef=0.01,
+        seed=0,
+    )
+    base.update(cfg)
+    return MappoTrainer(
+        lambda split: MatrixGame(payoff),
+        MappoConfig(**base),
+        events=events,
+        success_fn=lambda info: info.get("success", False),
+    )
+
+
+COORDINATION = [[1.0, 0.0, 0.0], [0.0, 0.3, 0.0], [0.0, 0.0, 0.3]]
+ADDITIVE = [[0.0, 0.2, 1.0], [0.5, 0.7, 1.5], [0.1, 0.3, 1.1]]  # f(row) + g(col): best is (1, 2)
+
+
+@pytest.mark.parametrize(
+    "game, cfg",
+    [
+        (COORDINATION, {"algorithm": "mappo"}),
+        (COORDINATION, {"algorithm": "mappo", "counterfactual": True}),
+        (COORDINATION, {"algorithm": "mappo", "sharing": "shared"}),
+        (COORDINATION, {"algorithm": "mappo", "sharing": "independent"}),
+        (ADDITIVE, {"algorithm": "ippo"}),
+        (ADDITIVE, {"algorithm": "mappo", "counterfactual": True}),
+    ],
+)
+def test_matrix_game_is_learned(game, cfg):
+    trainer = make_trainer(game, updates=20, **cfg)
+    before = trainer.evaluate(episodes=1)["return"]
+    trainer.train()
+    after = trainer.evaluate(episodes=1)
+    assert after["success"] == 1.0, (cfg, before, after)
+
+
+def test_update_periods_keep_resting_agents_parameters():
+    trainer = make_trainer(COORDINATION, updates=1, sharing="independent")
+    trainer.update_periods = {"col": 2}
+    trainer.update_index = 1  # col rests on odd updates
+    head = trainer.actor.head.weight.detach().clone()
+    batch, _ = trainer.collect()
+    trainer.update(batch)
+    after = trainer.actor.head.weight.detach()
+    assert torch.equal(after[1], head[1])
+    assert not torch.equal(after[0], head[0])
+
+
+def test_checkpoint_resume_and_corruption(tmp_path):
+    got = []
+    trainer = make_trainer(COORDINATION, updates=4, events=EventStream([got.append]), checkpoint_every=2)
+    stops = iter([False, False, True])
+    result = trainer.train(should_stop=lambda: next(stops, True), checkpoint_dir=tmp_path)
+    assert result["status"] == "cancelled" and trainer.update_index == 2
+    assert [e.payload["status"] for e in got if e.type == "finished"] == ["cancelled"]
+    resumed = make_trainer(COORDINATION, updates=4)
+    assert resumed.load_checkpoint(tmp_path / "last") == 2
+    for p, q in zip(trainer.actor.parameters(), resumed.actor.parameters(), strict=True):
+        assert torch.equal(p, q)
+    resumed.train(checkpoint_dir=tmp_path)
+    assert resumed.update_index == 4
+    (tmp_path / "last" / "model.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(CheckpointError, match="corrupted"):
+        make_trainer(COORDINATION).load_checkpoint(tmp_path / "last")
+    with pytest.raises(CheckpointError, match="counterfactual"):
+        make_trainer(COORDINATION, counterfactual=True).load_checkpoint(
+            tmp_path / "best_missing"
+        ) if False else make_trainer(COORDINATION, counterfactual=True).load_checkpoint(_fresh_ckpt(tmp_path))
+
+
+def _fresh_ckpt(tmp_path):
+    t = make_trainer(COORDINATION, updates=1)
+    return t.save_checkpoint(tmp_path / "fresh")
+
+
+def test_unknown_settings_are_named():
+    with pytest.raises(ValueError, match="sharing"):
+        MappoConfig(sharing="partial")
+    with pytest.raises(ValueError, match=r"unknown MAPPO setting\(s\) \['lr_'\]"):
+        MappoConfig.from_dict({"lr_": 0.1})
