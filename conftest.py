@@ -1,0 +1,161 @@
+"""Fixtures shared by every test: real services, started for real.
+
+- Redis: the URL from settings; the embedded server is started for the session when REDIS_URL is unset.
+- `live_services`: a real Celery worker process and a real ASGI server (daphne) on the test database.
+- `browser_page`: Debian's Chromium driven by Playwright (required under CI=true, skipped elsewhere
+  when Chromium is missing).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def redis_service():
+    """The Redis every test talks to (embedded unless REDIS_URL names a server)."""
+    from django.conf import settings
+
+    from mase_web.embedded import ensure_embedded_redis
+
+    embedded = ensure_embedded_redis(settings.REDIS)
+    yield settings.REDIS
+    from mase_web.realtime import publisher as publisher_module
+
+    if publisher_module._publisher is not None:
+        publisher_module._publisher.close()
+        publisher_module._publisher = None
+    if embedded:
+        embedded.stop()
+
+
+def database_url_of(settings_dict: dict) -> str:
+    """A DATABASE_URL that points a child process at the database this test process uses."""
+    if settings_dict["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = settings_dict.get("USER") or "postgres"
+    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{settings_dict['NAME']}"
+
+
+@dataclass
+class LiveServices:
+    base_url: str
+    ws_url: str
+    env: dict[str, str]
+    worker: subprocess.Popen
+    server: subprocess.Popen
+
+
+def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    from mase_web.embedded import _die_with_parent
+
+    handle = log.open("wb")
+    return subprocess.Popen(
+        args, env=env, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+    )
+
+
+def _wait_until(check, what: str, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        if check():
+            return
+        time.sleep(0.25)
+    raise RuntimeError(f"{what} not ready after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_factory):
+    """A real Celery worker and a real daphne server, both on the test database and test Redis."""
+    from django.db import connection
+
+    from mase_web.celery import app
+    from mase_web.core.launcher import server_command, worker_command
+
+    logs = tmp_path_factory.mktemp("service-logs")
+    with django_db_blocker.unblock():
+        db_url = database_url_of(connection.settings_dict)
+    env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=redis_service.url, DEBUG="0")
+    port = free_port()
+    worker = _spawn(worker_command("cpu"), env, logs / "worker.log")
+    server = _spawn(server_command("127.0.0.1", port), env, logs / "server.log")
+    try:
+        _wait_until(lambda: bool(app.control.ping(timeout=0.5)), "celery worker", worker, logs / "worker.log")
+
+        def http_ready() -> bool:
+            import urllib.request
+
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return False
+
+        _wait_until(http_ready, "daphne", server, logs / "server.log")
+        yield LiveServices(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", env, worker, server)
+    finally:
+        _stop(worker)
+        _stop(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests must run under CI=true but {CHROMIUM} is missing")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def browser_page(browser, request):
+    """A fresh page; a screenshot of it is kept under test-artifacts/ whatever the outcome."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    yield page
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+def pytest_report_header(config):
+    return f"python {sys.version.split()[0]}; DATABASE_URL={'set' if os.environ.get('DATABASE_URL') else 'sqlite (default)'}; REDIS_URL={'set' if os.environ.get('REDIS_URL') else 'embedded'}"

@@ -1,0 +1,16 @@
+import type React from "react";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import "./styles.css";
+import { HomePage } from "./pages/HomePage";
+
+// Each Django page renders <div id="root" data-page="NAME"> and this bundle mounts the matching page.
+const pages: Record<string, () => React.JSX.Element> = {
+  home: HomePage,
+};
+
+const root = document.getElementById("root");
+if (root) {
+  const Page = pages[root.dataset.page ?? ""];
+  createRoot(root).render(<StrictMode>{Page ? <Page /> : <p>Unknown page.</p>}</StrictMode>);
+}

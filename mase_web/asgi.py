@@ -1,0 +1,24 @@
+"""ASGI entry point: HTTP through Django, WebSockets through Channels (session-authenticated)."""
+
+import os
+
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mase_web.settings")
+# Static files (the Vite bundle) are served by the app itself so one process is enough to run MASE;
+# a reverse proxy in front may serve /static/ directly in large deployments.
+django_asgi_app = ASGIStaticFilesHandler(get_asgi_application())
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry loaded above)
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from mase_web.realtime.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)

@@ -1,0 +1,30 @@
+"""The Celery application: queues per device class (`cpu`, `gpu`), late acks, one task at a time."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mase_web.settings")
+
+app = Celery("mase")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_queues=[Queue("cpu"), Queue("gpu")],
+    task_default_queue="cpu",
+    # A task is acknowledged only after it finished, so a killed worker's task is redelivered...
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    # ...and a worker holds no more than the one task it runs.
+    worker_prefetch_multiplier=1,
+    task_track_started=True,
+    result_expires=24 * 3600,
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=False,
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+)
+app.autodiscover_tasks()

@@ -1,0 +1,28 @@
+"""WebSocket consumers."""
+
+from __future__ import annotations
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from mase_web.realtime.publisher import user_group
+
+
+class NotificationConsumer(AsyncJsonWebsocketConsumer):
+    """Personal notifications for the signed-in user (e.g. a run finished, a breaker opened)."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        self.group = user_group(user.id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "hello", "user": user.username})
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def notify(self, message: dict) -> None:
+        await self.send_json({"type": "notification", "payload": message["payload"]})
