@@ -1,0 +1,284 @@
+"""Complexity advisor (seed 001 §3–4): does this workflow need MARL, or would rules do?
+
+Seed 001 §3.2 names three indicators; when a workflow scores high on all three, multi-agent RL is
+worth exploring, otherwise a rule engine or a fixed DAG is simpler, steadier and easier to debug:
+
+- decision density — how many steps make non-trivial choices that depend on the current state;
+- uncertainty — how variable each step's output is and how unpredictable the environment is;
+- long/short-term reward conflict — whether a good final result needs some agent to give up
+  short-term efficiency (a reviewer who checks carefully slows the step but saves rework).
+
+Seed 001 §4.2 adds the agent count: 2–5 agents is the sweet spot, more needs a reason.
+
+`advise(spec)` scores each indicator in [0, 1] from the spec's structure only (no training, no
+model): the roles' decision weights and input uncertainty (`agents.roles`), branching and joins in the
+dependency DAG, communication links, the environment's randomness and horizon, and the reward's
+mix of delayed terms against immediate costs and bonuses. Every number comes with the reasons that
+produced it, so the designer can show why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.roles import REWARD_TERMS, ROLES
+from agents.spec import SWEET_SPOT_AGENTS, FrozenDict, SpecError, TeamSpec, load_spec
+
+__all__ = ["Advice", "EnvironmentProfile", "ENVIRONMENT_PROFILES", "MARL_THRESHOLDS", "advise"]
+
+
+@dataclass(frozen=True)
+class EnvironmentProfile:
+    """What the advisor assumes about an environment it cannot run."""
+
+    stochasticity: float  # 0 = deterministic episodes, 1 = every episode unpredictable
+    horizon_param: str | None  # the params key holding the episode length, if any
+    default_horizon: int
+    note: str
+
+
+ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
+    "number_guess": EnvironmentProfile(
+        0.5,
+        "max_rounds",
+        1,
+        "number_guess is a test bed for learned communication (seed 003 §5.3): a parser could solve the "
+        "task itself, the point is to check that the team learns whom to listen to",
+    ),
+    "customer_service": EnvironmentProfile(
+        0.7, "max_steps", 6, "customer tickets vary in wording and may carry several intents at once"
+    ),
+    "research_report": EnvironmentProfile(
+        0.8, "max_steps", 20, "search results and the judge's scores vary from topic to topic"
+    ),
+}
+"""Known environments. An environment not listed is assumed moderately random (0.5), one step long."""
+
+MARL_THRESHOLDS = {"each": 0.3, "mean": 0.5}
+"""MARL is recommended when every indicator reaches `each` and their mean reaches `mean`."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advisor's verdict on one spec."""
+
+    decision_density: float
+    uncertainty: float
+    reward_conflict: float
+    recommendation: str  # "rules" | "marl"
+    reasons: tuple[str, ...]
+    warnings: tuple[SpecError, ...] = ()
+    factors: Mapping[str, float] = field(default_factory=FrozenDict)  # the sub-scores behind each indicator
+
+    @property
+    def score(self) -> float:
+        """Mean of the three indicators."""
+        return round((self.decision_density + self.uncertainty + self.reward_conflict) / 3, 3)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON for the web designer."""
+        return {
+            "decision_density": self.decision_density,
+            "uncertainty": self.uncertainty,
+            "reward_conflict": self.reward_conflict,
+            "score": self.score,
+            "recommendation": self.recommendation,
+            "reasons": list(self.reasons),
+            "warnings": [w.to_dict() for w in self.warnings],
+            "factors": dict(self.factors),
+        }
+
+
+def _clip(x: float) -> float:
+    return round(min(1.0, max(0.0, x)), 3)
+
+
+def _level(x: float) -> str:
+    return "high" if x >= 0.6 else "moderate" if x >= 0.3 else "low"
+
+
+def _longest_dependency_path(spec: TeamSpec) -> int:
+    """Agents on the longest dependency chain (1 when there are no dependency edges)."""
+    out: dict[str, list[str]] = {}
+    for e in spec.dependency_edges:
+        out.setdefault(e.source, []).append(e.target)
+    memo: dict[str, int] = {}
+
+    def depth(node: str) -> int:  # the spec validator guarantees a DAG of at most 64 agents
+        if node not in memo:
+            memo[node] = 1 + max((depth(t) for t in out.get(node, [])), default=0)
+        return memo[node]
+
+    return max((depth(a) for a in spec.agent_ids), default=1)
+
+
+def _decision_density(spec: TeamSpec, reasons: list[str], factors: dict[str, float]) -> float:
+    agents = spec.agents
+    n = len(agents)
+    weights = [ROLES[a.role].decision_weight for a in agents]
+    roles = sum(weights) / n
+    deciders = sum(w >= 0.5 for w in weights)
+
+    out_deg: dict[str, int] = {}
+    in_deg: dict[str, int] = {}
+    for e in spec.dependency_edges:
+        out_deg[e.source] = out_deg.get(e.source, 0) + 1
+        in_deg[e.target] = in_deg.get(e.target, 0) + 1
+    branching_nodes = sum(1 for a in spec.agent_ids if out_deg.get(a, 0) > 1 or in_deg.get(a, 0) > 1)
+    branching = branching_nodes / n
+
+    possible = n * (n - 1)
+    if not spec.communication.enabled or possible == 0:
+        links = 0.0
+    elif not spec.communication_edges:
+        links = 1.0  # every link open: whom to listen to is itself a learned decision
+    else:
+        links = len(spec.communication_edges) / possible
+
+    value = _clip(0.5 * roles + 0.25 * branching + 0.25 * links)
+    factors.update(role_decisions=_clip(roles), branching=_clip(branching), communication_links=_clip(links))
+    link_text = (
+        "communication is off"
+        if links == 0.0 and not spec.communication.enabled
+        else "every communication link open"
+        if not spec.communication_edges
+        else f"{len(spec.communication_edges)} of {possible} possible communication links"
+    )
+    reasons.append(
+        f"decision density {value:.2f} ({_level(value)}): {deciders} of {n} agents make non-trivial choices; "
+        f"{branching_nodes} agent(s) where the workflow branches or joins; {link_text}"
+    )
+    return value
+
+
+def _env_profile(spec: TeamSpec) -> tuple[EnvironmentProfile | None, int]:
+    name = spec.environment.name
+    if name is None:
+        return None, _longest_dependency_path(spec)
+    profile = ENVIRONMENT_PROFILES.get(
+        name, EnvironmentProfile(0.5, None, 1, f"{name}: unknown environment, assumed moderately random")
+    )
+    horizon = profile.default_horizon
+    if profile.horizon_param is not None:
+        value = spec.environment.params.get(profile.horizon_param)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            horizon = value
+    return profile, max(horizon, _longest_dependency_path(spec))
+
+
+def _uncertainty(spec: TeamSpec, reasons: list[str], factors: dict[str, float]) -> float:
+    n = len(spec.agents)
+    roles = sum(ROLES[a.role].external_uncertainty for a in spec.agents) / n
+    profile, _ = _env_profile(spec)
+    in_deg: dict[str, int] = {}
+    if spec.communication.enabled:
+        if spec.communication_edges:
+            for e in spec.communication_edges:
+                in_deg[e.target] = in_deg.get(e.target, 0) + 1
+        else:
+            in_deg = dict.fromkeys(spec.agent_ids, n - 1)
+    fan_in = max(in_deg.values(), default=0)
+    # A receiver that must weigh many sources is unsure which to trust (distractors, conflicting advice).
+    fan = (fan_in - 1) / (n - 2) if n > 2 and fan_in > 1 else 0.0
+    if profile is None:
+        value = 0.65 * roles + 0.35 * fan
+        env_text = "no environment yet (judged from the roles)"
+    else:
+        value = 0.4 * roles + 0.4 * profile.stochasticity + 0.2 * fan
+        env_text = f"environment randomness {profile.stochasticity:.1f}"
+        factors["environment_randomness"] = _clip(profile.stochasticity)
+    value = _clip(value)
+    factors.update(role_input_uncertainty=_clip(roles), fan_in=_clip(fan))
+    reasons.append(
+        f"uncertainty {value:.2f} ({_level(value)}): role inputs {roles:.2f} on average; {env_text}; "
+        f"the busiest receiver weighs {fan_in} source(s)"
+    )
+    return value
+
+
+def _reward_conflict(spec: TeamSpec, reasons: list[str], factors: dict[str, float]) -> float:
+    per_phase = []
+    for phase in (p.name for p in spec.evolution.phases):
+        delayed = immediate = 0.0
+        for t in spec.reward.terms:
+            w = t.weight(phase)
+            if REWARD_TERMS[t.term].delayed:
+                delayed += max(w, 0.0)
+            else:
+                immediate += abs(w)  # per-step costs and bonuses pull towards the short term
+        if spec.communication.enabled:
+            immediate += spec.communication.message_cost
+        per_phase.append(math.sqrt(min(1.0, immediate / delayed)) if delayed > 0 and immediate > 0 else 0.0)
+    terms = sum(per_phase) / len(per_phase) if per_phase else 0.0
+    _, horizon = _env_profile(spec)
+    steps = 1.0 - 1.0 / horizon
+    value = _clip(0.6 * terms + 0.4 * steps)
+    factors.update(delayed_vs_immediate=_clip(terms), horizon=_clip(steps))
+    reasons.append(
+        f"long/short-term reward conflict {value:.2f} ({_level(value)}): immediate costs and bonuses against "
+        f"delayed rewards {terms:.2f}; episodes of about {horizon} step(s)"
+    )
+    return value
+
+
+def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
+    """Score a spec's need for MARL (seed 001 §3–4) and recommend "rules" or "marl", with reasons.
+
+    A pure function of the spec's structure. A document is validated first (SpecValidationError,
+    a ValueError, when it is invalid).
+    """
+    spec = spec_or_doc if isinstance(spec_or_doc, TeamSpec) else load_spec(dict(spec_or_doc))
+    reasons: list[str] = []
+    factors: dict[str, float] = {}
+    density = _decision_density(spec, reasons, factors)
+    uncertainty = _uncertainty(spec, reasons, factors)
+    conflict = _reward_conflict(spec, reasons, factors)
+
+    n = len(spec.agents)
+    lo, hi = SWEET_SPOT_AGENTS
+    warnings: list[SpecError] = []
+    if n > hi:
+        warnings.append(
+            SpecError(
+                "$.agents",
+                f"{n} agents: above {hi} the coordination cost usually outweighs specialisation (seed 001 §4.2); "
+                "merge roles unless the task is very large and modular",
+            )
+        )
+    indicators = (density, uncertainty, conflict)
+    mean = sum(indicators) / 3
+    if n == 1:
+        recommendation = "rules"
+        reasons.append(
+            "a single agent has nobody to coordinate with: improve its prompt and tools instead (seed 001 §4.3)"
+        )
+    elif min(indicators) >= MARL_THRESHOLDS["each"] and mean >= MARL_THRESHOLDS["mean"]:
+        recommendation = "marl"
+        reasons.append(
+            f"all three indicators are at least {MARL_THRESHOLDS['each']} (mean {mean:.2f}): learned collaboration "
+            "can find patterns a rule designer would miss (seed 001 §3.2)"
+        )
+    else:
+        recommendation = "rules"
+        weakest = min(zip(indicators, ("decision density", "uncertainty", "reward conflict"), strict=True))
+        reasons.append(
+            f"{weakest[1]} is {_level(weakest[0])} ({weakest[0]:.2f}; mean {mean:.2f}): hand-written rules or a fixed "
+            "DAG are simpler, steadier and easier to debug here (seed 001 §3.1)"
+        )
+    profile, _ = _env_profile(spec)
+    if profile is not None:
+        reasons.append(profile.note)
+    if n > hi:
+        reasons.append(f"{n} agents is above the {lo}–{hi} sweet spot")
+    return Advice(
+        decision_density=density,
+        uncertainty=uncertainty,
+        reward_conflict=conflict,
+        recommendation=recommendation,
+        reasons=tuple(reasons),
+        warnings=tuple(warnings),
+        factors=FrozenDict(factors),
+    )

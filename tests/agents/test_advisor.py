@@ -1,0 +1,126 @@
+"""Complexity advisor: indicators follow the spec's structure, and the verdict follows seed 001 §3–4."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.advisor import Advice, advise
+from agents.spec import SpecValidationError, load_spec
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+
+
+def template(name: str) -> dict:
+    return json.loads((TEMPLATES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def pipeline(n: int = 3) -> dict:
+    """A linear pipeline of relaying roles with only a task reward: the seed's 'rules are enough' case."""
+    ids = [f"step_{i}" for i in range(n)]
+    return {
+        "name": "Pipeline",
+        "agents": [{"id": a, "role": "informant"} for a in ids],
+        "edges": [
+            {"source": a, "target": b, "kind": "dependency"} for a, b in zip(ids, ids[1:], strict=False)
+        ]
+        + [{"source": a, "target": b} for a, b in zip(ids, ids[1:], strict=False)],
+        "communication": {"message_cost": 0.0},
+        "reward": {
+            "terms": [{"term": "task", "weights": {"exploration": 1, "exploitation": 1, "transfer": 1}}]
+        },
+    }
+
+
+def test_rich_workflows_get_marl_and_a_linear_pipeline_gets_rules():
+    cs = advise(template("customer_service"))
+    assert cs.recommendation == "marl"
+    assert min(cs.decision_density, cs.uncertainty, cs.reward_conflict) >= 0.3
+    simple = advise(pipeline())
+    assert simple.recommendation == "rules"
+    assert simple.decision_density < 0.3 and simple.score < cs.score
+    assert any("rules" in r or "DAG" in r for r in simple.reasons)
+
+
+def test_each_indicator_responds_to_the_structure_it_reads():
+    base = pipeline(4)
+    a0 = advise(base)
+
+    # decision density: deciding roles and a join in the dependency graph
+    dense = copy.deepcopy(base)
+    for agent in dense["agents"]:
+        agent["role"] = "reviewer"
+    dense["edges"].append({"source": "step_0", "target": "step_3", "kind": "dependency"})
+    a1 = advise(dense)
+    assert a1.decision_density > a0.decision_density + 0.3
+    assert a1.factors["branching"] > a0.factors["branching"]
+
+    # uncertainty: an unpredictable environment and a receiver weighing many sources
+    noisy = copy.deepcopy(template("number_guessing"))
+    quiet = copy.deepcopy(noisy)
+    quiet["edges"] = [{"source": "clue_0", "target": "guesser"}]
+    assert advise(noisy).uncertainty > advise(quiet).uncertainty
+
+    # reward conflict: immediate costs against a delayed task reward, and a longer horizon
+    costly = copy.deepcopy(base)
+    costly["reward"]["terms"].append(
+        {
+            "term": "communication_cost",
+            "weights": {"exploration": -0.5, "exploitation": -0.5, "transfer": -0.5},
+        }
+    )
+    a2 = advise(costly)
+    assert a2.reward_conflict > a0.reward_conflict
+    assert a2.factors["delayed_vs_immediate"] > 0.5
+    short = advise(pipeline(2)).factors["horizon"]
+    long = advise(pipeline(6)).factors["horizon"]
+    assert long > short
+
+
+def test_more_than_five_agents_warns_and_one_agent_means_rules():
+    big = pipeline(6)
+    advice = advise(big)
+    assert [w.path for w in advice.warnings] == ["$.agents"] and "seed 001 §4.2" in advice.warnings[0].message
+    assert advise(pipeline(5)).warnings == ()
+    solo = {"name": "Solo", "agents": [{"id": "writer", "role": "writer"}]}
+    one = advise(solo)
+    assert one.recommendation == "rules" and any("single agent" in r for r in one.reasons)
+
+
+def test_advice_is_a_pure_function_with_json_output():
+    doc = template("code_generation")
+    a = advise(doc)
+    assert a == advise(load_spec(doc)) == advise(copy.deepcopy(doc))
+    assert isinstance(a, Advice)
+    out = a.to_dict()
+    json.dumps(out)
+    assert set(out) >= {
+        "decision_density",
+        "uncertainty",
+        "reward_conflict",
+        "score",
+        "recommendation",
+        "reasons",
+        "warnings",
+    }
+    for key in ("decision_density", "uncertainty", "reward_conflict", "score"):
+        assert 0.0 <= out[key] <= 1.0
+    assert out["recommendation"] in {"rules", "marl"}
+    assert len(out["reasons"]) >= 4  # one per indicator plus the verdict
+    with pytest.raises(AttributeError):
+        a.recommendation = "marl"  # type: ignore[misc]
+
+
+def test_number_guess_is_flagged_as_a_communication_test_bed():
+    a = advise(template("number_guessing"))
+    assert a.recommendation == "rules"  # one decision, one step: the task itself needs no MARL
+    assert any("test bed" in r for r in a.reasons)
+    assert [w.path for w in a.warnings] == ["$.agents"]  # 7 agents
+
+
+def test_invalid_documents_are_refused_with_a_value_error():
+    with pytest.raises(SpecValidationError):
+        advise({"name": "x", "agents": []})
