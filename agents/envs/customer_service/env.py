@@ -45,19 +45,7 @@ from agents.envs.customer_service.tickets import (
     load_tickets,
     resolve_ticket_path,
 )
-
-try:  # the spec module lands concurrently; the contract fixes SpecError's shape either way
-    from agents.spec import SpecError
-except ImportError:  # pragma: no cover - only before agents.spec exists
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class SpecError:  # type: ignore[no-redef]
-        """A field-level problem in a team spec (stand-in until agents.spec exists)."""
-
-        path: str
-        message: str
-
+from agents.spec import SpecError
 
 AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
 ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -89,7 +77,7 @@ STATE_SIZE = 3 * len(INTENTS) + 3
 def _number_error(params: Mapping[str, Any], key: str, low: float, high: float) -> SpecError | None:
     value = params[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        return SpecError(f"$.environment.params.{key}", f"must be a number between {low} and {high}")
+        return SpecError(f"$.{key}", f"must be a number between {low} and {high}")
     return None
 
 
@@ -143,12 +131,17 @@ class CustomerServiceEnv(ParallelEnv):
     # ---------------------------------------------------------------------------------------- spec hook
 
     @staticmethod
+    def expected_agents(params: Mapping[str, Any] | None = None) -> list[str]:
+        """The fixed agent names (a spec using this env must name its agents exactly so)."""
+        return list(AGENTS)
+
+    @staticmethod
     def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem with ``environment.params`` for this env (never raises)."""
+        """Every problem with ``environment.params`` for this env, paths rooted at params (never raises)."""
         if not isinstance(params, Mapping):
-            return [SpecError("$.environment.params", "must be an object")]
+            return [SpecError("$", "must be an object")]
         errors = [
-            SpecError(f"$.environment.params.{key}", f"unknown parameter; known: {', '.join(DEFAULTS)}")
+            SpecError(f"$.{key}", f"unknown parameter; known: {', '.join(DEFAULTS)}")
             for key in params
             if key not in DEFAULTS
         ]
@@ -157,19 +150,15 @@ class CustomerServiceEnv(ParallelEnv):
         if not isinstance(tickets, str | Path) or not str(tickets).strip():
             errors.append(
                 SpecError(
-                    "$.environment.params.tickets",
+                    "$.tickets",
                     f"must be a split name ({', '.join((*SPLITS, HOLDOUT_STYLES))}) or a JSONL file path",
                 )
             )
         elif not resolve_ticket_path(str(tickets)).is_file():
-            errors.append(
-                SpecError(
-                    "$.environment.params.tickets", f"ticket file not found: {resolve_ticket_path(tickets)}"
-                )
-            )
+            errors.append(SpecError("$.tickets", f"ticket file not found: {resolve_ticket_path(tickets)}"))
         steps = merged["max_steps"]
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
-            errors.append(SpecError("$.environment.params.max_steps", "must be an integer between 2 and 100"))
+            errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
             if key in ("tickets", "max_steps", "shuffle"):
                 continue
@@ -177,7 +166,7 @@ class CustomerServiceEnv(ParallelEnv):
             if error:
                 errors.append(error)
         if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.environment.params.shuffle", "must be true or false"))
+            errors.append(SpecError("$.shuffle", "must be true or false"))
         return errors
 
     # ------------------------------------------------------------------------------------------ spaces
