@@ -133,6 +133,19 @@ def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_fa
 
 
 @pytest.fixture(scope="session")
+def run_async():
+    """Run a coroutine to completion in a fresh thread (Playwright's sync API may own this thread's loop)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(coro):
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    return run
+
+
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI") == "true":
@@ -140,6 +153,9 @@ def browser():
         pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in this thread; the ORM calls tests make between
+    # browser steps are still plain synchronous code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
@@ -159,3 +175,18 @@ def browser_page(browser, request):
 
 def pytest_report_header(config):
     return f"python {sys.version.split()[0]}; DATABASE_URL={'set' if os.environ.get('DATABASE_URL') else 'sqlite (default)'}; REDIS_URL={'set' if os.environ.get('REDIS_URL') else 'embedded'}"
+
+
+_skipped_browser_tests: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and "browser" in report.keywords:
+        _skipped_browser_tests.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under CI a skipped browser test is a failure: the browser path must really run."""
+    if os.environ.get("CI") == "true" and _skipped_browser_tests:
+        print(f"\nCI: browser tests were skipped: {_skipped_browser_tests}", file=sys.stderr)
+        session.exitstatus = 1

@@ -36,9 +36,9 @@ async def _receive_notification(ws_url: str, cookie: str, trigger) -> dict:
         return json.loads(await asyncio.wait_for(ws.recv(), 60))
 
 
-def test_worker_message_reaches_websocket_client(live_services):
+def test_worker_message_reaches_websocket_client(live_services, run_async):
     user, cookie = session_cookie_for("listener")
-    message = asyncio.run(
+    message = run_async(
         _receive_notification(
             live_services.ws_url, cookie, lambda: ping_user.delay(user.id, "to the browser")
         )
@@ -47,7 +47,7 @@ def test_worker_message_reaches_websocket_client(live_services):
     assert message["payload"]["note"] == "to the browser"
 
 
-def test_anonymous_websocket_is_refused(live_services):
+def test_anonymous_websocket_is_refused(live_services, run_async):
     async def connect():
         async with websockets.connect(
             f"{live_services.ws_url}/ws/notifications/", additional_headers={"Origin": "http://127.0.0.1"}
@@ -56,5 +56,5 @@ def test_anonymous_websocket_is_refused(live_services):
 
     # Closing before accept rejects the handshake itself: the anonymous client never gets a socket.
     with pytest.raises(websockets.InvalidStatus) as rejected:
-        asyncio.run(connect())
+        run_async(connect())
     assert rejected.value.response.status_code == 403

@@ -1,0 +1,34 @@
+# The two commands of the quick start. Each does all of its own set-up and is quick the second time.
+#   make run   — install, build the frontend, migrate, create the demo account, start everything
+#   make test  — install, build the frontend, lint, run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+BUNDLE := mase_web/static/dist/assets/main.js
+FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
+
+.PHONY: run test setup lint
+
+run: setup
+	$(PY) manage.py serve
+
+test: setup lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(INSTALLED)
+	$(PY) -m ruff check .
+
+setup: $(INSTALLED) $(BUNDLE)
+
+$(INSTALLED): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+
+$(BUNDLE): frontend/node_modules/.package-lock.json $(FRONTEND_INPUTS)
+	cd frontend && npm run build
