@@ -18,7 +18,7 @@ exactly one digit tuple, so the clues together pin the number down.
   ("Divided by 16, the number leaves a remainder between 12 and 15"), digit 0 a remainder ("Divided by
   4 it leaves 3"). n = 64 with k = 3 gives: block of 16, quarter within the block, remainder mod 4.
 
-Each clue family has 8 paraphrase templates: the first 6 are the training split, the last 2 are held
+Each clue family has 12 paraphrase templates: the first 10 are the training split, the last 2 are held
 out (`templates`: "train" | "heldout" | "all") for generalisation tests; distractor templates are
 split the same way. `numbers`: "digits" ("at least 8") or "words" ("at least eight").
 
@@ -73,6 +73,10 @@ PARITY = (
         "The hidden value splits into {two} equal whole halves.",
         "The hidden value cannot be split into {two} equal whole halves.",
     ),
+    ("Being even, the number splits evenly in two.", "Being odd, the number does not split evenly in two."),
+    ("Clue: even number.", "Clue: odd number."),
+    ("The secret is an even value.", "The secret is an odd value."),
+    ("I can tell you the number is even.", "I can tell you the number is odd."),
     ("Here is what I know: the value is even.", "Here is what I know: the value is odd."),
     ("Parity of the secret: even.", "Parity of the secret: odd."),
 )
@@ -86,6 +90,10 @@ THRESHOLD = (
         "Counting up from {zero}, the number comes before {h}.",
         "Counting up from {zero}, the number comes at {h} or later.",
     ),
+    ("Clue: below {h}.", "Clue: at least {h}."),
+    ("I can tell you the number is less than {h}.", "I can tell you the number is {h} or greater."),
+    ("The secret value is lower than {h}.", "The secret value is higher than or equal to {h}."),
+    ("Think of a number under {h}.", "Think of a number that is {h} or bigger."),
     ("Here is what I know: the value is below {h}.", "Here is what I know: the value is at least {h}."),
     ("The hidden value falls short of {h}.", "The hidden value reaches {h} or goes beyond it."),
 )
@@ -108,6 +116,16 @@ MID_BIT = (
         "After removing all multiples of {m}, what is left is smaller than {w}.",
         "After removing all multiples of {m}, what is left is {w} or larger.",
     ),
+    ("Clue: the remainder modulo {m} is below {w}.", "Clue: the remainder modulo {m} is at least {w}."),
+    (
+        "I can tell you the remainder after dividing by {m} is less than {w}.",
+        "I can tell you the remainder after dividing by {m} is {w} or more.",
+    ),
+    ("Modulo {m}, the number is below {w}.", "Modulo {m}, the number is at least {w}."),
+    (
+        "Write the number in binary: the digit worth {w} is {zero}.",
+        "Write the number in binary: the digit worth {w} is {one}.",
+    ),
     (
         "Here is what I know: dividing by {m} leaves less than {w}.",
         "Here is what I know: dividing by {m} leaves {w} or more.",
@@ -122,6 +140,10 @@ RANGE = (
     "My clue: the number is in the range {lo} to {hi}.",
     "The number is no smaller than {lo} and no larger than {hi}.",
     "Look between {lo} and {hi}, both included: the number is there.",
+    "Clue: the number is between {lo} and {hi}.",
+    "I can tell you the number falls from {lo} through {hi}.",
+    "The secret value is one of {lo} to {hi}.",
+    "Search from {lo} to {hi}: the number is in there.",
     "Here is what I know: the value falls within {lo} to {hi}.",
     "The hidden value sits in the interval from {lo} up to {hi}.",
 )
@@ -132,6 +154,10 @@ MID_RANGE = (
     "My clue: the number mod {m} is in the range {lo} to {hi}.",
     "After removing all multiples of {m}, what is left is between {lo} and {hi}.",
     "Modulo {m}, the number is at least {lo} and at most {hi}.",
+    "Clue: the number mod {m} is between {lo} and {hi}.",
+    "I can tell you the remainder after dividing by {m} falls from {lo} through {hi}.",
+    "The number modulo {m} is one of {lo} to {hi}.",
+    "Dividing the number by {m} leaves at least {lo} and at most {hi}.",
     "Here is what I know: dividing by {m} leaves something from {lo} to {hi}.",
     "Its remainder after division by {m} sits in the interval {lo} up to {hi}.",
 )
@@ -142,6 +168,10 @@ REMAINDER = (
     "My clue: the number mod {m} equals {d}.",
     "After removing all multiples of {m}, {d} is left.",
     "The number is a multiple of {m} plus {d}.",
+    "Clue: the number mod {m} is {d}.",
+    "I can tell you the remainder after dividing by {m} is {d}.",
+    "The number modulo {m} is {d}.",
+    "Dividing the number by {m} leaves {d} over.",
     "Here is what I know: dividing by {m} leaves {d}.",
     "Its remainder after division by {m} is exactly {d}.",
 )
@@ -236,6 +266,23 @@ DISTRACTORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "{eleven}",
             "{twelve}",
         ),
+    ),
+    (
+        "The shop on the corner now sells {x}.",
+        (
+            "fresh bread",
+            "umbrellas",
+            "old records",
+            "houseplants",
+            "phone cases",
+            "hand-made soap",
+            "maps",
+            "tea",
+        ),
+    ),
+    (
+        "My neighbour just adopted a {x}.",
+        ("puppy", "kitten", "parrot", "tortoise", "rabbit", "goldfish", "hamster", "ferret"),
     ),
     (
         "Someone said the museum opens on {x}.",

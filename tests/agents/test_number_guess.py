@@ -66,7 +66,7 @@ def test_same_seed_gives_identical_full_trajectories():
 def test_bit_clues_determine_the_number_for_every_secret_and_template():
     env = NumberGuessEnv(n=16, informative=4, distractors=2, templates="all")
     T = env.templates_per_clue()
-    assert T == 8
+    assert T == 12
     for secret in range(16):
         for t in range(T):
             texts = {
