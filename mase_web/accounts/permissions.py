@@ -1,0 +1,69 @@
+"""Who may do what, per project. Every app asks here; none reads memberships itself.
+
+Actions are named in the product's words. A site superuser may do everything; everyone else acts
+through their role in the object's project.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from mase_web.accounts.models import Membership, Project, Role
+
+PM, OP, AN, AD = Role.PRODUCT_MANAGER, Role.OPERATOR, Role.ANNOTATOR, Role.ADMIN
+
+ALLOWED_ROLES: dict[str, frozenset[str]] = {
+    "view_project": frozenset({PM, OP, AN, AD}),
+    "manage_members": frozenset({AD}),
+    "view_workflow": frozenset({PM, OP, AD}),
+    "edit_workflow": frozenset({PM, AD}),  # designs, versions, publishing
+    "view_run": frozenset({PM, OP, AD}),
+    "launch_run": frozenset({PM, AD}),
+    "control_run": frozenset({PM, OP, AD}),  # cancel / resume
+    "deploy": frozenset({PM, AD}),
+    "control_breaker": frozenset({OP, AD}),
+    "review_logs": frozenset({OP, AD}),
+    "give_feedback": frozenset({AN, AD}),
+    "manage_feedback": frozenset({PM, AD}),  # queues, guidelines, reward models
+}
+
+
+def role_in(user, project: Project | int) -> str | None:
+    if not user.is_authenticated:
+        return None
+    project_id = project.pk if isinstance(project, Project) else project
+    return Membership.objects.filter(user=user, project_id=project_id).values_list("role", flat=True).first()
+
+
+def can(user, action: str, project: Project | int) -> bool:
+    """May `user` perform `action` in `project`?"""
+    if action not in ALLOWED_ROLES:
+        raise KeyError(f"unknown action {action!r}")
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return role_in(user, project) in ALLOWED_ROLES[action]
+
+
+def projects_where(user, action: str) -> QuerySet[Project]:
+    """The projects in which `user` may perform `action` (for filtering list endpoints)."""
+    if not user.is_authenticated:
+        return Project.objects.none()
+    if user.is_superuser:
+        return Project.objects.all()
+    roles = ALLOWED_ROLES[action]
+    return Project.objects.filter(memberships__user=user, memberships__role__in=roles).distinct()
+
+
+class ProjectActionPermission(BasePermission):
+    """DRF object permission: `view.read_action` for safe methods, `view.write_action` otherwise.
+
+    The view's objects must expose `project_id` (directly or via `get_project_id(obj)` on the view).
+    """
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        project_id = view.get_project_id(obj) if hasattr(view, "get_project_id") else obj.project_id
+        action = view.read_action if request.method in SAFE_METHODS else view.write_action
+        return can(request.user, action, project_id)
