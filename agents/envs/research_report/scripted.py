@@ -1,0 +1,125 @@
+"""Rule-scripted agents for ResearchReportEnv: pre-training partners (sim-to-real) and the runtime fallback.
+
+Each rule reads only the agent's own observation (its text and action mask), so it works on randomised
+observations too:
+
+- researcher: picks results from reputable source types (not forum posts or blogs), those whose title
+  shares words with the question first, up to four, then says ``enough``;
+- analyst: SWOT for market / supply questions, PEST otherwise; adopts every fact from a reputable
+  source, skipping sentences it has already adopted; then ``done``;
+- writer: problem–solution for "measures / risks / holds back" questions, executive summary for
+  market / supply questions, classic otherwise; standard detail; ``submit``;
+- reviewer: flags a fact error when a forum post is cited and redundancy when a sentence repeats or
+  padding appears; sends back once, otherwise accepts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from agents.envs.research_report.env import ROLE_ACTIONS
+
+REPUTABLE = ("statistics office", "industry report", "peer-reviewed study", "news analysis")
+UNTRUSTED = ("forum post", "blog")
+PADDING = "This point deserves attention"
+STOPWORDS = {
+    "the",
+    "and",
+    "what",
+    "how",
+    "is",
+    "it",
+    "are",
+    "does",
+    "do",
+    "to",
+    "of",
+    "in",
+    "a",
+    "where",
+    "which",
+}
+
+
+def _question(text: str) -> str:
+    match = re.search(r"Topic: (.*)", text)
+    return match.group(1).lower() if match else ""
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in STOPWORDS and len(w) > 2}
+
+
+class ScriptedResearchTeam:
+    """One rule-scripted policy per role of `ResearchReportEnv`."""
+
+    def act(self, agent: str, observation: dict) -> int:
+        """The scripted action index for ``agent`` (``wait`` when it is not its turn)."""
+        mask = np.asarray(observation["action_mask"])
+        names = ROLE_ACTIONS[agent]
+        if mask[0] == 1 and mask.sum() == 1:
+            return 0
+        choice = getattr(self, f"_{agent}")(str(observation["text"]), mask, names)
+        return names.index(choice) if mask[names.index(choice)] else int(np.flatnonzero(mask)[-1])
+
+    def actions(self, observations: dict[str, dict]) -> dict[str, int]:
+        """Scripted actions for every agent that has an observation."""
+        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+
+    def _researcher(self, text: str, mask: np.ndarray, names: tuple[str, ...]) -> str:
+        question = _words(_question(text))
+        picked = text.count(" - picked")
+        if picked >= 4:
+            return "enough"
+        results = re.findall(r"^\[(\d+)\] (.*) \(([^()]*)\)$", text, flags=re.M)
+        # reputable sources only; those sharing words with the question first
+        results.sort(key=lambda row: not (_words(row[1]) & question))
+        for slot, _title, source in results:
+            action = f"pick_source_{slot}"
+            if source in REPUTABLE and mask[names.index(action)]:
+                return action
+        return "enough"
+
+    def _analyst(self, text: str, mask: np.ndarray, names: tuple[str, ...]) -> str:
+        question = _question(text)
+        if "Framework: none" in text:
+            return "framework_swot" if re.search(r"market|growing|supply", question) else "framework_pest"
+        sources = "|".join(re.escape(s) for s in (*REPUTABLE, *UNTRUSTED))
+        lines = re.findall(rf"^\[(\d+)\] \(\w+\) (.*) - ({sources})( - adopted)?$", text, flags=re.M)
+        adopted = {sentence for _, sentence, _, flag in lines if flag}
+        for slot, sentence, source, flag in lines:
+            action = f"adopt_fact_{slot}"
+            if not flag and source in REPUTABLE and sentence not in adopted and mask[names.index(action)]:
+                return action
+        return "done"
+
+    def _writer(self, text: str, mask: np.ndarray, names: tuple[str, ...]) -> str:
+        question = _question(text)
+        if re.search(r"measures|risks|holds? (it )?back", question):
+            wanted = "problem_solution"
+        elif re.search(r"market|supply", question):
+            wanted = "executive_summary"
+        else:
+            wanted = "classic"
+        if f"structure {wanted};" not in text:
+            return f"structure_{wanted}"
+        if "detail standard;" not in text:
+            return "detail_standard"
+        return "submit"
+
+    def _reviewer(self, text: str, mask: np.ndarray, names: tuple[str, ...]) -> str:
+        if "sent back 0x" not in text:
+            return "accept"
+        draft = text.split("Draft:", 1)[-1]
+        sentences = [
+            s.strip() for s in re.split(r"(?<=\.)\s+", draft) if s.strip() and not s.startswith("##")
+        ]
+        if "forum post" in text and mask[names.index("flag_fact_error")]:
+            return "flag_fact_error"
+        repeated = len(sentences) != len(set(sentences)) or PADDING in draft
+        if repeated and mask[names.index("flag_redundancy")]:
+            return "flag_redundancy"
+        flagged = re.search(r"Flags so far: (?!none)", text)
+        return "send_back" if flagged else "accept"
