@@ -8,6 +8,7 @@ database and WebSocket fan-out) can resume after the last number it saw and dete
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -68,6 +69,9 @@ class EventStream:
     def __init__(self, sinks: Iterable[EventSink] = (), start_seq: int = 0):
         self._sinks = list(sinks)
         self.last_seq = start_seq
+        # A trainer and a helper thread (e.g. system metrics) may emit at once; numbering and
+        # delivery order must stay one sequence.
+        self._lock = threading.Lock()
 
     def add_sink(self, sink: EventSink) -> None:
         self._sinks.append(sink)
@@ -75,8 +79,10 @@ class EventStream:
     def emit(self, type: str, **payload: Any) -> Event:
         if type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {type!r}; expected one of {sorted(EVENT_TYPES)}")
-        self.last_seq += 1
-        event = Event(seq=self.last_seq, type=type, payload=_jsonable(payload))
-        for sink in self._sinks:
-            sink(event)
+        clean = _jsonable(payload)
+        with self._lock:
+            self.last_seq += 1
+            event = Event(seq=self.last_seq, type=type, payload=clean)
+            for sink in self._sinks:
+                sink(event)
         return event
