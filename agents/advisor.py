@@ -52,7 +52,7 @@ ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
         0.7, "max_steps", 6, "customer tickets vary in wording and may carry several intents at once"
     ),
     "research_report": EnvironmentProfile(
-        0.8, "max_steps", 20, "search results and the judge's scores vary from topic to topic"
+        0.8, "max_steps", 32, "search results and the judge's scores vary from topic to topic"
     ),
 }
 """Known environments. An environment not listed is assumed moderately random (0.5), one step long."""

@@ -97,6 +97,7 @@ LIMITS = {
     "keyword_chars": 200,
     "target_modules": 32,
     "path_chars": 1_000,
+    "errors": 200,  # reported errors; beyond this a hostile document only gets a count
 }
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -533,9 +534,13 @@ class _Validator:
 
     def __init__(self) -> None:
         self.errors: list[SpecError] = []
+        self.dropped = 0
 
     def err(self, path: str, message: str) -> None:
-        self.errors.append(SpecError(path, message))
+        if len(self.errors) < LIMITS["errors"]:
+            self.errors.append(SpecError(path, message))
+        else:
+            self.dropped += 1
 
     # -- structure -------------------------------------------------------------------------------
 
@@ -1076,7 +1081,7 @@ class _Validator:
         except EnvironmentUnavailableError as exc:
             self.err(f"{p}.name", str(exc))
             return
-        n_before = len(self.errors)
+        n_before = len(self.errors) + self.dropped
         validate = getattr(cls, "validate_params", None)
         if validate is not None:
             try:
@@ -1090,9 +1095,9 @@ class _Validator:
                     )
                 ]
             for e in found:
-                self.errors.append(SpecError(_reroot(e.path, f"{p}.params"), e.message))
+                self.err(_reroot(getattr(e, "path", "$"), f"{p}.params"), str(getattr(e, "message", e)))
         expected = getattr(cls, "expected_agents", None)
-        if expected is not None and ids is not None and len(self.errors) == n_before:
+        if expected is not None and ids is not None and len(self.errors) + self.dropped == n_before:
             try:
                 want = list(expected(dict(params)))
             except Exception as exc:
@@ -1164,6 +1169,10 @@ def validate_spec(doc: Any, *, require_environment: bool = False) -> list[SpecEr
     except Exception as exc:  # a validator bug must not turn hostile input into a 500; log it loudly
         log.exception("team spec validator failed")
         v.err("$", f"the document could not be validated ({type(exc).__name__}: {exc})")
+    if v.dropped:
+        v.errors.append(
+            SpecError("$", f"… and {v.dropped:,} more errors not listed; fix the ones above first")
+        )
     return v.errors
 
 
@@ -1415,3 +1424,53 @@ def _warnings(doc: Any) -> list[SpecError]:
                 )
             )
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Command line: python -m agents.spec FILE...
+# ----------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Validate spec files from the shell: errors and warnings, one per line; exit status 1 on errors."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.spec", description="Validate MASE team spec files."
+    )
+    parser.add_argument("files", nargs="+", help="team spec JSON files")
+    parser.add_argument("--require-environment", action="store_true", help="refuse design-only specs")
+    parser.add_argument("--advice", action="store_true", help="also print the complexity advisor's verdict")
+    args = parser.parse_args(argv)
+    status = 0
+    for name in args.files:
+        try:
+            spec = load_spec(name, require_environment=args.require_environment)
+        except SpecValidationError as exc:
+            status = 1
+            for e in exc.errors:
+                print(f"{name}: error: {e}")
+            continue
+        warnings = spec_warnings(spec)
+        print(f"{name}: ok ({len(spec.agents)} agents, environment {spec.environment.name or 'none'})")
+        for w in warnings:
+            print(f"{name}: warning: {w}")
+        if args.advice:
+            from agents.advisor import advise
+
+            advice = advise(spec)
+            print(
+                f"{name}: advice: {advice.recommendation} (decision density {advice.decision_density:.2f}, "
+                f"uncertainty {advice.uncertainty:.2f}, reward conflict {advice.reward_conflict:.2f})"
+            )
+            for reason in advice.reasons:
+                print(f"{name}:   - {reason}")
+    return status
+
+
+if __name__ == "__main__":
+    # Run the imported module's main: under `python -m` this file is also `__main__`, whose classes
+    # would differ from agents.spec's (the advisor checks isinstance against the latter).
+    from agents.spec import main as _main
+
+    raise SystemExit(_main())

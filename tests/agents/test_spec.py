@@ -412,3 +412,26 @@ def test_spec_values_are_frozen_dataclasses():
     assert isinstance(spec, TeamSpec)
     assert isinstance(spec.reward.terms[0].weights, FrozenDict)
     copy.deepcopy(spec)
+
+
+def test_error_flood_is_capped_with_a_count():
+    doc = small_doc()
+    for i in range(5000):
+        doc[f"junk_{i}"] = i
+    errors = validate_spec(doc)
+    assert len(errors) == LIMITS["errors"] + 1
+    assert errors[-1].path == "$" and "4,800 more errors" in errors[-1].message
+
+
+def test_command_line_validates_files(tmp_path, capsys):
+    from agents.spec import main
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(number_guess_doc()))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"name": "x", "agents": [{"id": "a", "role": "oracle"}]}))
+    assert main([str(good), "--advice"]) == 0
+    out = capsys.readouterr().out
+    assert "good.json: ok (7 agents" in out and "warning: $.agents" in out and "advice: rules" in out
+    assert main([str(good), str(bad)]) == 1
+    assert "bad.json: error: $.agents[0].role" in capsys.readouterr().out
