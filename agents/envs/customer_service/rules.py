@@ -367,17 +367,22 @@ class ScriptedTeam:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """CLI: tune the router on train and report exact match / intent F1 per split (or on ``--tickets``)."""
-    parser = argparse.ArgumentParser(description="Evaluate the keyword/rule baseline router.")
+    """CLI: tune the router on train; report it per split (or on ``--tickets``), alone and as a scripted team."""
+    from agents.envs.customer_service.env import CustomerServiceEnv, evaluate
+
+    parser = argparse.ArgumentParser(description="Evaluate the keyword/rule baseline router and workflow.")
     parser.add_argument("--tickets", help="evaluate on this JSONL ticket file instead of the shipped splits")
     args = parser.parse_args(argv)
     router = KeywordRouter.tuned()
+    team = ScriptedTeam(router)
     names = [args.tickets] if args.tickets else [*SPLITS, HOLDOUT_STYLES]
     for name in names:
         tickets = load_tickets(name)
+        workflow = evaluate(CustomerServiceEnv(tickets), team.actions)
         print(
-            f"{name}: exact_match={exact_match(router, tickets):.3f} "
-            f"intent_f1={intent_f1(router, tickets):.3f} n={len(tickets)}"
+            f"{name}: router exact_match={exact_match(router, tickets):.3f} intent_f1={intent_f1(router, tickets):.3f}"
+            f" | workflow exact_match={workflow['exact_match']:.3f} steps={workflow['steps_per_ticket']:.2f}"
+            f" messages={workflow['messages_per_ticket']:.2f} | n={len(tickets)}"
         )
 
 
