@@ -72,6 +72,7 @@ __all__ = [
     "load_spec",
     "spec_warnings",
     "preset_terms",
+    "spec_catalog",
 ]
 
 log = logging.getLogger(__name__)
@@ -1424,6 +1425,30 @@ def _warnings(doc: Any) -> list[SpecError]:
                 )
             )
     return out
+
+
+def spec_catalog() -> dict[str, Any]:
+    """Everything the designer offers in its menus, as plain JSON: roles with default prompts, reward
+    terms and presets, phases, enumerations, registered environments and size limits."""
+    from agents.envs import REGISTRY
+
+    return {
+        "spec_version": SPEC_VERSION,
+        "roles": [r.to_dict() for r in ROLES.values()],
+        "reward_terms": [t.to_dict() for t in REWARD_TERMS.values()],
+        "reward_presets": _to_json(REWARD_PRESETS),
+        "phases": list(PHASES),
+        "edge_kinds": list(EDGE_KINDS),
+        "poolings": list(POOLINGS),
+        "protocols": [None, *PROTOCOLS],
+        "fallback_kinds": list(FALLBACK_KINDS),
+        "algorithms": list(ALGORITHMS),
+        "baselines": list(BASELINES),
+        "environments": sorted(REGISTRY),
+        "limits": dict(LIMITS),
+        "sweet_spot_agents": list(SWEET_SPOT_AGENTS),
+        "defaults": _to_json(TeamSpec(name="", agents=())),
+    }
 
 
 # ----------------------------------------------------------------------------------------------------

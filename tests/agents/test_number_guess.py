@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from agents.envs import make_env
 from agents.envs.number_guess import HELD_OUT, NumberGuessEnv, number_to_words
@@ -33,6 +33,11 @@ N64 = {"n": 64, "informative": 3, "distractors": 4, "clue_kinds": ["ranges", "re
 def test_passes_pettingzoo_parallel_api_test(params):
     env = make_env("number_guess", params)
     parallel_api_test(env, num_cycles=20)
+
+
+def test_passes_pettingzoo_seed_test():
+    parallel_seed_test(lambda: NumberGuessEnv(max_rounds=3), num_cycles=50)
+    parallel_seed_test(lambda: make_env("number_guess", N64), num_cycles=50)
 
 
 def play(env: NumberGuessEnv, seed: int, episodes: int) -> list:

@@ -435,3 +435,16 @@ def test_command_line_validates_files(tmp_path, capsys):
     assert "good.json: ok (7 agents" in out and "warning: $.agents" in out and "advice: rules" in out
     assert main([str(good), str(bad)]) == 1
     assert "bad.json: error: $.agents[0].role" in capsys.readouterr().out
+
+
+def test_catalog_lists_what_the_designer_offers():
+    from agents.spec import spec_catalog
+
+    cat = spec_catalog()
+    json.dumps(cat)
+    assert {r["name"] for r in cat["roles"]} == set(ROLES)
+    assert {t["name"] for t in cat["reward_terms"]} == set(REWARD_TERMS)
+    assert cat["reward_presets"]["hierarchical"]["coherence_penalty"]["exploitation"] == -0.3
+    assert "number_guess" in cat["environments"] and cat["limits"]["agents"] == 64
+    assert cat["defaults"]["training"]["algorithm"] == "reinforce_comm"
+    assert cat["defaults"]["communication"]["d_k"] == 32
