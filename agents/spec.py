@@ -1030,9 +1030,8 @@ class _Validator:
         p = "$.fallback"
         kind = self.string(sec, p, "kind", max_len=20, choices=FALLBACK_KINDS, default="none")
         rules = self.array(sec, p, "rules", LIMITS["fallback_rules"])
-        if kind == "keyword_router" and not rules and "rules" not in sec:
-            self.err(f"{p}.rules", "a keyword_router needs at least one rule")
-        elif kind == "keyword_router" and rules is not None and not rules:
+        # Absent or empty rules leave a router with nowhere to route (an invalid "rules" is reported already).
+        if kind == "keyword_router" and ("rules" not in sec or rules == []):
             self.err(f"{p}.rules", "a keyword_router needs at least one rule")
         for i, r in enumerate(rules or []):
             rp = f"{p}.rules[{i}]"

@@ -118,6 +118,14 @@ def test_template_splits_are_disjoint_and_heldout_is_never_in_training():
                 assert text not in set(train.vocabulary(agent))
 
 
+def test_every_clue_family_has_enough_paraphrases():
+    from agents.envs import number_guess as ng
+
+    for family in (ng.PARITY, ng.THRESHOLD, ng.MID_BIT, ng.RANGE, ng.MID_RANGE, ng.REMAINDER, ng.DISTRACTORS):
+        assert len(family) >= 6 and len(family) - HELD_OUT >= 4
+        assert len(set(map(str, family))) == len(family)  # no duplicated template
+
+
 def test_episode_self_check_catches_texts_from_the_wrong_table():
     env = NumberGuessEnv()
     obs, _ = env.reset(seed=3, options={"secret": 5})  # 5 = 0b0101: odd, bit1 = 0, bit2 = 1, below 8
