@@ -84,7 +84,7 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
     Raises UnknownEnvironmentError / EnvironmentUnavailableError for a bad name and
     agents.spec.SpecValidationError (a ValueError) for bad params.
     """
-    from agents.spec import SpecError, SpecValidationError
+    from agents.spec import SpecError, SpecValidationError, _reroot
 
     cls = env_class(name)
     params = dict(params or {})
@@ -92,12 +92,8 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
     if validate is not None:
         errors = list(validate(params))
         if errors:
+            # Environments root paths at their params ("$.n") or at the spec ("$.environment.params.n").
             raise SpecValidationError(
-                [
-                    SpecError(
-                        "$.environment.params" + e.path[1:] if e.path.startswith("$") else e.path, e.message
-                    )
-                    for e in errors
-                ]
+                [SpecError(_reroot(e.path, "$.environment.params"), e.message) for e in errors]
             )
     return cls(**params, **kw)

@@ -193,7 +193,7 @@ def test_sample_batch_matches_reset_and_is_fast():
 
 
 def test_bad_params_raise_clear_value_errors():
-    with pytest.raises(SpecValidationError, match=r"\$\.environment\.params\.n"):
+    with pytest.raises(SpecValidationError, match=r"invalid team spec: \$\.environment\.params\.n:"):
         make_env("number_guess", {"n": 64, "informative": 4})
     with pytest.raises(SpecValidationError, match="r\\*\\*3"):
         NumberGuessEnv(n=60, informative=3, clue_kinds=["ranges", "remainders"])
