@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from agents.envs import make_env
 from agents.envs.customer_service.env import AGENTS, ROLE_ACTIONS, CustomerServiceEnv, evaluate
@@ -247,3 +247,7 @@ def test_randomisation_perturbs_and_degrades_the_scripted_team(router):
         exact += next(iter(infos.values()))["exact_match"]
     assert exact / n < clean["exact_match"] - 0.05
     assert np.isfinite(exact)
+
+
+def test_pettingzoo_seed_test():
+    parallel_seed_test(lambda: CustomerServiceEnv("validation"), num_cycles=40)

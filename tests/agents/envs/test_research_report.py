@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from agents.envs import make_env
 from agents.envs.customer_service.randomisation import DomainRandomisation
@@ -197,3 +197,7 @@ def test_writer_on_a_local_causal_lm(tmp_path):
     assert env.draft.paragraphs[1].text.startswith(fact.text)  # facts kept, LM text appended
     with pytest.raises(ValueError, match="writer_model"):
         ResearchReportEnv(writer_model=str(tmp_path))
+
+
+def test_pettingzoo_seed_test():
+    parallel_seed_test(ResearchReportEnv, num_cycles=40)
