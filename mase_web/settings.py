@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "mase_web.accounts",
     "mase_web.realtime",
     "mase_web.core",
+    "mase_web.workflows",
 ]
 
 MIDDLEWARE = [
@@ -91,6 +92,9 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# Bigger request bodies are refused with a 400 (the largest team spec is 1 MB serialised).
+DATA_UPLOAD_MAX_MEMORY_SIZE = config.env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "mase_web" / "static"]

@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from mase_web.accounts.api import MeView
 from mase_web.core import views as pages
 from mase_web.realtime.api import PingView
+from mase_web.workflows import views as workflow_pages
 
 api = [
     path("health/", pages.HealthView.as_view(), name="health"),
@@ -13,12 +14,19 @@ api = [
     path("notifications/ping/", PingView.as_view(), name="notifications-ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("mase_web.workflows.urls")),
+    path("", include("mase_web.runs.urls")),
 ]
 
 urlpatterns = [
     path("", pages.home, name="home"),
+    path("runs/", pages.runs, name="runs"),
+    path("runs/compare/", pages.run_compare, name="run-compare"),
+    path("runs/<int:run_id>/", pages.run_detail, name="run-detail"),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("workflows/", workflow_pages.workflow_list, name="workflows"),
+    path("workflows/<int:pk>/", workflow_pages.designer, name="designer"),
     path("api/", include(api)),
 ]
