@@ -26,6 +26,7 @@ from agents.envs.customer_service.tickets import (
     INTENT_ACTION,
     INTENT_ROLE,
     INTENTS,
+    ROLES,
     SPLITS,
     SUPERVISOR,
     Ticket,
@@ -319,6 +320,22 @@ def intent_f1(router: KeywordRouter, tickets: Sequence[Ticket]) -> float:
         predicted, truth = set(router.predict(ticket.text)), set(ticket.intents)
         tp, fp, fn = tp + len(predicted & truth), fp + len(predicted - truth), fn + len(truth - predicted)
     return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def fallback_rules(router: KeywordRouter, per_role: int = 40) -> list[dict]:
+    """The router as team-spec fallback rules ``[{"keywords": [...], "route_to": role}]``.
+
+    Plain keywords only (the spec's keyword router has no regexes or negation): each role gets its
+    intents' mined keywords, single words first, at most ``per_role``.
+    """
+    rules = []
+    for role in ROLES:
+        words = sorted(
+            {gram for intent, grams in router.mined.items() if INTENT_ROLE[intent] == role for gram in grams},
+            key=lambda gram: (len(gram.split()), gram),
+        )
+        rules.append({"keywords": words[:per_role], "route_to": role})
+    return rules
 
 
 # --------------------------------------------------------------------------------------------------

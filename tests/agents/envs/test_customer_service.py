@@ -251,3 +251,13 @@ def test_randomisation_perturbs_and_degrades_the_scripted_team(router):
 
 def test_pettingzoo_seed_test():
     parallel_seed_test(lambda: CustomerServiceEnv("validation"), num_cycles=40)
+
+
+def test_fallback_rules_route_to_roles(router):
+    from agents.envs.customer_service.rules import fallback_rules
+
+    rules = fallback_rules(router, per_role=10)
+    assert [rule["route_to"] for rule in rules] == ["shopping_guide", "logistics", "dispute_mediator"]
+    assert all(
+        len(rule["keywords"]) == 10 and all(isinstance(k, str) for k in rule["keywords"]) for rule in rules
+    )
