@@ -34,7 +34,6 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents.envs.research_report.corpus import (
-    DEFAULT_CORPUS_DIR,
     FRAMEWORKS,
     STRUCTURES,
     CorpusError,
@@ -168,7 +167,7 @@ class ResearchReportEnv(ParallelEnv):
         ):
             errors.append(SpecError("$.topics", "must be a non-empty list of topic names (or null for all)"))
         elif topics is not None and corpus is None:
-            known = {line.split('"topic": "')[1].split('"')[0] for line in _topic_lines()}
+            known = _shipped_topic_names()
             for topic in topics:
                 if topic not in known:
                     errors.append(
@@ -516,13 +515,12 @@ class ResearchReportEnv(ParallelEnv):
         """Nothing to release."""
 
 
-def _topic_lines() -> list[str]:
-    path = DEFAULT_CORPUS_DIR / "topics.jsonl"
-    return (
-        [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if path.is_file()
-        else []
-    )
+def _shipped_topic_names() -> set[str]:
+    """Topic names of the shipped corpus (empty when it is missing or unreadable)."""
+    try:
+        return set(load_corpus()[0])
+    except CorpusError:
+        return set()
 
 
 def _load_writer(model_dir: str) -> Callable[[str], str]:
