@@ -10,15 +10,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mase_web.settings")
 # a reverse proxy in front may serve /static/ directly in large deployments.
 django_asgi_app = ASGIStaticFilesHandler(get_asgi_application())
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry loaded above)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from mase_web.realtime.auth import SessionOrTokenAuth  # noqa: E402  (needs the app registry loaded above)
 from mase_web.realtime.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(SessionOrTokenAuth(URLRouter(websocket_urlpatterns))),
     }
 )

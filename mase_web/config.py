@@ -7,8 +7,11 @@ production (PostgreSQL + Redis servers): the code path is the same.
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,6 +101,11 @@ def parse_redis_url(raw: str) -> str:
 
 def data_dir() -> Path:
     """MASE_DATA_DIR holds the SQLite database, the embedded Redis socket, runs and checkpoints."""
+    if not os.environ.get("MASE_DATA_DIR") and os.environ.get("PYTEST_VERSION"):
+        # Each test session gets its own directory (database, Redis socket, queues), so concurrent
+        # sessions and a running dev server never share state; processes the tests start inherit it.
+        os.environ["MASE_DATA_DIR"] = tempfile.mkdtemp(prefix="mase-test-")
+        atexit.register(shutil.rmtree, os.environ["MASE_DATA_DIR"], ignore_errors=True)
     path = Path(os.environ.get("MASE_DATA_DIR") or BASE_DIR / "var").resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "channels",
     "mase_web.accounts",
     "mase_web.realtime",
+    "mase_web.runs",
     "mase_web.core",
     "mase_web.workflows",
 ]
@@ -140,3 +141,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": config.os.environ.get("LOG_LEVEL", "INFO").upper()},
 }
+
+# --- Runs --------------------------------------------------------------------------------------
+# A running run's worker renews its lease every few seconds; a lease older than this is a dead worker.
+RUN_HEARTBEAT_TIMEOUT = config.env_int("RUN_HEARTBEAT_TIMEOUT", 30)
+# A run whose worker dies this many times is failed instead of being requeued forever.
+RUN_MAX_DELIVERIES = config.env_int("RUN_MAX_DELIVERIES", 3)

@@ -63,6 +63,9 @@ class ProjectActionPermission(BasePermission):
     The view's objects must expose `project_id` (directly or via `get_project_id(obj)` on the view).
     """
 
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated)
+
     def has_object_permission(self, request, view, obj) -> bool:
         project_id = view.get_project_id(obj) if hasattr(view, "get_project_id") else obj.project_id
         action = view.read_action if request.method in SAFE_METHODS else view.write_action

@@ -17,6 +17,23 @@ def home(request):
     return render(request, "app.html", {"page": "home", "title": "MASE"})
 
 
+@login_required
+def runs(request):
+    return render(request, "app.html", {"page": "runs", "title": "Runs · MASE"})
+
+
+@login_required
+def run_detail(request, run_id: int):
+    return render(
+        request, "app.html", {"page": "run", "title": f"Run {run_id} · MASE", "page_data": {"run": run_id}}
+    )
+
+
+@login_required
+def run_compare(request):
+    return render(request, "app.html", {"page": "compare", "title": "Compare runs · MASE"})
+
+
 def _check(fn) -> str:
     try:
         fn()

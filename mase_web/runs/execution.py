@@ -1,0 +1,138 @@
+"""Running one delivery of a run on a worker: claim it, train or evaluate, record the outcome.
+
+A run is owned by one worker at a time through a lease: the worker that claims it renews
+`heartbeat_at` while it runs. A worker killed mid-run stops renewing; recovery (at every worker's
+start-up and periodically, see `signals.py`) puts runs with a stale lease back on their queue, and
+the next delivery resumes from the last checkpoint, continuing the event numbering from the last
+event stored. A run that keeps killing its worker is failed after `RUN_MAX_DELIVERIES`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from mase_web.runs.models import Run, RunEvent
+from mase_web.runs.recorder import RunEventRecorder, worker_name
+from training.events import EventStream
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Claim:
+    run: Run
+    resumed: bool
+
+
+def heartbeat_timeout() -> timedelta:
+    return timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT)
+
+
+def finish(run_id: int, state: str, error: str = "", metrics: dict | None = None) -> None:
+    fields = {"state": state, "finished_at": timezone.now(), "error": error[:10_000]}
+    if metrics is not None:
+        fields["metrics"] = metrics
+    Run.objects.filter(pk=run_id).update(**fields)
+
+
+@transaction.atomic
+def claim(run_id: int, task_id: str) -> Claim | None:
+    """Take the run for this worker, or None when it must not run here (finished, or alive elsewhere)."""
+    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    if run is None or run.is_terminal:
+        return None
+    now = timezone.now()
+    if run.state == Run.State.RUNNING and run.heartbeat_at and now - run.heartbeat_at < heartbeat_timeout():
+        return None  # a live worker holds it; this is a duplicate delivery
+    if run.cancel_requested:
+        run.state, run.finished_at = Run.State.CANCELLED, now
+        run.save(update_fields=["state", "finished_at"])
+        return None
+    run.deliveries += 1
+    if run.deliveries > settings.RUN_MAX_DELIVERIES:
+        run.state, run.finished_at = Run.State.FAILED, now
+        run.error = (
+            f"gave up after {settings.RUN_MAX_DELIVERIES} deliveries: the run's worker died each time "
+            "(out of memory or a crash in native code?)"
+        )
+        run.save(update_fields=["state", "finished_at", "error", "deliveries"])
+        return None
+    resumed = run.started_at is not None
+    run.state, run.worker, run.task_id, run.heartbeat_at = Run.State.RUNNING, worker_name(), task_id, now
+    run.started_at = run.started_at or now
+    run.save(update_fields=["state", "worker", "task_id", "heartbeat_at", "started_at", "deliveries"])
+    return Claim(run, resumed)
+
+
+class StopFlag:
+    """`should_stop()` for the trainer: reads the run's cancel flag, at most every `every` seconds."""
+
+    def __init__(self, run_id: int, every: float = 0.5):
+        self.run_id, self.every = run_id, every
+        self._checked, self._stop = 0.0, False
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if not self._stop and now - self._checked >= self.every:
+            self._checked = now
+            self._stop = Run.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+        return self._stop
+
+
+def last_seq(run_id: int) -> int:
+    return RunEvent.objects.filter(run_id=run_id).aggregate(last=Max("seq"))["last"] or 0
+
+
+def execute(run_id: int, task_id: str) -> str | None:
+    """Run one delivery; returns the run's final state, or None when this delivery did nothing."""
+    from training import api as training_api
+
+    taken = claim(run_id, task_id)
+    if taken is None:
+        return None
+    run = taken.run
+    stream = EventStream(start_seq=last_seq(run.pk))
+    recorder = RunEventRecorder(run.pk).attach(stream)
+    run.out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        job = training_api.train if run.kind == Run.Kind.TRAINING else training_api.evaluate
+        result = job(run.spec, run.out_dir, events=stream, should_stop=StopFlag(run.pk), resume=True)
+        state = {"succeeded": Run.State.SUCCEEDED, "cancelled": Run.State.CANCELLED}.get(
+            result.status, Run.State.FAILED
+        )
+        recorder.close()
+        finish(run.pk, state, metrics=result.metrics)
+        return state
+    except Exception as exc:  # the run fails; the worker lives on for the next job
+        log.exception("run %s failed", run.pk)
+        message = f"{exc.__class__.__name__}: {exc}"
+        stream.emit("error", message=message)
+        stream.emit("finished", status="failed", metrics={})
+        recorder.close()
+        finish(run.pk, Run.State.FAILED, error=message)
+        return Run.State.FAILED
+
+
+def recover_orphans() -> list[int]:
+    """Requeue runs whose worker stopped renewing its lease; returns their ids."""
+    from mase_web.runs.tasks import dispatch
+
+    cutoff = timezone.now() - heartbeat_timeout()
+    recovered = []
+    for run in Run.objects.filter(state=Run.State.RUNNING, heartbeat_at__lt=cutoff):
+        # Only one recoverer wins the update, so a run is requeued once.
+        if Run.objects.filter(pk=run.pk, state=Run.State.RUNNING, heartbeat_at__lt=cutoff).update(
+            state=Run.State.QUEUED
+        ):
+            log.warning("run %s: worker %s stopped renewing its lease; requeued", run.pk, run.worker)
+            dispatch(run)
+            recovered.append(run.pk)
+    return recovered

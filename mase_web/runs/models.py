@@ -1,0 +1,97 @@
+"""Runs of the learning core on a Celery worker, the events they emit, and their checkpoints."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from mase_web.accounts.models import Project
+
+
+class Run(models.Model):
+    class Kind(models.TextChoices):
+        TRAINING = "training"
+        EVALUATION = "evaluation"
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    class Device(models.TextChoices):
+        CPU = "cpu"
+        GPU = "gpu"
+
+    TERMINAL = (State.SUCCEEDED, State.FAILED, State.CANCELLED)
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TRAINING)
+    device = models.CharField(max_length=8, choices=Device.choices, default=Device.CPU)
+    spec = models.JSONField(help_text="The validated team spec this run executes (a snapshot).")
+    source = models.JSONField(
+        default=dict, blank=True, help_text="Where the spec came from, e.g. a workflow version."
+    )
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Ownership while running: which worker holds the run and when it last proved it is alive.
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    deliveries = models.PositiveIntegerField(
+        default=0, help_text="How many times a worker picked the run up."
+    )
+    cancel_requested = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    metrics = models.JSONField(default=dict, blank=True, help_text="Final metrics of the run.")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["project", "state"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} {self.name} ({self.state})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in self.TERMINAL
+
+    @property
+    def out_dir(self):
+        return settings.DATA_DIR / "runs" / str(self.pk)
+
+
+class RunEvent(models.Model):
+    """One event of the library's event stream, numbered per run from 1 with no gaps."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict)
+    time = models.DateTimeField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="one_event_per_seq")]
+        indexes = [models.Index(fields=["run", "type", "seq"])]
+
+    def as_message(self) -> dict:
+        return {"seq": self.seq, "type": self.type, "payload": self.payload, "time": self.time.timestamp()}
+
+
+class Checkpoint(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="checkpoints")
+    step = models.PositiveIntegerField(help_text="Episodes played when the checkpoint was written.")
+    path = models.CharField(max_length=500)
+    metrics = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "step"]

@@ -1,0 +1,142 @@
+"""Runs API: launching validates the spec, roles decide who may launch/see/control, bad input is a 400."""
+
+import pytest
+
+from mase_web.accounts.models import Role
+from mase_web.runs.execution import claim
+from mase_web.runs.models import Run, RunEvent
+from mase_web.runs.tests.conftest import client_for, quick_spec
+
+pytestmark = pytest.mark.django_db
+
+
+def launch(user, project, **overrides):
+    body = {"project": project.pk if project else None, "name": "try", "spec": quick_spec(), **overrides}
+    return client_for(user).post("/api/runs/", body, format="json")
+
+
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [
+        (Role.PRODUCT_MANAGER, 201),
+        (Role.ADMIN, 201),
+        (Role.OPERATOR, 403),
+        (Role.ANNOTATOR, 403),
+        ("stranger", 403),
+        (None, 403),
+    ],
+)
+def test_who_may_launch(team, who, status):
+    project, users = team
+    response = launch(users.get(who), project)
+    assert response.status_code == status, response.content
+    assert Run.objects.count() == (1 if status == 201 else 0)
+
+
+def test_bad_spec_is_a_400_with_paths_and_saves_nothing(team):
+    project, users = team
+    spec = quick_spec()
+    spec["agents"][0]["lora"]["r"] = "four"
+    spec["edges"].append({"source": "ghost", "target": "guesser", "kind": "communication"})
+    response = launch(users[Role.PRODUCT_MANAGER], project, spec=spec)
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert any(path.startswith("spec.$.agents[0].lora.r") for path in errors), errors
+    assert any("edges" in path for path in errors), errors
+    assert Run.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"spec": "not json object"}, {"spec": [1, 2]}, {"kind": "dance"}, {"device": "tpu"}, {"name": ""}],
+)
+def test_malformed_launches_are_400s(team, body):
+    project, users = team
+    assert launch(users[Role.PRODUCT_MANAGER], project, **body).status_code == 400
+    assert Run.objects.count() == 0
+
+
+def make_run(project, **fields) -> Run:
+    return Run.objects.create(project=project, name="r", spec=quick_spec(), **fields)
+
+
+@pytest.mark.parametrize(
+    ("who", "visible"),
+    [
+        (Role.PRODUCT_MANAGER, True),
+        (Role.OPERATOR, True),
+        (Role.ADMIN, True),
+        (Role.ANNOTATOR, False),
+        ("stranger", False),
+    ],
+)
+def test_visibility(team, who, visible):
+    project, users = team
+    run = make_run(project)
+    client = client_for(users[who])
+    listed = [r["id"] for r in client.get("/api/runs/").json()["results"]]
+    assert (run.pk in listed) == visible
+    assert client.get(f"/api/runs/{run.pk}/").status_code == (200 if visible else 404)
+
+
+def test_anonymous_sees_nothing(team):
+    project, _ = team
+    run = make_run(project)
+    assert client_for(None).get("/api/runs/").status_code == 403
+    assert client_for(None).get(f"/api/runs/{run.pk}/events/").status_code == 403
+
+
+def test_cancel_a_queued_run_and_resume_it(team):
+    project, users = team
+    run = make_run(project)
+    operator = client_for(users[Role.OPERATOR])
+    assert client_for(users[Role.ANNOTATOR]).post(f"/api/runs/{run.pk}/cancel/").status_code == 404
+    response = operator.post(f"/api/runs/{run.pk}/cancel/")
+    assert response.status_code == 200 and response.json()["state"] == "cancelled"
+    assert operator.post(f"/api/runs/{run.pk}/cancel/").status_code == 400  # already ended
+    resumed = operator.post(f"/api/runs/{run.pk}/resume/")
+    assert resumed.status_code == 200 and resumed.json()["state"] == "queued"
+    assert operator.post(f"/api/runs/{run.pk}/resume/").status_code == 400  # queued runs cannot resume
+
+
+def test_events_after_and_compare(team):
+    project, users = team
+    runs = [make_run(project), make_run(project)]
+    from django.utils import timezone
+
+    for run in runs:
+        RunEvent.objects.bulk_create(
+            RunEvent(
+                run=run,
+                seq=i,
+                type="metrics",
+                payload={"episode": i * 32, "success": i / 10},
+                time=timezone.now(),
+            )
+            for i in range(1, 6)
+        )
+    client = client_for(users[Role.PRODUCT_MANAGER])
+    events = client.get(f"/api/runs/{runs[0].pk}/events/?after=3").json()
+    assert [e["seq"] for e in events] == [4, 5]
+    assert client.get(f"/api/runs/{runs[0].pk}/events/?after=-1").status_code == 400
+    compared = client.get(f"/api/runs/compare/?ids={runs[0].pk},{runs[1].pk}").json()["runs"]
+    assert compared[0]["series"]["success"][-1] == [160, 0.5]
+    assert client.get("/api/runs/compare/?ids=1").status_code == 400
+    assert client.get("/api/runs/compare/?ids=a,b").status_code == 400
+
+
+def test_a_run_that_keeps_killing_its_worker_fails(team, settings):
+    project, _ = team
+    run = make_run(project, deliveries=settings.RUN_MAX_DELIVERIES)
+    assert claim(run.pk, "task") is None
+    run.refresh_from_db()
+    assert run.state == "failed" and "gave up after" in run.error
+
+
+def test_a_live_lease_is_not_taken_twice(team):
+    project, _ = team
+    run = make_run(project)
+    assert claim(run.pk, "first") is not None
+    assert claim(run.pk, "duplicate delivery") is None
+    run.refresh_from_db()
+    assert run.deliveries == 1 and run.task_id == "first"

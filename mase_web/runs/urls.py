@@ -1,0 +1,7 @@
+from rest_framework.routers import DefaultRouter
+
+from mase_web.runs.api import RunViewSet
+
+router = DefaultRouter()
+router.register("runs", RunViewSet, basename="run")
+urlpatterns = router.urls
