@@ -82,6 +82,9 @@ class RunEvent(models.Model):
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="one_event_per_seq")]
         indexes = [models.Index(fields=["run", "type", "seq"])]
 
+    def __str__(self) -> str:
+        return f"run {self.run_id} #{self.seq} {self.type}"
+
     def as_message(self) -> dict:
         return {"seq": self.seq, "type": self.type, "payload": self.payload, "time": self.time.timestamp()}
 
@@ -95,3 +98,6 @@ class Checkpoint(models.Model):
 
     class Meta:
         ordering = ["run", "step"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} checkpoint at {self.step}"
