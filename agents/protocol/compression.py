@@ -197,12 +197,15 @@ class SemanticCodec:
         The intent classifier is kept: recent traffic is unlabelled.
         """
         self._require_fitted()
-        x = np.concatenate([self._reservoir, self._check(embeddings)])
+        recent = self._check(embeddings)
+        x = np.concatenate([self._reservoir, recent])
         c = self.config
         self.centroids, _ = _kmeans(
             x, c.n_codes, c.kmeans_iters, 1, c.seed + self.version, init=self.centroids
         )
         self._fit_residual(x)
+        # The recent traffic is the new normal the drift monitor compares against.
+        self.baseline = self._traffic_profile(recent)
         rng = np.random.default_rng(c.seed + self.version)
         self._reservoir = x[rng.permutation(len(x))[: c.reservoir]]
         self.version = self.version % 0xFFFF + 1

@@ -11,11 +11,14 @@ Push–pull exchange (initiator A, peer B), counted message by message:
 Who initiates: an agent is *hot* for `hot_rounds` after it learned or made something new, and gossips
 with `fanout` random peers each round while hot; it loses interest early after `stop_after` exchanges in
 a row that taught nobody anything (rumour-mongering termination, which makes quiet periods cheap). A
-cold agent still pulls with probability `idle_pull_prob` per round.
+cold agent pulls from one random peer when it has heard nothing for 1, 2, 4, 8, … rounds (exponential
+back-off up to `max_backoff`): an agent the rumour missed is exactly one nobody contacted lately, so it
+catches up at once, while a quiet team pays only a logarithmic trickle of heartbeats.
 
-Adaptive fan-out: an agent carrying many fresh entries gossips with one more peer (news spreads faster in
-a burst); when the whole team sent more than `message_budget_per_round` messages last round (a
-communication storm), every agent drops to fan-out 1.
+Adaptive fan-out, from each agent's own view of the load (messages it sent or received last round): a
+quiet agent (fewer than `quiet_load`) gossips with `max_fanout` peers, so a lone update still spreads in
+O(log N) rounds; a busy one uses the base `fanout`, because many concurrent updates already share each
+exchange; above `storm_load` (a communication storm) it drops to one peer and the storm is counted.
 
 Anti-entropy: every `anti_entropy_period` rounds each agent, hot or not, does a full exchange with one
 random peer; this repairs what rumours missed, e.g. a group that was partitioned. The seed enables it
@@ -43,11 +46,12 @@ class GossipConfig:
     fanout: int = 1  # base number of peers per round while hot
     max_fanout: int = 2  # adaptive fan-out ceiling
     adaptive: bool = True
-    burst_fresh: int = 8  # fresh entries that make an agent gossip with one more peer
-    hot_rounds: int = 6  # rounds an agent keeps spreading after learning something new
-    stop_after: int = 2  # consecutive useless exchanges that end the spreading early
-    idle_pull_prob: float = 0.01  # chance a cold agent still pulls each round
-    message_budget_per_round: float | None = None  # storm guard (None = 4 × N)
+    quiet_load: int = 2  # messages/round below which an agent uses max_fanout
+    storm_load: int = 16  # messages/round above which an agent falls back to one peer
+    hot_rounds: int = 5  # rounds an agent keeps spreading after learning something new
+    stop_after: int = 1  # consecutive useless exchanges that end the spreading early
+    max_backoff: int = 32  # longest silence (rounds) before a cold agent pulls; 0 disables back-off pulls
+    idle_pull_prob: float = 0.0  # extra chance a cold agent pulls each round
     anti_entropy_period: int = 30  # rounds; the seed's 5 minutes at 10 s per round
     anti_entropy_min_agents: int = 50  # anti-entropy only when the team is larger than this
     seed: int = 0
@@ -77,6 +81,9 @@ class GossipNetwork:
         self.lost = 0  # messages to an unreachable peer
         self.last_round_messages = 0
         self.node_messages = np.zeros(n_agents, dtype=np.int64)
+        self.load = np.zeros(n_agents, dtype=np.int64)  # messages each agent handled last round
+        self.storm_rounds = 0  # agent-rounds spent in the storm fallback
+        self.heard = np.zeros(n_agents, dtype=np.int64)  # last round each agent sent or received a message
 
     # ------------------------------------------------------------------------------------------ events
     def update(self, agent: int) -> int:
@@ -105,10 +112,19 @@ class GossipNetwork:
         c = self.config
         if not c.adaptive:
             return c.fanout
-        budget = c.message_budget_per_round or 4.0 * self.n
-        if self.last_round_messages > budget:
+        if self.load[agent] > c.storm_load:
+            self.storm_rounds += 1
             return 1
-        return min(c.max_fanout, c.fanout + (1 if self.fresh[agent] >= c.burst_fresh else 0))
+        return c.max_fanout if self.load[agent] < c.quiet_load else c.fanout
+
+    def _backoff_due(self, agent: int) -> bool:
+        c = self.config
+        if c.max_backoff <= 0:
+            return False
+        silent = self.round - self.heard[agent]
+        if silent <= 0:
+            return False
+        return silent % c.max_backoff == 0 if silent > c.max_backoff else (silent & (silent - 1)) == 0
 
     def _send(self, src: int, dst: int) -> bool:
         self.messages += 1
@@ -119,10 +135,10 @@ class GossipNetwork:
             return False
         return True
 
-    def _exchange(self, a: int, b: int, learned: np.ndarray) -> bool:
-        """One push–pull exchange; returns whether anybody learned something."""
-        if not self._send(a, b):  # digest
-            return False
+    def _exchange(self, a: int, b: int, learned: np.ndarray) -> bool | None:
+        """One push–pull exchange; returns whether anybody learned something (None: peer unreachable)."""
+        if not self._send(a, b):  # digest lost: no reply, so no feedback either way
+            return None
         b_newer = self.view[b] > self.view[a]
         a_newer = self.view[a] > self.view[b]
         self._send(b, a)  # entries B has newer + request for the rest (also the ack)
@@ -147,6 +163,7 @@ class GossipNetwork:
         """Run one round; returns the messages it sent."""
         c = self.config
         before = self.messages
+        handled = self.node_messages.copy()
         learned = np.zeros(self.n, dtype=np.int64)
         order = self.rng.permutation(self.n)
         anti_entropy = (
@@ -163,18 +180,21 @@ class GossipNetwork:
                 k = 1
             elif hot:
                 k = self._fanout(a)
-            elif self.rng.random() < c.idle_pull_prob:
+            elif self._backoff_due(a) or self.rng.random() < c.idle_pull_prob:
                 k = 1
             else:
                 continue
             for b in self._peers(a, k):
                 useful = self._exchange(a, int(b), learned)
-                self.useless[a] = 0 if useful else self.useless[a] + 1
+                if useful is not None:
+                    self.useless[a] = 0 if useful else self.useless[a] + 1
         for agent in np.flatnonzero(learned):
             self._heat(agent)
         self.fresh = learned
         self.round += 1
         self.last_round_messages = self.messages - before
+        self.load = self.node_messages - handled
+        self.heard[self.load > 0] = self.round
         self._track()
         return self.last_round_messages
 
@@ -211,6 +231,7 @@ class GossipNetwork:
             "entries_sent": self.entries_sent,
             "lost_messages": self.lost,
             "anti_entropy_runs": self.anti_entropy_runs,
+            "storm_fallbacks": self.storm_rounds,
             "pending_changes": len(self.pending),
             "converged": self.converged(),
             "converged_share": float((self.view == self.view.max(axis=0, keepdims=True)).all(axis=1).mean()),
