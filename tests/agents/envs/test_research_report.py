@@ -201,3 +201,11 @@ def test_writer_on_a_local_causal_lm(tmp_path):
 
 def test_pettingzoo_seed_test():
     parallel_seed_test(ResearchReportEnv, num_cycles=40)
+
+
+def test_scripted_team_lookup_by_environment_name():
+    from agents.envs.scripted import scripted_team
+
+    assert isinstance(scripted_team("research_report"), ScriptedResearchTeam)
+    with pytest.raises(ValueError, match="available: customer_service, research_report"):
+        scripted_team("number_guess")
