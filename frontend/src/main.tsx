@@ -2,11 +2,15 @@ import type React from "react";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "./styles.css";
+import { DesignerPage } from "./pages/DesignerPage";
 import { HomePage } from "./pages/HomePage";
+import { WorkflowsPage } from "./pages/WorkflowsPage";
 
 // Each Django page renders <div id="root" data-page="NAME"> and this bundle mounts the matching page.
 const pages: Record<string, () => React.JSX.Element> = {
   home: HomePage,
+  workflows: WorkflowsPage,
+  designer: DesignerPage,
 };
 
 const root = document.getElementById("root");

@@ -1,0 +1,128 @@
+import { useEffect, useState } from "react";
+import { NumberField } from "./NumberField";
+import { useDesigner } from "./store";
+import type { AgentSpec, RoleInfo } from "./types";
+
+interface Props {
+  agent: AgentSpec;
+  roles: RoleInfo[];
+}
+
+const DEFAULT_LORA = { r: 4, alpha: 8, dropout: 0, target_modules: null };
+
+/** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
+export function AgentInspector({ agent, roles }: Props) {
+  const { updateAgent, renameAgent, setSection } = useDesigner.getState();
+  const backbone = useDesigner((s) => s.spec.backbone) ?? {};
+  const [idText, setIdText] = useState(agent.id);
+  const [idError, setIdError] = useState<string | null>(null);
+  useEffect(() => {
+    setIdText(agent.id);
+    setIdError(null);
+  }, [agent.id]);
+  const lora = { ...DEFAULT_LORA, ...(agent.lora ?? {}) };
+  const role = roles.find((r) => r.name === agent.role);
+
+  return (
+    <div className="inspector" data-testid="agent-inspector">
+      <h2>Agent {agent.id}</h2>
+      <label className="field" title="Unique id: lowercase letters, digits and _. Edges follow a rename.">
+        <span>Id</span>
+        <input
+          value={idText}
+          onChange={(e) => setIdText(e.target.value)}
+          onBlur={() => setIdError(renameAgent(agent.id, idText.trim()))}
+          onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}
+        />
+      </label>
+      {idError && <p className="error">{idError}</p>}
+      <label className="field" title={role?.description}>
+        <span>Role</span>
+        <select value={agent.role} onChange={(e) => updateAgent(agent.id, { role: e.target.value })}>
+          {!role && <option value={agent.role}>{agent.role} (unknown)</option>}
+          {roles.map((r) => (
+            <option key={r.name} value={r.name}>
+              {r.name.replaceAll("_", " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      {role && <p className="hint">{role.description}</p>}
+      <label className="field column" title="The agent's instructions; required.">
+        <span>System prompt</span>
+        <textarea
+          rows={5}
+          value={agent.prompt ?? ""}
+          placeholder="Describe what this agent does and whom it works with."
+          onChange={(e) => updateAgent(agent.id, { prompt: e.target.value })}
+          data-testid="agent-prompt"
+        />
+      </label>
+      {role && role.default_prompt && agent.prompt !== role.default_prompt && (
+        <button className="link" onClick={() => updateAgent(agent.id, { prompt: role.default_prompt })}>
+          Use the role's default prompt
+        </button>
+      )}
+
+      <fieldset>
+        <legend title="One frozen transformer is shared by every agent of the team.">Backbone (shared by all agents)</legend>
+        <label className="field" title='"default" is all-MiniLM-L6-v2; or the path of a local Hugging Face model directory.'>
+          <span>Model</span>
+          <input
+            value={backbone.model ?? "default"}
+            onChange={(e) => setSection("backbone", { ...backbone, model: e.target.value })}
+          />
+        </label>
+        <label className="field" title="How a sentence becomes one vector.">
+          <span>Pooling</span>
+          <select
+            value={backbone.pooling ?? "mean"}
+            onChange={(e) => setSection("backbone", { ...backbone, pooling: e.target.value as "mean" | "cls" | "last" })}
+          >
+            <option value="mean">mean</option>
+            <option value="cls">cls</option>
+            <option value="last">last (causal LM)</option>
+          </select>
+        </label>
+      </fieldset>
+
+      <fieldset>
+        <legend title="The agent's own small adapter on the shared backbone ('skill DNA').">LoRA adapter</legend>
+        <NumberField label="Rank r" integer min={1} max={256} value={lora.r} hint="Adapter rank (1–256)." onChange={(r) => updateAgent(agent.id, { lora: { ...lora, r } })} />
+        <NumberField label="Alpha" min={0} value={lora.alpha} hint="LoRA scaling alpha." onChange={(alpha) => updateAgent(agent.id, { lora: { ...lora, alpha } })} />
+        <NumberField label="Dropout" min={0} max={1} step={0.05} value={lora.dropout} onChange={(dropout) => updateAgent(agent.id, { lora: { ...lora, dropout } })} />
+        <label className="field" title="Comma-separated module names; empty = the architecture's attention key/value projections.">
+          <span>Target modules</span>
+          <input
+            value={(lora.target_modules ?? []).join(", ")}
+            placeholder="default: key/value projections"
+            onChange={(e) => {
+              const names = e.target.value.split(",").map((s) => s.trim()).filter(Boolean);
+              updateAgent(agent.id, { lora: { ...lora, target_modules: names.length ? names : null } });
+            }}
+          />
+        </label>
+      </fieldset>
+
+      <fieldset>
+        <legend>Policy and evolution</legend>
+        <NumberField
+          label="Policy head hidden units"
+          integer
+          min={1}
+          value={agent.policy_head?.hidden ?? 64}
+          hint="Width of the agent's own policy head."
+          onChange={(hidden) => updateAgent(agent.id, { policy_head: { hidden } })}
+        />
+        <NumberField
+          label="Update period"
+          integer
+          min={1}
+          value={agent.update_period ?? 1}
+          hint="The agent's parameters update every k training updates (agents evolve at different speeds)."
+          onChange={(update_period) => updateAgent(agent.id, { update_period })}
+        />
+      </fieldset>
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+import {
+  Background,
+  Controls,
+  type Edge,
+  MarkerType,
+  MiniMap,
+  type NodeChange,
+  ReactFlow,
+  useReactFlow,
+} from "@xyflow/react";
+import type React from "react";
+import { useCallback, useMemo, useState } from "react";
+import { type AgentFlowNode, AgentNode } from "./AgentNode";
+import { ROLE_MIME } from "./Palette";
+import { problemTargets, useDesigner } from "./store";
+import type { RoleInfo } from "./types";
+
+const nodeTypes = { agent: AgentNode };
+
+interface Props {
+  roles: RoleInfo[];
+}
+
+/** The workflow canvas: agents as nodes, dependency (solid arrow) and communication (dashed) edges. */
+export function Canvas({ roles }: Props) {
+  const spec = useDesigner((s) => s.spec);
+  const layout = useDesigner((s) => s.layout);
+  const selection = useDesigner((s) => s.selection);
+  const report = useDesigner((s) => s.report);
+  const diff = useDesigner((s) => s.diff);
+  const readOnly = useDesigner((s) => s.readOnly);
+  const { select, moveAgent, connect, addAgent } = useDesigner.getState();
+  const { screenToFlowPosition } = useReactFlow();
+  // Measured node sizes are view state, not design state: they stay here, out of the store.
+  const [measured, setMeasured] = useState<Record<string, { width: number; height: number }>>({});
+
+  const problemsByAgent = useMemo(() => {
+    const map = new Map<string, string[]>();
+    for (const e of report?.errors ?? []) {
+      const m = /^\$\.agents\[(\d+)\]/.exec(e.path);
+      const id = m ? spec.agents[Number(m[1])]?.id : undefined;
+      if (id) map.set(id, [...(map.get(id) ?? []), `${e.path.replace(/^\$\.agents\[\d+\]\.?/, "") || "agent"}: ${e.message}`]);
+    }
+    return map;
+  }, [report, spec.agents]);
+
+  const roleInfo = useMemo(() => new Map(roles.map((r) => [r.name, r])), [roles]);
+
+  const nodes: AgentFlowNode[] = useMemo(
+    () =>
+      spec.agents.map((agent) => ({
+        id: agent.id,
+        type: "agent",
+        position: layout[agent.id] ?? { x: 0, y: 0 },
+        selected: selection?.kind === "agent" && selection.id === agent.id,
+        measured: measured[agent.id],
+        data: {
+          agentId: agent.id,
+          role: String(agent.role ?? ""),
+          roleDescription: roleInfo.get(String(agent.role))?.description ?? "Unknown role",
+          problems: problemsByAgent.get(agent.id) ?? [],
+          diffState: diff?.agents.added.includes(agent.id)
+            ? "added"
+            : diff?.agents.changed.includes(agent.id)
+              ? "changed"
+              : null,
+        },
+      })),
+    [spec.agents, layout, selection, measured, roleInfo, problemsByAgent, diff],
+  );
+
+  const badEdges = useMemo(
+    () => problemTargets(spec, (report?.errors ?? []).map((e) => e.path)).edges,
+    [spec, report],
+  );
+
+  const edges: Edge[] = useMemo(
+    () =>
+      (spec.edges ?? []).map((edge, index) => {
+        const dependency = edge.kind === "dependency";
+        return {
+          id: `e${index}`,
+          source: edge.source,
+          target: edge.target,
+          selected: selection?.kind === "edge" && selection.index === index,
+          className: `${dependency ? "edge-dependency" : "edge-communication"}${badEdges.has(index) ? " edge-problem" : ""}`,
+          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+          animated: !dependency,
+          ariaLabel: `${edge.kind ?? "communication"} edge from ${edge.source} to ${edge.target}`,
+        };
+      }),
+    [spec.edges, selection, badEdges],
+  );
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<AgentFlowNode>[]) => {
+      const sizes: Record<string, { width: number; height: number }> = {};
+      for (const change of changes) {
+        if (change.type === "position" && change.position) {
+          moveAgent(change.id, change.position, !change.dragging);
+        } else if (change.type === "dimensions" && change.dimensions) {
+          sizes[change.id] = change.dimensions;
+        }
+      }
+      if (Object.keys(sizes).length) setMeasured((old) => ({ ...old, ...sizes }));
+    },
+    [moveAgent],
+  );
+
+  const onDrop = (event: React.DragEvent) => {
+    event.preventDefault();
+    const name = event.dataTransfer.getData(ROLE_MIME);
+    const role = roleInfo.get(name);
+    if (!role || readOnly) return;
+    const point = screenToFlowPosition({ x: event.clientX, y: event.clientY });
+    addAgent(role, { x: Math.round(point.x - 90), y: Math.round(point.y - 30) });
+  };
+
+  return (
+    <div className="canvas" onDrop={onDrop} onDragOver={(e) => e.preventDefault()} data-testid="canvas">
+      <ReactFlow<AgentFlowNode, Edge>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onNodeClick={(_, node) => select({ kind: "agent", id: node.id })}
+        onEdgeClick={(_, edge) => select({ kind: "edge", index: Number(edge.id.slice(1)) })}
+        onPaneClick={() => select(null)}
+        onConnect={(c) => c.source && c.target && connect(c.source, c.target)}
+        isValidConnection={(c) => c.source !== c.target}
+        nodesDraggable={!readOnly}
+        nodesConnectable={!readOnly}
+        deleteKeyCode={null}
+        fitView
+        minZoom={0.2}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background gap={20} />
+        <Controls showInteractive={false} />
+        <MiniMap pannable zoomable ariaLabel="Minimap of the workflow" />
+      </ReactFlow>
+      {spec.agents.length === 0 && (
+        <div className="canvas-empty">
+          <strong>No agents yet.</strong>
+          <span>Drag a role from the palette on the left onto this canvas, then drag from one agent's right handle to another agent to connect them.</span>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+import { AgentInspector } from "./AgentInspector";
+import { EdgeInspector } from "./EdgeInspector";
+import { useDesigner } from "./store";
+import type { RoleInfo } from "./types";
+
+/** Shows the inspector of whatever is selected on the canvas. */
+export function Inspector({ roles }: { roles: RoleInfo[] }) {
+  const selection = useDesigner((s) => s.selection);
+  const spec = useDesigner((s) => s.spec);
+  if (selection?.kind === "agent") {
+    const agent = spec.agents.find((a) => a.id === selection.id);
+    if (agent) return <AgentInspector key={agent.id} agent={agent} roles={roles} />;
+  }
+  if (selection?.kind === "edge") {
+    const edge = spec.edges?.[selection.index];
+    if (edge) return <EdgeInspector edge={edge} index={selection.index} />;
+  }
+  return (
+    <div className="inspector empty-state">
+      <h2>Inspector</h2>
+      <p>Select an agent or an edge on the canvas to edit it here.</p>
+      <p className="hint">Tip: drag from the dot on an agent's right side to another agent to connect them.</p>
+    </div>
+  );
+}

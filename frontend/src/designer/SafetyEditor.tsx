@@ -1,0 +1,72 @@
+import { NumberField } from "./NumberField";
+import { useDesigner } from "./store";
+import type { FallbackSection } from "./types";
+
+/** Circuit breaker thresholds and the rule-based fallback the team switches to when it trips. */
+export function SafetyEditor() {
+  const breaker = useDesigner((s) => s.spec.circuit_breaker) ?? {};
+  const fallback = useDesigner((s) => s.spec.fallback) ?? {};
+  const agentIds = useDesigner((s) => s.spec.agents.map((a) => a.id).join(",")).split(",").filter(Boolean);
+  const setSection = useDesigner.getState().setSection;
+  const rules = fallback.rules ?? [];
+  const saveBreaker = (patch: Partial<typeof breaker>) => setSection("circuit_breaker", { ...breaker, ...patch });
+  const saveFallback = (patch: Partial<FallbackSection>) => setSection("fallback", { kind: fallback.kind ?? "none", rules, ...patch });
+
+  return (
+    <div className="safety-editor">
+      <h2>Circuit breaker</h2>
+      <p className="hint">After several low-confidence decisions in a row the team hands over to the fallback rules, then retries after a cooldown.</p>
+      <fieldset>
+        <NumberField label="Low confidence below" min={0} max={1} step={0.05} value={breaker.confidence_threshold ?? 0.5} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
+        <NumberField label="Consecutive low decisions" integer min={1} value={breaker.consecutive_low ?? 3} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
+        <NumberField label="Cooldown (seconds)" min={0} value={breaker.cooldown_s ?? 30} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
+        <NumberField label="Step limit per task" integer min={1} value={breaker.step_limit ?? 20} onChange={(step_limit) => saveBreaker({ step_limit })} />
+      </fieldset>
+
+      <h2>Fallback</h2>
+      <label className="field" title="What runs while the breaker is open.">
+        <span>Fallback</span>
+        <select value={fallback.kind ?? "none"} onChange={(e) => saveFallback({ kind: e.target.value as FallbackSection["kind"] })}>
+          <option value="none">none</option>
+          <option value="keyword_router">keyword router</option>
+          <option value="scripted">scripted team</option>
+        </select>
+      </label>
+      {fallback.kind === "keyword_router" && (
+        <>
+          <p className="hint">Each rule sends a task that contains one of its keywords to an agent.</p>
+          {rules.length === 0 && <p className="empty-state">No rules yet.</p>}
+          {rules.map((rule, i) => (
+            <div className="rule" key={i}>
+              <label className="field">
+                <span>Keywords</span>
+                <input
+                  value={rule.keywords.join(", ")}
+                  placeholder="refund, return"
+                  onChange={(e) =>
+                    saveFallback({
+                      rules: rules.map((r, j) => (j === i ? { ...r, keywords: e.target.value.split(",").map((k) => k.trim()).filter(Boolean) } : r)),
+                    })
+                  }
+                />
+              </label>
+              <label className="field">
+                <span>Route to</span>
+                <select value={rule.route_to} onChange={(e) => saveFallback({ rules: rules.map((r, j) => (j === i ? { ...r, route_to: e.target.value } : r)) })}>
+                  {!agentIds.includes(rule.route_to) && <option value={rule.route_to}>{rule.route_to || "choose…"}</option>}
+                  {agentIds.map((id) => (
+                    <option key={id}>{id}</option>
+                  ))}
+                </select>
+              </label>
+              <button className="icon" title="Remove this rule" onClick={() => saveFallback({ rules: rules.filter((_, j) => j !== i) })}>
+                ×
+              </button>
+            </div>
+          ))}
+          <button onClick={() => saveFallback({ rules: [...rules, { keywords: [], route_to: agentIds[0] ?? "" }] })}>Add rule</button>
+        </>
+      )}
+    </div>
+  );
+}

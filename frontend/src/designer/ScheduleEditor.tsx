@@ -1,0 +1,88 @@
+import { NumberField } from "./NumberField";
+import { DEFAULT_PHASES } from "./RewardComposer";
+import { useDesigner } from "./store";
+import type { Catalogue } from "./types";
+
+/** Evolution schedule (phases, thresholds, plateau rule) and the adaptive curriculum. */
+export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
+  const evolution = useDesigner((s) => s.spec.evolution) ?? {};
+  const curriculum = useDesigner((s) => s.spec.curriculum) ?? {};
+  const setSection = useDesigner.getState().setSection;
+  const phases = evolution.phases ?? DEFAULT_PHASES;
+  const plateau = evolution.plateau ?? { cycles: 3, min_improvement: 0.02 };
+  const unused = catalogue.phases.filter((p) => !phases.some((x) => x.name === p));
+  const saveEvolution = (patch: Partial<typeof evolution>) => setSection("evolution", { ...evolution, phases, plateau, ...patch });
+  const saveCurriculum = (patch: Partial<typeof curriculum>) => setSection("curriculum", { ...curriculum, ...patch });
+
+  return (
+    <div className="schedule-editor">
+      <h2>Evolution schedule</h2>
+      <p className="hint">
+        Phases run in order; the team moves on when the mean agent score passes the phase's threshold (0–1).
+      </p>
+      <table className="terms">
+        <thead>
+          <tr>
+            <th>Phase</th>
+            <th>Advance at score</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {phases.map((p, i) => (
+            <tr key={p.name}>
+              <td>{p.name}</td>
+              <td>
+                <NumberField
+                  label=""
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={p.threshold}
+                  hint={`Threshold that ends the ${p.name} phase`}
+                  onChange={(threshold) => saveEvolution({ phases: phases.map((x, j) => (j === i ? { ...x, threshold } : x)) })}
+                />
+              </td>
+              <td>
+                <button className="icon" title={`Remove the ${p.name} phase`} onClick={() => saveEvolution({ phases: phases.filter((_, j) => j !== i) })}>
+                  ×
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {unused.length > 0 && (
+        <label className="field">
+          <span>Add phase</span>
+          <select value="" onChange={(e) => e.target.value && saveEvolution({ phases: [...phases, { name: e.target.value, threshold: 1 }] })}>
+            <option value="">choose…</option>
+            {unused.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+      )}
+      <fieldset>
+        <legend title="Flag the reward for restructuring when the score stops improving (seed 000: 3 cycles, 2%).">Plateau rule</legend>
+        <NumberField label="Cycles without improvement" integer min={1} value={plateau.cycles} onChange={(cycles) => saveEvolution({ plateau: { ...plateau, cycles } })} />
+        <NumberField label="Minimum improvement" min={0} max={1} step={0.01} value={plateau.min_improvement} hint="0.02 = 2%" onChange={(min_improvement) => saveEvolution({ plateau: { ...plateau, min_improvement } })} />
+        <NumberField label="Episodes per cycle" integer min={1} value={evolution.cycle_episodes ?? 500} onChange={(cycle_episodes) => saveEvolution({ cycle_episodes })} />
+      </fieldset>
+
+      <h2>Curriculum</h2>
+      <label className="field check" title="Difficulty follows the success rate: harder above the upper bound, easier below the lower one.">
+        <input type="checkbox" checked={curriculum.enabled ?? false} onChange={(e) => saveCurriculum({ enabled: e.target.checked })} />
+        <span>Adaptive curriculum</span>
+      </label>
+      {curriculum.enabled && (
+        <fieldset>
+          <NumberField label="Harder above success rate" min={0} max={1} step={0.05} value={curriculum.upper ?? 0.8} onChange={(upper) => saveCurriculum({ upper })} />
+          <NumberField label="Easier below success rate" min={0} max={1} step={0.05} value={curriculum.lower ?? 0.4} onChange={(lower) => saveCurriculum({ lower })} />
+          <NumberField label="Lowest level" integer min={0} value={curriculum.min_level ?? 0} onChange={(min_level) => saveCurriculum({ min_level })} />
+          <NumberField label="Highest level" integer min={0} value={curriculum.max_level ?? 3} onChange={(max_level) => saveCurriculum({ max_level })} />
+        </fieldset>
+      )}
+    </div>
+  );
+}

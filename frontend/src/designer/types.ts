@@ -1,0 +1,220 @@
+/** Types of the team spec and of the workflow API, as the designer uses them.
+ *
+ * The spec is the library's JSON document (agents/spec.py); every section except agents is optional
+ * there, so the editors read with defaults and write whole sections back.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface LoraConfig {
+  r: number;
+  alpha: number;
+  dropout?: number;
+  target_modules: string[] | null;
+}
+
+export interface AgentSpec {
+  id: string;
+  role: string;
+  prompt: string;
+  lora?: LoraConfig;
+  policy_head?: { hidden: number };
+  update_period?: number;
+}
+
+export type EdgeKind = "dependency" | "communication";
+
+export interface EdgeSpec {
+  source: string;
+  target: string;
+  kind?: EdgeKind;
+}
+
+export interface RewardTerm {
+  term: string;
+  weights: Record<string, number>;
+}
+
+export interface RewardSection {
+  preset?: string | null;
+  terms?: RewardTerm[];
+}
+
+export interface PhaseSpec {
+  name: string;
+  threshold: number;
+}
+
+export interface EvolutionSection {
+  phases?: PhaseSpec[];
+  plateau?: { cycles: number; min_improvement: number };
+  cycle_episodes?: number;
+}
+
+export interface CurriculumSection {
+  enabled?: boolean;
+  upper?: number;
+  lower?: number;
+  min_level?: number;
+  max_level?: number;
+}
+
+export interface CircuitBreakerSection {
+  confidence_threshold?: number;
+  consecutive_low?: number;
+  cooldown_s?: number;
+  step_limit?: number;
+}
+
+export interface FallbackRule {
+  keywords: string[];
+  route_to: string;
+}
+
+export interface FallbackSection {
+  kind?: "none" | "keyword_router" | "scripted";
+  rules?: FallbackRule[];
+}
+
+export interface BackboneSection {
+  model?: string;
+  pooling?: "mean" | "cls" | "last";
+  max_length?: number;
+}
+
+export interface TeamSpec {
+  spec_version?: number;
+  name?: string;
+  description?: string;
+  backbone?: BackboneSection;
+  agents: AgentSpec[];
+  edges?: EdgeSpec[];
+  communication?: Record<string, Json>;
+  reward?: RewardSection;
+  evolution?: EvolutionSection;
+  curriculum?: CurriculumSection;
+  circuit_breaker?: CircuitBreakerSection;
+  fallback?: FallbackSection;
+  environment?: { name: string | null; params?: Record<string, Json> };
+  training?: Record<string, Json>;
+  [key: string]: unknown;
+}
+
+export interface Position {
+  x: number;
+  y: number;
+}
+
+export type Layout = Record<string, Position>;
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+export interface Advice {
+  decision_density: number;
+  uncertainty: number;
+  reward_conflict: number;
+  score: number;
+  recommendation: "rules" | "marl";
+  reasons: string[];
+  warnings: Problem[];
+}
+
+export interface ValidationReport {
+  valid: boolean;
+  errors: Problem[];
+  warnings: Problem[];
+  advice: Advice | null;
+}
+
+export interface RoleInfo {
+  name: string;
+  description: string;
+  default_prompt: string;
+  decision_weight: number;
+  external_uncertainty: number;
+}
+
+export interface RewardTermInfo {
+  name: string;
+  description: string;
+  delayed: boolean;
+  penalty: boolean;
+}
+
+export interface Catalogue {
+  roles: RoleInfo[];
+  reward_terms: RewardTermInfo[];
+  presets: Record<string, Record<string, Record<string, number>>>;
+  phases: string[];
+  limits: Record<string, number>;
+}
+
+export interface Workflow {
+  id: number;
+  project: number;
+  project_name: string;
+  name: string;
+  description: string;
+  spec: TeamSpec;
+  layout: Layout;
+  latest_version: number | null;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+export interface WorkflowSummary {
+  id: number;
+  project: number;
+  project_name: string;
+  name: string;
+  description: string;
+  agents: number;
+  latest_version: number | null;
+  updated_at: string;
+}
+
+export interface VersionSummary {
+  number: number;
+  note: string;
+  author: string | null;
+  created_at: string;
+}
+
+export interface Version extends VersionSummary {
+  spec: TeamSpec;
+  layout: Layout;
+}
+
+export interface Change {
+  path: string;
+  kind: "added" | "removed" | "changed";
+  before: Json;
+  after: Json;
+}
+
+export interface SpecDiff {
+  base: string;
+  target: string;
+  changes: Change[];
+  agents: { added: string[]; removed: string[]; changed: string[] };
+  edges: { added: string[]; removed: string[] };
+}
+
+export interface TemplateSummary {
+  slug: string;
+  name: string;
+  description: string;
+  agents: number;
+  roles: string[];
+  environment: string | null;
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}

@@ -1,0 +1,115 @@
+"""In real Chromium: open a template, drag in an agent, connect it, edit reward weights, watch
+validation errors appear and disappear, publish, reload, and restore an older version."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from conftest import ARTIFACTS
+from mase_web.accounts.models import Membership, Project, Role
+from mase_web.workflows.models import Workflow
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def sign_in(page, base_url: str, role: str = Role.PRODUCT_MANAGER):
+    user = get_user_model().objects.create_user(f"designer_{role}")
+    project = Project.objects.create(name="Content team")
+    Membership.objects.create(project=project, user=user, role=role)
+    client = Client()
+    client.force_login(user)  # a real session row in the shared test database
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}])
+    return user, project
+
+
+def test_design_publish_reload_restore(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    base = live_services.base_url
+    sign_in(page, base)
+
+    page.goto(f"{base}/workflows/")
+    page.get_by_text("No workflows yet").wait_for()
+    page.get_by_role("button", name="Use Collaborative writing").click()
+    page.wait_for_url(re.compile(r"/workflows/\d+/$"))
+    workflow_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    for agent in ("planner", "writer", "polisher"):
+        page.get_by_test_id(f"agent-node-{agent}").wait_for()
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    edges_before = page.locator(".react-flow__edge").count()
+
+    # Drag a custom agent from the palette: its prompt is empty, so a validation error appears on it.
+    canvas = page.get_by_test_id("canvas")
+    box = canvas.bounding_box()
+    page.get_by_test_id("palette-custom").drag_to(canvas, target_position={"x": box["width"] * 0.5, "y": box["height"] * 0.8})
+    node = page.get_by_test_id("agent-node-custom_agent")
+    node.wait_for()
+    node.get_by_test_id("node-problem-badge").wait_for()
+    page.get_by_test_id("problems").get_by_text("custom_agent.prompt").wait_for()
+
+    # Connect it to the planner (a communication link, the default kind for new edges).
+    node.locator(".react-flow__handle-right").drag_to(
+        page.get_by_test_id("agent-node-planner").locator(".react-flow__handle-left")
+    )
+    page.wait_for_function(f"document.querySelectorAll('.react-flow__edge').length === {edges_before + 1}")
+
+    # Writing the prompt clears the error.
+    node.click()
+    page.get_by_test_id("agent-prompt").fill("You check every claim in the draft against its sources.")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    expect_no_badge = node.get_by_test_id("node-problem-badge")
+    expect_no_badge.wait_for(state="detached")
+
+    # Reward weights: an out-of-range weight is an error until it is fixed; the chart follows.
+    page.get_by_role("tab", name="Reward").click()
+    weight = page.get_by_test_id("weight-task-exploration")
+    weight.fill("50")
+    page.get_by_test_id("problems").get_by_text("reward.terms[0].weights.exploration").wait_for()
+    weight.fill("0.45")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.locator('[data-testid=mixture-chart] rect[data-term="task"][data-weight="0.45"]').first.wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "designer.png"))
+
+    # Publish version 1 with a note.
+    page.get_by_role("tab", name="History").click()
+    page.get_by_test_id("publish-note").fill("Added a fact checker")
+    page.get_by_role("button", name="Publish version").click()
+    page.get_by_text("Published version 1.").wait_for()
+
+    # Reload: agent, edge, weight and version are all still there.
+    page.reload()
+    page.get_by_test_id("agent-node-custom_agent").wait_for()
+    assert page.locator(".react-flow__edge").count() == edges_before + 1
+    page.get_by_role("tab", name="Reward").click()
+    assert page.get_by_test_id("weight-task-exploration").input_value() == "0.45"
+    page.get_by_role("tab", name="History").click()
+    page.get_by_test_id("version-1").get_by_text("Added a fact checker").wait_for()
+
+    # Delete the agent, publish version 2, then restore version 1.
+    page.get_by_test_id("agent-node-custom_agent").click()
+    page.keyboard.press("Delete")
+    page.get_by_test_id("agent-node-custom_agent").wait_for(state="detached")
+    page.get_by_role("tab", name="History").click()
+    page.get_by_test_id("publish-note").fill("Without the fact checker")
+    page.get_by_role("button", name="Publish version").click()
+    page.get_by_text("Published version 2.").wait_for()
+    page.get_by_test_id("version-1").get_by_role("button", name="Compare with draft").click()
+    page.get_by_test_id("diff-view").get_by_text("− custom_agent", exact=True).wait_for()
+    page.get_by_test_id("version-1").get_by_role("button", name="Restore").click()
+    page.get_by_test_id("agent-node-custom_agent").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+
+    page.reload()
+    page.get_by_test_id("agent-node-custom_agent").wait_for()
+    workflow = Workflow.objects.get(pk=workflow_id)
+    assert [a["id"] for a in workflow.spec["agents"]][-1] == "custom_agent"
+    assert list(workflow.versions.order_by("number").values_list("note", flat=True)) == [
+        "Added a fact checker",
+        "Without the fact checker",
+    ]
