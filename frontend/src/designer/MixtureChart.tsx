@@ -4,8 +4,8 @@ interface Props {
 }
 
 const COLORS = ["#3b5bdb", "#2b8a3e", "#e67700", "#c2255c", "#1098ad", "#7048e8", "#5c940d", "#d9480f", "#495057", "#0b7285", "#862e9c"];
-const W = 150;
-const H = 120;
+const W = 112;
+const H = 100;
 const PAD = 6;
 
 /** One small SVG bar chart per phase: each term's weight (negative weights hang below the zero line). */

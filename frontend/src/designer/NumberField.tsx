@@ -21,8 +21,8 @@ export function NumberField({ label, value, onChange, min, max, step, integer, h
   }, [value, focused]);
 
   return (
-    <label className="field" title={hint}>
-      <span>{label}</span>
+    <label className="field" title={hint} aria-label={label || hint}>
+      {label && <span>{label}</span>}
       <input
         type="number"
         value={text}

@@ -4,14 +4,16 @@ validation errors appear and disappear, publish, reload, and restore an older ve
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from conftest import ARTIFACTS
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.workflows.models import Workflow
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -22,7 +24,9 @@ def sign_in(page, base_url: str, role: str = Role.PRODUCT_MANAGER):
     Membership.objects.create(project=project, user=user, role=role)
     client = Client()
     client.force_login(user)  # a real session row in the shared test database
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}])
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}]
+    )
     return user, project
 
 
@@ -45,7 +49,9 @@ def test_design_publish_reload_restore(live_services, browser_page):
     # Drag a custom agent from the palette: its prompt is empty, so a validation error appears on it.
     canvas = page.get_by_test_id("canvas")
     box = canvas.bounding_box()
-    page.get_by_test_id("palette-custom").drag_to(canvas, target_position={"x": box["width"] * 0.5, "y": box["height"] * 0.8})
+    page.get_by_test_id("palette-custom").drag_to(
+        canvas, target_position={"x": box["width"] * 0.5, "y": box["height"] * 0.8}
+    )
     node = page.get_by_test_id("agent-node-custom_agent")
     node.wait_for()
     node.get_by_test_id("node-problem-badge").wait_for()
