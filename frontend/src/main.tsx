@@ -3,7 +3,10 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "./styles.css";
 import { DesignerPage } from "./pages/DesignerPage";
+import { ComparePage } from "./pages/ComparePage";
 import { HomePage } from "./pages/HomePage";
+import { RunPage } from "./pages/RunPage";
+import { RunsPage } from "./pages/RunsPage";
 import { WorkflowsPage } from "./pages/WorkflowsPage";
 
 // Each Django page renders <div id="root" data-page="NAME"> and this bundle mounts the matching page.
@@ -11,6 +14,9 @@ const pages: Record<string, () => React.JSX.Element> = {
   home: HomePage,
   workflows: WorkflowsPage,
   designer: DesignerPage,
+  runs: RunsPage,
+  run: RunPage,
+  compare: ComparePage,
 };
 
 const root = document.getElementById("root");

@@ -1,0 +1,35 @@
+import { useMemo } from "react";
+import { PlotlyChart } from "./PlotlyChart";
+import type { AttentionFrame } from "./types";
+
+/** α_ij as a heat map: row = the listening agent i, column = the agent j it listens to. */
+export function AttentionHeatmap({ frame }: { frame: AttentionFrame }) {
+  const { agents, matrix } = frame;
+  const data = useMemo(
+    () => [
+      {
+        type: "heatmap",
+        z: matrix,
+        x: agents,
+        y: agents,
+        zmin: 0,
+        zmax: 1,
+        colorscale: "Blues",
+        colorbar: { title: { text: "α" }, thickness: 12 },
+        hovertemplate: "%{y} listens to %{x}: %{z:.3f}<extra></extra>",
+        // Small teams get the numbers printed in the cells.
+        texttemplate: agents.length <= 8 ? "%{z:.2f}" : "",
+      },
+    ],
+    [agents, matrix],
+  );
+  const layout = useMemo(
+    () => ({
+      margin: { l: 90, r: 10, t: 10, b: 80 },
+      xaxis: { title: { text: "speaker j" }, side: "bottom", tickangle: -30 },
+      yaxis: { title: { text: "listener i" }, autorange: "reversed" },
+    }),
+    [],
+  );
+  return <PlotlyChart data={data} layout={layout} height={340} testId="attention-heatmap" label="Attention heat map" />;
+}

@@ -1,0 +1,103 @@
+import { useMemo, useState } from "react";
+import { AttentionHeatmap } from "./AttentionHeatmap";
+import { CommunicationNetwork } from "./CommunicationNetwork";
+import type { AttentionFrame } from "./types";
+
+type ModeFilter = "all" | "train" | "eval";
+
+/**
+ * The learned communication structure over time: heat map and network of one attention event, with a
+ * slider to replay every event so far. At the end of the slider it follows the run live.
+ */
+export function AttentionReplay({ frames }: { frames: AttentionFrame[] }) {
+  const [mode, setMode] = useState<ModeFilter>("all");
+  // null = follow live (always the newest frame); a number = the frame the user chose.
+  const [picked, setPicked] = useState<number | null>(null);
+  const [minWeight, setMinWeight] = useState(0.05);
+
+  const shown = useMemo(() => (mode === "all" ? frames : frames.filter((f) => f.mode === mode)), [frames, mode]);
+  const last = shown.length - 1;
+  const index = picked === null ? last : Math.min(picked, last);
+  const frame = shown[index];
+  const following = picked === null;
+
+  const entropy = useMemo(() => {
+    if (!frame) return null;
+    // Mean over listeners of the entropy of their attention row (falls as structure forms).
+    const rows = frame.matrix.map((row) => row.reduce((h, a) => (a > 0 ? h - a * Math.log(a) : h), 0));
+    return rows.reduce((a, b) => a + b, 0) / Math.max(1, rows.length);
+  }, [frame]);
+
+  if (!frames.length)
+    return (
+      <section className="card">
+        <h2>Communication graph</h2>
+        <p className="muted">No attention yet: the graph appears with the first attention report.</p>
+      </section>
+    );
+
+  return (
+    <section className="card" data-testid="communication">
+      <div className="card-head">
+        <h2>Communication graph</h2>
+        <label>
+          Attention{" "}
+          <select value={mode} onChange={(e) => { setMode(e.target.value as ModeFilter); setPicked(null); }}>
+            <option value="all">all reports</option>
+            <option value="train">training (with exploration noise)</option>
+            <option value="eval">evaluation</option>
+          </select>
+        </label>
+      </div>
+      {frame ? (
+        <>
+          <div className="replay">
+            <input
+              type="range"
+              aria-label="Replay attention over time"
+              min={0}
+              max={Math.max(0, last)}
+              value={index}
+              onChange={(e) => {
+                const value = Number(e.target.value);
+                setPicked(value >= last ? null : value);
+              }}
+            />
+            <label className="follow">
+              <input type="checkbox" checked={following} onChange={(e) => setPicked(e.target.checked ? null : index)} />
+              Follow live
+            </label>
+            <span className="muted" data-testid="attention-frame">
+              {index + 1} / {shown.length} · update {frame.step ?? "–"} · episode {frame.episode ?? "–"} · {frame.mode}
+              {entropy !== null && ` · mean row entropy ${entropy.toFixed(3)}`}
+            </span>
+          </div>
+          <div className="attention-views">
+            <AttentionHeatmap frame={frame} />
+            <div>
+              {frame.graph ? (
+                <CommunicationNetwork graph={frame.graph} minWeight={minWeight} />
+              ) : (
+                <p className="muted">The server sent no layout for this report.</p>
+              )}
+              <label className="muted">
+                Hide edges below{" "}
+                <input
+                  type="number"
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={minWeight}
+                  onChange={(e) => setMinWeight(Math.min(1, Math.max(0, Number(e.target.value) || 0)))}
+                  style={{ width: "4.5em" }}
+                />
+              </label>
+            </div>
+          </div>
+        </>
+      ) : (
+        <p className="muted">No {mode} attention reports yet.</p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,137 @@
+import { useEffect, useState } from "react";
+import { ApiError } from "../api";
+import { FieldErrors } from "./FieldErrors";
+import { SpecSource } from "./SpecSource";
+import { runsApi } from "./runsApi";
+import type { Membership } from "./types";
+
+const LAUNCH_ROLES = new Set(["product_manager", "admin"]);
+
+/** Launch a run: project, name, device, and a team spec from a template, a workflow version or a file. */
+export function LaunchForm({ memberships }: { memberships: Membership[] }) {
+  const projects = memberships.filter((m) => LAUNCH_ROLES.has(m.role));
+  const [project, setProject] = useState<number | null>(null);
+  const [name, setName] = useState("");
+  const [kind, setKind] = useState<"training" | "evaluation">("training");
+  const [device, setDevice] = useState<"cpu" | "gpu">("cpu");
+  const [specText, setSpecText] = useState("");
+  const [source, setSource] = useState<Record<string, unknown>>({});
+  const [episodes, setEpisodes] = useState("");
+  const [problem, setProblem] = useState<{ detail: string; errors: Record<string, string[]> } | null>(null);
+  const [sending, setSending] = useState(false);
+
+  useEffect(() => {
+    if (project === null && projects.length) setProject(projects[0].project);
+  }, [project, projects]);
+
+  if (!projects.length)
+    return (
+      <section className="card">
+        <h2>Launch a run</h2>
+        <p className="muted">Only product managers and admins of a project can launch runs.</p>
+      </section>
+    );
+
+  const onSpec = (text: string, from: Record<string, unknown>) => {
+    setSpecText(text);
+    setSource(from);
+    setProblem(null);
+    if (!name) {
+      try {
+        const spec = JSON.parse(text) as { name?: unknown };
+        if (typeof spec.name === "string") setName(spec.name);
+      } catch {
+        // the JSON error is reported on launch
+      }
+    }
+  };
+
+  const launch = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setProblem(null);
+    let spec: unknown;
+    try {
+      spec = JSON.parse(specText);
+    } catch (e) {
+      setProblem({ detail: "", errors: { spec: [`is not valid JSON: ${(e as Error).message}`] } });
+      return;
+    }
+    if (episodes) {
+      const training = (spec as { training?: Record<string, unknown> }).training;
+      if (spec && typeof spec === "object" && training && typeof training === "object") training.episodes = Number(episodes);
+      else {
+        setProblem({ detail: "", errors: { "spec.training": ["is missing, so the episode budget cannot be set"] } });
+        return;
+      }
+    }
+    setSending(true);
+    try {
+      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, spec, source });
+      window.location.href = `/runs/${run.id}/`;
+    } catch (e) {
+      const err = e as ApiError;
+      setProblem({ detail: err.message, errors: err.body?.errors ?? {} });
+      setSending(false);
+    }
+  };
+
+  return (
+    <section className="card">
+      <h2>Launch a run</h2>
+      <form className="launch-form" onSubmit={launch} aria-label="Launch a run">
+        <div className="inline-fields">
+          <label>
+            Project
+            <select value={project ?? ""} onChange={(e) => setProject(Number(e.target.value))}>
+              {projects.map((m) => (
+                <option key={m.project} value={m.project}>
+                  {m.project_name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Run name
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+          </label>
+          <label>
+            Kind
+            <select value={kind} onChange={(e) => setKind(e.target.value as "training" | "evaluation")}>
+              <option value="training">training</option>
+              <option value="evaluation">evaluation</option>
+            </select>
+          </label>
+          <label>
+            Device
+            <select value={device} onChange={(e) => setDevice(e.target.value as "cpu" | "gpu")}>
+              <option value="cpu">CPU worker</option>
+              <option value="gpu">GPU worker</option>
+            </select>
+          </label>
+          <label>
+            Episodes (optional)
+            <input type="number" min={1} value={episodes} onChange={(e) => setEpisodes(e.target.value)} placeholder="as in spec" />
+          </label>
+        </div>
+        <SpecSource project={project} onSpec={onSpec} />
+        <label className="spec-text">
+          Spec (JSON)
+          <textarea
+            value={specText}
+            onChange={(e) => {
+              setSpecText(e.target.value);
+              setSource({ pasted: true });
+            }}
+            rows={10}
+            spellCheck={false}
+            placeholder='{"spec_version": 1, "agents": [...], "environment": {...}, "training": {...}}'
+          />
+        </label>
+        {problem && <FieldErrors detail={problem.detail} errors={problem.errors} />}
+        <button type="submit" disabled={sending || !specText.trim() || !name.trim()}>
+          {sending ? "Launching…" : "Launch run"}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import { useCallback, useEffect, useState } from "react";
+import { StateBadge } from "./StateBadge";
+import { formatDuration, formatTime } from "./format";
+import { runsApi } from "./runsApi";
+import { RUN_STATES, type Membership, type RunSummary } from "./types";
+
+const REFRESH_MS = 4000;
+
+interface Props {
+  projects: Membership[];
+}
+
+/** The runs of your projects, filterable by state and project; pick two or more to compare them. */
+export function RunList({ projects }: Props) {
+  const [runs, setRuns] = useState<RunSummary[]>([]);
+  const [count, setCount] = useState(0);
+  const [page, setPage] = useState(1);
+  const [state, setState] = useState("");
+  const [project, setProject] = useState("");
+  const [selected, setSelected] = useState<number[]>([]);
+  const [error, setError] = useState("");
+
+  const load = useCallback(() => {
+    const query = new URLSearchParams({ page: String(page), ordering: "-created_at" });
+    if (state) query.set("state", state);
+    if (project) query.set("project", project);
+    runsApi.list(query).then(
+      (body) => {
+        setRuns(body.results);
+        setCount(body.count);
+        setError("");
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, [page, state, project]);
+
+  useEffect(() => {
+    load();
+    const timer = window.setInterval(load, REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [load]);
+
+  const toggle = (id: number) => setSelected((old) => (old.includes(id) ? old.filter((x) => x !== id) : [...old, id]));
+  const projectName = (id: number) => projects.find((m) => m.project === id)?.project_name ?? `project ${id}`;
+  const pages = Math.max(1, Math.ceil(count / 50));
+
+  return (
+    <section className="card">
+      <div className="card-head">
+        <h2>Runs</h2>
+        <div className="filters">
+          <label>
+            State{" "}
+            <select value={state} onChange={(e) => { setState(e.target.value); setPage(1); }} aria-label="Filter by state">
+              <option value="">all</option>
+              {RUN_STATES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          {projects.length > 1 && (
+            <label>
+              Project{" "}
+              <select value={project} onChange={(e) => { setProject(e.target.value); setPage(1); }} aria-label="Filter by project">
+                <option value="">all</option>
+                {projects.map((m) => (
+                  <option key={m.project} value={m.project}>
+                    {m.project_name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <button
+            disabled={selected.length < 2 || selected.length > 8}
+            onClick={() => (window.location.href = `/runs/compare/?ids=${selected.join(",")}`)}
+            title="Select 2 to 8 runs"
+          >
+            Compare selected ({selected.length})
+          </button>
+        </div>
+      </div>
+      {error && <p className="error" role="alert">{error}</p>}
+      {runs.length === 0 ? (
+        <p className="muted">{state ? `No ${state} runs.` : "No runs yet: launch one below."}</p>
+      ) : (
+        <table className="run-table" data-testid="run-list">
+          <thead>
+            <tr>
+              <th aria-label="Select" />
+              <th>Run</th>
+              <th>State</th>
+              <th>Project</th>
+              <th>Kind</th>
+              <th>Created</th>
+              <th>Duration</th>
+              <th>By</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.id}>
+                <td>
+                  <input type="checkbox" aria-label={`Select run ${run.name}`} checked={selected.includes(run.id)} onChange={() => toggle(run.id)} />
+                </td>
+                <td>
+                  <a href={`/runs/${run.id}/`}>
+                    #{run.id} {run.name}
+                  </a>
+                </td>
+                <td>
+                  <StateBadge state={run.state} cancelling={run.cancel_requested} />
+                </td>
+                <td>{projectName(run.project)}</td>
+                <td>
+                  {run.kind} · {run.device}
+                </td>
+                <td>{formatTime(run.created_at)}</td>
+                <td>{formatDuration(run.started_at, run.finished_at)}</td>
+                <td>{run.created_by ?? "–"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {pages > 1 && (
+        <div className="pager">
+          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span>
+            page {page} of {pages}
+          </span>
+          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,278 @@
+/**
+ * What the run page knows about one run's event stream, and the pure reducer that folds events into it.
+ *
+ * Events are numbered per run from 1 with no gaps. The reducer accepts only the next number: an event
+ * already seen (a reconnect's overlap, a duplicate frame) is dropped, and an event past a gap is
+ * refused so the caller can reconnect with ?after=lastSeq and let the server fill the gap. So no event
+ * is ever counted twice and none is silently skipped.
+ */
+import type {
+  AttentionFrame,
+  CommunicationGraph,
+  FeedItem,
+  GoldenLevel,
+  PhaseChange,
+  PlateauWarning,
+  RunEventMessage,
+  SystemMetrics,
+} from "./types";
+
+export type Point = [number, number];
+
+export interface GoldenReading {
+  value: number;
+  level: GoldenLevel | null;
+  episode: number | null;
+}
+
+/** Range and thresholds an alert event carried for a golden metric (overrides the seed table). */
+export interface GoldenBounds {
+  golden: [number, number] | null;
+  alertBelow: number | null;
+  alertAbove: number | null;
+  unit: string | null;
+}
+
+export interface RunStreamState {
+  lastSeq: number;
+  started: Record<string, unknown> | null;
+  finished: { status: string; metrics: Record<string, unknown> } | null;
+  totalEpisodes: number | null;
+  lastEpisode: number | null;
+  /** metric name → [episode, value] points, in arrival order (training windows, eval and golden values). */
+  series: Record<string, Point[]>;
+  /** (episode, phase) whenever the evolution phase reported with the metrics changed. */
+  phaseMarks: [number, string][];
+  attention: AttentionFrame[];
+  phases: PhaseChange[];
+  plateaus: PlateauWarning[];
+  feed: FeedItem[];
+  golden: Record<string, GoldenReading>;
+  goldenBounds: Record<string, GoldenBounds>;
+  system: SystemMetrics | null;
+  systemHistory: { time: string; cpu: number | null; memory: number | null }[];
+  /** Bumped by every "checkpoint" event so the page refetches the checkpoint list. */
+  checkpointEvents: number;
+  /** Bumped by lifecycle events (started, finished, error) so the page refetches the run's row. */
+  lifecycleEvents: number;
+}
+
+export const emptyStream: RunStreamState = {
+  lastSeq: 0,
+  started: null,
+  finished: null,
+  totalEpisodes: null,
+  lastEpisode: null,
+  series: {},
+  phaseMarks: [],
+  attention: [],
+  phases: [],
+  plateaus: [],
+  feed: [],
+  golden: {},
+  goldenBounds: {},
+  system: null,
+  systemHistory: [],
+  checkpointEvents: 0,
+  lifecycleEvents: 0,
+};
+
+const FEED_LIMIT = 500;
+const SYSTEM_HISTORY_LIMIT = 360;
+
+const num = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+const str = (value: unknown): string => (typeof value === "string" ? value : value == null ? "" : String(value));
+
+/** The events of `batch` that may be applied after `lastSeq`: new ones only, stopping at a gap. */
+export function acceptable(lastSeq: number, batch: RunEventMessage[]): { accepted: RunEventMessage[]; gap: boolean } {
+  const accepted: RunEventMessage[] = [];
+  let next = lastSeq + 1;
+  for (const event of [...batch].sort((a, b) => a.seq - b.seq)) {
+    if (event.seq < next) continue; // seen already
+    if (event.seq > next) return { accepted, gap: true };
+    accepted.push(event);
+    next += 1;
+  }
+  return { accepted, gap: false };
+}
+
+function isGraph(value: unknown): value is CommunicationGraph {
+  const g = value as CommunicationGraph | null;
+  return !!g && Array.isArray(g.nodes) && Array.isArray(g.edges);
+}
+
+function isMatrix(value: unknown): value is number[][] {
+  return Array.isArray(value) && value.every((row) => Array.isArray(row) && row.every((x) => typeof x === "number"));
+}
+
+function formatValue(value: unknown): string {
+  const n = num(value);
+  if (n === null) return str(value);
+  return Math.abs(n) >= 1000 ? n.toLocaleString(undefined, { maximumFractionDigits: 0 }) : String(+n.toPrecision(4));
+}
+
+function alertItem(event: RunEventMessage): FeedItem {
+  const p = event.payload;
+  const source = str(p.source);
+  const rawLevel = str(p.level);
+  if (source === "breaker") {
+    const state = str(p.state);
+    const level = (rawLevel || (state === "open" ? "alert" : state === "closed" ? "ok" : "warn")) as FeedItem["level"];
+    return {
+      seq: event.seq,
+      time: event.time,
+      kind: "alert",
+      level,
+      title: `Circuit breaker ${state || "changed"}${p.name ? ` (${str(p.name)})` : ""}`,
+      detail: str(p.reason),
+    };
+  }
+  const golden = Array.isArray(p.golden) ? (p.golden as unknown[]) : null;
+  const parts = [p.value !== undefined ? `value ${formatValue(p.value)}${p.unit ? ` ${str(p.unit)}` : ""}` : ""];
+  if (golden && golden.length === 2) parts.push(`golden ${formatValue(golden[0])}–${formatValue(golden[1])}`);
+  if (num(p.alert_below) !== null) parts.push(`alert below ${formatValue(p.alert_below)}`);
+  if (num(p.alert_above) !== null) parts.push(`alert above ${formatValue(p.alert_above)}`);
+  if (p.message) parts.push(str(p.message));
+  if (p.reason) parts.push(str(p.reason));
+  const level = (["ok", "warn", "alert"].includes(rawLevel) ? rawLevel : "warn") as FeedItem["level"];
+  return {
+    seq: event.seq,
+    time: event.time,
+    kind: "alert",
+    level,
+    title: `${str(p.name) || "alert"}: ${rawLevel || "raised"}${source ? ` · ${source.replace("_", " ")}` : ""}`,
+    detail: parts.filter(Boolean).join(" · "),
+  };
+}
+
+/** Fold events (already checked with `acceptable`) into a new state; the old one is left untouched. */
+export function applyEvents(state: RunStreamState, events: RunEventMessage[]): RunStreamState {
+  const { accepted } = acceptable(state.lastSeq, events);
+  if (!accepted.length) return state;
+  const s: RunStreamState = { ...state };
+  // Copy each collection at most once per batch, and only when the batch touches it.
+  const touched = new Set<string>();
+  const own = <K extends keyof RunStreamState>(key: K): RunStreamState[K] => {
+    if (!touched.has(key)) {
+      touched.add(key);
+      const value = s[key];
+      (s as unknown as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : { ...(value as object) };
+    }
+    return s[key];
+  };
+  const ownSeries = new Set<string>();
+
+  for (const event of accepted) {
+    const p = event.payload ?? {};
+    s.lastSeq = event.seq;
+    switch (event.type) {
+      case "started":
+        s.started = p;
+        s.totalEpisodes = num(p.episodes) ?? s.totalEpisodes;
+        s.finished = null;
+        s.lifecycleEvents += 1;
+        break;
+      case "finished":
+        s.finished = { status: str(p.status), metrics: (p.metrics as Record<string, unknown>) ?? {} };
+        s.lifecycleEvents += 1;
+        break;
+      case "metrics": {
+        if (p.system && typeof p.system === "object") {
+          const system = p.system as SystemMetrics;
+          s.system = system;
+          const history = own("systemHistory");
+          history.push({ time: event.time, cpu: num(system.cpu_percent), memory: num(system.memory_percent) });
+          if (history.length > SYSTEM_HISTORY_LIMIT) history.splice(0, history.length - SYSTEM_HISTORY_LIMIT);
+        }
+        const episode = num(p.episode) ?? num(p.step);
+        if (episode === null) break;
+        s.lastEpisode = Math.max(s.lastEpisode ?? 0, episode);
+        const series = own("series");
+        for (const [key, value] of Object.entries(p)) {
+          const v = num(value);
+          if (v === null || key === "episode" || key === "step") continue;
+          if (!ownSeries.has(key)) {
+            ownSeries.add(key);
+            series[key] = [...(series[key] ?? [])];
+          }
+          series[key].push([episode, v]);
+          if (key.startsWith("golden.")) {
+            const name = key.slice("golden.".length);
+            const levels = (p.golden_levels as Record<string, GoldenLevel> | undefined) ?? {};
+            own("golden")[name] = { value: v, level: levels[name] ?? null, episode };
+          }
+        }
+        if (typeof p.phase === "string") {
+          const marks = s.phaseMarks;
+          if (!marks.length || marks[marks.length - 1][1] !== p.phase) own("phaseMarks").push([episode, p.phase]);
+        }
+        break;
+      }
+      case "attention": {
+        const agents = Array.isArray(p.agents) ? p.agents.map(str) : [];
+        if (!isMatrix(p.matrix) || p.matrix.length !== agents.length) break;
+        own("attention").push({
+          seq: event.seq,
+          step: num(p.step),
+          episode: s.lastEpisode,
+          mode: str(p.mode) || "train",
+          agents,
+          matrix: p.matrix,
+          graph: isGraph(p.graph) ? p.graph : null,
+        });
+        break;
+      }
+      case "phase": {
+        const change = { seq: event.seq, episode: s.lastEpisode, from: str(p.from), to: str(p.to), reason: str(p.reason) };
+        own("phases").push(change);
+        const marks = s.phaseMarks;
+        if (!marks.length || marks[marks.length - 1][1] !== change.to) {
+          const at = s.lastEpisode ?? 0;
+          if (!marks.length && change.from) own("phaseMarks").push([0, change.from]);
+          own("phaseMarks").push([at, change.to]);
+        }
+        break;
+      }
+      case "plateau":
+        own("plateaus").push({
+          seq: event.seq,
+          episode: s.lastEpisode,
+          cycles: num(p.cycles),
+          recommendation: str(p.recommendation),
+        });
+        break;
+      case "checkpoint":
+        s.checkpointEvents += 1;
+        break;
+      case "alert": {
+        own("feed").push(alertItem(event));
+        if (p.source === "golden_range" && typeof p.name === "string") {
+          const golden = Array.isArray(p.golden) && p.golden.length === 2 ? (p.golden as [number, number]) : null;
+          own("goldenBounds")[p.name] = {
+            golden,
+            alertBelow: num(p.alert_below),
+            alertAbove: num(p.alert_above),
+            unit: typeof p.unit === "string" ? p.unit : null,
+          };
+          const level = str(p.level) as GoldenLevel;
+          const value = num(p.value);
+          if (value !== null && ["ok", "warn", "alert"].includes(level))
+            own("golden")[p.name] = { value, level, episode: s.lastEpisode };
+        }
+        break;
+      }
+      case "error":
+        own("feed").push({ seq: event.seq, time: event.time, kind: "error", level: "error", title: "Error", detail: str(p.message) });
+        s.lifecycleEvents += 1;
+        break;
+      case "log":
+        own("feed").push({ seq: event.seq, time: event.time, kind: "log", level: "info", title: "Log", detail: str(p.message) });
+        break;
+      default:
+        break;
+    }
+  }
+  if (s.feed.length > FEED_LIMIT) s.feed = s.feed.slice(s.feed.length - FEED_LIMIT);
+  return s;
+}

@@ -1,0 +1,136 @@
+/** Types of the runs API (mase_web/runs) and of the library's event payloads (training/events.py). */
+
+export type RunState = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+export const RUN_STATES: RunState[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+export const TERMINAL_STATES: ReadonlySet<string> = new Set(["succeeded", "failed", "cancelled"]);
+
+export interface Paginated<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface RunSummary {
+  id: number;
+  project: number;
+  name: string;
+  kind: "training" | "evaluation";
+  device: "cpu" | "gpu";
+  state: RunState;
+  source: Record<string, unknown>;
+  created_by: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  worker: string;
+  deliveries: number;
+  cancel_requested: boolean;
+  error: string;
+  metrics: Record<string, unknown>;
+  last_seq: number | null;
+}
+
+export interface RunDetail extends RunSummary {
+  spec: Record<string, unknown>;
+}
+
+export interface Checkpoint {
+  step: number;
+  path: string;
+  metrics: Record<string, unknown>;
+  created_at: string;
+}
+
+/** One event as the WebSocket and GET /api/runs/<id>/events/ send it. */
+export interface RunEventMessage {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  time: string;
+}
+
+export type StreamFrame =
+  | { type: "events"; events: RunEventMessage[] }
+  | { type: "heartbeat"; last_seq: number };
+
+export interface GraphNode {
+  id: string;
+  x: number;
+  y: number;
+}
+export interface GraphEdge {
+  source: string;
+  target: string;
+  weight: number;
+}
+export interface CommunicationGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+/** One "attention" event: row i of `matrix` is how much agent i listens to each agent j. */
+export interface AttentionFrame {
+  seq: number;
+  step: number | null;
+  episode: number | null;
+  mode: string;
+  agents: string[];
+  matrix: number[][];
+  graph: CommunicationGraph | null;
+}
+
+export interface PhaseChange {
+  seq: number;
+  episode: number | null;
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export interface PlateauWarning {
+  seq: number;
+  episode: number | null;
+  cycles: number | null;
+  recommendation: string;
+}
+
+/** Alerts (golden ranges, circuit breaker, health), errors and log lines, in arrival order. */
+export interface FeedItem {
+  seq: number;
+  time: string;
+  kind: "alert" | "error" | "log";
+  level: "ok" | "warn" | "alert" | "info" | "error";
+  title: string;
+  detail: string;
+}
+
+export type GoldenLevel = "ok" | "warn" | "alert";
+
+export interface SystemMetrics {
+  cpu_percent?: number;
+  memory_percent?: number;
+  process_rss_mb?: number;
+  gpu_memory_mb?: number;
+  gpu_name?: string;
+  [key: string]: unknown;
+}
+
+export interface CompareRun {
+  id: number;
+  name: string;
+  state: RunState;
+  series: Record<string, [number, number][]>;
+}
+
+export interface Membership {
+  project: number;
+  project_name: string;
+  role: string;
+}
+export interface Me {
+  id: number;
+  username: string;
+  is_staff: boolean;
+  memberships: Membership[];
+}

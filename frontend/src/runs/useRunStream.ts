@@ -1,0 +1,91 @@
+import { useEffect, useRef, useState } from "react";
+import { acceptable, applyEvents, emptyStream, type RunStreamState } from "./runStream";
+import type { RunEventMessage, StreamFrame } from "./types";
+
+export type StreamStatus = "connecting" | "live" | "reconnecting" | "forbidden";
+
+/** Frames arriving within this window are applied in one render (a busy run sends many per second). */
+const APPLY_EVERY_MS = 120;
+const FORBIDDEN = 4403;
+
+/**
+ * The live event stream of run `runId` over /ws/runs/<id>/?after=N.
+ *
+ * The socket sends the backlog after N, then live events. On a drop, a detected gap, or a heartbeat
+ * that says the server sent more than we hold, it reconnects with backoff and ?after=<last seq held>,
+ * so each event is applied exactly once.
+ */
+export function useRunStream(runId: number): { stream: RunStreamState; status: StreamStatus } {
+  const [stream, setStream] = useState<RunStreamState>(emptyStream);
+  const [status, setStatus] = useState<StreamStatus>("connecting");
+  // The last sequence number accepted from the socket (possibly not yet rendered).
+  const lastSeq = useRef(0);
+
+  useEffect(() => {
+    let socket: WebSocket | null = null;
+    let retry = 0;
+    let reconnectTimer: number | undefined;
+    let applyTimer: number | undefined;
+    let pending: RunEventMessage[] = [];
+    let stopped = false;
+    lastSeq.current = 0;
+    setStream(emptyStream);
+
+    const flush = () => {
+      applyTimer = undefined;
+      const batch = pending;
+      pending = [];
+      if (batch.length) setStream((old) => applyEvents(old, batch));
+    };
+
+    const receive = (frame: StreamFrame, from: WebSocket) => {
+      if (frame.type === "heartbeat") {
+        if (frame.last_seq > lastSeq.current) from.close(); // frames were lost: reconnect and catch up
+        return;
+      }
+      if (frame.type !== "events" || !Array.isArray(frame.events)) return;
+      const { accepted, gap } = acceptable(lastSeq.current, frame.events);
+      if (accepted.length) {
+        lastSeq.current = accepted[accepted.length - 1].seq;
+        pending.push(...accepted);
+        applyTimer ??= window.setTimeout(flush, APPLY_EVERY_MS);
+      }
+      if (gap) from.close();
+    };
+
+    const connect = () => {
+      const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+      const current = new WebSocket(`${scheme}://${window.location.host}/ws/runs/${runId}/?after=${lastSeq.current}`);
+      socket = current;
+      current.onmessage = (message) => {
+        retry = 0; // a server that accepts and then talks is healthy
+        setStatus("live");
+        try {
+          receive(JSON.parse(message.data) as StreamFrame, current);
+        } catch {
+          current.close();
+        }
+      };
+      current.onopen = () => setStatus("live");
+      current.onclose = (event) => {
+        if (stopped || socket !== current) return;
+        if (event.code === FORBIDDEN) {
+          setStatus("forbidden");
+          return;
+        }
+        setStatus("reconnecting");
+        reconnectTimer = window.setTimeout(connect, Math.min(10_000, 300 * 2 ** retry++));
+      };
+    };
+    connect();
+
+    return () => {
+      stopped = true;
+      window.clearTimeout(reconnectTimer);
+      window.clearTimeout(applyTimer);
+      socket?.close();
+    };
+  }, [runId]);
+
+  return { stream, status };
+}
