@@ -3,6 +3,7 @@ validation errors appear and disappear, publish, reload, and restore an older ve
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from django.test import Client
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.workflows.models import Workflow
 
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
+ROOT = Path(__file__).resolve().parents[3]
+ARTIFACTS = ROOT / "test-artifacts"
+TEMPLATES = ROOT / "examples" / "templates"
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -119,3 +122,61 @@ def test_design_publish_reload_restore(live_services, browser_page):
         "Added a fact checker",
         "Without the fact checker",
     ]
+
+
+def test_hostile_import_is_refused_and_strings_stay_text(live_services, browser_page, tmp_path):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    base = live_services.base_url
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    sign_in(page, base)
+
+    # A valid spec whose strings carry markup: imported, and shown as literal text.
+    spec = json.loads((TEMPLATES / "collaborative_writing.json").read_text())
+    spec["name"] = "<img src=x onerror=alert(1)>"
+    spec["agents"][0]["prompt"] = "<script>alert('owned')</script>"
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(spec))
+    page.goto(f"{base}/workflows/")
+    page.get_by_test_id("import-new").set_input_files(str(hostile))
+    page.wait_for_url(re.compile(r"/workflows/\d+/$"))
+    assert page.get_by_label("Workflow name").input_value() == "<img src=x onerror=alert(1)>"
+    page.get_by_test_id("agent-node-planner").click()
+    assert page.get_by_test_id("agent-prompt").input_value() == "<script>alert('owned')</script>"
+
+    # A malformed file and an invalid spec are refused with their reasons; the draft is unchanged.
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"agents": [')
+    page.get_by_test_id("import-file").set_input_files(str(broken))
+    page.get_by_test_id("import-errors").get_by_text("is not valid JSON").wait_for()
+    spec["agents"][1]["lora"] = {"r": "many"}
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text(json.dumps(spec))
+    page.get_by_test_id("import-file").set_input_files(str(invalid))
+    page.get_by_test_id("import-errors").get_by_text("$.agents[1].lora.r").wait_for()
+    page.get_by_test_id("import-errors").get_by_text("nothing was saved").wait_for()
+    workflow = Workflow.objects.get()
+    assert workflow.spec["agents"][1]["lora"]["r"] == 4
+    assert dialogs == []  # no markup ever ran
+
+
+def test_operator_sees_a_read_only_designer(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    base = live_services.base_url
+    _, project = sign_in(page, base, role=Role.OPERATOR)
+    spec = json.loads((TEMPLATES / "research_report.json").read_text())
+    workflow = Workflow.objects.create(project=project, name="Reports", spec=spec)
+    page.goto(f"{base}/workflows/")
+    page.get_by_text("can view workflows but not create them").wait_for()
+    assert page.get_by_role("button", name="New blank workflow").is_disabled()
+    page.get_by_role("link", name="Reports").click()
+    page.get_by_text("read only").wait_for()
+    page.get_by_test_id("agent-node-researcher").click()
+    assert page.get_by_test_id("agent-prompt").is_disabled()
+    assert page.get_by_role("button", name="Delete", exact=True).is_disabled()
+    page.get_by_role("tab", name="Advisor").click()
+    page.get_by_test_id("recommendation").wait_for()
+    workflow.refresh_from_db()
+    assert workflow.spec == spec
