@@ -54,6 +54,7 @@ class RunViewSet(
             Run.objects.filter(project__in=projects_where(self.request.user, "view_run"))
             .select_related("created_by")
             .annotate(last_seq=Max("events__seq"))
+            .order_by("-created_at")
         )
 
     def get_serializer_class(self):

@@ -84,11 +84,11 @@ class RunEventRecorder:
         self.max_batch = max_batch
         self.heartbeat_every = heartbeat_every
         self.system_every = system_every
-        self.stream: EventStream | None = None
         self._buffer: list[RunEvent] = []
         self._lock = threading.Lock()  # guards the buffer
         self._write_lock = threading.Lock()  # one batch at a time, in order
         self._stop = threading.Event()
+        self._started = threading.Event()  # system metrics only after the trainer's "started"
         self._thread = threading.Thread(target=self._background, name=f"run-{run_id}-recorder", daemon=True)
 
     def attach(self, stream: EventStream) -> RunEventRecorder:
@@ -105,6 +105,8 @@ class RunEventRecorder:
             payload=enrich(event),
             time=datetime.fromtimestamp(event.time, tz=UTC),
         )
+        if event.type == "started":
+            self._started.set()
         with self._lock:
             self._buffer.append(row)
             full = len(self._buffer) >= self.max_batch
@@ -149,7 +151,7 @@ class RunEventRecorder:
                 if now - last_beat >= self.heartbeat_every:
                     self.heartbeat()
                     last_beat = now
-                if self.stream is not None and now - last_system >= self.system_every:
+                if self._started.is_set() and now - last_system >= self.system_every:
                     self.stream.emit("metrics", system=system_metrics())
                     last_system = now
         finally:

@@ -5,6 +5,7 @@ from rest_framework import serializers
 from agents.spec import validate_spec
 from mase_web.accounts.models import Project
 from mase_web.runs.models import Checkpoint, Run, RunEvent
+from mase_web.workflows.facade import VersionNotFound, published_spec
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -27,18 +28,35 @@ class RunDetailSerializer(RunSerializer):
 
 
 class LaunchSerializer(serializers.Serializer):
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    """Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`."""
+
+    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all(), required=False)
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=Run.Kind.choices, default=Run.Kind.TRAINING)
     device = serializers.ChoiceField(choices=Run.Device.choices, default=Run.Device.CPU)
-    spec = serializers.JSONField()
-    source = serializers.JSONField(required=False, default=dict)
+    spec = serializers.JSONField(required=False)
+    workflow = serializers.IntegerField(required=False, min_value=1)
+    version = serializers.IntegerField(required=False, min_value=1)
 
-    def validate_spec(self, value):
-        errors = validate_spec(value, require_environment=True)
+    def validate(self, data):
+        if ("spec" in data) == ("workflow" in data):
+            raise serializers.ValidationError(
+                {"spec": ["give either a spec or a published workflow, not both"]}
+            )
+        data["source"] = {"kind": "spec"}
+        if "workflow" in data:
+            try:
+                published = published_spec(data.pop("workflow"), data.pop("version", None))
+            except VersionNotFound as exc:
+                raise serializers.ValidationError({"workflow": [str(exc)]}) from None
+            data["spec"], data["source"] = published.spec, {"kind": "workflow", **published.source}
+            data.setdefault("project", Project.objects.get(pk=published.project_id))
+        if "project" not in data:
+            raise serializers.ValidationError({"project": ["required when launching from a spec"]})
+        errors = validate_spec(data["spec"], require_environment=True)
         if errors:
-            raise serializers.ValidationError({e.path: [e.message] for e in errors})
-        return value
+            raise serializers.ValidationError({"spec": {e.path: [e.message] for e in errors}})
+        return data
 
 
 class RunEventSerializer(serializers.ModelSerializer):

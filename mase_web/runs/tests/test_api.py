@@ -140,3 +140,27 @@ def test_a_live_lease_is_not_taken_twice(team):
     assert claim(run.pk, "duplicate delivery") is None
     run.refresh_from_db()
     assert run.deliveries == 1 and run.task_id == "first"
+
+
+def test_launch_from_a_published_workflow_version(team):
+    from mase_web.workflows.models import Workflow, WorkflowVersion
+
+    project, users = team
+    workflow = Workflow.objects.create(project=project, name="guessers", spec=quick_spec())
+    client = client_for(users[Role.PRODUCT_MANAGER])
+    body = {"name": "from workflow", "workflow": workflow.pk}
+    unpublished = client.post("/api/runs/", body, format="json")
+    assert unpublished.status_code == 400 and "publish" in unpublished.json()["errors"]["workflow"][0]
+    WorkflowVersion.objects.create(workflow=workflow, number=1, spec=quick_spec(episodes=64), note="first")
+    launched = client.post("/api/runs/", body, format="json")
+    assert launched.status_code == 201, launched.content
+    run = launched.json()
+    assert run["project"] == project.pk and run["spec"]["training"]["episodes"] == 64
+    assert run["source"] == {
+        "kind": "workflow",
+        "workflow": workflow.pk,
+        "workflow_name": "guessers",
+        "version": 1,
+    }
+    stranger = client_for(users["stranger"]).post("/api/runs/", body, format="json")
+    assert stranger.status_code == 403

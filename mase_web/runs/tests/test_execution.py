@@ -1,0 +1,107 @@
+"""Runs on real Celery worker processes: success, cancel, and kill -9 of the worker mid-run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+import pytest
+
+from conftest import _spawn, _stop, _wait_until
+from mase_web.accounts.models import Role
+from mase_web.celery import app
+from mase_web.core.launcher import worker_command
+from mase_web.runs.models import Run, RunEvent
+from mase_web.runs.tests.conftest import (
+    assert_continuous,
+    client_for,
+    quick_spec,
+    wait_for_event,
+    wait_for_state,
+)
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def launch(user, project, spec, device="cpu") -> int:
+    response = client_for(user).post(
+        "/api/runs/", {"project": project.pk, "name": "test", "device": device, "spec": spec}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_launch_streams_events_and_succeeds(live_services, team):
+    project, users = team
+    run_id = launch(users[Role.PRODUCT_MANAGER], project, quick_spec(episodes=320, checkpoint_every=160))
+    run = wait_for_state(run_id, {"succeeded", "failed"})
+    assert run.state == "succeeded", run.error
+    assert run.worker and run.deliveries == 1 and run.started_at <= run.finished_at
+    seqs = assert_continuous(run_id)
+    types = list(RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("type", flat=True))
+    assert types[0] == "started" and types[-1] == "finished" and len(seqs) > 5
+    attention = RunEvent.objects.filter(run_id=run_id, type="attention").last()
+    assert attention.payload["graph"]["nodes"], "attention events carry the networkx layout"
+    assert run.checkpoints.count() >= 2
+    assert "success" in run.metrics
+
+
+def test_cancel_stops_a_running_run(live_services, team):
+    project, users = team
+    run_id = launch(users[Role.PRODUCT_MANAGER], project, quick_spec(episodes=2_000_000))
+    wait_for_event(run_id, "metrics")
+    response = client_for(users[Role.OPERATOR]).post(f"/api/runs/{run_id}/cancel/")
+    assert response.status_code == 200
+    run = wait_for_state(run_id, {"cancelled", "failed", "succeeded"}, timeout=60)
+    assert run.state == "cancelled", run.error
+    last = RunEvent.objects.filter(run_id=run_id).order_by("-seq").first()
+    assert last.type == "finished" and last.payload["status"] == "cancelled"
+    assert_continuous(run_id)
+
+
+def gpu_worker(tmp_path, env, name: str) -> subprocess.Popen:
+    """A private worker on the `gpu` queue (the session's worker serves only `cpu`)."""
+    log = tmp_path / f"{name}.log"
+    proc = _spawn(worker_command("gpu"), dict(env, RUN_HEARTBEAT_TIMEOUT="4"), log)
+    _wait_until(
+        lambda: any("gpu@" in host for reply in (app.control.ping(timeout=0.5) or []) for host in reply),
+        name,
+        proc,
+        log,
+    )
+    return proc
+
+
+def test_killed_worker_resumes_from_checkpoint_with_continuous_events(live_services, team, tmp_path):
+    project, users = team
+    spec = quick_spec(episodes=6400, checkpoint_every=640)
+    first = gpu_worker(tmp_path, live_services.env, "first-worker")
+    try:
+        run_id = launch(users[Role.PRODUCT_MANAGER], project, spec, device="gpu")
+        wait_for_event(run_id, "checkpoint")
+        for child in _descendants(first.pid):
+            os.kill(child, signal.SIGKILL)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        killed_at = RunEvent.objects.filter(run_id=run_id).count()
+        assert Run.objects.get(pk=run_id).state == "running"  # nobody knows yet
+    finally:
+        _stop(first)
+    second = gpu_worker(tmp_path, live_services.env, "second-worker")
+    try:
+        run = wait_for_state(run_id, {"succeeded", "failed"}, timeout=240)
+    finally:
+        _stop(second)
+    assert run.state == "succeeded", run.error
+    assert run.deliveries == 2
+    assert_continuous(run_id)
+    starts = RunEvent.objects.filter(run_id=run_id, type="started").order_by("seq")
+    assert starts.count() == 2 and starts[1].payload["resumed_from"] is not None
+    assert starts[1].seq == killed_at + 1  # the second delivery continued the numbering
+
+
+def _descendants(pid: int) -> list[int]:
+    import psutil
+
+    return [p.pid for p in psutil.Process(pid).children(recursive=True)]
