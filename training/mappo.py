@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -304,10 +305,12 @@ class TeamActor(nn.Module):
         noise: torch.Tensor | None = None,
         beta: torch.Tensor | float = 0.0,
         present: torch.Tensor | None = None,
+        valid: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Masked logits [B, N, A_max] and attention weights [B, N, N] (None without communication).
 
-        Agents absent at a step (`present` False) neither send nor receive messages.
+        Agents absent at a step (`present` False) neither send nor receive messages. `valid` [B, N, A_max]
+        masks actions the environment declares invalid at that step (its `action_mask` observation).
         """
         alpha = None
         x = obs
@@ -322,7 +325,8 @@ class TeamActor(nn.Module):
             x = torch.cat([x, roles], dim=-1)
         z = torch.tanh(self.l2(torch.tanh(self.l1(x))))
         logits = self.head(z)
-        return logits.masked_fill(~self.action_mask, -1e9), alpha
+        mask = self.action_mask if valid is None else self.action_mask & valid
+        return logits.masked_fill(~mask, -1e9), alpha
 
     def agent_parameters(self, i: int) -> list[tuple[nn.Parameter, int]]:
         """(parameter, agent slice index) pairs that belong to agent i alone (for update periods)."""
@@ -401,36 +405,120 @@ class CheckpointError(ValueError):
 
 
 class Featurizer:
-    """Turns observations and states (text or numbers) into float vectors, caching text embeddings.
+    """Turns observations and states into float vectors, caching text embeddings.
 
-    Text goes through the frozen shared backbone (`Backbone.encode`, which caches per text); vectors pass
-    through. `None` (an agent with no observation this step) becomes zeros.
+    - text goes through the frozen shared backbone (`Backbone.encode`, which caches per text); with
+      `clauses=True` a text becomes [embedding of the whole text ‖ element-wise max over the embeddings of
+      its clauses], so a ticket with two requests keeps both visible instead of averaging them away;
+    - numbers and arrays pass through, flattened;
+    - a dict (e.g. a PettingZoo Dict observation) is the concatenation of its fields in key order, minus
+      the keys in `skip` (by default `action_mask`, which masks the policy instead of feeding it);
+    - `None` (an agent with no observation this step) becomes zeros.
     """
 
-    def __init__(self, backbone: Any | None = None):
+    def __init__(
+        self,
+        backbone: Any | None = None,
+        skip: Sequence[str] = (),
+        clauses: bool = False,
+        cache_file: str | Path | None = None,
+    ):
         self.backbone = backbone
+        self.skip = set(skip)
+        self.clauses = clauses
         self.dim: int | None = None
+        self._text_cache: dict[str, torch.Tensor] = {}
+        self.cache_file = Path(cache_file) if cache_file is not None else None
+        if self.cache_file is not None and self.cache_file.is_file():
+            self._load_cache()
+
+    def _cache_tag(self) -> str:
+        name = getattr(self.backbone, "name", "none")
+        return f"{name}|clauses={self.clauses}"
+
+    def _load_cache(self) -> None:
+        from safetensors import safe_open
+
+        try:
+            with safe_open(str(self.cache_file), framework="pt") as f:
+                meta = f.metadata() or {}
+                if meta.get("tag") != self._cache_tag():
+                    return  # made with another backbone or feature layout: ignore, rebuild
+                texts = json.loads(meta["texts"])
+                matrix = f.get_tensor("vectors")
+        except Exception:  # a damaged cache is only a cache: start over
+            return
+        self._text_cache.update(zip(texts, matrix, strict=True))
+
+    def save_cache(self) -> None:
+        """Write the text vectors to `cache_file` (safetensors) so the next run skips the backbone."""
+        if self.cache_file is None or not self._text_cache:
+            return
+        from safetensors.torch import save_file
+
+        texts = list(self._text_cache)
+        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        save_file(
+            {"vectors": torch.stack([self._text_cache[t] for t in texts]).contiguous()},
+            str(self.cache_file),
+            metadata={"tag": self._cache_tag(), "texts": json.dumps(texts)},
+        )
+
+    def text(self, texts: Sequence[str]) -> torch.Tensor:
+        """Vectors for texts ([len, dim] or [len, 2·dim] with clauses), memoised per text."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._text_cache]
+        if missing:
+            if self.backbone is None:
+                raise ValueError(
+                    "text observations need a backbone (agents.backbone.Backbone.load('default'))"
+                )
+            with torch.no_grad():
+                whole = self.backbone.encode(missing).float()
+                if self.clauses:
+                    pieces = [split_clauses(t) for t in missing]
+                    flat = self.backbone.encode([p for ps in pieces for p in ps]).float()
+                    start = 0
+                    for i, ps in enumerate(pieces):
+                        clause_max = flat[start : start + len(ps)].max(0).values
+                        start += len(ps)
+                        self._text_cache[missing[i]] = torch.cat([whole[i], clause_max])
+                else:
+                    for i, t in enumerate(missing):
+                        self._text_cache[t] = whole[i]
+        return torch.stack([self._text_cache[t] for t in texts])
+
+    def _one(self, x: Any) -> torch.Tensor | None:
+        if x is None:
+            return None
+        if isinstance(x, str):
+            return self.text([x])[0]
+        if isinstance(x, Mapping):
+            parts = [self._one(x[k]) for k in sorted(x) if k not in self.skip]
+            return torch.cat([p for p in parts if p is not None])
+        return torch.as_tensor(np.asarray(x, dtype=np.float32)).flatten()
 
     def __call__(self, items: Sequence[Any]) -> torch.Tensor:
         texts = [x for x in items if isinstance(x, str)]
-        text_vecs = {}
         if texts:
-            if self.backbone is None:
-                raise ValueError("text observations need a backbone (Backbone.load('default'))")
-            with torch.no_grad():
-                encoded = self.backbone.encode(list(dict.fromkeys(texts)))
-            text_vecs = dict(zip(dict.fromkeys(texts), encoded, strict=True))
-        rows = []
-        for x in items:
-            if x is None:
-                rows.append(None)
-            elif isinstance(x, str):
-                rows.append(text_vecs[x].float())
-            else:
-                rows.append(torch.as_tensor(np.asarray(x, dtype=np.float32)).flatten())
-        if self.dim is None:
-            self.dim = next((r.shape[0] for r in rows if r is not None), None)
-        return torch.stack([r if r is not None else torch.zeros(self.dim) for r in rows])
+            self.text(texts)  # one batched backbone call for the whole step
+        rows = [self._one(x) for x in items]
+        # agents' observations may differ in size (e.g. their own action masks): pad to the widest
+        self.dim = max([self.dim or 0] + [r.shape[0] for r in rows if r is not None])
+        return torch.stack(
+            [
+                torch.zeros(self.dim) if r is None else nn.functional.pad(r, (0, self.dim - r.shape[0]))
+                for r in rows
+            ]
+        )
+
+
+_CLAUSE_SPLIT = re.compile(r"(?<=[.?!;])\s+|\s*,\s+|\s+(?:btw|also|plus|and also|oh and)\s+", re.IGNORECASE)
+
+
+def split_clauses(text: str) -> list[str]:
+    """A text cut at sentence ends, commas and chat connectives ("btw", "also"); never empty."""
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
+    return parts or [text]
 
 
 @dataclass
@@ -440,6 +528,7 @@ class Batch:
     obs: torch.Tensor  # [T, N, D]
     state: torch.Tensor  # [T, S]
     present: torch.Tensor  # [T, N] bool
+    valid: torch.Tensor  # [T, N, A_max] bool: actions the env allowed
     actions: torch.Tensor  # [T, N] long
     logp: torch.Tensor  # [T, N]
     noise: torch.Tensor  # [T, N, N]
@@ -492,6 +581,7 @@ class MappoTrainer:
         golden: Any | None = None,
         curriculum: Any | None = None,
         replay: Any | None = None,
+        featurizer: Featurizer | None = None,
     ):
         self.cfg = config or MappoConfig()
         torch.manual_seed(self.cfg.seed)
@@ -506,7 +596,7 @@ class MappoTrainer:
         self.delivery_threshold = delivery_threshold
         self.update_periods = dict(update_periods or {})
         self.scheduler, self.golden, self.curriculum, self.replay = scheduler, golden, curriculum, replay
-        self.featurize = Featurizer(backbone)
+        self.featurize = featurizer or Featurizer(backbone)
         self.agents = list(self.env.possible_agents)
         self.n = len(self.agents)
         self.n_actions = [_as_action_count(self.env.action_space(a)) for a in self.agents]
@@ -514,7 +604,7 @@ class MappoTrainer:
         # probe the dimensions with one reset
         obs, _ = self.env.reset(seed=self.cfg.seed)
         self.obs_dim = self.featurize([obs.get(a) for a in self.agents]).shape[1]
-        self.state_dim = Featurizer(backbone)([self.env.state()]).shape[1]
+        self.state_dim = self.featurize([self.env.state()]).shape[1]
         self.actor = TeamActor(self.n, self.obs_dim, self.n_actions, self.cfg, allowed_links)
         if self.cfg.algorithm == "mappo":
             self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden)
@@ -565,10 +655,15 @@ class MappoTrainer:
             present = torch.tensor([a in env.agents and obs.get(a) is not None for a in self.agents])
             o = self.featurize([obs.get(a) if a in env.agents else None for a in self.agents])
             s = self.featurize_state(env.state())
+            valid = self.valid_actions(obs)
             noise = torch.randn(self.n, self.n) if explore else torch.zeros(self.n, self.n)
             with torch.no_grad():
                 logits, alpha = self.actor(
-                    o.unsqueeze(0), noise.unsqueeze(0) if explore else None, beta, present.unsqueeze(0)
+                    o.unsqueeze(0),
+                    noise.unsqueeze(0) if explore else None,
+                    beta,
+                    present.unsqueeze(0),
+                    valid.unsqueeze(0),
                 )
                 dist = torch.distributions.Categorical(logits=logits[0])
                 act = logits[0].argmax(-1) if greedy else dist.sample()
@@ -605,7 +700,7 @@ class MappoTrainer:
                     )
             done = not env.agents or all(terms.get(a, False) or truncs.get(a, False) for a in actions)
             if record is not None:
-                record.append((o, s, present, act, logp, noise, beta, r, float(done), teacher_actions))
+                record.append((o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions))
             ret += float(r[present].mean()) if present.any() else 0.0
             steps += 1
             if infos:
@@ -615,6 +710,16 @@ class MappoTrainer:
         if "messages" in last_info and isinstance(last_info["messages"], (int, float)):
             messages = float(last_info["messages"])
         return EpisodeResult(ret, steps, messages, last_info)
+
+    def valid_actions(self, observations: Mapping[str, Any]) -> torch.Tensor:
+        """[N, A_max] bool from each agent's `action_mask` observation field (all valid when absent)."""
+        valid = torch.ones(self.n, self.actor.max_actions, dtype=torch.bool)
+        for i, a in enumerate(self.agents):
+            o = observations.get(a)
+            if isinstance(o, Mapping) and "action_mask" in o:
+                m = torch.as_tensor(np.asarray(o["action_mask"], dtype=bool))
+                valid[i, : m.shape[0]] = m
+        return valid
 
     def featurize_state(self, state: Any) -> torch.Tensor:
         return self.featurize([state])[0] if not isinstance(state, torch.Tensor) else state.float().flatten()
@@ -639,13 +744,14 @@ class MappoTrainer:
             obs=torch.stack(cols[0]),
             state=torch.stack(cols[1]),
             present=torch.stack(cols[2]),
-            actions=torch.stack(cols[3]),
-            logp=torch.stack(cols[4]),
-            noise=torch.stack(cols[5]),
-            beta=torch.tensor(cols[6], dtype=torch.float32),
-            rewards=torch.stack(cols[7]),
-            dones=torch.tensor(cols[8]),
-            teacher_actions=torch.stack(cols[9]),
+            valid=torch.stack(cols[3]),
+            actions=torch.stack(cols[4]),
+            logp=torch.stack(cols[5]),
+            noise=torch.stack(cols[6]),
+            beta=torch.tensor(cols[7], dtype=torch.float32),
+            rewards=torch.stack(cols[8]),
+            dones=torch.tensor(cols[9]),
+            teacher_actions=torch.stack(cols[10]),
         )
         return batch, results
 
@@ -666,7 +772,7 @@ class MappoTrainer:
                 q = self.q_critic(b.state, b.actions, b.present)
                 if self.q_norm is not None:
                     q = self.q_norm.denormalize(q)
-                logits, _ = self.actor(b.obs, b.noise, b.beta, b.present)
+                logits, _ = self.actor(b.obs, b.noise, b.beta, b.present, b.valid)
                 probs = torch.softmax(logits, -1)
                 # Q is regressed to the same λ-returns the value critic learns from; its counterfactual
                 # baseline replaces V as the reference point of each agent's action.
@@ -708,7 +814,7 @@ class MappoTrainer:
             perm = torch.randperm(T)
             for idx in perm.chunk(self.cfg.minibatches):
                 m = mask[idx] & updating
-                logits, _ = self.actor(b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx])
+                logits, _ = self.actor(b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx])
                 dist = torch.distributions.Categorical(logits=logits)
                 new_logp = dist.log_prob(b.actions[idx])
                 pl = ppo_clip_loss(new_logp, b.logp[idx], adv_n[idx], self.cfg.clip, m)
@@ -789,6 +895,27 @@ class MappoTrainer:
         if self.success_fn is not None:
             out["success"] = float(np.mean([float(self.success_fn(r.info)) for r in res]))
         return out
+
+    def policy(self, greedy: bool = True) -> Callable[[Mapping[str, Any]], dict[str, int]]:
+        """The trained team as a plain function: {agent: observation} -> {agent: action} (for runtimes)."""
+
+        def act(observations: Mapping[str, Any]) -> dict[str, int]:
+            present = torch.tensor([a in observations for a in self.agents])
+            o = self.featurize([observations.get(a) for a in self.agents])
+            with torch.no_grad():
+                logits, _ = self.actor(
+                    o.unsqueeze(0),
+                    None,
+                    0.0,
+                    present.unsqueeze(0),
+                    self.valid_actions(observations).unsqueeze(0),
+                )
+            chosen = (
+                logits[0].argmax(-1) if greedy else torch.distributions.Categorical(logits=logits[0]).sample()
+            )
+            return {a: int(chosen[i]) for i, a in enumerate(self.agents) if a in observations}
+
+        return act
 
     def act_probs(self, observations: Sequence[Any]) -> torch.Tensor:
         """Each agent's action distribution [N, A_max] for one joint observation (for diversity, probes)."""
@@ -898,7 +1025,9 @@ class MappoTrainer:
 
         probe = batch.obs[: min(16, steps)]
         with torch.no_grad():
-            logits, _ = self.actor(probe, None, 0.0, batch.present[: probe.shape[0]])
+            logits, _ = self.actor(
+                probe, None, 0.0, batch.present[: probe.shape[0]], batch.valid[: probe.shape[0]]
+            )
         probs = torch.softmax(logits, -1)  # [P, N, A]
         vectors = [probs[:, i].flatten().tolist() for i in range(self.n)]
         self.golden.observe("agent_diversity_index", diversity_index(vectors), step=self.update_index)
