@@ -101,6 +101,13 @@ class IntentClassifier:
         return [self.names[i] for i in self.predict(vectors)]
 
 
+def _principal_directions(m: np.ndarray, k: int) -> np.ndarray:
+    """Top-`k` principal directions (rows, unit length) of the rows of `m`, largest variance first."""
+    centred = m - m.mean(axis=0)
+    vals, vecs = np.linalg.eigh(centred.T @ centred)  # d × d: cheaper than an SVD of the n × d data
+    return vecs[:, ::-1][:, :k].T
+
+
 def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: np.ndarray | None = None):
     """Lloyd's k-means with k-means++ seeding (or a warm start); returns (centroids, assignment)."""
     rng = np.random.default_rng(seed)
@@ -204,8 +211,10 @@ class SemanticCodec:
             x, c.n_codes, c.kmeans_iters, 1, c.seed + self.version, init=self.centroids
         )
         self._fit_residual(x)
-        # The recent traffic is the new normal the drift monitor compares against.
-        self.baseline = self._traffic_profile(recent)
+        # The recent traffic's code usage is the new normal the drift monitor compares against.
+        recent_profile = self._traffic_profile(recent)
+        self.baseline["code_hist"] = recent_profile["code_hist"]
+        self.baseline["usage_hist"] = recent_profile["usage_hist"]
         rng = np.random.default_rng(c.seed + self.version)
         self._reservoir = x[rng.permutation(len(x))[: c.reservoir]]
         self.version = self.version % 0xFFFF + 1
@@ -223,17 +232,13 @@ class SemanticCodec:
             # The classifier's decision depends on x only through x @ centroids.T, so spend the residual bits
             # inside that span, on its directions of largest residual variance.
             q, _ = np.linalg.qr(self.classifier.centroids.T)  # (d, C) orthonormal
-            proj = resid @ q
-            _, _, vt = np.linalg.svd(proj - proj.mean(axis=0), full_matrices=False)
-            basis = (q @ vt.T).T  # rows: orthonormal directions inside the intent span
+            basis = _principal_directions(resid @ q, q.shape[1]) @ q.T  # rows: directions inside the span
             if c.residual_dims > len(basis):
                 rest = resid - (resid @ basis.T) @ basis
-                _, _, vt2 = np.linalg.svd(rest - rest.mean(axis=0), full_matrices=False)
-                basis = np.concatenate([basis, vt2[: c.residual_dims - len(basis)]])
+                basis = np.concatenate([basis, _principal_directions(rest, c.residual_dims - len(basis))])
             self.basis = basis[: c.residual_dims]
         else:
-            _, _, vt = np.linalg.svd(resid - resid.mean(axis=0), full_matrices=False)
-            self.basis = vt[: c.residual_dims]
+            self.basis = _principal_directions(resid, c.residual_dims)
         coords = resid @ self.basis.T
         n_levels = 1 << c.residual_bits if len(self.basis) else 1
         qs = np.linspace(0, 1, n_levels + 1)[1:-1]
@@ -251,7 +256,16 @@ class SemanticCodec:
         codes = self._nearest(x, 1)[:, 0]
         distortion = 1.0 - (x * _unit(self.centroids[codes])).sum(axis=1)
         hist = np.bincount(codes, minlength=len(self.centroids)).astype(float)
-        return {"distortion": float(distortion.mean()), "code_hist": hist / hist.sum()}
+        out = {"distortion": float(distortion.mean()), "code_hist": hist / hist.sum(), "n": len(x)}
+        if self.classifier is not None:
+            # Usage per intent (codes grouped by the intent of their centroid): a far steadier statistic
+            # than per-code usage when the window is small next to the codebook.
+            groups = self.classifier.predict(self.centroids)[codes]
+            ih = np.bincount(groups, minlength=len(self.classifier.names)).astype(float)
+            out["usage_hist"] = ih / ih.sum()
+        else:
+            out["usage_hist"] = out["code_hist"]
+        return out
 
     # ------------------------------------------------------------------------------------- encode/decode
     def encode(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -448,7 +462,7 @@ class DriftConfig:
     window: int = 256  # recent messages compared against the fit-time baseline
     min_samples: int = 64  # no verdict before this many messages
     distortion_ratio: float = 1.5  # window mean distortion / baseline distortion
-    psi_threshold: float = 0.5  # population stability index of code usage
+    psi_threshold: float = 0.25  # population stability index of usage per intent, above sampling noise
     rate_ratio: float = 4.0  # messages per second / expected rate (if an expected rate is set)
     rate_window_s: float = 10.0
 
@@ -456,8 +470,8 @@ class DriftConfig:
 class CodebookDriftMonitor:
     """Watches traffic for codebook drift and message floods; its alert is the communication-storm warning.
 
-    Drift signals: quantisation distortion (1 − cosine to the chosen centroid) grows, or the code usage
-    histogram moves (population stability index). A flood signal: messages per second far above the
+    Drift signals: quantisation distortion (1 − cosine to the chosen centroid) grows, or the usage
+    histogram moves (population stability index over codes grouped by intent; per code without labels). A flood signal: messages per second far above the
     expected rate. Drift is answered by `refit()`; a flood by quotas and gossip fan-out (channels.py,
     gossip.py) — the alert says which.
     """
@@ -472,6 +486,15 @@ class CodebookDriftMonitor:
         self._times: deque[float] = deque()
         self.alerts = 0
         self.last: dict[str, Any] = {}
+        # What normal traffic looks like; the codec's fit-time profile until `calibrate` is called. The
+        # fit-time distortion is measured on the fitting sample itself, so it is optimistic for a codebook
+        # that is large relative to that sample: calibrate on held-out or first live traffic when you can.
+        self.baseline = dict(codec.baseline)
+
+    def calibrate(self, embeddings: np.ndarray) -> dict[str, Any]:
+        """Take the distortion and code usage of known-normal traffic as the baseline."""
+        self.baseline = self.codec._traffic_profile(self.codec._check(embeddings))
+        return {"distortion": self.baseline["distortion"]}
 
     def observe(self, embeddings: np.ndarray, now: float | None = None) -> dict[str, Any] | None:
         """Record traffic; return an alert payload (name, level, reason, figures) or None."""
@@ -510,13 +533,19 @@ class CodebookDriftMonitor:
         out: dict[str, Any] = {"samples": len(self._vectors)}
         if len(self._vectors) >= self.config.min_samples:
             prof = self.codec._traffic_profile(np.stack(self._vectors))
-            base = self.codec.baseline
+            base = self.baseline
             out["distortion"] = prof["distortion"]
             out["distortion_ratio"] = prof["distortion"] / max(base["distortion"], 1e-9)
-            eps = 1e-3
-            p, q = prof["code_hist"] + eps, base["code_hist"] + eps
-            p, q = p / p.sum(), q / q.sum()
-            out["psi"] = float(((p - q) * np.log(p / q)).sum())
+            # Add half a message to every bin (Jeffreys smoothing) so an empty bin does not explode the log.
+            k = len(base["usage_hist"])
+            p = (prof["usage_hist"] * prof["n"] + 0.5) / (prof["n"] + 0.5 * k)
+            nb = min(base.get("n", 10**6), 10**6)
+            q = (base["usage_hist"] * nb + 0.5) / (nb + 0.5 * k)
+            # Small samples look shifted by sampling noise alone: subtract the PSI expected without any
+            # drift, about (bins in use − 1) × (1 / window + 1 / baseline sample).
+            bins = int((base["usage_hist"] > 0).sum()) - 1
+            noise = bins * (1.0 / len(self._vectors) + 1.0 / base.get("n", 10**9))
+            out["psi"] = float(((p - q) * np.log(p / q)).sum()) - noise
         if now is not None and self.expected_rate:
             out["rate"] = len(self._times) / self.config.rate_window_s
             out["rate_ratio"] = out["rate"] / self.expected_rate
@@ -527,8 +556,14 @@ class CodebookDriftMonitor:
         return np.stack(self._vectors)
 
     def refit(self) -> SemanticCodec:
-        """Re-fit the codebook on the recent window and reset the window."""
+        """Re-fit the codebook on the recent window and reset the window.
+
+        The distortion baseline is kept (it is the service quality normal traffic should get); the code
+        usage baseline becomes that of the recent traffic under the new codebook.
+        """
         self.codec.refit(self.recent())
+        self.baseline["code_hist"] = self.codec.baseline["code_hist"]
+        self.baseline["usage_hist"] = self.codec.baseline["usage_hist"]
         self._vectors.clear()
         return self.codec
 
