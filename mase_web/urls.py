@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
 
 from mase_web.accounts.api import MeView
 from mase_web.core import views as pages
@@ -11,6 +12,7 @@ from mase_web.workflows import views as workflow_pages
 api = [
     path("health/", pages.HealthView.as_view(), name="health"),
     path("me/", MeView.as_view(), name="me"),
+    path("token/", obtain_auth_token, name="api-token"),
     path("notifications/ping/", PingView.as_view(), name="notifications-ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
