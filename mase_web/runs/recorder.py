@@ -74,7 +74,7 @@ class RunEventRecorder:
     def __init__(
         self,
         run_id: int,
-        flush_interval: float = 0.05,
+        flush_interval: float = 0.02,
         max_batch: int = 200,
         heartbeat_every: float = 2.0,
         system_every: float = 5.0,
