@@ -28,7 +28,8 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund
+	# npm ci refuses lock files whose platform-only optional packages npm itself left out; install keeps to the lock.
+	cd frontend && npm install --no-audit --no-fund
 
 $(BUNDLE): frontend/node_modules/.package-lock.json $(FRONTEND_INPUTS)
 	cd frontend && npm run build
