@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.comm import CommAttention, masked_softmax
+from agents.comm import CommAttention, allowed_links, masked_softmax
 from training.events import EventStream
 
 
@@ -1141,3 +1141,117 @@ class MappoTrainer:
         self.rng.setstate((3, tuple(state["rng"]), None))
         torch.manual_seed(int(state["torch_seed"]) + self.update_index)
         return self.update_index
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 5. Spec-driven entry point (what `training.api.train` calls for algorithm "mappo" / "ippo")
+# ---------------------------------------------------------------------------------------------------------
+def config_from_spec(team: Any, sharing: str = "lora") -> MappoConfig:
+    """MappoConfig from a TeamSpec: `training` (episodes → updates of `batch_size` episodes), heads, comm."""
+    t = team.training
+    per_update = max(1, int(t.batch_size))
+
+    def every(episodes: int) -> int:
+        return 0 if not episodes else max(1, round(episodes / per_update))
+
+    return MappoConfig(
+        algorithm=t.algorithm,
+        sharing=sharing,
+        comm=bool(team.communication.enabled) and t.algorithm == "mappo",
+        updates=max(1, t.episodes // per_update),
+        episodes_per_update=per_update,
+        lr=float(t.lr),
+        entropy_coef=float(t.entropy_coef) or 0.01,
+        grad_clip=float(t.grad_clip),
+        seed=int(t.seed),
+        hidden=max(a.policy_head.hidden for a in team.agents),
+        d_k=int(team.communication.d_k),
+        explore_share=float(team.communication.explore_share),
+        beta_start=float(team.communication.beta_start),
+        beta_end=float(team.communication.beta_end),
+        eval_every=every(t.eval_every),
+        eval_episodes=int(t.eval_episodes),
+        checkpoint_every=every(t.checkpoint_every),
+        cycle_updates=max(1, round(team.evolution.cycle_episodes / per_update)),
+    )
+
+
+def run_spec(
+    team: Any,
+    out_dir: str | Path,
+    events: EventStream | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    resume: bool = True,
+    progress: Callable[[int, dict], None] | None = None,
+    backbone: Any | None = None,
+    counterfactual: bool = False,
+    human_feedback: Any | None = None,
+) -> dict[str, Any]:
+    """Train a TeamSpec whose `training.algorithm` is "mappo" or "ippo".
+
+    Wires the spec's reward (composer, per evolution phase), evolution schedule, curriculum, per-agent
+    update periods and golden-range metrics into `MappoTrainer`; checkpoints go to
+    `out_dir/checkpoints/mappo/{last,best}` and a run resumes from `last` when `resume` is true.
+    """
+    from agents.envs import make_env
+    from training.curriculum import AdaptiveCurriculum
+    from training.evolution import EvolutionScheduler
+    from training.golden import GoldenMetrics
+    from training.reward import NoHumanFeedback, RewardComposer
+
+    if team.training.algorithm not in ("mappo", "ippo"):
+        raise ValueError(f"run_spec trains 'mappo' or 'ippo' teams, not {team.training.algorithm!r}")
+    events = events if events is not None else EventStream()
+    cfg = config_from_spec(team)
+    cfg.counterfactual = counterfactual
+    env_name, params = team.environment.name, dict(team.environment.params)
+    if backbone is None:
+        from agents.backbone import Backbone
+
+        b = team.backbone
+        backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
+    scheduler = EvolutionScheduler.from_spec(team, events=events)
+    composer = RewardComposer.from_spec(team.reward, human_feedback=human_feedback or NoHumanFeedback())
+    message_cost = float(team.communication.message_cost)
+
+    def reward_fn(agent: str, env_reward: float, info: dict, extras: dict) -> float:
+        values = {
+            "task": env_reward,
+            "communication_cost": message_cost * float(extras.get("delivered", 0.0)),
+        }
+        if isinstance(info.get("shaping"), (int, float)):
+            values["shaping"] = float(info["shaping"])
+        return composer.compose(values, scheduler.phase)
+
+    curriculum = (
+        AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
+    )
+    agent_ids = [a.id for a in team.agents]
+    comm_edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
+    allowed = allowed_links(len(agent_ids), comm_edges or None, agent_ids)
+    trainer = MappoTrainer(
+        lambda split: make_env(env_name, params),
+        cfg,
+        backbone=backbone,
+        events=events,
+        reward_fn=reward_fn,
+        success_fn=lambda info: float(
+            info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
+        ),
+        allowed_links=allowed,
+        delivery_threshold=float(team.communication.delivery_threshold),
+        update_periods={a.id: a.update_period for a in team.agents},
+        scheduler=scheduler,
+        golden=GoldenMetrics(events),
+        curriculum=curriculum,
+    )
+    if trainer.agents != agent_ids:
+        raise ValueError(
+            f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"
+        )
+    root = Path(out_dir) / "checkpoints" / "mappo"
+    last = root / "last"
+    resume_from = last if resume and (last / "state.json").is_file() else None
+    return trainer.train(
+        should_stop=should_stop, checkpoint_dir=root, resume_from=resume_from, progress=progress
+    )
