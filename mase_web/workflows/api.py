@@ -246,7 +246,9 @@ class WorkflowViewSet(viewsets.ModelViewSet):
         response["Content-Disposition"] = f'attachment; filename="{slug}-{suffix}.json"'
         return response
 
-    @extend_schema(request=ImportSerializer, responses={200: WorkflowSerializer})
+    @extend_schema(
+        request=ImportSerializer, responses={200: WorkflowSerializer}, operation_id="workflows_import_into"
+    )
     @action(detail=True, methods=["post"], url_path="import")
     def import_into(self, request, pk=None):
         """Replace the draft with an imported spec; an invalid spec is refused and nothing is saved."""
@@ -262,7 +264,9 @@ class WorkflowViewSet(viewsets.ModelViewSet):
         workflow.save()
         return Response(WorkflowSerializer(workflow).data)
 
-    @extend_schema(request=ImportSerializer, responses={201: WorkflowSerializer})
+    @extend_schema(
+        request=ImportSerializer, responses={201: WorkflowSerializer}, operation_id="workflows_import_new"
+    )
     @action(detail=False, methods=["post"], url_path="import")
     def import_new(self, request):
         """Create a workflow from an imported spec (`project` required); nothing is saved when invalid."""

@@ -18,7 +18,8 @@ export function AgentNode({ data, selected }: NodeProps<AgentFlowNode>) {
   if (data.diffState) classes.push(`diff-${data.diffState}`);
   return (
     <div className={classes.join(" ")} data-testid={`agent-node-${data.agentId}`} title={data.roleDescription}>
-      <Handle type="target" position={Position.Left} title="Drop a connection here" />
+      <Handle id="dep-in" className="handle-dependency" type="target" position={Position.Left} title="Workflow dependency in: this step runs after the one it comes from" />
+      <Handle id="comm-in" className="handle-communication" type="target" position={Position.Top} title="Communication link in: messages arrive here" />
       <div className="agent-id">{data.agentId}</div>
       <div className="agent-role">{data.role.replaceAll("_", " ")}</div>
       {data.problems.length > 0 && (
@@ -27,7 +28,8 @@ export function AgentNode({ data, selected }: NodeProps<AgentFlowNode>) {
         </span>
       )}
       {data.diffState && <span className="diff-badge">{data.diffState}</span>}
-      <Handle type="source" position={Position.Right} title="Drag from here to another agent to connect" />
+      <Handle id="dep-out" className="handle-dependency" type="source" position={Position.Right} title="Drag from here to another agent: a workflow dependency (that agent's step comes next)" />
+      <Handle id="comm-out" className="handle-communication" type="source" position={Position.Bottom} title="Drag from here to another agent: a communication link (this agent may message it)" />
     </div>
   );
 }

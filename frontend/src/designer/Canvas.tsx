@@ -82,6 +82,9 @@ export function Canvas({ roles }: Props) {
           id: `e${index}`,
           source: edge.source,
           target: edge.target,
+          // Dependencies run left to right, communication links leave below and arrive on top.
+          sourceHandle: dependency ? "dep-out" : "comm-out",
+          targetHandle: dependency ? "dep-in" : "comm-in",
           selected: selection?.kind === "edge" && selection.index === index,
           className: `${dependency ? "edge-dependency" : "edge-communication"}${badEdges.has(index) ? " edge-problem" : ""}`,
           markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
@@ -126,7 +129,9 @@ export function Canvas({ roles }: Props) {
         onNodeClick={(_, node) => select({ kind: "agent", id: node.id })}
         onEdgeClick={(_, edge) => select({ kind: "edge", index: Number(edge.id.slice(1)) })}
         onPaneClick={() => select(null)}
-        onConnect={(c) => c.source && c.target && connect(c.source, c.target)}
+        onConnect={(c) =>
+          c.source && c.target && connect(c.source, c.target, c.sourceHandle === "dep-out" ? "dependency" : "communication")
+        }
         isValidConnection={(c) => c.source !== c.target}
         nodesDraggable={!readOnly}
         nodesConnectable={!readOnly}
@@ -142,7 +147,7 @@ export function Canvas({ roles }: Props) {
       {spec.agents.length === 0 && (
         <div className="canvas-empty">
           <strong>No agents yet.</strong>
-          <span>Drag a role from the palette on the left onto this canvas, then drag from one agent's right handle to another agent to connect them.</span>
+          <span>Drag a role from the palette on the left onto this canvas, then drag from an agent's right dot to another agent for a workflow dependency, or from its bottom dot for a communication link.</span>
         </div>
       )}
     </div>

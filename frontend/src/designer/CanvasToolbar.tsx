@@ -9,9 +9,8 @@ export function CanvasToolbar() {
   const hasSelection = useDesigner((s) => s.selection !== null);
   const agentSelected = useDesigner((s) => s.selection?.kind === "agent");
   const hasClipboard = useDesigner((s) => s.clipboard !== null);
-  const edgeKind = useDesigner((s) => s.edgeKind);
   const readOnly = useDesigner((s) => s.readOnly);
-  const { undo, redo, deleteSelection, copySelection, paste, layoutAll, setNewEdgeKind } = useDesigner.getState();
+  const { undo, redo, deleteSelection, copySelection, paste, layoutAll } = useDesigner.getState();
 
   return (
     <div className="canvas-toolbar" role="toolbar" aria-label="Canvas tools">
@@ -43,26 +42,9 @@ export function CanvasToolbar() {
       <button onClick={() => fitView({ duration: 300 })} title="Zoom to fit all agents">
         Zoom to fit
       </button>
-      <span className="edge-kind" title="The kind of edge a new connection creates">
-        New edges:
-        <label>
-          <input
-            type="radio"
-            name="edge-kind"
-            checked={edgeKind === "dependency"}
-            onChange={() => setNewEdgeKind("dependency")}
-          />
-          <span className="legend-dependency">dependency</span>
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="edge-kind"
-            checked={edgeKind === "communication"}
-            onChange={() => setNewEdgeKind("communication")}
-          />
-          <span className="legend-communication">communication</span>
-        </label>
+      <span className="edge-kind" title="Which dot you drag from decides the kind of edge">
+        Connect: <span className="legend-dependency">right dot → dependency</span>
+        <span className="legend-communication">bottom dot → communication link</span>
       </span>
     </div>
   );

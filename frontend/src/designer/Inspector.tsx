@@ -19,7 +19,7 @@ export function Inspector({ roles }: { roles: RoleInfo[] }) {
     <div className="inspector empty-state">
       <h2>Inspector</h2>
       <p>Select an agent or an edge on the canvas to edit it here.</p>
-      <p className="hint">Tip: drag from the dot on an agent's right side to another agent to connect them.</p>
+      <p className="hint">Connect agents by dragging from a dot to another agent: the right dot makes a workflow dependency (solid arrow), the bottom dot a communication link (dashed).</p>
     </div>
   );
 }

@@ -38,7 +38,6 @@ export interface DesignerState {
   revision: number;
   report: ValidationReport | null;
   diff: SpecDiff | null;
-  edgeKind: EdgeKind;
   readOnly: boolean;
   dragOrigin: Snapshot | null;
 
@@ -49,9 +48,8 @@ export interface DesignerState {
   addAgent: (role: RoleInfo, position: Position) => string;
   updateAgent: (id: string, patch: Partial<AgentSpec>) => void;
   renameAgent: (id: string, newId: string) => string | null;
-  connect: (source: string, target: string) => void;
+  connect: (source: string, target: string, kind: EdgeKind) => void;
   setEdgeKind: (index: number, kind: EdgeKind) => void;
-  setNewEdgeKind: (kind: EdgeKind) => void;
   moveAgent: (id: string, position: Position, done: boolean) => void;
   deleteSelection: () => void;
   copySelection: () => void;
@@ -97,7 +95,6 @@ export const useDesigner = create<DesignerState>()((set, get) => ({
   revision: 0,
   report: null,
   diff: null,
-  edgeKind: "communication",
   readOnly: false,
   dragOrigin: null,
 
@@ -171,8 +168,7 @@ export const useDesigner = create<DesignerState>()((set, get) => ({
     return null;
   },
 
-  connect: (source, target) => {
-    const kind = get().edgeKind;
+  connect: (source, target, kind) => {
     if (source === target) return;
     const edges = get().spec.edges ?? [];
     if (edges.some((e) => e.source === source && e.target === target && (e.kind ?? "communication") === kind)) return;
@@ -187,8 +183,6 @@ export const useDesigner = create<DesignerState>()((set, get) => ({
       const edge = d.spec.edges?.[index];
       if (edge) edge.kind = kind;
     }),
-
-  setNewEdgeKind: (kind) => set({ edgeKind: kind }),
 
   moveAgent: (id, position, done) => {
     const { layout, spec, dragOrigin, readOnly } = get();

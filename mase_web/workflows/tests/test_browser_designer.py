@@ -60,9 +60,9 @@ def test_design_publish_reload_restore(live_services, browser_page):
     node.get_by_test_id("node-problem-badge").wait_for()
     page.get_by_test_id("problems").get_by_text("custom_agent.prompt").wait_for()
 
-    # Connect it to the planner (a communication link, the default kind for new edges).
-    node.locator(".react-flow__handle-right").drag_to(
-        page.get_by_test_id("agent-node-planner").locator(".react-flow__handle-left")
+    # Connect it to the planner: from its bottom dot, a communication link.
+    node.locator(".react-flow__handle-bottom").drag_to(
+        page.get_by_test_id("agent-node-planner").locator(".react-flow__handle-top")
     )
     page.wait_for_function(f"document.querySelectorAll('.react-flow__edge').length === {edges_before + 1}")
 
@@ -118,6 +118,7 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_test_id("agent-node-custom_agent").wait_for()
     workflow = Workflow.objects.get(pk=workflow_id)
     assert [a["id"] for a in workflow.spec["agents"]][-1] == "custom_agent"
+    assert {"source": "custom_agent", "target": "planner", "kind": "communication"} in workflow.spec["edges"]
     assert list(workflow.versions.order_by("number").values_list("note", flat=True)) == [
         "Added a fact checker",
         "Without the fact checker",
@@ -180,3 +181,48 @@ def test_operator_sees_a_read_only_designer(live_services, browser_page):
     page.get_by_test_id("recommendation").wait_for()
     workflow.refresh_from_db()
     assert workflow.spec == spec
+
+
+def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    base = live_services.base_url
+    _, project = sign_in(page, base)
+    spec = json.loads((TEMPLATES / "collaborative_writing.json").read_text())
+    workflow = Workflow.objects.create(project=project, name="Blog", spec=spec)
+    page.goto(f"{base}/workflows/{workflow.pk}/")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    problems = page.get_by_test_id("problems")
+
+    # A dependency edge (from the right dot) back to the start closes a cycle: the edge turns red and the error is listed.
+    page.get_by_test_id("agent-node-polisher").locator(".react-flow__handle-right").drag_to(
+        page.get_by_test_id("agent-node-planner").locator(".react-flow__handle-left")
+    )
+    problems.get_by_text("dependency edges form a cycle").wait_for()
+    page.locator(".react-flow__edge.edge-problem").wait_for(state="attached")
+    page.locator(".react-flow__pane").click(position={"x": 20, "y": 20})
+    page.keyboard.press("Control+z")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_role("button", name="Redo").click()
+    problems.get_by_text("dependency edges form a cycle").wait_for()
+    page.get_by_role("button", name="Undo").click()
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+
+    # Copy and paste an agent, then delete the copy.
+    page.get_by_test_id("agent-node-writer").click()
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    page.get_by_test_id("agent-node-writer_2").wait_for()
+    page.get_by_role("button", name="Delete", exact=True).click()
+    page.get_by_test_id("agent-node-writer_2").wait_for(state="detached")
+
+    # Auto-layout places every agent; the positions are autosaved beside the spec.
+    page.get_by_role("button", name="Auto-layout").click()
+    page.get_by_role("button", name="Zoom to fit").click()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert set(workflow.layout) == {"planner", "writer", "polisher"}
+    xs = [workflow.layout[a]["x"] for a in ("planner", "writer", "polisher")]
+    assert xs == sorted(xs) and len(set(xs)) == 3  # left to right along the dependencies
+    assert [a["id"] for a in workflow.spec["agents"]] == ["planner", "writer", "polisher"]
+    assert len(workflow.spec["edges"]) == len(spec["edges"])
