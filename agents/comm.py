@@ -163,6 +163,9 @@ class CommAttention(nn.Module):
         self.d_k = d_k
         self.W_Q = nn.Linear(dim, d_k, bias=False)
         self.W_K = nn.Linear(dim, d_k, bias=False)
+        # Queries start at zero: α starts exactly uniform (a broadcast), and W_Q still gets a gradient
+        # (∝ k_j) while W_K's is zero until W_Q moves, so nothing is decided before learning says so.
+        nn.init.zeros_(self.W_Q.weight)
 
     def scores(self, h: torch.Tensor) -> torch.Tensor:
         """Unnormalised scores e_ij = q_i·k_j / √d_k, `[B, N, N]`."""

@@ -1,0 +1,155 @@
+"""A team's trainable parts above the frozen backbone: per-agent policy heads plus CommAttention.
+
+For each agent i, from its pooled text embedding x_i (backbone output, with or without its LoRA
+adapter):
+
+    h_i   = tanh(W x_i + b)                      the agent's hidden state (shared reading of its text)
+    msg_i = M h_i                                what it says when someone listens
+    α     = CommAttention(LayerNorm(x))  (or a fixed routing: uniform broadcast, random, none)
+    m_i   = Σ_j w_ij msg_j                       w = α (evaluation), α̃ (explored episodes), delivered only
+    π_i(a | h_i, m_i) = softmax(head_i([h_i, m_i]))   for agents that act
+
+The acting agents' heads are stored stacked (`[A, ...]` tensors) so one einsum runs them all; agent
+a's slice is its own head. The value baseline, when used, reads all hidden states
+(centralised, detached so it cannot shape the agents' representations).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from agents.comm import CommAttention, deliver, explore, masked_softmax
+
+ROUTINGS = ("learned", "broadcast", "random", "none")
+
+
+@dataclass
+class RoutingOutput:
+    """What one forward pass decided: weights used, α, delivery, received messages, action logits."""
+
+    alpha: torch.Tensor  # [B, N, N] attention of the network (zeros for fixed routings "none")
+    route: torch.Tensor  # [B, N, N] routing weights before delivery: α̃ in explored episodes, else α
+    weights: torch.Tensor  # [B, N, N] routing weights after delivery (what reaches each receiver)
+    delivered: torch.Tensor  # [B, N, N] bool, messages delivered (receivers' rows only)
+    received: torch.Tensor  # [B, N, d_msg]
+    hidden: torch.Tensor  # [B, N, hidden]
+    logits: torch.Tensor  # [B, A, n_actions] for the acting agents, in `acting` order
+    value: torch.Tensor | None  # [B] learned baseline, or None
+
+
+class TeamPolicy(nn.Module):
+    """Per-agent heads and the communication attention of one team.
+
+    `agents`: ids in environment order; `acting`: the ids that choose actions (each with
+    `n_actions` choices); `allowed`: `[N, N]` bool, who may hear whom (self excluded).
+    """
+
+    def __init__(
+        self,
+        agents: Sequence[str],
+        acting: Sequence[str],
+        n_actions: int,
+        embed_dim: int,
+        allowed: torch.Tensor,
+        hidden: int = 64,
+        d_msg: int = 16,
+        d_k: int = 32,
+        value_baseline: bool = False,
+    ):
+        super().__init__()
+        self.agents = list(agents)
+        self.acting = list(acting)
+        n, a = len(self.agents), len(self.acting)
+        self.acting_index = torch.tensor([self.agents.index(x) for x in self.acting], dtype=torch.long)
+        self.register_buffer("allowed", allowed.clone().bool(), persistent=False)
+        receivers = torch.zeros(n, dtype=torch.bool)
+        receivers[self.acting_index] = True
+        # Only the rows of agents that act and may hear someone matter: messages to an agent that never
+        # acts change nothing, so they are neither counted, charged nor learned.
+        self.register_buffer("receivers", receivers & self.allowed.any(dim=1), persistent=False)
+        self.hidden_size, self.d_msg = hidden, d_msg
+
+        def stacked(*shape, fan_in):
+            bound = 1 / math.sqrt(fan_in)
+            return nn.Parameter(torch.empty(*shape).uniform_(-bound, bound))
+
+        # Shared reading of a sentence: an agent's state, key and message depend on what its text says,
+        # not on who it is, so a sender cannot learn to silence itself: only the receiver's attention
+        # (or delivery) can keep a useless sender out. Per-agent specialisation lives in the agent's
+        # LoRA adapter (its embedding) and, for acting agents, in its own policy head.
+        self.trunk = nn.Linear(embed_dim, hidden)
+        self.message = nn.Linear(hidden, d_msg, bias=False)
+        self.head_w1 = stacked(a, hidden + d_msg, hidden, fan_in=hidden + d_msg)
+        self.head_b1 = stacked(a, hidden, fan_in=hidden + d_msg)
+        self.head_w2 = stacked(a, hidden, n_actions, fan_in=hidden)
+        self.head_b2 = nn.Parameter(torch.zeros(a, n_actions))
+        # Attention reads the backbone's hidden states directly (layer-normalised, no affine): the
+        # scale of q·k then stays put while the trunk grows under the task loss, which otherwise
+        # inflates the scores and collapses α onto one sender within a few hundred updates.
+        self.attention = CommAttention(embed_dim, d_k)
+        self.value = (
+            nn.Sequential(nn.Linear(n * embed_dim, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+            if value_baseline
+            else None
+        )
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        """Per-agent policy-head parameters (the acting agents' action heads, stacked)."""
+        return [self.head_w1, self.head_b1, self.head_w2, self.head_b2]
+
+    def forward(
+        self,
+        embeddings: torch.Tensor,
+        routing: str = "learned",
+        explore_mask: torch.Tensor | None = None,
+        beta: float = 1.0,
+        threshold: float = 0.05,
+        generator: torch.Generator | None = None,
+        attention_grad: str = "reinforce",
+    ) -> RoutingOutput:
+        """Run the team on embeddings `[B, N, embed_dim]`.
+
+        `explore_mask` `[B]` bool marks episodes routed with α̃ (learned routing only).
+        `attention_grad="reinforce"` stops the task loss's gradient at α (attention then learns only
+        from REINFORCE on the explored weights); `"backprop"` lets it flow through α as well.
+        """
+        batch, n = embeddings.shape[:2]
+        hidden = torch.tanh(self.trunk(embeddings))
+        messages = self.message(hidden)
+        state = nn.functional.layer_norm(embeddings, embeddings.shape[-1:])
+        allowed = self.allowed.expand(batch, n, n) & self.receivers.view(1, n, 1)
+        if routing == "learned":
+            alpha = self.attention(state, allowed)
+            route = alpha.detach() if attention_grad == "reinforce" else alpha
+            if explore_mask is not None and bool(explore_mask.any()):
+                tilde = explore(alpha, beta, allowed, generator=generator)
+                route = torch.where(explore_mask.view(batch, 1, 1), tilde, route)
+        elif routing == "broadcast":
+            alpha = masked_softmax(torch.zeros(batch, n, n, device=hidden.device), allowed)
+            route = alpha
+        elif routing == "random":
+            noise = torch.randn(batch, n, n, generator=generator, device=hidden.device)
+            alpha = masked_softmax(noise, allowed)
+            route = alpha
+        elif routing == "none":
+            alpha = torch.zeros(batch, n, n, device=hidden.device)
+            route = alpha
+        else:
+            raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
+        weights, delivered = deliver(route, threshold, allowed)
+        received = CommAttention.aggregate(weights, messages)
+        idx = self.acting_index.to(hidden.device)
+        # The head reads the received message layer-normalised: what it hears, not how loud. Without
+        # this, every change of the attention's total weight on useful senders (e.g. dropping the
+        # distractors: 4/6 → 4/4) would shift the head's input and undo what it had learned.
+        heard = received[:, idx]
+        features = torch.cat([hidden[:, idx], heard], dim=-1)
+        inner = torch.tanh(torch.einsum("bad,adh->bah", features, self.head_w1) + self.head_b1)
+        logits = torch.einsum("bah,ahk->bak", inner, self.head_w2) + self.head_b2
+        value = self.value(state.detach().flatten(1)).squeeze(-1) if self.value is not None else None
+        return RoutingOutput(alpha, route, weights, delivered, received, hidden, logits, value)
