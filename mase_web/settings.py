@@ -147,3 +147,7 @@ LOGGING = {
 RUN_HEARTBEAT_TIMEOUT = config.env_int("RUN_HEARTBEAT_TIMEOUT", 30)
 # A run whose worker dies this many times is failed instead of being requeued forever.
 RUN_MAX_DELIVERIES = config.env_int("RUN_MAX_DELIVERIES", 3)
+# Torch intra-op threads of a run. One run per worker process: torch's default (a thread per core)
+# makes OpenMP threads spin against each other on a busy machine (a loaded 2-core box trained
+# number_guess ~25x slower with 2 threads than with 1). Raise it on dedicated many-core CPU workers.
+RUN_TORCH_THREADS = config.env_int("RUN_TORCH_THREADS", 1)

@@ -93,8 +93,11 @@ def last_seq(run_id: int) -> int:
 
 def execute(run_id: int, task_id: str) -> str | None:
     """Run one delivery; returns the run's final state, or None when this delivery did nothing."""
+    import torch
+
     from training import api as training_api
 
+    torch.set_num_threads(settings.RUN_TORCH_THREADS)
     taken = claim(run_id, task_id)
     if taken is None:
         return None
