@@ -39,6 +39,7 @@ def test_self_is_masked_rows_sum_to_one_and_isolated_rows_are_zero():
 def test_scores_follow_the_formula():
     torch.manual_seed(1)
     attention = CommAttention(dim=6, d_k=3)
+    torch.nn.init.normal_(attention.W_Q.weight)
     h = torch.randn(2, 3, 6)
     q, k = h @ attention.W_Q.weight.T, h @ attention.W_K.weight.T
     expected = torch.einsum("bid,bjd->bij", q, k) / math.sqrt(3)
@@ -51,6 +52,9 @@ def test_scores_follow_the_formula():
 def test_gradients_reach_w_q_and_w_k_through_aggregated_messages():
     torch.manual_seed(2)
     attention = CommAttention(dim=4, d_k=4)
+    fresh = attention(torch.randn(3, 5, 4), allowed_links(5))
+    torch.testing.assert_close(fresh, allowed_links(5).float().expand(3, 5, 5) / 4)  # W_Q = 0: uniform start
+    torch.nn.init.normal_(attention.W_Q.weight)  # as after some learning: both maps then get gradients
     h = torch.randn(3, 5, 4, requires_grad=True)
     messages = torch.randn(3, 5, 2, requires_grad=True)
     received = attention.aggregate(attention(h, allowed_links(5)), messages)
