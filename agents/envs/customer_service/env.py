@@ -56,6 +56,16 @@ ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 """Action names per agent; an agent's action is the index into its tuple."""
 
+
+def action_name(agent: str, actions: Mapping[str, Any]) -> str:
+    """The name of ``agent``'s action in ``actions`` (0 when absent); a clear error when out of range."""
+    index = int(actions.get(agent, 0))
+    names = ROLE_ACTIONS[agent]
+    if not 0 <= index < len(names):
+        raise ValueError(f"{agent}: action {index} is out of range 0..{len(names) - 1} ({', '.join(names)})")
+    return names[index]
+
+
 DEFAULTS: dict[str, Any] = {
     "tickets": "train",
     "max_steps": 6,
@@ -244,7 +254,7 @@ class CustomerServiceEnv(ParallelEnv):
             return {}, {}, {}, {}, {}
         self._step += 1
         before = self._potential(self._draft)
-        review = ROLE_ACTIONS[SUPERVISOR][int(actions.get(SUPERVISOR, 0))]
+        review = action_name(SUPERVISOR, actions)
         messages, duplicates, events = 0, 0, []
         if review == "approve":
             self._approved = True
@@ -255,7 +265,7 @@ class CustomerServiceEnv(ParallelEnv):
             self._draft = set()
             events.append("supervisor sent the draft back")
         for agent in self.possible_agents[:-1]:
-            name = ROLE_ACTIONS[agent][int(actions.get(agent, 0))]
+            name = action_name(agent, actions)
             if name == "pass":
                 continue
             messages += 1

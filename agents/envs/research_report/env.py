@@ -71,6 +71,16 @@ ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
 
+
+def action_name(agent: str, actions: Mapping[str, Any]) -> str:
+    """The name of ``agent``'s action in ``actions`` (0 when absent); a clear error when out of range."""
+    index = int(actions.get(agent, 0))
+    names = ROLE_ACTIONS[agent]
+    if not 0 <= index < len(names):
+        raise ValueError(f"{agent}: action {index} is out of range 0..{len(names) - 1} ({', '.join(names)})")
+    return names[index]
+
+
 DEFAULTS: dict[str, Any] = {
     "corpus": None,
     "topics": None,
@@ -301,7 +311,7 @@ class ResearchReportEnv(ParallelEnv):
         self.step_count += 1
         rewards = dict.fromkeys(AGENTS, -self.step_cost)
         actor = PHASE_AGENT[self.phase]
-        name = ROLE_ACTIONS[actor][int(actions.get(actor, 0))]
+        name = action_name(actor, actions)
         if self._valid(actor, name):
             getattr(self, f"_act_{actor}")(name, rewards)
         else:

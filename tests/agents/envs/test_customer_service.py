@@ -196,6 +196,9 @@ def test_validate_params_and_registry():
     env = make_env("customer_service", {"tickets": "validation", "max_steps": 5})
     assert isinstance(env, CustomerServiceEnv) and env.max_steps == 5 and len(env.tickets) == 600
     assert CustomerServiceEnv.expected_agents({}) == list(AGENTS)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"logistics: action 9 is out of range 0\.\.3"):
+        env.step({"logistics": 9})
 
 
 # ------------------------------------------------------------------------------------ rule baseline
