@@ -14,7 +14,11 @@ export function AttentionHeatmap({ frame }: { frame: AttentionFrame }) {
         y: agents,
         zmin: 0,
         zmax: 1,
-        colorscale: "Blues",
+        // Light = ignored, dark = listened to.
+        colorscale: [
+          [0, "#f8f9fc"],
+          [1, "#1c3faa"],
+        ],
         colorbar: { title: { text: "α" }, thickness: 12 },
         hovertemplate: "%{y} listens to %{x}: %{z:.3f}<extra></extra>",
         // Small teams get the numbers printed in the cells.

@@ -35,10 +35,10 @@ export function GoldenPanel({ readings, bounds }: Props) {
                   {reading ? `${formatNumber(reading.value)} ${b?.unit ?? range.unit}`.trim() : "not measured"}
                   {reading?.level && <span className={`level-pill level-${reading.level}`}>{reading.level}</span>}
                 </td>
-                <td>{b?.golden ? `${formatNumber(b.golden[0])}–${formatNumber(b.golden[1])}` : range.golden}</td>
+                <td>{b?.golden ? `${formatNumber(b.golden[0])}–${formatNumber(b.golden[1])} ${b.unit ?? ""}` : range.golden}</td>
                 <td>
                   {b && (b.alertBelow !== null || b.alertAbove !== null)
-                    ? [b.alertBelow !== null && `< ${formatNumber(b.alertBelow)}`, b.alertAbove !== null && `> ${formatNumber(b.alertAbove)}`]
+                    ? [b.alertBelow !== null && `< ${formatNumber(b.alertBelow)} ${b.unit ?? ""}`, b.alertAbove !== null && `> ${formatNumber(b.alertAbove)} ${b.unit ?? ""}`]
                         .filter(Boolean)
                         .join(", ")
                     : range.alert}

@@ -16,6 +16,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const [device, setDevice] = useState<"cpu" | "gpu">("cpu");
   const [specText, setSpecText] = useState("");
   const [source, setSource] = useState<Record<string, unknown>>({});
+  const [edited, setEdited] = useState(false);
   const [episodes, setEpisodes] = useState("");
   const [problem, setProblem] = useState<{ detail: string; errors: Record<string, string[]> } | null>(null);
   const [sending, setSending] = useState(false);
@@ -35,6 +36,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const onSpec = (text: string, from: Record<string, unknown>) => {
     setSpecText(text);
     setSource(from);
+    setEdited(false);
     setProblem(null);
     if (!name) {
       try {
@@ -64,9 +66,12 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
         return;
       }
     }
+    // An untouched published version is launched by reference, so the run records its provenance.
+    const published = !edited && !episodes && typeof source.workflow === "number" && typeof source.version === "number";
+    const what = published ? { workflow: source.workflow as number, version: source.version as number } : { spec };
     setSending(true);
     try {
-      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, spec, source });
+      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, ...what });
       window.location.href = `/runs/${run.id}/`;
     } catch (e) {
       const err = e as ApiError;
@@ -120,7 +125,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
             value={specText}
             onChange={(e) => {
               setSpecText(e.target.value);
-              setSource({ pasted: true });
+              setEdited(true);
             }}
             rows={10}
             spellCheck={false}

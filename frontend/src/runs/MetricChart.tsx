@@ -43,7 +43,7 @@ export function MetricChart({ name, points, evalPoints }: Props) {
       xaxis: { title: { text: "episode" }, zeroline: false },
       yaxis: { zeroline: false },
       showlegend: hasEval,
-      legend: { orientation: "h", y: -0.25 },
+      legend: { orientation: "h", x: 1, xanchor: "right", y: 1.02, yanchor: "bottom", font: { size: 11 } },
     }),
     [name, hasEval],
   );

@@ -69,8 +69,8 @@ export function PhaseTimeline({ marks, phases, plateaus, totalEpisodes, lastEpis
             <span>episode {end}</span>
           </div>
           {history.length > 0 && (
-            <ul className="timeline-list">
-              {history.map((h) => (
+            <ul className="timeline-list" aria-label="Phase changes and plateau warnings, newest first">
+              {[...history].reverse().map((h) => (
                 <li key={h.seq} className={`mark-${h.kind}-text`}>
                   <b>{h.text}</b> at episode {h.episode ?? "?"}
                   {h.detail && <span className="muted"> — {h.detail}</span>}

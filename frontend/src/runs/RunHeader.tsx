@@ -46,6 +46,15 @@ export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Pr
             #{run.id} · {run.kind} on {run.device}
           </dd>
         </div>
+        {run.source?.kind === "workflow" && (
+          <div>
+            <dt>Team</dt>
+            <dd>
+              <a href={`/workflows/${String(run.source.workflow)}/`}>{String(run.source.workflow_name ?? "workflow")}</a> v
+              {String(run.source.version)}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Worker</dt>
           <dd data-testid="run-worker">{run.worker || "not picked up yet"}</dd>

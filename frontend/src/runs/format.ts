@@ -6,10 +6,11 @@ export function formatNumber(value: unknown, digits = 3): string {
   return String(+value.toPrecision(digits));
 }
 
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return "–";
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+/** An ISO date, or seconds since the epoch (how the event stream sends times), as local time. */
+export function formatTime(when: string | number | null | undefined): string {
+  if (when === null || when === undefined || when === "") return "–";
+  const date = new Date(typeof when === "number" ? when * 1000 : when);
+  return Number.isNaN(date.getTime()) ? String(when) : date.toLocaleString();
 }
 
 export function formatDuration(fromIso: string | null, toIso: string | null): string {

@@ -50,7 +50,7 @@ export interface RunStreamState {
   golden: Record<string, GoldenReading>;
   goldenBounds: Record<string, GoldenBounds>;
   system: SystemMetrics | null;
-  systemHistory: { time: string; cpu: number | null; memory: number | null }[];
+  systemHistory: { time: string | number; cpu: number | null; memory: number | null }[];
   /** Bumped by every "checkpoint" event so the page refetches the checkpoint list. */
   checkpointEvents: number;
   /** Bumped by lifecycle events (started, finished, error) so the page refetches the run's row. */
@@ -205,7 +205,9 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
         }
         if (typeof p.phase === "string") {
           const marks = s.phaseMarks;
-          if (!marks.length || marks[marks.length - 1][1] !== p.phase) own("phaseMarks").push([episode, p.phase]);
+          // The first reported phase is taken to hold from the start of training.
+          if (!marks.length) own("phaseMarks").push([0, p.phase]);
+          else if (marks[marks.length - 1][1] !== p.phase) own("phaseMarks").push([episode, p.phase]);
         }
         break;
       }

@@ -2,14 +2,13 @@
 import { api } from "../api";
 import type { Checkpoint, CompareRun, Me, Paginated, RunDetail, RunSummary } from "./types";
 
-export interface LaunchRequest {
+/** A run from a spec document, or from a published workflow version (the server records which). */
+export type LaunchRequest = {
   project: number;
   name: string;
   kind: "training" | "evaluation";
   device: "cpu" | "gpu";
-  spec: unknown;
-  source: Record<string, unknown>;
-}
+} & ({ spec: unknown } | { workflow: number; version: number });
 
 export interface TemplateSummary {
   slug: string;

@@ -47,7 +47,8 @@ export interface RunEventMessage {
   seq: number;
   type: string;
   payload: Record<string, unknown>;
-  time: string;
+  /** Seconds since the epoch on the WebSocket, an ISO date from the REST API. */
+  time: string | number;
 }
 
 export type StreamFrame =
@@ -98,7 +99,7 @@ export interface PlateauWarning {
 /** Alerts (golden ranges, circuit breaker, health), errors and log lines, in arrival order. */
 export interface FeedItem {
   seq: number;
-  time: string;
+  time: string | number;
   kind: "alert" | "error" | "log";
   level: "ok" | "warn" | "alert" | "info" | "error";
   title: string;
