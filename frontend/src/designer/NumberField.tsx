@@ -21,7 +21,7 @@ export function NumberField({ label, value, onChange, min, max, step, integer, h
   }, [value, focused]);
 
   return (
-    <label className="field" title={hint} aria-label={label || hint}>
+    <label className="field" title={hint}>
       {label && <span>{label}</span>}
       <input
         type="number"
@@ -30,6 +30,7 @@ export function NumberField({ label, value, onChange, min, max, step, integer, h
         max={max}
         step={step ?? (integer ? 1 : "any")}
         data-testid={testId}
+        aria-label={label ? undefined : hint}
         onFocus={() => setFocused(true)}
         onBlur={() => setFocused(false)}
         onChange={(event) => {

@@ -26,7 +26,7 @@ export function SafetyEditor() {
       <h2>Fallback</h2>
       <label className="field" title="What runs while the breaker is open.">
         <span>Fallback</span>
-        <select value={fallback.kind ?? "none"} onChange={(e) => saveFallback({ kind: e.target.value as FallbackSection["kind"] })}>
+        <select aria-label="Fallback" value={fallback.kind ?? "none"} onChange={(e) => saveFallback({ kind: e.target.value as FallbackSection["kind"] })}>
           <option value="none">none</option>
           <option value="keyword_router">keyword router</option>
           <option value="scripted">scripted team</option>
@@ -52,7 +52,7 @@ export function SafetyEditor() {
               </label>
               <label className="field">
                 <span>Route to</span>
-                <select value={rule.route_to} onChange={(e) => saveFallback({ rules: rules.map((r, j) => (j === i ? { ...r, route_to: e.target.value } : r)) })}>
+                <select aria-label="Route to" value={rule.route_to} onChange={(e) => saveFallback({ rules: rules.map((r, j) => (j === i ? { ...r, route_to: e.target.value } : r)) })}>
                   {!agentIds.includes(rule.route_to) && <option value={rule.route_to}>{rule.route_to || "choose…"}</option>}
                   {agentIds.map((id) => (
                     <option key={id}>{id}</option>

@@ -66,6 +66,31 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Drops what the canvas cannot draw (a draft saved through the API may hold anything JSON allows). */
+export function sanitize(raw: unknown): TeamSpec {
+  const spec = (isObject(raw) ? { ...raw } : {}) as TeamSpec;
+  spec.agents = (Array.isArray(spec.agents) ? spec.agents : []).filter(
+    (a): a is AgentSpec => isObject(a) && typeof a.id === "string",
+  );
+  if (spec.edges !== undefined) {
+    spec.edges = (Array.isArray(spec.edges) ? spec.edges : []).filter(
+      (e): e is EdgeSpec => isObject(e) && typeof e.source === "string" && typeof e.target === "string",
+    );
+  }
+  for (const [section, list] of [
+    ["reward", "terms"],
+    ["evolution", "phases"],
+    ["fallback", "rules"],
+  ] as const) {
+    const value = spec[section] as Record<string, unknown> | undefined;
+    if (value !== undefined && !isObject(value)) delete spec[section];
+    else if (value && value[list] !== undefined && !Array.isArray(value[list])) spec[section] = { ...value, [list]: [] };
+  }
+  return spec;
+}
+
 /** A fresh agent id from `base` that no agent of `spec` uses yet. */
 export function uniqueId(spec: TeamSpec, base: string): string {
   const stem = (base.toLowerCase().replace(/[^a-z0-9_]/g, "_").replace(/^[^a-z]+/, "") || "agent").slice(0, 34);
@@ -98,8 +123,9 @@ export const useDesigner = create<DesignerState>()((set, get) => ({
   readOnly: false,
   dragOrigin: null,
 
-  load: (spec, layout, readOnly) => {
-    const agents = Array.isArray(spec.agents) ? spec.agents : [];
+  load: (raw, layout, readOnly) => {
+    const spec = sanitize(raw);
+    const agents = spec.agents;
     const ids = agents.map((a) => a.id);
     // Agents without a stored position (a fresh template or import) are laid out automatically.
     const missing = ids.some((id) => !layout[id]);

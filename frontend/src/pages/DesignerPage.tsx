@@ -6,6 +6,7 @@ import { ApiError } from "../api";
 import { AdvisorPanel } from "../designer/AdvisorPanel";
 import { Canvas } from "../designer/Canvas";
 import { CanvasToolbar } from "../designer/CanvasToolbar";
+import { DesignerErrorBoundary } from "../designer/DesignerErrorBoundary";
 import { pageData, workflowsApi } from "../designer/designerApi";
 import { HistoryPanel } from "../designer/HistoryPanel";
 import { Inspector } from "../designer/Inspector";
@@ -40,8 +41,18 @@ function isTyping(target: EventTarget | null): boolean {
   return !!el && (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || el.isContentEditable);
 }
 
-/** The workflow designer: palette, canvas, inspector and editors around one zustand store. */
+/** The workflow designer page, guarded so that an undrawable draft explains itself. */
 export function DesignerPage() {
+  const { workflow_id: workflowId } = pageData<{ workflow_id: number }>();
+  return (
+    <DesignerErrorBoundary workflowId={workflowId}>
+      <Designer />
+    </DesignerErrorBoundary>
+  );
+}
+
+/** The workflow designer: palette, canvas, inspector and editors around one zustand store. */
+function Designer() {
   const { workflow_id: workflowId, can_edit: canEdit } = pageData<{ workflow_id: number; can_edit: boolean }>();
   const [workflow, setWorkflow] = useState<Workflow | null>(null);
   const [catalogue, setCatalogue] = useState<Catalogue | null>(null);

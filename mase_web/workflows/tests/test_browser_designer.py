@@ -216,6 +216,16 @@ def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
     page.get_by_role("button", name="Delete", exact=True).click()
     page.get_by_test_id("agent-node-writer_2").wait_for(state="detached")
 
+    # Schedule and safety editors write their sections of the spec.
+    page.get_by_role("tab", name="Schedule").click()
+    page.get_by_label("Threshold that ends the exploration phase").fill("0.25")
+    page.get_by_role("tab", name="Safety").click()
+    page.get_by_label("Consecutive low decisions").fill("5")
+    page.get_by_label("Fallback", exact=True).select_option("keyword_router")
+    page.get_by_role("button", name="Add rule").click()
+    page.get_by_label("Keywords").fill("refund, return")
+    page.get_by_label("Route to").select_option("writer")
+
     # Auto-layout places every agent; the positions are autosaved beside the spec.
     page.get_by_role("button", name="Auto-layout").click()
     page.get_by_role("button", name="Zoom to fit").click()
@@ -226,3 +236,9 @@ def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
     assert xs == sorted(xs) and len(set(xs)) == 3  # left to right along the dependencies
     assert [a["id"] for a in workflow.spec["agents"]] == ["planner", "writer", "polisher"]
     assert len(workflow.spec["edges"]) == len(spec["edges"])
+    assert workflow.spec["evolution"]["phases"][0] == {"name": "exploration", "threshold": 0.25}
+    assert workflow.spec["circuit_breaker"]["consecutive_low"] == 5
+    assert workflow.spec["fallback"] == {
+        "kind": "keyword_router",
+        "rules": [{"keywords": ["refund", "return"], "route_to": "writer"}],
+    }
