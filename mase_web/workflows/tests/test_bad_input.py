@@ -154,3 +154,13 @@ def test_unknown_template_and_missing_note(team, pm):
     r = pm.post(f"/api/workflows/{workflow.pk}/publish/", {}, format="json")
     assert r.status_code == 400 and "note" in r.json()["errors"]
     assert pm.get(f"/api/workflows/{workflow.pk}/versions/7/").status_code == 404
+
+
+def test_document_with_too_many_values_is_refused(team, pm):
+    *_, workflow = team
+    spec = template_spec()
+    spec["environment"] = {"name": None, "params": {"values": [0] * 100_001}}
+    r = pm.patch(f"/api/workflows/{workflow.pk}/", {"spec": spec}, format="json")
+    assert r.status_code == 400 and "more than 100,000 values" in r.json()["errors"]["spec.$"][0]
+    workflow.refresh_from_db()
+    assert workflow.spec == template_spec()
