@@ -207,3 +207,29 @@ def test_unknown_settings_are_named():
         MappoConfig(sharing="partial")
     with pytest.raises(ValueError, match=r"unknown MAPPO setting\(s\) \['lr_'\]"):
         MappoConfig.from_dict({"lr_": 0.1})
+
+
+@pytest.mark.slow
+def test_run_spec_trains_a_team_spec_with_events_and_resumes(tmp_path):
+    import json
+    from pathlib import Path
+
+    from agents.spec import load_spec
+    from training.mappo import run_spec
+
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "number_guess.json").read_text())
+    doc["training"].update(
+        {"algorithm": "mappo", "episodes": 48, "batch_size": 16, "eval_every": 0, "checkpoint_every": 32}
+    )
+    doc["reward"] = {"preset": "hierarchical", "terms": []}
+    team = load_spec(doc)
+    got = []
+    result = run_spec(team, tmp_path, events=EventStream([got.append]))
+    assert result["status"] == "succeeded"
+    kinds = [e.type for e in got]
+    assert kinds[0] == "started" and kinds[-1] == "finished" and kinds.count("metrics") >= 3
+    assert (tmp_path / "checkpoints" / "mappo" / "last" / "model.safetensors").is_file()
+    again = []
+    run_spec(team, tmp_path, events=EventStream([again.append]))
+    assert again[0].payload["resumed_from"] == 3
+    assert [e.type for e in again if e.type == "metrics"] == []  # nothing left to train

@@ -1,0 +1,184 @@
+"""Offline pre-training from logged episodes (seed 001 §7.3: learn from rule-system or human logs first).
+
+A logged episode is one JSONL line::
+
+    {"episode": 0, "steps": [{"observations": {agent: obs}, "state": ..., "actions": {agent: int},
+                             "rewards": {agent: float}}, ...], "info": {...}}
+
+Observations and states are whatever the environment produced, made JSON-able (arrays become lists):
+the trainer's `Featurizer` reads them back the same way. `log_episodes` writes such a file from any joint
+policy (e.g. the rule-scripted customer-service team); `pretrain` fits a `MappoTrainer`'s actors to the
+logged actions (behaviour cloning) and its critic to the logged discounted returns, so online PPO starts
+from the logged behaviour instead of from scratch. Validation on a held-out split and best-checkpoint
+keeping happen in `MappoTrainer.train` (`eval_every`, `checkpoint_dir/best`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.events import EventStream
+
+
+class OfflineDataError(ValueError):
+    """A logged-episode file that cannot be used; the message names the file and line."""
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (np.integer, np.floating, np.bool_)):
+        return x.item()
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+def log_episodes(
+    env: Any,
+    policy: Callable[[Mapping[str, Any]], Mapping[str, int]],
+    episodes: int,
+    path: str | Path,
+    seed: int = 0,
+    options: Callable[[int], Mapping[str, Any] | None] | None = None,
+) -> Path:
+    """Run `policy` for `episodes` episodes and write them as JSONL to `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for k in range(episodes):
+            obs, _ = env.reset(seed=seed + k, options=dict(options(k) or {}) if options else None)
+            steps, info = [], {}
+            while env.agents:
+                state = env.state()
+                actions = {a: int(v) for a, v in policy(obs).items()}
+                next_obs, rewards, _, _, infos = env.step(actions)
+                steps.append(
+                    {
+                        "observations": _jsonable(obs),
+                        "state": _jsonable(state),
+                        "actions": actions,
+                        "rewards": {a: float(r) for a, r in rewards.items()},
+                    }
+                )
+                obs, info = next_obs, next(iter(infos.values()), info)
+            f.write(json.dumps({"episode": k, "steps": steps, "info": _jsonable(info)}) + "\n")
+    return path
+
+
+def load_episodes(path: str | Path) -> list[dict[str, Any]]:
+    """Read a logged-episode JSONL file, checking each line's shape."""
+    path = Path(path)
+    if not path.is_file():
+        raise OfflineDataError(f"logged-episode file {str(path)!r} does not exist")
+    episodes = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise OfflineDataError(f"{where}: not valid JSON ({exc.msg})") from None
+        steps = row.get("steps") if isinstance(row, dict) else None
+        if not isinstance(steps, list) or not steps:
+            raise OfflineDataError(f'{where}: expected {{"steps": [...]}} with at least one step')
+        for i, step in enumerate(steps):
+            if not isinstance(step, dict) or not {"observations", "actions", "rewards", "state"} <= set(step):
+                raise OfflineDataError(f"{where}: step {i} needs observations, state, actions and rewards")
+        episodes.append(row)
+    if not episodes:
+        raise OfflineDataError(f"logged-episode file {str(path)!r} holds no episodes")
+    return episodes
+
+
+def pretrain(
+    trainer: Any,
+    episodes: Sequence[Mapping[str, Any]],
+    epochs: int = 5,
+    batch_size: int = 256,
+    lr: float | None = None,
+    events: EventStream | None = None,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Behaviour cloning of the logged actions (actor) and regression on logged returns (critic).
+
+    Returns the final imitation accuracy (share of logged actions the greedy actors reproduce) and losses.
+    """
+    agents = trainer.agents
+    obs_rows, state_rows, present_rows, valid_rows, action_rows, return_rows = [], [], [], [], [], []
+    for ep in episodes:
+        rewards = [[float(s["rewards"].get(a, 0.0)) for a in agents] for s in ep["steps"]]
+        ret = np.zeros(len(agents))
+        returns = []
+        for r in reversed(rewards):
+            ret = np.asarray(r) + trainer.cfg.gamma * ret
+            returns.append(ret.copy())
+        returns.reverse()
+        for step, g in zip(ep["steps"], returns, strict=True):
+            obs = step["observations"]
+            unknown = set(step["actions"]) - set(agents)
+            if unknown:
+                raise OfflineDataError(
+                    f"logged actions for unknown agent(s) {sorted(unknown)}; team: {agents}"
+                )
+            obs_rows.append(trainer.featurize([obs.get(a) for a in agents], trainer.obs_dim))
+            state_rows.append(trainer.featurize_state(step["state"]))
+            present_rows.append(torch.tensor([a in step["actions"] for a in agents]))
+            valid_rows.append(trainer.valid_actions(obs))
+            action_rows.append(torch.tensor([int(step["actions"].get(a, 0)) for a in agents]))
+            return_rows.append(torch.as_tensor(g, dtype=torch.float32))
+    obs, state = torch.stack(obs_rows), torch.stack(state_rows)
+    present, valid = torch.stack(present_rows), torch.stack(valid_rows)
+    actions, returns = torch.stack(action_rows), torch.stack(return_rows)
+    if (actions >= torch.tensor(trainer.n_actions)).any() or (actions < 0).any():
+        raise OfflineDataError("logged actions fall outside the agents' action spaces")
+    if trainer.value_norm is not None:
+        trainer.value_norm.update(returns, present)
+    params = list(trainer.actor.parameters()) + list(trainer.critic.parameters())
+    optimizer = torch.optim.Adam(params, lr=lr or trainer.cfg.lr)
+    gen = torch.Generator().manual_seed(seed)
+    n = obs.shape[0]
+    stats = {}
+    for epoch in range(epochs):
+        perm = torch.randperm(n, generator=gen)
+        bc_losses, v_losses = [], []
+        for idx in perm.split(batch_size):
+            logits, _ = trainer.actor(obs[idx], None, 0.0, present[idx], valid[idx])
+            logp = torch.log_softmax(logits, -1).gather(-1, actions[idx].unsqueeze(-1)).squeeze(-1)
+            m = present[idx].float()
+            bc = -(logp * m).sum() / m.sum().clamp(min=1)
+            v = trainer.critic(state[idx], obs[idx])
+            target = (
+                trainer.value_norm.normalize(returns[idx]) if trainer.value_norm is not None else returns[idx]
+            )
+            vl = (((v - target) ** 2) * m).sum() / m.sum().clamp(min=1)
+            optimizer.zero_grad()
+            (bc + trainer.cfg.value_coef * vl).backward()
+            torch.nn.utils.clip_grad_norm_(params, trainer.cfg.grad_clip)
+            optimizer.step()
+            bc_losses.append(float(bc.detach()))
+            v_losses.append(float(vl.detach()))
+        with torch.no_grad():
+            logits, _ = trainer.actor(obs, None, 0.0, present, valid)
+            acc = float(((logits.argmax(-1) == actions) & present).sum() / present.sum())
+        stats = {
+            "epoch": epoch + 1,
+            "bc_loss": float(np.mean(bc_losses)),
+            "value_loss": float(np.mean(v_losses)),
+            "imitation_accuracy": acc,
+            "samples": int(present.sum()),
+        }
+        if events is not None:
+            events.emit(
+                "log", message=f"offline pre-training epoch {epoch + 1}: imitation {acc:.3f}", offline=stats
+            )
+    return stats
