@@ -79,7 +79,7 @@ class Worker:
 class AuctionConfig:
     """Auction settings."""
 
-    load_weight: float = 0.1  # value lost per unit of expected finish time
+    load_weight: float = 0.3  # value lost per unit of expected finish time
     reserve_price: float | None = None  # None = no reserve
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -198,18 +198,30 @@ class SemanticCodec:
         self.version += 1
         return self
 
-    def refit(self, embeddings: np.ndarray) -> SemanticCodec:
+    def refit(self, embeddings: np.ndarray, extra_codes: int = 0) -> SemanticCodec:
         """Re-fit the codebook on recent traffic plus remembered traffic, warm-started; bumps the version.
 
-        The intent classifier is kept: recent traffic is unlabelled.
+        `extra_codes` grows the codebook: new entries are seeded on the recent messages the old codebook
+        serves worst, so traffic of a kind never seen before gets codes of its own instead of squeezing
+        into the old ones (the frame header carries the new code width). The intent classifier is kept:
+        recent traffic is unlabelled.
         """
         self._require_fitted()
         recent = self._check(embeddings)
         x = np.concatenate([self._reservoir, recent])
         c = self.config
-        self.centroids, _ = _kmeans(
-            x, c.n_codes, c.kmeans_iters, 1, c.seed + self.version, init=self.centroids
-        )
+        init = self.centroids
+        if extra_codes > 0:
+            new_k = len(init) + extra_codes
+            if max(1, math.ceil(math.log2(new_k))) > MAX_CODE_BITS:
+                raise CodecError(
+                    f"a codebook of {new_k} entries does not fit the wire's {MAX_CODE_BITS} code bits"
+                )
+            served = 1.0 - (recent * _unit(init[self._nearest(recent, 1)[:, 0]])).sum(axis=1)
+            worst = recent[np.argsort(served)[::-1][:extra_codes]]
+            init = np.concatenate([init, worst])
+            self.config = c = replace(c, n_codes=new_k)
+        self.centroids, _ = _kmeans(x, len(init), c.kmeans_iters, 1, c.seed + self.version, init=init)
         self._fit_residual(x)
         # The recent traffic's code usage is the new normal the drift monitor compares against.
         recent_profile = self._traffic_profile(recent)
@@ -422,7 +434,7 @@ class HistoryCompressor:
     def __init__(self, codec: SemanticCodec, keep_recent: int = 1):
         self.codec = codec
         self.keep_recent = keep_recent
-        self._counts = {"messages": 0, "residuals_kept": 0, "bytes_in": 0, "bytes_out": 0}
+        self._counts = {"messages": 0, "residuals_kept": 0, "bytes_out": 0}
 
     def compress(self, codes: np.ndarray, levels: np.ndarray) -> list[SemanticMessage]:
         """Pick which residuals to keep for one history (oldest message first)."""
@@ -461,8 +473,8 @@ class DriftConfig:
 
     window: int = 256  # recent messages compared against the fit-time baseline
     min_samples: int = 64  # no verdict before this many messages
-    distortion_ratio: float = 1.5  # window mean distortion / baseline distortion
-    psi_threshold: float = 0.25  # population stability index of usage per intent, above sampling noise
+    distortion_ratio: float = 1.2  # window mean distortion / baseline distortion
+    psi_threshold: float = 0.5  # population stability index of usage per intent, above sampling noise
     rate_ratio: float = 4.0  # messages per second / expected rate (if an expected rate is set)
     rate_window_s: float = 10.0
 
@@ -555,13 +567,13 @@ class CodebookDriftMonitor:
         """The window of recent traffic (unit vectors), for `SemanticCodec.refit`."""
         return np.stack(self._vectors)
 
-    def refit(self) -> SemanticCodec:
-        """Re-fit the codebook on the recent window and reset the window.
+    def refit(self, extra_codes: int = 0) -> SemanticCodec:
+        """Re-fit the codebook on the recent window (optionally growing it) and reset the window.
 
         The distortion baseline is kept (it is the service quality normal traffic should get); the code
         usage baseline becomes that of the recent traffic under the new codebook.
         """
-        self.codec.refit(self.recent())
+        self.codec.refit(self.recent(), extra_codes=extra_codes)
         self.baseline["code_hist"] = self.codec.baseline["code_hist"]
         self.baseline["usage_hist"] = self.codec.baseline["usage_hist"]
         self._vectors.clear()
