@@ -87,7 +87,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
         <div className="inline-fields">
           <label>
             Project
-            <select value={project ?? ""} onChange={(e) => setProject(Number(e.target.value))}>
+            <select value={project ?? ""} onChange={(e) => setProject(Number(e.target.value))} aria-label="Project">
               {projects.map((m) => (
                 <option key={m.project} value={m.project}>
                   {m.project_name}
@@ -101,14 +101,14 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
           </label>
           <label>
             Kind
-            <select value={kind} onChange={(e) => setKind(e.target.value as "training" | "evaluation")}>
+            <select value={kind} onChange={(e) => setKind(e.target.value as "training" | "evaluation")} aria-label="Kind">
               <option value="training">training</option>
               <option value="evaluation">evaluation</option>
             </select>
           </label>
           <label>
             Device
-            <select value={device} onChange={(e) => setDevice(e.target.value as "cpu" | "gpu")}>
+            <select value={device} onChange={(e) => setDevice(e.target.value as "cpu" | "gpu")} aria-label="Device">
               <option value="cpu">CPU worker</option>
               <option value="gpu">GPU worker</option>
             </select>

@@ -80,7 +80,7 @@ export function SpecSource({ project, onSpec }: Props) {
       {kind === "template" && (
         <label>
           Template{" "}
-          <select defaultValue="" onChange={(e) => pickTemplate(e.target.value)}>
+          <select defaultValue="" onChange={(e) => pickTemplate(e.target.value)} aria-label="Template">
             <option value="" disabled>
               choose a template…
             </option>
@@ -99,7 +99,7 @@ export function SpecSource({ project, onSpec }: Props) {
           <div className="inline-fields">
             <label>
               Workflow{" "}
-              <select value={workflow ?? ""} onChange={(e) => setWorkflow(Number(e.target.value) || null)}>
+              <select value={workflow ?? ""} onChange={(e) => setWorkflow(Number(e.target.value) || null)} aria-label="Workflow">
                 <option value="">choose…</option>
                 {workflows.map((w) => (
                   <option key={w.id} value={w.id}>
@@ -110,7 +110,7 @@ export function SpecSource({ project, onSpec }: Props) {
             </label>
             <label>
               Version{" "}
-              <select defaultValue="" key={workflow ?? 0} onChange={(e) => pickVersion(Number(e.target.value))} disabled={!versions.length}>
+              <select defaultValue="" key={workflow ?? 0} onChange={(e) => pickVersion(Number(e.target.value))} disabled={!versions.length} aria-label="Version">
                 <option value="">choose…</option>
                 {versions.map((v) => (
                   <option key={v.number} value={v.number}>

@@ -18,6 +18,7 @@ from mase_web.realtime.publisher import publisher
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import RunEventRecorder, run_group
 from mase_web.runs.tests.conftest import quick_spec
+from mase_web.workflows.models import Workflow, WorkflowVersion
 from training.events import Event
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -121,6 +122,17 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
 
 AGENTS = ["scout", "analyst", "writer"]
 
+# Keeps every WebSocket the page opens in window.__sockets, so a test can see the URLs it
+# (re)connected to and hand the page frames as if the server had sent them.
+SOCKET_SPY = """
+window.__sockets = [];
+window.WebSocket = class extends window.WebSocket {
+  constructor(...args) { super(...args); window.__sockets.push(this); }
+};
+"""
+DELIVER = """(events) => window.__sockets.at(-1).onmessage(
+  new MessageEvent("message", {data: JSON.stringify({type: "events", events})}))"""
+
 
 class Feed:
     """Emits events for a run the way a worker does: numbered, recorded, published in batches."""
@@ -223,6 +235,7 @@ def test_run_page_follows_replays_and_controls_a_recorded_run(live_services, bro
     )
     feed.flush()
 
+    page.add_init_script(SOCKET_SPY)
     page.goto(f"{base}/runs/{run.pk}/")
     page.get_by_test_id("run-state").filter(has_text="running").wait_for()
     assert wait_points(page, "curve-success", 5) == 5
@@ -252,6 +265,21 @@ def test_run_page_follows_replays_and_controls_a_recorded_run(live_services, bro
     page.get_by_text("plateau after 3 cycles").wait_for()
     page.get_by_test_id("system-panel").get_by_text("42 %").wait_for()
     page.get_by_test_id("checkpoints").get_by_text("step_5").wait_for()
+
+    # The client itself refuses what it already holds and what lies past a gap: replayed frames
+    # change nothing, and a gap makes it reconnect with ?after=<last event it holds>.
+    held = feed.seq
+    assert page.evaluate("window.__sockets.map(s => s.url)")[-1].endswith("?after=0")
+    page.get_by_test_id("event-count").filter(has_text=str(held)).wait_for()
+    stored = [e.as_message() for e in RunEvent.objects.filter(run=run).order_by("seq")]
+    page.evaluate(DELIVER, stored[-4:])
+    past_gap = {**stored[1], "seq": held + 2, "payload": {"episode": 900, "success": 1.0}}
+    page.evaluate(DELIVER, [past_gap])
+    page.wait_for_function("window.__sockets.length === 2")
+    assert page.evaluate("window.__sockets[1].url").endswith(f"?after={held}")
+    page.get_by_test_id("stream-status").filter(has_text="live").wait_for()
+    assert points(page, "curve-success") == 5
+    assert page.get_by_test_id("event-count").inner_text() == str(held)
 
     # Replay: go back to the first attention report; new reports do not move the view.
     slider = page.get_by_role("slider", name="Replay attention over time")
@@ -352,3 +380,27 @@ def test_runs_list_filters_compares_and_explains_launch_errors(live_services, br
     form.get_by_role("button", name="Launch run").click()
     errors.get_by_text("is not valid JSON").wait_for()
     assert Run.objects.filter(name="broken").count() == 0
+
+    # Launch a published workflow version by reference: the run records where its team came from.
+    workflow = Workflow.objects.create(project=project, name="Guessers", spec=quick_spec())
+    for number in (1, 2):
+        WorkflowVersion.objects.create(
+            workflow=workflow, number=number, spec=quick_spec(episodes=64 * number), note=f"budget {number}"
+        )
+    form.get_by_role("radio", name="Published workflow").check()
+    form.get_by_role("combobox", name="Workflow").select_option(label="Guessers")
+    form.get_by_role("combobox", name="Version").select_option(label="v1 — budget 1")
+    page.wait_for_function("document.querySelector('textarea').value.includes('\"episodes\": 64')")
+    form.get_by_label("Run name").fill("from the designer")
+    form.get_by_role("button", name="Launch run").click()
+    page.wait_for_url(re.compile(r"/runs/\d+/$"))
+    launched = Run.objects.get(name="from the designer")
+    assert launched.source == {
+        "kind": "workflow",
+        "workflow": workflow.pk,
+        "workflow_name": "Guessers",
+        "version": 1,
+    }
+    assert launched.spec["training"]["episodes"] == 64
+    page.get_by_role("link", name="Guessers").wait_for()
+    page.get_by_test_id("run-state").filter(has_text="succeeded").wait_for(timeout=90_000)
