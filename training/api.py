@@ -3,20 +3,53 @@
 Both write under `out_dir` (checkpoints in `out_dir/checkpoints/`), report through an `EventStream`,
 read `should_stop()` at every update (cooperative cancel), and resume from the newest complete
 checkpoint when `resume` is true, so a crashed worker's run continues where it left off.
+
+When no `events` stream is given, `train` writes every event to `out_dir/events.jsonl`, continuing
+the sequence numbers already in that file (the CLI's metrics log). `evaluate_run(run_dir)` evaluates
+a run directory on its own (the spec is stored in the checkpoint), optionally on held-out templates.
 """
 
 from __future__ import annotations
 
+import json
+import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from agents.spec import TeamSpec, load_spec
 from training import checkpoint as ckpt
-from training.events import EventStream
+from training.events import Event, EventStream
 from training.reinforce_comm import ReinforceCommTrainer, TrainingError, TrainResult
 
 CHECKPOINTS = "checkpoints"
+EVENTS_FILE = "events.jsonl"
+
+
+class JsonlEventLog:
+    """An event sink appending one JSON object per line to `path` (flushed per event)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, event: Event) -> None:
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(event.to_dict()) + "\n")
+
+    def last_seq(self) -> int:
+        """The highest sequence number already in the file (0 when empty or absent)."""
+        if not self.path.is_file():
+            return 0
+        last = 0
+        with open(self.path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    last = max(last, int(json.loads(line)["seq"]))
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                    continue  # a line cut short by a crash: continue after the last good one
+        return last
 
 
 def _prepare(
@@ -26,9 +59,9 @@ def _prepare(
 
 
 def _reinforce_trainer(
-    spec: TeamSpec, out_dir: Path, resume: bool
+    spec: TeamSpec, out_dir: Path, resume: bool, **kwargs: Any
 ) -> tuple[ReinforceCommTrainer, int | None]:
-    trainer = ReinforceCommTrainer(spec)
+    trainer = ReinforceCommTrainer(spec, **kwargs)
     latest = ckpt.latest_checkpoint(out_dir / CHECKPOINTS) if resume else None
     resumed_from = int(trainer.load_checkpoint(latest)["episode"]) if latest is not None else None
     return trainer, resumed_from
@@ -42,21 +75,44 @@ def train(
     should_stop: Callable[[], bool] = lambda: False,
     resume: bool = True,
     progress: Callable[..., None] | None = None,
+    episodes: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    backbone=None,
 ) -> TrainResult:
-    """Train the team described by `spec`; returns how the run ended and its final metrics."""
-    team, stream = _prepare(spec, events)
+    """Train the team described by `spec`; returns how the run ended and its final metrics.
+
+    `episodes` overrides `training.episodes`; `overrides` sets trainer hyper-parameters beyond the
+    spec (training.reinforce_comm.ReinforceCommConfig); `backbone` reuses an already loaded one.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if events is None:
+        log = JsonlEventLog(out / EVENTS_FILE)
+        events = EventStream([log], start_seq=log.last_seq())
+    team, stream = _prepare(spec, events)
     algorithm = team.training.algorithm
     if algorithm != "reinforce_comm":
         raise TrainingError(
             f"training.algorithm {algorithm!r} runs through `training.mappo` (bench/workflows.py); "
             "the spec-driven entry point trains 'reinforce_comm' teams"
         )
-    trainer, resumed_from = _reinforce_trainer(team, out, resume)
-    return trainer.run(
-        stream, should_stop, checkpoint_root=out / CHECKPOINTS, resumed_from=resumed_from, progress=progress
-    )
+    trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
+    (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
+    try:
+        result = trainer.run(
+            stream,
+            should_stop,
+            checkpoint_root=out / CHECKPOINTS,
+            resumed_from=resumed_from,
+            progress=progress,
+            episodes=episodes,
+        )
+    except Exception as exc:
+        stream.emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
+        stream.emit("finished", status="failed", metrics={}, episode=trainer.episode)
+        raise
+    (out / "result.json").write_text(json.dumps(asdict(result), indent=1))
+    return result
 
 
 def evaluate(
@@ -89,3 +145,55 @@ def evaluate(
     )
     stream.emit("finished", status="succeeded", metrics=metrics)
     return TrainResult("succeeded", trainer.episode, trainer.update_index, 0.0, metrics, None)
+
+
+# Trainer settings that shape the networks or the routing: a run is evaluated with the ones it trained with.
+_ARCHITECTURE_SETTINGS = (
+    "hidden",
+    "d_msg",
+    "d_k",
+    "routing",
+    "delivery_threshold",
+    "baseline",
+    "train_adapters",
+)
+
+
+def evaluate_run(
+    run_dir: str | Path,
+    episodes: int = 1000,
+    *,
+    templates: str | None = None,
+    checkpoint: str | Path | None = None,
+    backbone=None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Greedy metrics of a trained run on `episodes` fresh episodes (no event stream needed).
+
+    `templates` ("train" | "heldout" | "all") evaluates on another paraphrase split when the
+    environment has one (number_guess); `checkpoint` picks a checkpoint other than the newest.
+    """
+    run = Path(run_dir)
+    if checkpoint is None:
+        if not run.is_dir():
+            raise ckpt.CheckpointError(f"run directory {run} does not exist")
+        checkpoint = ckpt.latest_checkpoint(run / CHECKPOINTS)
+        if checkpoint is None:
+            raise ckpt.CheckpointError(
+                f"{run} has no checkpoint yet; train first (mase train SPEC --out {run})"
+            )
+    checkpoint = Path(checkpoint)
+    state = ckpt.read_state(checkpoint)
+    team = load_spec(state["spec"] if state.get("spec") else run / "spec.json", require_environment=True)
+    settings = {k: v for k, v in (state.get("config") or {}).items() if k in _ARCHITECTURE_SETTINGS}
+    trainer = ReinforceCommTrainer(team, backbone=backbone, **settings)
+    trainer.load_checkpoint(checkpoint)
+    env = None
+    if templates is not None:
+        from agents.envs import make_env
+
+        env = make_env(team.environment.name, {**dict(team.environment.params), "templates": templates})
+    result = trainer.evaluate(episodes, env=env, seed=seed)
+    result["checkpoint"] = str(checkpoint)
+    result["templates"] = templates or dict(team.environment.params).get("templates", "train")
+    return result

@@ -149,6 +149,23 @@ class ReinforceCommConfig:
             raise TrainingError("communication.beta_start and beta_end must be > 0")
 
 
+def _accepts_with_texts(env: Any) -> bool:
+    """Whether `env.sample_batch` takes `with_texts=` (skipping the strings saves most of its cost)."""
+    cached = getattr(type(env), "_mase_with_texts", None)
+    if cached is None:
+        import inspect
+
+        try:
+            cached = "with_texts" in inspect.signature(env.sample_batch).parameters
+        except (TypeError, ValueError):
+            cached = False
+        try:
+            type(env)._mase_with_texts = cached
+        except (AttributeError, TypeError):
+            pass
+    return cached
+
+
 def _get(obj: Any, key: str) -> Any:
     return obj[key] if isinstance(obj, Mapping) else getattr(obj, key)
 
@@ -292,10 +309,15 @@ class ReinforceCommTrainer:
     def sample(self, batch_size: int, env: Any = None, rng: np.random.Generator | None = None):
         """A batch of fresh episodes: (embeddings `[B, N, dim]`, secrets `[B]`)."""
         env = env if env is not None else self.env
-        batch = env.sample_batch(batch_size, rng if rng is not None else self.rng)
+        rng = rng if rng is not None else self.rng
+        needs_texts = self.adapters is not None and self.config.train_adapters and torch.is_grad_enabled()
+        if not needs_texts and _accepts_with_texts(env):
+            batch = env.sample_batch(batch_size, rng, with_texts=False)  # ids suffice: embeddings are cached
+        else:
+            batch = env.sample_batch(batch_size, rng)
         ids = _get(batch, "text_ids")
         secrets = torch.as_tensor(np.asarray(_get(batch, "secrets")), dtype=torch.long, device=self.device)
-        if self.adapters is not None and self.config.train_adapters and torch.is_grad_enabled():
+        if needs_texts:
             texts = _get(batch, "texts")
             embeddings = torch.stack([self.backbone.encode(texts[a], adapter=a) for a in self.agents], dim=1)
             return embeddings.to(self.device), secrets

@@ -1,0 +1,322 @@
+"""Does the team learn whom to listen to? Number guessing with four routings, same seeds, one run.
+
+Arms (all on the same frozen MiniLM backbone, the same heads and the same REINFORCE trainer):
+  none       no communication: the guesser hears nothing (chance = 1/N)
+  broadcast  uniform attention over every sender, every message delivered
+  random     attention weights drawn at random for every episode (training and evaluation)
+  learned    CommAttention learned by REINFORCE on explored weights (training/reinforce_comm.py)
+
+Task (robustness): N=16, 4 informative one-bit clue agents, 2 distractors. Every arm trains each seed
+for the same wall-time budget; training stops early once two consecutive greedy evaluations reach
+`--stop-at`. Wall time counts everything a run does except the periodic evaluations that detect the
+95% point: encoding the vocabulary (the embedding cache is cleared at the start of every run), sampling,
+updates. Then: greedy success on 1,000 fresh episodes, delivered messages per episode, attention mass
+on distractors, attention entropy at start and end.
+
+Generalisation: N=64, 3 clue agents with digits (a range of 16, a range of remainders mod 16, a
+remainder mod 4) and 4 distractors, trained on 6 paraphrase templates per clue and evaluated only on
+the 2 held-out templates.
+
+Throughput (same run): backbone sentences/s (uncached encoding), training episodes/s of the full loop
+(sample → embedding lookup → update) and of a bare loop running the same update on pre-built tensors;
+ceiling_ratio = loop / bare.
+
+    python bench/comm_learning.py --out results.json          # full (about 15 minutes on 2 cores)
+    python bench/comm_learning.py --out smoke.json --quick    # sub-minute smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.backbone import Backbone  # noqa: E402
+from agents.spec import load_spec  # noqa: E402
+from training.reinforce_comm import ReinforceCommTrainer  # noqa: E402
+
+ARMS = ("none", "broadcast", "random", "learned")
+
+# Trainer settings of every arm (the spec fills the rest). Chosen on seeds 0–2 of the N=16 task.
+SETTINGS = {
+    "batch_size": 32,
+    "lr": 3e-3,
+    "entropy_coef": 0.05,
+    "beta_start": 0.5,
+    "beta_end": 0.05,
+    "beta_decay_episodes": 30_000,
+    "explore_share": 0.5,
+    "delivery_threshold": 0.05,
+    "message_cost": 0.01,
+}
+
+
+def number_guess_spec(
+    n: int, informative: int, distractors: int, kinds: list[str], seed: int, templates: str = "train"
+) -> dict:
+    """A team spec for number_guess: every sender may talk to the guesser, reward = task."""
+    agents = (
+        [f"clue_{j}" for j in range(informative)]
+        + [f"distractor_{j}" for j in range(distractors)]
+        + ["guesser"]
+    )
+    return {
+        "spec_version": 1,
+        "name": f"number guessing N={n}",
+        "agents": [
+            {"id": a, "role": "guesser" if a == "guesser" else "custom", "prompt": "Share what you know."}
+            for a in agents
+        ],
+        "edges": [
+            {"source": a, "target": "guesser", "kind": "communication"} for a in agents if a != "guesser"
+        ],
+        "reward": {
+            "terms": [{"term": "task", "weights": {"exploration": 1, "exploitation": 1, "transfer": 1}}]
+        },
+        "environment": {
+            "name": "number_guess",
+            "params": {
+                "n": n,
+                "informative": informative,
+                "distractors": distractors,
+                "clue_kinds": kinds,
+                "templates": templates,
+            },
+        },
+        "training": {"episodes": 10**9, "seed": seed, "eval_every": 0, "checkpoint_every": 0},
+    }
+
+
+def run_arm(
+    backbone: Backbone,
+    spec_doc: dict,
+    routing: str,
+    budget_s: float,
+    eval_every: int,
+    eval_episodes: int,
+    stop_at: float,
+    final_episodes: int,
+    heldout: bool = False,
+) -> dict:
+    """Train one arm on one seed within `budget_s` of training wall time; return its metrics."""
+    spec = load_spec(spec_doc)
+    backbone.clear_cache()  # every run pays for its own encoder work
+    start = time.perf_counter()
+    trainer = ReinforceCommTrainer(spec, backbone=backbone, routing=routing, **SETTINGS)
+    trainer.embedding_table(trainer.env)
+    train_seconds = time.perf_counter() - start
+    start_eval = trainer.evaluate(eval_episodes, seed=1)
+    curve, reached, above = [], None, 0
+    while train_seconds < budget_s:
+        tick = time.perf_counter()
+        for _ in range(eval_every):
+            embeddings, secrets = trainer.sample(trainer.config.batch_size)
+            trainer.update(embeddings, secrets)
+        train_seconds += time.perf_counter() - tick
+        probe = trainer.evaluate(eval_episodes, seed=1000 + trainer.update_index)
+        curve.append([trainer.episode, round(train_seconds, 2), round(probe["success"], 4)])
+        if reached is None and probe["success"] >= 0.95:
+            reached = (trainer.episode, train_seconds)
+        above = above + 1 if probe["success"] >= stop_at else 0
+        if above >= 2:
+            break
+    final = trainer.evaluate(final_episodes, seed=123_456)
+    result = {
+        "success": final["success"],
+        "messages_per_episode": final["messages_per_episode"],
+        "distractor_attention": final["distractor_attention"],
+        "entropy_start": start_eval["attention_entropy"],
+        "entropy_end": final["attention_entropy"],
+        "episodes_to_95": reached[0] if reached else None,
+        "seconds_to_95": round(reached[1], 2) if reached else None,
+        "episodes": trainer.episode,
+        "train_seconds": round(train_seconds, 2),
+        "train_episodes_per_s": trainer.episode / max(train_seconds, 1e-9),
+        "attention_row": [round(x, 4) for x in final["attention"][-1]],
+        "curve": curve,
+    }
+    if heldout:
+        from agents.envs import make_env
+
+        params = {**dict(spec.environment.params), "templates": "heldout"}
+        env = make_env(spec.environment.name, params)
+        result["heldout_success"] = trainer.evaluate(final_episodes, env=env, seed=654_321)["success"]
+    return result
+
+
+def throughput(backbone: Backbone, spec_doc: dict, seconds: float) -> dict:
+    """Full loop vs bare loop (same update on pre-built tensors), back to back, plus encoder speed."""
+    spec = load_spec(spec_doc)
+    trainer = ReinforceCommTrainer(spec, backbone=backbone, routing="learned", **SETTINGS)
+    trainer.attention_started_at = 0  # time the update with exploration and the routing loss active
+    trainer.embedding_table(trainer.env)
+    batch = trainer.config.batch_size
+    prebuilt = [trainer.sample(batch) for _ in range(64)]
+
+    def timed(step) -> float:
+        for _ in range(20):  # warm-up
+            step(0)
+        count, tick = 0, time.perf_counter()
+        while time.perf_counter() - tick < seconds:
+            step(count)
+            count += 1
+        return count * batch / (time.perf_counter() - tick)
+
+    loop = timed(lambda i: trainer.update(*trainer.sample(batch)))
+    bare = timed(lambda i: trainer.update(*prebuilt[i % len(prebuilt)]))
+    texts = [f"Sentence number {i} about the number {i * 7 % 101} and the weather." for i in range(160)]
+    backbone.clear_cache()
+    tick = time.perf_counter()
+    backbone.encode(texts, batch_size=32)
+    sentences = len(texts) / (time.perf_counter() - tick)
+    return {
+        "backbone_sentences_per_s": sentences,
+        "train_episodes_per_s": loop,
+        "bare_update_episodes_per_s": bare,
+        "ceiling_ratio": loop / bare,
+    }
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", required=True, help="where to write the JSON results")
+    parser.add_argument("--quick", action="store_true", help="sub-minute smoke run (1 seed, tiny budgets)")
+    parser.add_argument("--seeds", type=int, nargs="+", help="seeds (default 0 1 2 3 4; quick: 0)")
+    parser.add_argument(
+        "--budget", type=float, help="training seconds per arm and seed (default 60; quick 1)"
+    )
+    parser.add_argument(
+        "--heldout-budget", type=float, help="training seconds for the N=64 run (default 150)"
+    )
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    quick = args.quick
+    seeds = args.seeds or ([0] if quick else [0, 1, 2, 3, 4])
+    budget = args.budget or (1.0 if quick else 60.0)
+    heldout_budget = args.heldout_budget or (1.5 if quick else 150.0)
+    eval_every, eval_episodes = (25, 100) if quick else (25, 500)
+    final_episodes = 200 if quick else 1000
+    wall = time.perf_counter()
+    backbone = Backbone.load("default")
+
+    arms: dict[str, dict] = {}
+    for arm in ARMS:
+        runs = []
+        for seed in seeds:
+            doc = number_guess_spec(16, 4, 2, ["bits"], seed)
+            run = run_arm(backbone, doc, arm, budget, eval_every, eval_episodes, 0.99, final_episodes)
+            run["seed"] = seed
+            runs.append(run)
+            print(
+                f"{arm:9s} seed {seed}: success {run['success']:.3f}  msgs {run['messages_per_episode']:.2f}  "
+                f"distractor {run['distractor_attention']:.3f}  H {run['entropy_start']:.2f}->{run['entropy_end']:.2f}  "
+                f"t95 {run['seconds_to_95']}s / {run['episodes_to_95']} ep",
+                flush=True,
+            )
+        arms[arm] = {
+            "success": _median([r["success"] for r in runs]),
+            "messages_per_episode": _median([r["messages_per_episode"] for r in runs]),
+            "distractor_attention": _median([r["distractor_attention"] for r in runs]),
+            "entropy_end": _median([r["entropy_end"] for r in runs]),
+            "runs": runs,
+        }
+    learned_runs = arms["learned"]["runs"]
+    learned = {
+        "success": arms["learned"]["success"],
+        "distractor_attention": _median([r["distractor_attention"] for r in learned_runs]),
+        "entropy_start": _median([r["entropy_start"] for r in learned_runs]),
+        "entropy_end": _median([r["entropy_end"] for r in learned_runs]),
+        "episodes_to_95": _median([r["episodes_to_95"] for r in learned_runs]),
+        "seconds_to_95": _median([r["seconds_to_95"] for r in learned_runs]),
+        "seeds_at_99": sum(r["success"] >= 0.99 for r in learned_runs),
+        "seeds_at_95_within_60s": sum(
+            r["seconds_to_95"] is not None and r["seconds_to_95"] <= 60 for r in learned_runs
+        ),
+    }
+    per_seed = {
+        str(r["seed"]): {
+            "success": r["success"],
+            "seconds_to_95": r["seconds_to_95"],
+            "episodes_to_95": r["episodes_to_95"],
+        }
+        for r in learned_runs
+    }
+
+    heldout_doc = number_guess_spec(64, 3, 4, ["ranges", "remainders"], seeds[0])
+    held = run_arm(
+        backbone,
+        heldout_doc,
+        "learned",
+        heldout_budget,
+        eval_every,
+        eval_episodes,
+        0.99,
+        final_episodes,
+        True,
+    )
+    print(
+        f"heldout N=64: train {held['success']:.3f}  held-out templates {held['heldout_success']:.3f}",
+        flush=True,
+    )
+
+    rates = throughput(backbone, number_guess_spec(16, 4, 2, ["bits"], 0), 0.5 if quick else 5.0)
+    print(json.dumps({k: round(v, 2) for k, v in rates.items()}), flush=True)
+    result = {
+        "task": {"n": 16, "informative": 4, "distractors": 2, "clue_kinds": ["bits"], "chance": 1 / 16},
+        "settings": {
+            **SETTINGS,
+            "budget_s": budget,
+            "eval_every_updates": eval_every,
+            "eval_episodes": eval_episodes,
+        },
+        "arms": arms,
+        "learned": learned,
+        "seeds": per_seed,
+        "heldout": {
+            "n": 64,
+            "success": held["heldout_success"],
+            "train_templates_success": held["success"],
+            "distractor_attention": held["distractor_attention"],
+            "messages_per_episode": held["messages_per_episode"],
+            "seconds": held["train_seconds"],
+            "episodes": held["episodes"],
+        },
+        "throughput": rates,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "threads": args.threads,
+            "load_average": list(os.getloadavg()),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+        },
+        "quick": quick,
+        "wall_seconds": round(time.perf_counter() - wall, 1),
+    }
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    print(f"wrote {args.out} ({result['wall_seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    np.set_printoptions(precision=3)
+    sys.exit(main())

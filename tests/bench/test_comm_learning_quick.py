@@ -1,0 +1,47 @@
+"""bench/comm_learning.py --quick runs end to end and writes every documented key."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_quick_benchmark_writes_all_keys(tmp_path):
+    out = tmp_path / "comm.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "comm_learning.py"),
+            "--quick",
+            "--out",
+            str(out),
+            "--threads",
+            "1",
+        ],
+        check=True,
+        cwd=ROOT,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    for arm in ("none", "broadcast", "random", "learned"):
+        assert 0 <= result["arms"][arm]["success"] <= 1
+        assert result["arms"][arm]["messages_per_episode"] >= 0
+    assert result["arms"]["none"]["messages_per_episode"] == 0
+    assert result["arms"]["broadcast"]["messages_per_episode"] == pytest.approx(6)
+    for key in ("distractor_attention", "entropy_start", "entropy_end", "episodes_to_95", "seconds_to_95"):
+        assert key in result["learned"]
+    assert result["learned"]["entropy_start"] == pytest.approx(1.7918, abs=1e-3)  # uniform over 6 senders
+    assert result["seeds"] and all("success" in s and "seconds_to_95" in s for s in result["seeds"].values())
+    assert 0 <= result["heldout"]["success"] <= 1
+    throughput = result["throughput"]
+    assert throughput["backbone_sentences_per_s"] > 0 and throughput["train_episodes_per_s"] > 0
+    assert throughput["ceiling_ratio"] == pytest.approx(
+        throughput["train_episodes_per_s"] / throughput["bare_update_episodes_per_s"]
+    )

@@ -1,0 +1,225 @@
+"""The `mase` command line: `mase validate SPEC`, `mase train SPEC --out DIR`, `mase eval DIR`, and
+the commands other modules register (e.g. `mase submit` / `mase follow` from training.remote).
+
+Each command module exposes `register(subparsers)`, which adds its sub-parser and sets `func` (a
+callable taking the parsed arguments and returning an exit code). To add a command, append the
+module's name to `COMMAND_MODULES`.
+
+User errors (a malformed spec, an unknown backbone path, a corrupted checkpoint) print one line
+`error: …` naming what to change and exit with status 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+# Modules whose `register(subparsers)` adds commands; this module registers its own first.
+COMMAND_MODULES: list[str] = ["training.cli", "training.remote"]
+
+
+def _print_error(message: str) -> int:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return 2
+
+
+# ---------------------------------------------------------------------------------------- validate
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check a spec file; print every error with its JSON path (exit 1 when there are any)."""
+    from agents.spec import _read_document, spec_warnings, validate_spec
+
+    try:
+        doc = _read_document(args.spec)
+    except ValueError as exc:
+        return _print_error(str(exc))
+    errors = validate_spec(doc, require_environment=args.require_environment)
+    for warning in spec_warnings(doc) if not errors else []:
+        print(f"warning: {warning.path}: {warning.message}")
+    if errors:
+        for error in errors:
+            print(f"{error.path}: {error.message}")
+        print(f"{args.spec}: {len(errors)} error(s)")
+        return 1
+    print(f"{args.spec}: valid")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- train
+class _ProgressBar:
+    """A rich progress bar fed by the trainer after every update."""
+
+    def __init__(self, total: int, start: int):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("[bold]train"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("success {task.fields[success]:.2f}"),
+            TextColumn("reward {task.fields[reward]:+.3f}"),
+            TextColumn("msgs {task.fields[messages]:.2f}"),
+            TextColumn("H(α) {task.fields[entropy]:.2f}"),
+            TimeRemainingColumn(),
+            refresh_per_second=4,
+        )
+        self.task = self.progress.add_task(
+            "train", total=total, completed=start, success=0.0, reward=0.0, messages=0.0, entropy=0.0
+        )
+        self.smoothed: dict[str, float] = {}
+        self.last = 0.0
+
+    def __enter__(self) -> _ProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, stats, info) -> None:
+        for key, value in (
+            ("success", stats.success),
+            ("reward", stats.reward),
+            ("messages", stats.messages),
+            ("entropy", stats.attention_entropy),
+        ):
+            previous = self.smoothed.get(key, value)
+            self.smoothed[key] = 0.95 * previous + 0.05 * value
+        now = time.monotonic()
+        if now - self.last > 0.1 or info["episode"] >= info["total"]:
+            self.last = now
+            self.progress.update(self.task, completed=info["episode"], **self.smoothed)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a spec into --out, resuming from its newest checkpoint unless --fresh."""
+    import shutil
+
+    from agents.spec import load_spec
+    from training.api import train
+
+    spec = load_spec(args.spec)
+    out = Path(args.out)
+    if args.fresh and out.exists():
+        shutil.rmtree(out / "checkpoints", ignore_errors=True)
+        (out / "events.jsonl").unlink(missing_ok=True)
+    overrides = _parse_overrides(args.set or [])
+    total = args.episodes if args.episodes is not None else spec.training.episodes
+    if args.quiet:
+        result = train(spec, out, resume=not args.fresh, episodes=total, overrides=overrides)
+    else:
+        with _ProgressBar(total, 0) as bar:
+            result = train(
+                spec, out, resume=not args.fresh, episodes=total, overrides=overrides, progress=bar
+            )
+    summary = {"status": result.status, "episodes": result.episodes, "seconds": round(result.seconds, 1)}
+    summary.update({k: round(v, 4) for k, v in result.metrics.items() if isinstance(v, float)})
+    print(json.dumps(summary))
+    print(f"checkpoint: {result.checkpoint}\nevents: {out / 'events.jsonl'}")
+    return 0 if result.status == "succeeded" else 3
+
+
+def _parse_overrides(pairs: Sequence[str]) -> dict:
+    overrides = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects KEY=VALUE, got {pair!r}")
+        try:
+            overrides[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[key] = raw
+    return overrides
+
+
+# -------------------------------------------------------------------------------------------- eval
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Greedy evaluation of a run directory's newest (or a given) checkpoint."""
+    from training.api import evaluate_run
+
+    result = evaluate_run(
+        args.run, episodes=args.episodes, templates=args.templates, checkpoint=args.checkpoint
+    )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title=f"{args.run} — {result['episodes']} greedy episodes ({result['templates']} templates)"
+    )
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("success", "messages_per_episode", "attention_entropy", "distractor_attention"):
+        table.add_row(key, f"{result[key]:.4f}")
+    Console().print(table)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add `validate`, `train` and `eval`."""
+    validate = subparsers.add_parser("validate", help="check a team spec file")
+    validate.add_argument("spec", help="path of the spec JSON")
+    validate.add_argument(
+        "--require-environment", action="store_true", help="also require $.environment.name (needed to train)"
+    )
+    validate.set_defaults(func=cmd_validate)
+
+    train = subparsers.add_parser("train", help="train a team spec (resumes from the last checkpoint)")
+    train.add_argument("spec", help="path of the spec JSON")
+    train.add_argument("--out", required=True, help="run directory (checkpoints, events.jsonl)")
+    train.add_argument("--episodes", type=int, help="total episodes (default: training.episodes of the spec)")
+    train.add_argument("--fresh", action="store_true", help="ignore existing checkpoints and start over")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="trainer setting beyond the spec, e.g. batch_size=64",
+    )
+    train.set_defaults(func=cmd_train)
+
+    evaluate = subparsers.add_parser("eval", help="evaluate a trained run greedily")
+    evaluate.add_argument("run", help="run directory written by mase train")
+    evaluate.add_argument("--episodes", type=int, default=1000)
+    evaluate.add_argument(
+        "--templates", choices=["train", "heldout", "all"], help="paraphrase split to test on"
+    )
+    evaluate.add_argument("--checkpoint", help="a checkpoint directory (default: the newest)")
+    evaluate.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    evaluate.set_defaults(func=cmd_eval)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `mase` parser with every registered command."""
+    parser = argparse.ArgumentParser(prog="mase", description="Multi-Agent Self-Evolution")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = sys.modules[__name__] if name == __name__ else importlib.import_module(name)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `mase` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except ValueError as exc:  # every user error of the library is a ValueError subclass
+        return _print_error(str(exc))
+    except FileNotFoundError as exc:
+        return _print_error(f"{exc.filename or exc}: no such file")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
