@@ -104,7 +104,7 @@ class IntentClassifier:
 def _principal_directions(m: np.ndarray, k: int) -> np.ndarray:
     """Top-`k` principal directions (rows, unit length) of the rows of `m`, largest variance first."""
     centred = m - m.mean(axis=0)
-    vals, vecs = np.linalg.eigh(centred.T @ centred)  # d × d: cheaper than an SVD of the n × d data
+    _, vecs = np.linalg.eigh(centred.T @ centred)  # d × d: cheaper than an SVD of the n × d data
     return vecs[:, ::-1][:, :k].T
 
 
@@ -113,7 +113,7 @@ def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: n
     rng = np.random.default_rng(seed)
     best = None
     sq = (x * x).sum(axis=1)
-    for r in range(1 if init is not None else restarts):
+    for _restart in range(1 if init is not None else restarts):
         if init is not None:
             cents = init.copy()
         else:
@@ -140,11 +140,10 @@ def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: n
             for j in np.flatnonzero(counts == 0):
                 worst = dist[np.arange(len(x)), assign].argmax()
                 cents[j] = x[worst]
-                dist[worst] = 0.0
+                dist[worst] = 0.0  # the next empty cluster takes the next-worst point
         inertia = float(((x - cents[assign]) ** 2).sum())
         if best is None or inertia < best[0]:
             best = (inertia, cents, assign)
-        del r
     return best[1], best[2]
 
 

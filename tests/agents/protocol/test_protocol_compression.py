@@ -137,3 +137,29 @@ def test_flood_rate_alert():
     assert monitor.observe(_traffic(5)[0], now=0.5) is None
     alert = monitor.observe(_traffic(100, seed=1)[0], now=0.9)
     assert alert["reason"] == "message_flood" and alert["rate_ratio"] > 4
+
+
+def test_refit_can_grow_the_codebook_and_old_receivers_reject_new_frames():
+    import copy
+
+    x, y = _traffic(1200)
+    sender = SemanticCodec(CodecConfig(n_codes=16, residual_dims=2, residual_bits=2)).fit(x, y)
+    receiver = copy.deepcopy(sender)
+    drifted, _ = _traffic(300, seed=8, shift=3.0)
+    before = sender._traffic_profile(sender._check(drifted))["distortion"]
+    sender.refit(drifted[:200], extra_codes=16)
+    assert sender.config.n_codes == 32 and sender.config.code_bits == 5 and sender.version == 2
+    assert sender._traffic_profile(sender._check(drifted[200:]))["distortion"] < before
+    with pytest.raises(WireFormatError, match="re-sync the codebook"):
+        receiver.from_frame(sender.to_frame(drifted[200:210]))
+
+
+def test_calibrate_sets_the_normal_level():
+    x, y = _traffic(1200)
+    codec = SemanticCodec(CodecConfig(n_codes=32, residual_dims=2, residual_bits=2)).fit(x, y)
+    monitor = CodebookDriftMonitor(codec, DriftConfig(window=100, min_samples=100))
+    fit_level = monitor.baseline["distortion"]
+    level = monitor.calibrate(_traffic(300, seed=9)[0])["distortion"]
+    assert level > fit_level  # held-out traffic is served a little worse than the fitting sample
+    assert monitor.observe(_traffic(100, seed=10)[0]) is None
+    assert 0.8 < monitor.last["distortion_ratio"] < 1.2
