@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -99,6 +98,7 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
     page.get_by_test_id("run-worker").filter(has_text=":").wait_for()  # host:pid of the Celery worker
 
     page.get_by_test_id("run-state").filter(has_text="succeeded").wait_for(timeout=90_000)
+    # docs/run-page.png is a copy of this picture.
     page.screenshot(path=str(ROOT / "test-artifacts" / "run-page-live.png"), full_page=True)
     # Every training window is drawn exactly once: the stream neither lost nor repeated an event.
     metrics = RunEvent.objects.filter(run_id=run_id, type="metrics")
@@ -111,9 +111,6 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
     last_seq = RunEvent.objects.filter(run_id=run_id).count()
     page.get_by_test_id("event-count").filter(has_text=str(last_seq)).wait_for()
     page.get_by_test_id("checkpoints").locator("tbody tr").first.wait_for()
-    docs = ROOT / "docs"
-    if docs.is_dir():
-        shutil.copyfile(ROOT / "test-artifacts" / "run-page-live.png", docs / "run-page.png")
 
 
 # --------------------------------------------------------------------------------------------------
