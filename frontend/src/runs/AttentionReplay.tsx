@@ -23,9 +23,12 @@ export function AttentionReplay({ frames }: { frames: AttentionFrame[] }) {
 
   const entropy = useMemo(() => {
     if (!frame) return null;
-    // Mean over listeners of the entropy of their attention row (falls as structure forms).
-    const rows = frame.matrix.map((row) => row.reduce((h, a) => (a > 0 ? h - a * Math.log(a) : h), 0));
-    return rows.reduce((a, b) => a + b, 0) / Math.max(1, rows.length);
+    // Mean over listening agents (rows with any attention) of their row's entropy; it falls as
+    // structure forms. Agents that never listen (all-zero rows) would only dilute it.
+    const rows = frame.matrix
+      .filter((row) => row.some((a) => a > 0))
+      .map((row) => row.reduce((h, a) => (a > 0 ? h - a * Math.log(a) : h), 0));
+    return rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : null;
   }, [frame]);
 
   if (!frames.length)
