@@ -167,12 +167,27 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
     const p = event.payload ?? {};
     s.lastSeq = event.seq;
     switch (event.type) {
-      case "started":
+      case "started": {
         s.started = p;
         s.totalEpisodes = num(p.episodes) ?? s.totalEpisodes;
         s.finished = null;
         s.lifecycleEvents += 1;
+        // A resumed delivery trains again from its checkpoint's episode: what the dead delivery
+        // reported after that point is superseded, so the curves continue instead of doubling back.
+        const from = num(p.resumed_from);
+        if (from !== null) {
+          const series = own("series");
+          for (const key of Object.keys(series)) {
+            if (series[key].some((point) => point[0] > from)) {
+              series[key] = series[key].filter((point) => point[0] <= from);
+              ownSeries.add(key);
+            }
+          }
+          s.phaseMarks = s.phaseMarks.filter(([episode]) => episode <= from);
+          s.lastEpisode = s.lastEpisode === null ? null : Math.min(s.lastEpisode, from);
+        }
         break;
+      }
       case "finished":
         s.finished = { status: str(p.status), metrics: (p.metrics as Record<string, unknown>) ?? {} };
         s.lifecycleEvents += 1;

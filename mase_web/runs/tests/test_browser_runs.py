@@ -313,6 +313,23 @@ def test_run_page_follows_replays_and_controls_a_recorded_run(live_services, bro
     page.get_by_role("group", name="Metrics to plot").get_by_label("reward", exact=True).uncheck()
     page.get_by_test_id("curve-reward").wait_for(state="detached")
 
+    # A resumed delivery trains again from its checkpoint (episode 600): the curve continues from
+    # there instead of doubling back (100..600, then 700 and 800 once: 8 points, not 9).
+    feed.emit("started", resumed_from=600, algorithm="reinforce_comm", episodes=1000, agents=AGENTS)
+    for step, episode in ((7, 700), (8, 800)):
+        feed.emit(
+            "metrics",
+            step=step,
+            episode=episode,
+            phase="exploitation",
+            success=0.75,
+            reward=0.3,
+            messages=1.4,
+        )
+    feed.flush()
+    page.get_by_test_id("event-count").filter(has_text=str(feed.seq)).wait_for()
+    assert wait_points(page, "curve-success", 8) == 8
+
     # Cancel asks the worker to stop; a live run shows "cancelling" until the worker does.
     page.get_by_role("button", name="Cancel run").click()
     page.get_by_test_id("run-state").filter(has_text="cancelling").wait_for()
