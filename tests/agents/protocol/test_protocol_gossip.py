@@ -74,3 +74,18 @@ def test_gossip_beats_central_at_20_agents_on_the_reference_workload():
     )
     c = central_messages(10, [2, 0, 1])
     assert c["messages"] == 3 * 20 and c["batched_messages"] == 2 * (2 + 9) + 2 * (1 + 9)
+
+
+def test_storm_guard_drops_fanout_and_is_counted():
+    busy = GossipConfig(seed=0, fanout=2, storm_load=2, max_fanout=3)
+    calm = GossipConfig(seed=0, fanout=2, storm_load=10_000, max_fanout=3)
+    sent = {}
+    for name, cfg in (("busy", busy), ("calm", calm)):
+        net = GossipNetwork(30, cfg)
+        for _ in range(6):
+            for a in range(0, 30, 3):
+                net.update(a)
+            net.step()
+        sent[name] = net.stats()
+    assert sent["busy"]["storm_fallbacks"] > 0 and sent["calm"]["storm_fallbacks"] == 0
+    assert sent["busy"]["messages"] < sent["calm"]["messages"]
