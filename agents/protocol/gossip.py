@@ -13,7 +13,8 @@ with `fanout` random peers each round while hot; it loses interest early after `
 a row that taught nobody anything (rumour-mongering termination, which makes quiet periods cheap). A
 cold agent pulls from one random peer when it has heard nothing for 1, 2, 4, 8, … rounds (exponential
 back-off up to `max_backoff`): an agent the rumour missed is exactly one nobody contacted lately, so it
-catches up at once, while a quiet team pays only a logarithmic trickle of heartbeats.
+catches up at once, while a quiet team pays only a trickle of heartbeats (at most one pull per agent
+every `max_backoff` rounds once it has been silent that long).
 
 Adaptive fan-out, from each agent's own view of the load (messages it sent or received last round): a
 quiet agent (fewer than `quiet_load`) gossips with `max_fanout` peers, so a lone update still spreads in
