@@ -1,4 +1,5 @@
 import { StateBadge } from "./StateBadge";
+import { TeamSource } from "./TeamSource";
 import { formatDuration, formatNumber, formatTime } from "./format";
 import type { RunDetail } from "./types";
 import type { StreamStatus } from "./useRunStream";
@@ -46,18 +47,15 @@ export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Pr
             #{run.id} · {run.kind} on {run.device}
           </dd>
         </div>
-        {run.source?.kind === "workflow" && (
-          <div>
-            <dt>Team</dt>
-            <dd>
-              <a href={`/workflows/${String(run.source.workflow)}/`}>{String(run.source.workflow_name ?? "workflow")}</a> v
-              {String(run.source.version)}
-            </dd>
-          </div>
-        )}
+        <div>
+          <dt>Team</dt>
+          <dd>
+            <TeamSource source={run.source} />
+          </dd>
+        </div>
         <div>
           <dt>Worker</dt>
-          <dd data-testid="run-worker">{run.worker || "not picked up yet"}</dd>
+          <dd data-testid="run-worker">{run.worker || `waiting for a ${run.device.toUpperCase()} worker`}</dd>
         </div>
         <div>
           <dt>Deliveries</dt>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { StateBadge } from "./StateBadge";
+import { TeamSource } from "./TeamSource";
 import { formatDuration, formatTime } from "./format";
 import { runsApi } from "./runsApi";
 import { RUN_STATES, type Membership, type RunSummary } from "./types";
@@ -15,8 +16,11 @@ export function RunList({ projects }: Props) {
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [count, setCount] = useState(0);
   const [page, setPage] = useState(1);
-  const [state, setState] = useState("");
-  const [project, setProject] = useState("");
+  // Filters start from the page's URL, so /runs/?workflow=3&state=running can be linked to.
+  const [initial] = useState(() => new URLSearchParams(window.location.search));
+  const [state, setState] = useState(initial.get("state") ?? "");
+  const [project, setProject] = useState(initial.get("project") ?? "");
+  const [workflow, setWorkflow] = useState(initial.get("workflow") ?? "");
   const [selected, setSelected] = useState<number[]>([]);
   const [error, setError] = useState("");
 
@@ -24,6 +28,7 @@ export function RunList({ projects }: Props) {
     const query = new URLSearchParams({ page: String(page), ordering: "-created_at" });
     if (state) query.set("state", state);
     if (project) query.set("project", project);
+    if (workflow) query.set("workflow", workflow);
     runsApi.list(query).then(
       (body) => {
         setRuns(body.results);
@@ -32,7 +37,7 @@ export function RunList({ projects }: Props) {
       },
       (e: Error) => setError(e.message),
     );
-  }, [page, state, project]);
+  }, [page, state, project, workflow]);
 
   useEffect(() => {
     load();
@@ -73,6 +78,14 @@ export function RunList({ projects }: Props) {
               </select>
             </label>
           )}
+          {workflow && (
+            <span className="run-chip run-chip-on">
+              workflow {workflow}
+              <button className="link" onClick={() => setWorkflow("")} aria-label="Show runs of every workflow">
+                ×
+              </button>
+            </span>
+          )}
           <button
             disabled={selected.length < 2 || selected.length > 8}
             onClick={() => (window.location.href = `/runs/compare/?ids=${selected.join(",")}`)}
@@ -93,6 +106,7 @@ export function RunList({ projects }: Props) {
               <th>Run</th>
               <th>State</th>
               <th>Project</th>
+              <th>Team</th>
               <th>Kind</th>
               <th>Created</th>
               <th>Duration</th>
@@ -114,6 +128,9 @@ export function RunList({ projects }: Props) {
                   <StateBadge state={run.state} cancelling={run.cancel_requested} />
                 </td>
                 <td>{projectName(run.project)}</td>
+                <td>
+                  <TeamSource source={run.source} />
+                </td>
                 <td>
                   {run.kind} · {run.device}
                 </td>
