@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import os
-import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -24,8 +23,9 @@ from rich.console import Console
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
 
-class RemoteError(RuntimeError):
-    """The server refused or could not be reached; the message says why."""
+class RemoteError(ValueError):
+    """The server refused or could not be reached; the message says why (a user error: `mase`
+    prints it as one line)."""
 
 
 @dataclass(frozen=True)
@@ -184,25 +184,9 @@ def register(subparsers) -> None:
     submit.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     submit.add_argument("--follow", action="store_true", help="print the run's events until it finishes")
     _server_options(submit)
-    submit.set_defaults(handler=cmd_submit)
+    submit.set_defaults(func=cmd_submit)
     watch = subparsers.add_parser("follow", help="print a run's events live until it finishes")
     watch.add_argument("run", type=int, help="run id")
     watch.add_argument("--after", type=int, default=0, help="skip events up to this sequence number")
     _server_options(watch)
-    watch.set_defaults(handler=cmd_follow)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Standalone entry (`python -m training.remote submit …`); `mase` registers the same commands."""
-    parser = argparse.ArgumentParser(prog="mase")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except RemoteError as exc:
-        print(f"mase: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    watch.set_defaults(func=cmd_follow)

@@ -50,17 +50,22 @@ class RunViewSet(
     ordering_fields = ["created_at", "finished_at", "name"]
 
     def get_queryset(self):
-        return (
-            Run.objects.filter(project__in=projects_where(self.request.user, "view_run"))
-            .select_related("created_by")
-            .annotate(last_seq=Max("events__seq"))
-            .order_by("-created_at")
-        )
+        runs = Run.objects.filter(project__in=projects_where(self.request.user, "view_run"))
+        workflow = self.request.query_params.get("workflow")
+        if workflow:
+            runs = runs.filter(source__workflow=_positive_int(workflow, "workflow", 0))
+        return runs.select_related("created_by").annotate(last_seq=Max("events__seq")).order_by("-created_at")
 
     def get_serializer_class(self):
         if self.action == "create":
             return LaunchSerializer
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("workflow", int, description="only runs launched from this workflow")],
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=LaunchSerializer, responses={201: RunDetailSerializer})
     def create(self, request, *args, **kwargs):
@@ -124,6 +129,23 @@ class RunViewSet(
         if request.query_params.get("type"):
             rows = rows.filter(type=request.query_params["type"])
         return Response(RunEventSerializer(rows[:limit], many=True).data)
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=True, methods=["get"])
+    def communication(self, request, pk=None):
+        """The communication the team learned: the newest attention matrix and its graph
+        (for the designer's overlay of learned edges over designed ones)."""
+        run = self.get_object()
+        latest = RunEvent.objects.filter(run=run, type="attention").order_by("-seq").first()
+        if latest is None:
+            return Response(
+                {"detail": "this run has reported no attention yet"}, status=status.HTTP_404_NOT_FOUND
+            )
+        p = latest.payload
+        return Response(
+            {"seq": latest.seq, "step": p.get("step"), "mode": p.get("mode"), "agents": p.get("agents"),
+             "matrix": p.get("matrix"), "graph": p.get("graph")}
+        )  # fmt: skip
 
     @extend_schema(responses=CheckpointSerializer(many=True))
     @action(detail=True, methods=["get"])

@@ -73,7 +73,8 @@ def claim(run_id: int, task_id: str) -> Claim | None:
 
 
 class StopFlag:
-    """`should_stop()` for the trainer: reads the run's cancel flag, at most every `every` seconds."""
+    """`should_stop()` for the trainer: true once the run is cancelled or deleted (read at most every
+    `every` seconds, so checking at every update costs nothing)."""
 
     def __init__(self, run_id: int, every: float = 0.5):
         self.run_id, self.every = run_id, every
@@ -83,7 +84,8 @@ class StopFlag:
         now = time.monotonic()
         if not self._stop and now - self._checked >= self.every:
             self._checked = now
-            self._stop = Run.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+            flag = Run.objects.filter(pk=self.run_id).values_list("cancel_requested", flat=True).first()
+            self._stop = flag is None or flag
         return self._stop
 
 

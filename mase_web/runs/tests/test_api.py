@@ -164,3 +164,22 @@ def test_launch_from_a_published_workflow_version(team):
     }
     stranger = client_for(users["stranger"]).post("/api/runs/", body, format="json")
     assert stranger.status_code == 403
+
+
+def test_learned_communication_and_workflow_filter(team):
+    from django.utils import timezone
+
+    project, users = team
+    run = make_run(project, source={"kind": "workflow", "workflow": 7, "version": 1})
+    other = make_run(project)
+    client = client_for(users[Role.OPERATOR])
+    assert client.get(f"/api/runs/{run.pk}/communication/").status_code == 404
+    RunEvent.objects.create(
+        run=run, seq=1, type="attention", time=timezone.now(),
+        payload={"agents": ["a", "b"], "matrix": [[0, 1], [1, 0]], "graph": {"nodes": [], "edges": []}, "step": 3},
+    )  # fmt: skip
+    learned = client.get(f"/api/runs/{run.pk}/communication/").json()
+    assert learned["agents"] == ["a", "b"] and learned["matrix"][0][1] == 1 and learned["seq"] == 1
+    listed = [r["id"] for r in client.get("/api/runs/?workflow=7").json()["results"]]
+    assert listed == [run.pk] and other.pk not in listed
+    assert client.get("/api/runs/?workflow=x").status_code == 400

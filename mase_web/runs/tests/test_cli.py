@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 def mase(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "training.remote", *args],
+        [sys.executable, "-m", "training.cli", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -50,6 +50,7 @@ def test_submit_explains_refusals(live_services, team, tmp_path):
     env = dict(live_services.env, MASE_SERVER=live_services.base_url, MASE_TOKEN=annotator)
     refused = mase("submit", str(tmp_path / "bad.json"), "--project", str(project.pk), env=env)
     assert refused.returncode == 2 and "400" in refused.stderr and "lora.r" in refused.stderr
+    assert "Traceback" not in refused.stderr
     env["MASE_SERVER"] = "http://127.0.0.1:1"
     unreachable = mase("follow", "1", env=env)
     assert unreachable.returncode == 2 and "cannot reach http://127.0.0.1:1" in unreachable.stderr
