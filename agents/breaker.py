@@ -1,0 +1,391 @@
+"""Circuit breaker and rule fallbacks for a running team (seed 001 §7.4, "熔断").
+
+When a trained team keeps deciding with low confidence, or the model misbehaves (NaN/inf outputs, the
+backbone raising or timing out, an episode looping past the step limit), the runtime stops trusting it:
+the breaker *opens* and the team spec's rule-based fallback answers instead, and an alert goes out.
+After a cool-down the breaker lets one *half-open trial* through to the model; a confident, fault-free
+trial closes it again, anything else re-opens it.
+
+States and transitions::
+
+    closed ──(K consecutive decisions below the threshold | a fault)──▶ open
+    open ──(cooldown_s elapsed, next request)──▶ half_open
+    half_open ──(trial step: every decision confident, no fault)──▶ closed
+    half_open ──(trial step low or faulty)──▶ open
+    any ──(operator force_open)──▶ open (stays open: no trial until an operator closes it)
+    any ──(operator force_closed)──▶ closed (counters reset; normal rules apply again)
+
+Every transition is a plain-dict record kept in `CircuitBreaker.transitions` and `CircuitBreaker.alerts`
+and emitted as an ``alert`` event (``source="breaker"``) on the optional `EventStream`. Time comes from an
+injectable clock, so tests drive cool-downs without sleeping. All methods are thread-safe: one breaker
+guards a team that a web server calls from many threads at once.
+
+Fallbacks (`make_fallback`): ``scripted`` is the environment's rule-scripted team; ``keyword_router``
+routes the ticket to roles by the spec's keyword rules, and the routed roles act by rules; ``none`` means
+nothing safe to switch to, so agents take their no-op action (index 0: pass / continue).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from training.events import EventStream
+
+CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
+STATES = (CLOSED, OPEN, HALF_OPEN)
+
+FAULT_KINDS = ("non_finite", "backbone_error", "timeout", "step_limit")
+"""Abnormal states that open the breaker at once (`CircuitBreaker.record_fault`)."""
+
+ROUTE_MODEL, ROUTE_TRIAL, ROUTE_FALLBACK = "model", "trial", "fallback"
+
+
+@dataclass
+class BreakerConfig:
+    """Thresholds of one breaker (the team spec's ``circuit_breaker`` section, plus runtime knobs)."""
+
+    confidence_threshold: float = 0.5  # a decision below this probability counts as low-confidence
+    consecutive_low: int = 3  # K: this many low decisions in a row open the breaker
+    cooldown_s: float = 30.0  # open → half-open after this long
+    step_limit: int = 20  # an episode past this many steps is a loop (a fault)
+    history: int = 500  # transitions / alerts kept in memory
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> BreakerConfig:
+        """From an `agents.spec.CircuitBreakerSpec` (or any object / mapping with the same fields)."""
+        get = spec.get if isinstance(spec, Mapping) else lambda k, d: getattr(spec, k, d)
+        return cls(
+            confidence_threshold=float(get("confidence_threshold", cls.confidence_threshold)),
+            consecutive_low=int(get("consecutive_low", cls.consecutive_low)),
+            cooldown_s=float(get("cooldown_s", cls.cooldown_s)),
+            step_limit=int(get("step_limit", cls.step_limit)),
+        )
+
+
+class CircuitBreaker:
+    """Closed → open → half-open breaker over a team's decisions; see the module docstring.
+
+    Call `route()` before each step: ``"model"`` (closed: use the team), ``"trial"`` (half-open: this
+    step is the one trial; report it with ``trial=True``), or ``"fallback"``. Report model steps with
+    `record_step(confidences, trial=...)` and faults with `record_fault(kind, detail, trial=...)`.
+    """
+
+    def __init__(
+        self,
+        config: BreakerConfig | Any | None = None,
+        events: EventStream | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        name: str = "team",
+    ):
+        if config is None:
+            config = BreakerConfig()
+        elif not isinstance(config, BreakerConfig):
+            config = BreakerConfig.from_spec(config)
+        if not 0.0 <= config.confidence_threshold <= 1.0:
+            raise ValueError("circuit_breaker.confidence_threshold must be between 0 and 1")
+        if config.consecutive_low < 1 or config.step_limit < 1 or config.cooldown_s < 0:
+            raise ValueError(
+                "circuit_breaker: consecutive_low and step_limit must be >= 1 and cooldown_s >= 0"
+            )
+        self.config = config
+        self.events = events
+        self.clock, self.wall_clock = clock, wall_clock
+        self.name = name
+        self._lock = threading.RLock()
+        self.state = CLOSED
+        self.forced = False  # an operator holds it open
+        self.consecutive_low = 0
+        self.opened_at: float | None = None
+        self._trial_in_flight = False
+        self.transitions: deque[dict[str, Any]] = deque(maxlen=config.history)
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=config.history)
+        self.counts = {"decisions": 0, "low": 0, "faults": 0, "opened": 0, "trials": 0}
+
+    # ---- routing ---------------------------------------------------------------------------------
+    def route(self) -> str:
+        """Who answers the next step: "model", "trial" (the half-open trial) or "fallback"."""
+        with self._lock:
+            if self.state == CLOSED:
+                return ROUTE_MODEL
+            if self.state == OPEN and not self.forced and self.opened_at is not None:
+                if self.clock() - self.opened_at >= self.config.cooldown_s:
+                    self._move(HALF_OPEN, "cooldown elapsed; trying the model once")
+            if self.state == HALF_OPEN and not self._trial_in_flight:
+                self._trial_in_flight = True
+                self.counts["trials"] += 1
+                return ROUTE_TRIAL
+            return ROUTE_FALLBACK
+
+    def cancel_trial(self) -> None:
+        """Give the half-open trial back unused (the caller could not run it); the next request retries."""
+        with self._lock:
+            self._trial_in_flight = False
+
+    # ---- outcomes --------------------------------------------------------------------------------
+    def record_step(self, confidences: Sequence[float], trial: bool = False) -> bool:
+        """Feed one model step's per-agent confidences (in agent order); True when the breaker is closed after it.
+
+        Closed: each decision below the threshold extends the low streak, a confident one resets it;
+        the streak reaching K opens the breaker. Trial: closes when every decision is confident.
+        """
+        threshold = self.config.confidence_threshold
+        with self._lock:
+            lows = [c < threshold for c in confidences]
+            self.counts["decisions"] += len(lows)
+            self.counts["low"] += sum(lows)
+            if trial:
+                self._trial_in_flight = False
+                if self.state != HALF_OPEN:
+                    return self.state == CLOSED  # an operator moved it meanwhile: their word stands
+                if any(lows):
+                    worst = min(confidences)
+                    self._open("low_confidence", f"half-open trial decided with confidence {worst:.3f}")
+                else:
+                    self.consecutive_low = 0
+                    self._move(CLOSED, "half-open trial was confident")
+                return self.state == CLOSED
+            if self.state != CLOSED:
+                return False
+            for low, confidence in zip(lows, confidences, strict=True):
+                self.consecutive_low = self.consecutive_low + 1 if low else 0
+                if self.consecutive_low >= self.config.consecutive_low:
+                    self._open(
+                        "low_confidence",
+                        f"{self.consecutive_low} consecutive decisions below {threshold:g} "
+                        f"(last {confidence:.3f})",
+                    )
+                    break
+            return self.state == CLOSED
+
+    def record_fault(self, kind: str, detail: str = "", trial: bool = False) -> None:
+        """An abnormal state (`FAULT_KINDS`): open at once (also fails a half-open trial)."""
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {kind!r}; expected one of {', '.join(FAULT_KINDS)}")
+        with self._lock:
+            self.counts["faults"] += 1
+            if trial:
+                self._trial_in_flight = False
+            if self.state == OPEN:
+                self._alert(kind, detail, level="warning")  # already open: still worth an alert
+                return
+            self._open(kind, detail)
+
+    # ---- operators -------------------------------------------------------------------------------
+    def force_open(self, who: str, why: str) -> dict[str, Any]:
+        """An operator opens the breaker and holds it open (no trials) until `force_closed`."""
+        self._check_operator(who, why)
+        with self._lock:
+            self.forced = True
+            self.opened_at = self.clock()
+            self._trial_in_flight = False
+            return self._move(OPEN, why, reason="operator", who=who, force=True)
+
+    def force_closed(self, who: str, why: str) -> dict[str, Any]:
+        """An operator closes the breaker (streak reset, hold released); normal rules apply again."""
+        self._check_operator(who, why)
+        with self._lock:
+            self.forced = False
+            self.consecutive_low = 0
+            self.opened_at = None
+            self._trial_in_flight = False
+            return self._move(CLOSED, why, reason="operator", who=who, force=True)
+
+    @staticmethod
+    def _check_operator(who: str, why: str) -> None:
+        if not isinstance(who, str) or not who.strip() or not isinstance(why, str) or not why.strip():
+            raise ValueError("forcing the circuit breaker needs who (the operator) and why (a reason)")
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """Plain-JSON state for a dashboard: state, hold, streak, cool-down left, counters, thresholds."""
+        with self._lock:
+            left = None
+            if self.state == OPEN and not self.forced and self.opened_at is not None:
+                left = max(0.0, self.config.cooldown_s - (self.clock() - self.opened_at))
+            return {
+                "name": self.name,
+                "state": self.state,
+                "forced": self.forced,
+                "consecutive_low": self.consecutive_low,
+                "cooldown_left_s": left,
+                "counts": dict(self.counts),
+                "config": {
+                    "confidence_threshold": self.config.confidence_threshold,
+                    "consecutive_low": self.config.consecutive_low,
+                    "cooldown_s": self.config.cooldown_s,
+                    "step_limit": self.config.step_limit,
+                },
+                "last_transition": self.transitions[-1] if self.transitions else None,
+            }
+
+    # ---- internals (call with the lock held) -----------------------------------------------------
+    def _open(self, reason: str, detail: str) -> None:
+        self.opened_at = self.clock()
+        self.counts["opened"] += 1
+        self._move(OPEN, detail, reason=reason)
+
+    def _move(
+        self, to: str, detail: str, reason: str | None = None, who: str | None = None, force: bool = False
+    ) -> dict[str, Any]:
+        record = {
+            "breaker": self.name,
+            "from": self.state,
+            "to": to,
+            "reason": reason or ("cooldown" if to == HALF_OPEN else "trial_passed"),
+            "detail": detail,
+            "who": who,
+            "forced": force,
+            "consecutive_low": self.consecutive_low,
+            "at": self.wall_clock(),
+        }
+        self.state = to
+        self.consecutive_low = 0  # a streak belongs to one closed period
+        self.transitions.append(record)
+        level = {OPEN: "critical", HALF_OPEN: "warning", CLOSED: "info"}[to]
+        self._alert(to, detail, level=level, transition=record)
+        return record
+
+    def _alert(self, name: str, detail: str, level: str, transition: dict | None = None) -> None:
+        alert = {
+            "name": f"circuit_breaker.{name}",
+            "level": level,
+            "source": "breaker",
+            "breaker": self.name,
+            "state": self.state,
+            "message": detail,
+            "at": self.wall_clock(),
+        }
+        if transition is not None:
+            alert["transition"] = dict(transition)
+        self.alerts.append(alert)
+        if self.events is not None:
+            self.events.emit("alert", **alert)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rule fallbacks
+# ---------------------------------------------------------------------------------------------------------
+class Fallback:
+    """What answers while the breaker is open: ``act(agent, observation) -> (action index, reason)``."""
+
+    kind = "none"
+
+    def act(self, agent: str, observation: Any) -> tuple[int, str]:
+        """No safe rule: the no-op action (index 0 — pass / continue)."""
+        return 0, "no fallback configured: no-op action"
+
+    def actions(self, observations: Mapping[str, Any]) -> dict[str, tuple[int, str]]:
+        """(action, reason) for every agent that has an observation."""
+        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+
+
+class ScriptedFallback(Fallback):
+    """The environment's rule-scripted team (`agents.envs.scripted.scripted_team`)."""
+
+    kind = "scripted"
+
+    def __init__(self, team: Any):
+        self.team = team
+        self._lock = threading.Lock()  # scripted teams memoise per text; keep that cache consistent
+
+    def act(self, agent: str, observation: Any) -> tuple[int, str]:
+        """The scripted team's action for this agent."""
+        with self._lock:
+            return int(self.team.act(agent, observation)), "rule-scripted team"
+
+
+class KeywordRouterFallback(Fallback):
+    """Customer service: the spec's keyword rules route a ticket to roles; routed roles act by rule.
+
+    A role is routed when any of its rule's keywords occurs in the ticket (case-insensitive). A routed
+    role handles the intents the tuned router finds for it (or, when it finds none, the role's first
+    intent); unrouted roles pass. The supervisor approves once the routed intents are all in the draft.
+    """
+
+    kind = "keyword_router"
+
+    def __init__(self, rules: Sequence[Any], router: Any | None = None):
+        from agents.envs.customer_service.rules import KeywordRouter
+
+        self.rules = [
+            (tuple(str(k).lower() for k in _field(r, "keywords")), str(_field(r, "route_to"))) for r in rules
+        ]
+        if not self.rules:
+            raise ValueError("fallback.rules: a keyword_router needs at least one rule")
+        self.router = router if router is not None else KeywordRouter.tuned()
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def routed_roles(self, text: str) -> list[str]:
+        """Roles whose keywords occur in ``text``, in rule order, without repeats."""
+        low = text.lower()
+        roles = [role for keywords, role in self.rules if any(k in low for k in keywords)]
+        return list(dict.fromkeys(roles))
+
+    def intents_for(self, text: str) -> tuple[str, ...]:
+        """The intents the routed roles will handle for this ticket."""
+        from agents.envs.customer_service.tickets import INTENT_ROLE, INTENTS
+
+        with self._lock:
+            if text not in self._cache:
+                found = self.router.predict(text)
+                chosen: list[str] = []
+                for role in self.routed_roles(text):
+                    own = [i for i in found if INTENT_ROLE[i] == role]
+                    chosen += own or [next(i for i in INTENTS if INTENT_ROLE[i] == role)]
+                self._cache[text] = tuple(i for i in INTENTS if i in chosen)
+            return self._cache[text]
+
+    def act(self, agent: str, observation: Any) -> tuple[int, str]:
+        """Rule action for ``agent`` on a `CustomerServiceEnv` observation."""
+        from agents.envs.customer_service.env import ROLE_ACTIONS
+        from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, SUPERVISOR
+
+        text = str(observation["ticket"])
+        wanted = self.intents_for(text)
+        drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
+        if agent == SUPERVISOR:
+            if drafted - set(wanted):
+                return ROLE_ACTIONS[SUPERVISOR].index("send_back"), "draft holds unrouted intents"
+            if set(wanted) <= drafted:
+                return ROLE_ACTIONS[SUPERVISOR].index("approve"), "every routed intent is answered"
+            return ROLE_ACTIONS[SUPERVISOR].index("continue"), "waiting for routed roles"
+        for intent in wanted:
+            if INTENT_ROLE[intent] == agent and intent not in drafted:
+                return ROLE_ACTIONS[agent].index(INTENT_ACTION[intent]), f"keyword rule routed {intent}"
+        return ROLE_ACTIONS[agent].index("pass"), "not routed here"
+
+
+def _field(rule: Any, key: str) -> Any:
+    return rule[key] if isinstance(rule, Mapping) else getattr(rule, key)
+
+
+def make_fallback(spec: Any | None, environment: str | None) -> Fallback:
+    """The fallback a team spec's ``fallback`` section asks for, on environment ``environment``.
+
+    ``spec`` is an `agents.spec.FallbackSpec` or a mapping ``{"kind": ..., "rules": [...]}``; None or
+    kind "none" gives the no-op `Fallback`. Raises ValueError naming what to change when the kind is not
+    available for the environment.
+    """
+    kind = "none" if spec is None else str(_field(spec, "kind") if not isinstance(spec, str) else spec)
+    if kind == "none":
+        return Fallback()
+    if kind == "scripted":
+        from agents.envs.scripted import scripted_team
+
+        return ScriptedFallback(scripted_team(str(environment)))
+    if kind == "keyword_router":
+        if environment != "customer_service":
+            raise ValueError(
+                f"fallback.kind 'keyword_router' needs the customer_service environment, not {environment!r}; "
+                "use 'scripted' or 'none'"
+            )
+        rules = _field(spec, "rules") if not isinstance(spec, str) else ()
+        return KeywordRouterFallback(rules or ())
+    raise ValueError(f"fallback.kind must be 'none', 'keyword_router' or 'scripted', got {kind!r}")

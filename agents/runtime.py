@@ -1,0 +1,495 @@
+"""Inference runtime: run a trained team on one task step by step, with decision logs and a breaker.
+
+`TeamRuntime` plays one episode of a PettingZoo ParallelEnv per request (a customer-service ticket, a
+report topic …) with a trained team (`training.mappo.MappoTrainer`, fresh or from a checkpoint). Every
+step it asks the `CircuitBreaker` who answers — the team, the half-open trial, or the rule fallback —
+and writes one decision-log record per agent (seed 001 §7.4):
+
+    {"request_id", "task_id", "step", "agent", "observation" (summary), "action", "action_index",
+     "source": "model" | "trial" | "fallback", "confidence", "reason": {"alternatives": [{"action", "p"}],
+     "rule"}, "messages": {"received": [{"from", "weight"}], "sent": [{"to", "weight"}]}, "latency_ms",
+     "reward", "breaker_state", "fault"}
+
+``confidence`` is the team's probability of the action it chose (None when the model was not asked or
+failed); ``reason.alternatives`` are the top-k actions with their probabilities; ``reason.rule`` says which
+rule answered when the fallback did; ``messages`` are the learned-communication attention weights
+(α_ij: how much agent i listened to agent j this step). ``reward`` is the environment's reward for the
+step (None when the task's ground truth is unknown, e.g. a ticket typed in by a user).
+
+Faults never fail a request: a backbone that raises or exceeds ``timeout_s``, NaN/inf outputs, or an
+episode past the breaker's step limit open the breaker, and the fallback answers the step. Everything is
+thread-safe: a web server may call `run` / `run_batch` from many threads on one runtime.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import itertools
+import math
+import queue
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.breaker import (
+    ROUTE_FALLBACK,
+    ROUTE_MODEL,
+    ROUTE_TRIAL,
+    BreakerConfig,
+    CircuitBreaker,
+    Fallback,
+    make_fallback,
+)
+from training.events import EventStream
+
+
+@dataclass
+class RuntimeConfig:
+    """Knobs of the runtime (the breaker's thresholds live in `BreakerConfig`)."""
+
+    top_k: int = 3  # alternatives listed in each decision's reason
+    timeout_s: float | None = 2.0  # a model step slower than this is a fault (None = no limit)
+    model_threads: int = 8  # worker threads that run model steps (so a hung backbone can time out)
+    greedy: bool = True  # act on the most probable action (False: sample, for diversity)
+    summary_chars: int = 200  # text fields of an observation are cut to this length in the log
+    log_decisions: bool = True  # keep per-agent records in each result (off for load tests)
+
+
+class RuntimeInputError(ValueError):
+    """Bad input to the runtime (unknown ticket, malformed task); the message says what to change."""
+
+
+class TeamModel:
+    """The trained team as a pure function of one joint observation (read-only; thread-safe).
+
+    Wraps a `MappoTrainer`: features (cached text embeddings through the frozen backbone), then the
+    decentralised actors with learned communication. Returns action probabilities and attention.
+    """
+
+    def __init__(self, trainer: Any):
+        self.trainer = trainer
+        self.agents: list[str] = list(trainer.agents)
+        self.n_actions: list[int] = list(trainer.n_actions)
+        self._feature_lock = threading.Lock()  # tokenizers and the embedding caches are not thread-safe
+
+    def forward(self, observations: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(probs [N, A_max] over valid actions, attention α [N, N] or None) for one step."""
+        t = self.trainer
+        present = torch.tensor([a in observations for a in self.agents])
+        with self._feature_lock:
+            obs = t.featurize([observations.get(a) for a in self.agents], t.obs_dim)
+        valid = t.valid_actions(observations)
+        with torch.no_grad():
+            logits, alpha = t.actor(obs.unsqueeze(0), None, 0.0, present.unsqueeze(0), valid.unsqueeze(0))
+            probs = torch.softmax(logits[0], -1)
+        return probs, (alpha[0] if alpha is not None else None)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy: arrays/tensors to lists, NaN/inf to None, tuples to lists."""
+    if isinstance(value, torch.Tensor | np.ndarray):
+        value = value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    return repr(value)
+
+
+def summarise_observation(observation: Any, chars: int = 200) -> Any:
+    """A short, JSON-safe view of an observation: texts cut to ``chars``, big arrays as their shape."""
+    if isinstance(observation, str):
+        return observation if len(observation) <= chars else observation[: chars - 1] + "…"
+    if isinstance(observation, Mapping):
+        return {str(k): summarise_observation(v, chars) for k, v in observation.items()}
+    if isinstance(observation, torch.Tensor | np.ndarray):
+        array = np.asarray(
+            observation.detach().cpu() if isinstance(observation, torch.Tensor) else observation
+        )
+        return _plain(array) if array.size <= 32 else {"shape": list(array.shape)}
+    return _plain(observation)
+
+
+def _action_names(env: Any, agents: Sequence[str], n_actions: Sequence[int]) -> dict[str, list[str]]:
+    """Action names from the env module's ``ROLE_ACTIONS`` table when it has one, else the indices."""
+    table = getattr(sys.modules.get(type(env).__module__), "ROLE_ACTIONS", None)
+    names = {}
+    for agent, n in zip(agents, n_actions, strict=True):
+        given = list(table.get(agent, ())) if isinstance(table, Mapping) else []
+        names[agent] = given if len(given) == n else [str(i) for i in range(n)]
+    return names
+
+
+class TeamRuntime:
+    """Runs tasks through a trained team with a circuit breaker and rule fallback; see the module docstring.
+
+    ``model``: a `TeamModel` (or a `MappoTrainer`, wrapped). ``env_factory()``: a fresh environment of
+    the kind the team was trained in (instances are pooled and reused, one per concurrent request).
+    ``breaker``: a `CircuitBreaker` (default: thresholds from `BreakerConfig`). ``fallback``: a
+    `Fallback` (default: no-op actions). ``decision_sink(record)``: called with every decision record
+    as it is made (the web layer persists them); ``events``: an `EventStream` for "log" / "alert" events.
+    """
+
+    def __init__(
+        self,
+        model: TeamModel | Any,
+        env_factory: Callable[[], Any],
+        breaker: CircuitBreaker | None = None,
+        fallback: Fallback | None = None,
+        config: RuntimeConfig | None = None,
+        events: EventStream | None = None,
+        decision_sink: Callable[[dict[str, Any]], None] | None = None,
+    ):
+        self.model = model if isinstance(model, TeamModel) else TeamModel(model)
+        self.env_factory = env_factory
+        self.config = config or RuntimeConfig()
+        self.events = events
+        self.breaker = breaker if breaker is not None else CircuitBreaker(events=events)
+        self.fallback = fallback if fallback is not None else Fallback()
+        self.decision_sink = decision_sink
+        self.agents = self.model.agents
+        self._envs: queue.SimpleQueue = queue.SimpleQueue()
+        probe = env_factory()
+        self.action_names = _action_names(probe, self.agents, self.model.n_actions)
+        self._envs.put(probe)
+        self._pool = (
+            futures.ThreadPoolExecutor(self.config.model_threads, thread_name_prefix="mase-model")
+            if self.config.timeout_s
+            else None
+        )
+        self._ids = itertools.count(1)
+        self._stats_lock = threading.Lock()
+        self.stats = {"requests": 0, "errors": 0, "steps": 0, "model_steps": 0, "fallback_steps": 0}
+
+    # ---- construction ----------------------------------------------------------------------------
+    @classmethod
+    def from_spec_checkpoint(
+        cls,
+        team: Any,
+        checkpoint_dir: str | Path,
+        backbone: Any | None = None,
+        events: EventStream | None = None,
+        config: RuntimeConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        decision_sink: Callable[[dict[str, Any]], None] | None = None,
+    ) -> TeamRuntime:
+        """A runtime for a `TeamSpec` trained by `training.mappo.run_spec`, from its checkpoint directory.
+
+        Builds the team exactly as training did (environment, communication links, featurizer), loads
+        the weights, and takes the breaker thresholds and fallback from the spec. Raises ValueError
+        (`training.mappo.CheckpointError`) naming the problem for a missing or mismatched checkpoint.
+        """
+        from agents.comm import allowed_links
+        from agents.envs import make_env
+        from training.mappo import MappoTrainer, config_from_spec
+
+        if team.training.algorithm not in ("mappo", "ippo"):
+            raise RuntimeInputError(
+                f"the runtime runs MAPPO/IPPO teams; this spec trains {team.training.algorithm!r}"
+            )
+        name, params = team.environment.name, dict(team.environment.params)
+        if name is None:
+            raise RuntimeInputError("the spec names no environment ($.environment.name); nothing to run")
+        if backbone is None:
+            from agents.backbone import Backbone
+
+            b = team.backbone
+            backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
+        ids = [a.id for a in team.agents]
+        edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
+        trainer = MappoTrainer(
+            lambda split: make_env(name, params),
+            config_from_spec(team),
+            backbone=backbone,
+            allowed_links=allowed_links(len(ids), edges or None, ids),
+        )
+        trainer.load_checkpoint(checkpoint_dir)
+        breaker = CircuitBreaker(
+            BreakerConfig.from_spec(team.circuit_breaker), events=events, clock=clock, name=team.name
+        )
+        return cls(
+            trainer,
+            lambda: make_env(name, params),
+            breaker=breaker,
+            fallback=make_fallback(team.fallback, name),
+            config=config,
+            events=events,
+            decision_sink=decision_sink,
+        )
+
+    def close(self) -> None:
+        """Stop the model threads (a runtime is reusable until then)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---- running ---------------------------------------------------------------------------------
+    def run(
+        self,
+        options: Mapping[str, Any] | None = None,
+        request_id: str | None = None,
+        reward_known: bool = True,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
+        """Play one task (``env.reset(options=...)``) to the end; returns the result dict (never raises
+        for model faults: the fallback answers). Keys: request_id, task_id, status ("completed" |
+        "truncated" | "step_limit"), steps, reward (sum; None if unknown), info (the env's last info),
+        decisions (per-agent records, when logged), sources (steps per source), faults, latency_ms,
+        step_latency_ms (per step), breaker (state at the end)."""
+        request_id = request_id or f"req-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
+        env = self._acquire_env()
+        try:
+            return self._episode(env, dict(options or {}), request_id, reward_known, seed)
+        finally:
+            self._envs.put(env)
+
+    def run_ticket(self, ticket: Any, request_id: str | None = None) -> dict[str, Any]:
+        """Customer service: run one `Ticket`, or a ticket text typed by a user (reward then unknown)."""
+        from agents.envs.customer_service.tickets import Ticket
+
+        if isinstance(ticket, str):
+            if not ticket.strip():
+                raise RuntimeInputError("ticket text is empty; send the customer's message")
+            ticket, known = Ticket(id=request_id or "adhoc", text=ticket, intents=()), False
+        elif isinstance(ticket, Ticket):
+            known = True
+        else:
+            raise RuntimeInputError(f"run_ticket needs a Ticket or a text, got {type(ticket).__name__}")
+        return self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+
+    def run_batch(
+        self, tasks: Iterable[Mapping[str, Any] | Any], concurrency: int = 8, tickets: bool | None = None
+    ) -> list[dict[str, Any]]:
+        """Run many tasks on ``concurrency`` threads; results in input order.
+
+        A task is a reset-options mapping, or (customer service) a `Ticket` / ticket text. An unexpected
+        error in one task gives ``{"status": "error", "error": message}`` for it, never a failed batch.
+        """
+        tasks = list(tasks)
+
+        def one(task: Any) -> dict[str, Any]:
+            try:
+                if tickets or (tickets is None and not isinstance(task, Mapping)):
+                    return self.run_ticket(task)
+                return self.run(task)
+            except Exception as exc:  # noqa: BLE001 - one bad task must not fail the batch
+                with self._stats_lock:
+                    self.stats["errors"] += 1
+                return {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+
+        if concurrency <= 1:
+            return [one(t) for t in tasks]
+        with futures.ThreadPoolExecutor(concurrency, thread_name_prefix="mase-request") as pool:
+            return list(pool.map(one, tasks))
+
+    def status(self) -> dict[str, Any]:
+        """Breaker snapshot plus request counters (plain JSON)."""
+        with self._stats_lock:
+            stats = dict(self.stats)
+        return {"breaker": self.breaker.snapshot(), "fallback": self.fallback.kind, "stats": stats}
+
+    # ---- internals -------------------------------------------------------------------------------
+    def _acquire_env(self) -> Any:
+        try:
+            return self._envs.get_nowait()
+        except queue.Empty:
+            return self.env_factory()
+
+    def _model_step(self, observations: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
+        if self._pool is None:
+            return self.model.forward(observations)
+        future = self._pool.submit(self.model.forward, observations)
+        try:
+            return future.result(timeout=self.config.timeout_s)
+        except futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"model step took longer than {self.config.timeout_s:g} s") from None
+
+    def _episode(
+        self, env: Any, options: dict, request_id: str, reward_known: bool, seed: int | None
+    ) -> dict[str, Any]:
+        started = time.perf_counter()
+        observations, infos = env.reset(seed=seed, options=options or None)
+        info = next(iter(infos.values()), {}) if infos else {}
+        task_id = info.get("ticket_id") or info.get("task_id") or options.get("task_id")
+        limit = self.breaker.config.step_limit
+        decisions: list[dict[str, Any]] = []
+        sources = {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0}
+        faults: list[dict[str, Any]] = []
+        step_ms: list[float] = []
+        total_reward: float | None = 0.0 if reward_known else None
+        status, step = "completed", 0
+        while env.agents:
+            step += 1
+            if step > 2 * limit:  # the fallback could not end it either: stop the loop here
+                status = "step_limit"
+                break
+            t0 = time.perf_counter()
+            live = {a: observations[a] for a in env.agents if a in observations}
+            if step == limit + 1:
+                faults.append({"step": step, "kind": "step_limit", "detail": f"past {limit} steps"})
+                self.breaker.record_fault("step_limit", f"{request_id}: episode passed {limit} steps")
+            route = ROUTE_FALLBACK if step > limit else self.breaker.route()
+            probs = alpha = None
+            fault = None
+            if route != ROUTE_FALLBACK:
+                try:
+                    probs, alpha = self._model_step(live)
+                    if not bool(torch.isfinite(probs).all()):
+                        raise FloatingPointError("the team's action probabilities are NaN or infinite")
+                except TimeoutError as exc:
+                    fault = ("timeout", str(exc))
+                except FloatingPointError as exc:
+                    fault = ("non_finite", str(exc))
+                except Exception as exc:  # noqa: BLE001 - any backbone/model failure is a fault, not a crash
+                    fault = ("backbone_error", f"{type(exc).__name__}: {exc}")
+                if fault is not None:
+                    faults.append({"step": step, "kind": fault[0], "detail": fault[1]})
+                    self.breaker.record_fault(
+                        fault[0], f"{request_id}: {fault[1]}", trial=route == ROUTE_TRIAL
+                    )
+                    probs, alpha, route = None, None, ROUTE_FALLBACK
+            model_ms = (time.perf_counter() - t0) * 1000.0
+            chosen: dict[str, int] = {}
+            confidences: dict[str, float] = {}
+            rules: dict[str, str] = {}
+            if probs is not None:
+                index = {a: i for i, a in enumerate(self.agents)}
+                for agent in live:
+                    row = probs[index[agent]]
+                    action = int(row.argmax()) if self.config.greedy else int(torch.multinomial(row, 1))
+                    chosen[agent], confidences[agent] = action, float(row[action])
+                closed = self.breaker.record_step([confidences[a] for a in live], trial=route == ROUTE_TRIAL)
+                if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
+                    route = ROUTE_FALLBACK
+            if route == ROUTE_FALLBACK:
+                for agent, (action, rule) in self.fallback.actions(live).items():
+                    chosen[agent], rules[agent] = int(action), rule
+            sources[route] += 1
+            state = self.breaker.state
+            next_obs, rewards, terms, truncs, infos = env.step(chosen)
+            step_ms.append((time.perf_counter() - t0) * 1000.0)
+            if infos:
+                info = next(iter(infos.values()))
+            if reward_known and rewards:
+                total_reward += float(np.mean([float(r) for r in rewards.values()]))
+            if self.config.log_decisions or self.decision_sink is not None:
+                records = self._records(
+                    request_id, task_id, step, live, chosen, probs, alpha, confidences, rules, route,
+                    model_ms, rewards if reward_known else None, state, fault,
+                )  # fmt: skip
+                if self.config.log_decisions:
+                    decisions += records
+                if self.decision_sink is not None:
+                    for record in records:
+                        self.decision_sink(record)
+            observations = next_obs
+            if any(truncs.values()) and not any(terms.values()):
+                status = "truncated"
+        latency = (time.perf_counter() - started) * 1000.0
+        with self._stats_lock:
+            self.stats["requests"] += 1
+            self.stats["steps"] += step
+            self.stats["model_steps"] += sources[ROUTE_MODEL] + sources[ROUTE_TRIAL]
+            self.stats["fallback_steps"] += sources[ROUTE_FALLBACK]
+        result = {
+            "request_id": request_id,
+            "task_id": task_id,
+            "status": status,
+            "steps": len(step_ms),
+            "reward": total_reward,
+            "info": _plain(info),
+            "decisions": decisions,
+            "sources": sources,
+            "faults": faults,
+            "latency_ms": latency,
+            "step_latency_ms": step_ms,
+            "breaker": self.breaker.state,
+        }
+        if self.events is not None:
+            self.events.emit(
+                "log",
+                message=f"{request_id}: {status} in {len(step_ms)} steps, {latency:.1f} ms "
+                f"(model {sources[ROUTE_MODEL] + sources[ROUTE_TRIAL]}, fallback {sources[ROUTE_FALLBACK]})",
+                request_id=request_id,
+                task_id=task_id,
+                status=status,
+                latency_ms=latency,
+                sources=sources,
+                faults=[f["kind"] for f in faults],
+            )
+        return result
+
+    def _records(
+        self,
+        request_id: str,
+        task_id: Any,
+        step: int,
+        live: Mapping[str, Any],
+        chosen: Mapping[str, int],
+        probs: torch.Tensor | None,
+        alpha: torch.Tensor | None,
+        confidences: Mapping[str, float],
+        rules: Mapping[str, str],
+        route: str,
+        model_ms: float,
+        rewards: Mapping[str, float] | None,
+        state: str,
+        fault: tuple[str, str] | None,
+    ) -> list[dict[str, Any]]:
+        index = {a: i for i, a in enumerate(self.agents)}
+        out = []
+        for agent, observation in live.items():
+            i, names = index[agent], self.action_names[agent]
+            alternatives = []
+            if probs is not None:
+                row = probs[i, : len(names)]
+                top = torch.topk(row, min(self.config.top_k, len(names)))
+                alternatives = [
+                    {"action": names[int(j)], "p": round(float(p), 4)}
+                    for p, j in zip(top.values, top.indices, strict=True)
+                ]
+            messages: dict[str, list] = {"received": [], "sent": []}
+            if alpha is not None:
+                for j, other in enumerate(self.agents):
+                    if j != i and other in live:
+                        if float(alpha[i, j]) > 0:
+                            messages["received"].append(
+                                {"from": other, "weight": round(float(alpha[i, j]), 4)}
+                            )
+                        if float(alpha[j, i]) > 0:
+                            messages["sent"].append({"to": other, "weight": round(float(alpha[j, i]), 4)})
+            action = chosen[agent]
+            out.append(
+                {
+                    "request_id": request_id,
+                    "task_id": task_id,
+                    "step": step,
+                    "agent": agent,
+                    "observation": summarise_observation(observation, self.config.summary_chars),
+                    "action": names[action] if 0 <= action < len(names) else str(action),
+                    "action_index": action,
+                    "source": route,
+                    "confidence": confidences.get(agent),
+                    "reason": {"alternatives": alternatives, "rule": rules.get(agent)},
+                    "messages": messages,
+                    "latency_ms": round(model_ms, 3),
+                    "reward": float(rewards[agent]) if rewards and agent in rewards else None,
+                    "breaker_state": state,
+                    "fault": fault[0] if fault else None,
+                }
+            )
+        return out
