@@ -54,8 +54,8 @@ ARMS: dict[str, dict[str, Any]] = {
 }
 
 FULL = {
-    "updates": 120,
-    "episodes_per_update": 48,
+    "updates": 25,
+    "episodes_per_update": 32,
     "epochs": 4,
     "minibatches": 4,
     "lr": 1e-3,
@@ -142,7 +142,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             CustomerServiceEnv(tickets=train, shuffle=True),
             team.actions,
             args.offline_episodes,
-            CACHE / f"cs_rule_logs_{seed}.jsonl",
+            CACHE / f"cs_rule_logs_seed{seed}_n{args.offline_episodes}_t{len(train)}.jsonl",
             seed=seed,
         )
         logged = load_episodes(log_path)
@@ -168,7 +168,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             golden=GoldenMetrics(events),
         )
         if logged:
-            pre = pretrain(trainer, logged, epochs=args.offline_epochs, seed=seed)
+            pre = pretrain(trainer, logged, epochs=args.offline_epochs, lr=3e-3, batch_size=128, seed=seed)
             pre_eval = cs_metrics(test_env, trainer.policy(greedy=True))
             print(
                 f"[workflows]   {arm} offline pre-training: {pre} -> test {pre_eval}",
@@ -218,9 +218,8 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
 RR_DIMENSIONS = ("accuracy", "depth", "structure", "readability")
 
 
-def rr_scores(trainer: MappoTrainer, env, topics: list[str]) -> dict[str, float]:
+def rr_scores(policy, env, topics: list[str]) -> dict[str, float]:
     """Greedy episodes, one per topic; the judge's dimensions averaged (0 for reports never accepted)."""
-    policy = trainer.policy(greedy=True)
     sums = dict.fromkeys(RR_DIMENSIONS + ("score",), 0.0)
     accepted = 0
     for i, topic in enumerate(topics):
@@ -276,15 +275,29 @@ def run_research_report(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         success_fn=lambda info: bool(info.get("accepted", False)),
     )
     eval_env = ResearchReportEnv(max_steps=max_steps, shuffle=False)
-    before = rr_scores(trainer, eval_env, topics)
+    from agents.envs.research_report.scripted import ScriptedResearchTeam
+
+    scripted = ScriptedResearchTeam()
+    before = rr_scores(trainer.policy(greedy=True), eval_env, topics)
+    scripted_scores = rr_scores(scripted.actions, eval_env, topics)
+    # the same sim-to-real start as customer service: clone logged rule-team episodes, then PPO
+    logs = log_episodes(
+        ResearchReportEnv(max_steps=max_steps),
+        scripted.actions,
+        4 if args.quick else 40,
+        CACHE / f"rr_rule_logs_seed{seed}_{'quick' if args.quick else 'full'}.jsonl",
+        seed=seed,
+    )
+    pretrain(trainer, load_episodes(logs), epochs=3 if args.quick else 10, lr=3e-3, batch_size=64, seed=seed)
     print(f"[workflows] research_report: training {cfg.updates} updates", file=sys.stderr, flush=True)
     trainer.train()
-    after = rr_scores(trainer, eval_env, topics)
+    after = rr_scores(trainer.policy(greedy=True), eval_env, topics)
     featurizer.save_cache()
     return {
         "research_report": {
             "before": before,
             "after": after,
+            "scripted": scripted_scores,
             "topics": len(topics),
             "train_seconds": round(trainer.train_seconds, 2),
         }
@@ -308,7 +321,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default=None,
         help="rule-team episodes logged for offline pre-training of every learning arm (0 = off)",
     )
-    parser.add_argument("--offline-epochs", type=int, default=5)
+    parser.add_argument("--offline-epochs", type=int, default=8)
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
     if args.offline_episodes is None:

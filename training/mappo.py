@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 import time
@@ -410,6 +411,8 @@ class Featurizer:
     - text goes through the frozen shared backbone (`Backbone.encode`, which caches per text); with
       `clauses=True` a text becomes [embedding of the whole text ‖ element-wise max over the embeddings of
       its clauses], so a ticket with two requests keeps both visible instead of averaging them away;
+      with `char_ngrams=K` hashed character 3–4-gram counts (K buckets) are appended — surface cues
+      (typos, product words) that a small frozen sentence encoder smooths over;
     - numbers and arrays pass through, flattened;
     - a dict (e.g. a PettingZoo Dict observation) is the concatenation of its fields in key order, minus
       the keys in `skip` (by default `action_mask`, which masks the policy instead of feeding it);
@@ -422,15 +425,31 @@ class Featurizer:
         skip: Sequence[str] = (),
         clauses: bool = False,
         cache_file: str | Path | None = None,
+        char_ngrams: int = 0,
     ):
         self.backbone = backbone
+        self.char_ngrams = int(char_ngrams)
+        self._hasher = None
         self.skip = set(skip)
         self.clauses = clauses
-        self.dim: int | None = None
         self._text_cache: dict[str, torch.Tensor] = {}
         self.cache_file = Path(cache_file) if cache_file is not None else None
         if self.cache_file is not None and self.cache_file.is_file():
             self._load_cache()
+
+    def _ngrams(self, text: str) -> torch.Tensor:
+        """Hashed, L2-normalised character 3–4-gram counts of a text (`char_ngrams` buckets)."""
+        if self._hasher is None:
+            from sklearn.feature_extraction.text import HashingVectorizer
+
+            self._hasher = HashingVectorizer(
+                n_features=self.char_ngrams,
+                analyzer="char_wb",
+                ngram_range=(3, 4),
+                alternate_sign=False,
+                norm="l2",
+            )
+        return torch.as_tensor(self._hasher.transform([text]).toarray()[0], dtype=torch.float32)
 
     def _cache_tag(self) -> str:
         name = getattr(self.backbone, "name", "none")
@@ -458,11 +477,14 @@ class Featurizer:
 
         texts = list(self._text_cache)
         self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        # write then rename: a concurrent reader never sees half a file
+        tmp = self.cache_file.with_name(f"{self.cache_file.name}.{os.getpid()}.tmp")
         save_file(
             {"vectors": torch.stack([self._text_cache[t] for t in texts]).contiguous()},
-            str(self.cache_file),
+            str(tmp),
             metadata={"tag": self._cache_tag(), "texts": json.dumps(texts)},
         )
+        os.replace(tmp, self.cache_file)
 
     def text(self, texts: Sequence[str]) -> torch.Tensor:
         """Vectors for texts ([len, dim] or [len, 2·dim] with clauses), memoised per text."""
@@ -491,24 +513,23 @@ class Featurizer:
         if x is None:
             return None
         if isinstance(x, str):
-            return self.text([x])[0]
+            vec = self.text([x])[0]
+            return torch.cat([vec, self._ngrams(x)]) if self.char_ngrams else vec
         if isinstance(x, Mapping):
             parts = [self._one(x[k]) for k in sorted(x) if k not in self.skip]
             return torch.cat([p for p in parts if p is not None])
         return torch.as_tensor(np.asarray(x, dtype=np.float32)).flatten()
 
-    def __call__(self, items: Sequence[Any]) -> torch.Tensor:
+    def __call__(self, items: Sequence[Any], width: int | None = None) -> torch.Tensor:
+        """[len(items), width] features; rows are zero-padded to `width` (default: the widest row)."""
         texts = [x for x in items if isinstance(x, str)]
         if texts:
             self.text(texts)  # one batched backbone call for the whole step
         rows = [self._one(x) for x in items]
-        # agents' observations may differ in size (e.g. their own action masks): pad to the widest
-        self.dim = max([self.dim or 0] + [r.shape[0] for r in rows if r is not None])
+        # agents' observations may differ in size (e.g. their own fields): pad to a common width
+        width = max([width or 0] + [r.shape[0] for r in rows if r is not None])
         return torch.stack(
-            [
-                torch.zeros(self.dim) if r is None else nn.functional.pad(r, (0, self.dim - r.shape[0]))
-                for r in rows
-            ]
+            [torch.zeros(width) if r is None else nn.functional.pad(r, (0, width - r.shape[0])) for r in rows]
         )
 
 
@@ -653,7 +674,7 @@ class MappoTrainer:
         beta = self._beta() if explore else 0.0
         while env.agents:
             present = torch.tensor([a in env.agents and obs.get(a) is not None for a in self.agents])
-            o = self.featurize([obs.get(a) if a in env.agents else None for a in self.agents])
+            o = self.featurize([obs.get(a) if a in env.agents else None for a in self.agents], self.obs_dim)
             s = self.featurize_state(env.state())
             valid = self.valid_actions(obs)
             noise = torch.randn(self.n, self.n) if explore else torch.zeros(self.n, self.n)
@@ -722,7 +743,9 @@ class MappoTrainer:
         return valid
 
     def featurize_state(self, state: Any) -> torch.Tensor:
-        return self.featurize([state])[0] if not isinstance(state, torch.Tensor) else state.float().flatten()
+        if isinstance(state, torch.Tensor):
+            return state.float().flatten()
+        return self.featurize([state], getattr(self, "state_dim", None))[0]
 
     def collect(self) -> tuple[Batch, list[EpisodeResult]]:
         """Play `episodes_per_update` training episodes with the current policy."""
@@ -901,7 +924,7 @@ class MappoTrainer:
 
         def act(observations: Mapping[str, Any]) -> dict[str, int]:
             present = torch.tensor([a in observations for a in self.agents])
-            o = self.featurize([observations.get(a) for a in self.agents])
+            o = self.featurize([observations.get(a) for a in self.agents], self.obs_dim)
             with torch.no_grad():
                 logits, _ = self.actor(
                     o.unsqueeze(0),
@@ -919,7 +942,7 @@ class MappoTrainer:
 
     def act_probs(self, observations: Sequence[Any]) -> torch.Tensor:
         """Each agent's action distribution [N, A_max] for one joint observation (for diversity, probes)."""
-        o = self.featurize(list(observations))
+        o = self.featurize(list(observations), self.obs_dim)
         with torch.no_grad():
             logits, _ = self.actor(o.unsqueeze(0))
         return torch.softmax(logits[0], -1)
