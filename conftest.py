@@ -110,6 +110,8 @@ def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_fa
     with django_db_blocker.unblock():
         db_url = database_url_of(connection.settings_dict)
     env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=redis_service.url, DEBUG="0")
+    # Deliveries queued by earlier tests belong to rolled-back rows (SQLite may reuse their ids).
+    app.control.purge()
     port = free_port()
     worker = _spawn(worker_command("cpu"), env, logs / "worker.log")
     server = _spawn(server_command("127.0.0.1", port), env, logs / "server.log")
