@@ -11,11 +11,14 @@ import {
 import type React from "react";
 import { useCallback, useMemo, useState } from "react";
 import { type AgentFlowNode, AgentNode } from "./AgentNode";
+import { LearnedEdgeView } from "./LearnedEdge";
+import { formatWeight, LearnedLegend, learnedFlowEdges, useOverlayModel } from "./LearnedOverlay";
 import { ROLE_MIME } from "./Palette";
 import { problemTargets, useDesigner } from "./store";
 import type { RoleInfo } from "./types";
 
 const nodeTypes = { agent: AgentNode };
+const edgeTypes = { learned: LearnedEdgeView };
 
 interface Props {
   roles: RoleInfo[];
@@ -74,10 +77,14 @@ export function Canvas({ roles }: Props) {
     [spec, report],
   );
 
+  // The learned-communication overlay: view-only edges drawn on top, never part of the spec.
+  const overlay = useOverlayModel();
+
   const edges: Edge[] = useMemo(
-    () =>
-      (spec.edges ?? []).map((edge, index) => {
+    () => [
+      ...(spec.edges ?? []).map((edge, index) => {
         const dependency = edge.kind === "dependency";
+        const unused = overlay?.unused.get(index);
         return {
           id: `e${index}`,
           source: edge.source,
@@ -86,13 +93,17 @@ export function Canvas({ roles }: Props) {
           sourceHandle: dependency ? "dep-out" : "comm-out",
           targetHandle: dependency ? "dep-in" : "comm-in",
           selected: selection?.kind === "edge" && selection.index === index,
-          className: `${dependency ? "edge-dependency" : "edge-communication"}${badEdges.has(index) ? " edge-problem" : ""}`,
+          className: `${dependency ? "edge-dependency" : "edge-communication"}${badEdges.has(index) ? " edge-problem" : ""}${unused !== undefined ? " edge-unused" : ""}`,
           markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-          animated: !dependency,
-          ariaLabel: `${edge.kind ?? "communication"} edge from ${edge.source} to ${edge.target}`,
+          animated: !dependency && unused === undefined,
+          ariaLabel:
+            `${edge.kind ?? "communication"} edge from ${edge.source} to ${edge.target}` +
+            (unused !== undefined ? `, unused by the team (weight ${formatWeight(unused)})` : ""),
         };
       }),
-    [spec.edges, selection, badEdges],
+      ...learnedFlowEdges(overlay),
+    ],
+    [spec.edges, selection, badEdges, overlay],
   );
 
   const onNodesChange = useCallback(
@@ -125,9 +136,10 @@ export function Canvas({ roles }: Props) {
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
         onNodeClick={(_, node) => select({ kind: "agent", id: node.id })}
-        onEdgeClick={(_, edge) => select({ kind: "edge", index: Number(edge.id.slice(1)) })}
+        onEdgeClick={(_, edge) => edge.type !== "learned" && select({ kind: "edge", index: Number(edge.id.slice(1)) })}
         onPaneClick={() => select(null)}
         onConnect={(c) =>
           c.source && c.target && connect(c.source, c.target, c.sourceHandle === "dep-out" ? "dependency" : "communication")
@@ -144,6 +156,7 @@ export function Canvas({ roles }: Props) {
         <Controls showInteractive={false} />
         <MiniMap pannable zoomable ariaLabel="Minimap of the workflow" />
       </ReactFlow>
+      <LearnedLegend model={overlay} />
       {spec.agents.length === 0 && (
         <div className="canvas-empty">
           <strong>No agents yet.</strong>

@@ -1,4 +1,5 @@
 import { useReactFlow } from "@xyflow/react";
+import { LearnedOverlayControls } from "./LearnedOverlay";
 import { useDesigner } from "./store";
 
 /** Editing commands for the canvas, each with its keyboard shortcut in the tooltip. */
@@ -42,6 +43,7 @@ export function CanvasToolbar() {
       <button onClick={() => fitView({ duration: 300 })} title="Zoom to fit all agents">
         Zoom to fit
       </button>
+      <LearnedOverlayControls />
       <span className="edge-kind" title="Which dot you drag from decides the kind of edge">
         Connect: <span className="legend-dependency">right dot → dependency</span>
         <span className="legend-communication">bottom dot → communication link</span>
