@@ -311,14 +311,12 @@ class KeywordRouterFallback(Fallback):
     kind = "keyword_router"
 
     def __init__(self, rules: Sequence[Any], router: Any | None = None):
-        from agents.envs.customer_service.rules import KeywordRouter
-
         self.rules = [
             (tuple(str(k).lower() for k in _field(r, "keywords")), str(_field(r, "route_to"))) for r in rules
         ]
         if not self.rules:
             raise ValueError("fallback.rules: a keyword_router needs at least one rule")
-        self.router = router if router is not None else KeywordRouter.tuned()
+        self.router = router  # tuned on first use: a breaker that never opens never pays for it
         self._cache: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
 
@@ -330,10 +328,13 @@ class KeywordRouterFallback(Fallback):
 
     def intents_for(self, text: str) -> tuple[str, ...]:
         """The intents the routed roles will handle for this ticket."""
+        from agents.envs.customer_service.rules import KeywordRouter
         from agents.envs.customer_service.tickets import INTENT_ROLE, INTENTS
 
         with self._lock:
             if text not in self._cache:
+                if self.router is None:
+                    self.router = KeywordRouter.tuned()
                 found = self.router.predict(text)
                 chosen: list[str] = []
                 for role in self.routed_roles(text):

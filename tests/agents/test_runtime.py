@@ -1,0 +1,246 @@
+"""TeamRuntime on the customer-service team: decision logs, and breaker transitions under injected faults.
+
+A tiny Llama-style backbone (built on the spot) stands in for MiniLM; faults are injected by a backbone
+wrapper that raises, stalls or returns NaN. Each request uses a fresh ticket text, so the embedding
+cache cannot hide the fault.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+
+import pytest
+import torch
+
+from agents.backbone import Backbone
+from agents.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
+from agents.envs.customer_service.env import CustomerServiceEnv
+from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
+from agents.envs.customer_service.tickets import Ticket
+from agents.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
+from tests.fixtures.tiny_models import build_tiny_causal_lm
+from training.events import EventStream
+from training.mappo import Featurizer, MappoConfig, MappoTrainer
+
+torch.set_num_threads(1)
+
+TICKETS = [
+    Ticket("t-1", "my lamp arrived broken and I want a refund", ("return_refund", "damaged_item")),
+    Ticket("t-2", "where is my order? it is late", ("order_tracking", "delivery_delay")),
+    Ticket("t-3", "does the kettle come in blue?", ("product_question",)),
+    Ticket("t-4", "can you recommend a gift for my dad", ("recommendation",)),
+]
+_fresh = itertools.count()
+
+
+def fresh(ticket: Ticket) -> Ticket:
+    """The same ticket with a never-seen text (so the backbone is really called)."""
+    return Ticket(f"{ticket.id}-{next(_fresh)}", f"{ticket.text} (ref {next(_fresh)})", ticket.intents)
+
+
+class FaultyBackbone:
+    """A real backbone whose `encode` can be told to raise, stall or return NaN (fault injection)."""
+
+    def __init__(self, inner: Backbone):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.mode: str | None = None
+        self.calls = 0
+
+    def encode(self, texts, *args, **kwargs):
+        self.calls += 1
+        if self.mode == "raise":
+            raise OSError("backbone worker crashed")
+        if self.mode == "stall":
+            time.sleep(0.6)
+        out = self.inner.encode(texts, *args, **kwargs)
+        return torch.full_like(out, float("nan")) if self.mode == "nan" else out
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    path = build_tiny_causal_lm(tmp_path_factory.mktemp("tiny_lm"))
+    backbone = FaultyBackbone(Backbone.load(str(path), pooling="mean", max_length=32))
+    cfg = MappoConfig(updates=1, episodes_per_update=2, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
+    trainer = MappoTrainer(
+        lambda split: CustomerServiceEnv(tickets=TICKETS),
+        cfg,
+        backbone=backbone,
+        featurizer=Featurizer(backbone, skip=("status", "action_mask")),
+    )
+    return trainer, backbone
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return ScriptedFallback(ScriptedTeam(KeywordRouter()))  # untuned hand rules: instant
+
+
+def make_runtime(team, rules, threshold=0.0, k=3, step_limit=20, timeout=0.3, fallback=None, sink=None):
+    trainer, backbone = team
+    backbone.mode = None
+    clock, alerts = Clock(), []
+    events = EventStream([alerts.append])
+    breaker = CircuitBreaker(
+        BreakerConfig(threshold, k, cooldown_s=5.0, step_limit=step_limit), events=events, clock=clock
+    )
+    runtime = TeamRuntime(
+        trainer,
+        lambda: CustomerServiceEnv(tickets=TICKETS[:1], shuffle=False),
+        breaker=breaker,
+        fallback=fallback or rules,
+        config=RuntimeConfig(timeout_s=timeout),
+        events=events,
+        decision_sink=sink,
+    )
+    return runtime, clock, alerts
+
+
+def breaker_alerts(events):
+    return [e.payload for e in events if e.type == "alert" and e.payload.get("source") == "breaker"]
+
+
+def test_decision_log_records_what_each_agent_saw_did_and_why(team, rules):
+    sunk = []
+    runtime, _, events = make_runtime(team, rules, threshold=0.0, sink=sunk.append)
+    result = runtime.run_ticket(TICKETS[0])
+    assert result["status"] in ("completed", "truncated") and result["sources"]["fallback"] == 0
+    decisions = result["decisions"]
+    assert len(decisions) == 4 * result["steps"] and sunk == decisions
+    json.dumps(result)  # plain JSON for the web layer
+    agents = ["shopping_guide", "logistics", "dispute_mediator", "quality_supervisor"]
+    for d in decisions:
+        assert d["agent"] in agents and d["source"] == "model"
+        assert d["observation"]["ticket"] == TICKETS[0].text
+        alts = d["reason"]["alternatives"]
+        assert alts[0]["action"] == d["action"]  # greedy: the top alternative is what it did
+        assert d["confidence"] == pytest.approx(alts[0]["p"], abs=1e-4)
+        assert [a["p"] for a in alts] == sorted((a["p"] for a in alts), reverse=True)
+        received = [m["weight"] for m in d["messages"]["received"]]
+        assert len(received) == 3 and sum(received) == pytest.approx(1.0, abs=1e-3)
+        assert d["reward"] is not None and d["latency_ms"] > 0
+    # the reward per record is the env's step reward; the result sums them per step
+    per_step = {d["step"]: d["reward"] for d in decisions}
+    assert result["reward"] == pytest.approx(sum(per_step.values()))
+    assert result["info"]["ticket_id"] == "t-1"
+    assert any(e.type == "log" and e.payload["request_id"] == result["request_id"] for e in events)
+
+
+def test_untrained_team_low_confidence_opens_breaker_and_rules_answer(team, rules):
+    runtime, _, events = make_runtime(team, rules, threshold=0.9, k=3)
+    result = runtime.run_ticket(TICKETS[0])
+    # an untrained actor is near-uniform (confidence ≈ 1/3): 3 decisions of step 1 trip the breaker
+    first = [d for d in result["decisions"] if d["step"] == 1]
+    assert all(d["source"] == "fallback" and d["reason"]["rule"] for d in first)
+    assert all(d["confidence"] is not None and d["confidence"] < 0.9 for d in first)
+    assert result["sources"]["model"] == 0 and result["breaker"] == "open"
+    assert result["info"]["exact_match"] is True  # the rule fallback solved it
+    [alert] = breaker_alerts(events)
+    assert alert["transition"]["reason"] == "low_confidence" and alert["level"] == "critical"
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"), [("raise", "backbone_error"), ("stall", "timeout"), ("nan", "non_finite")]
+)
+def test_backbone_fault_opens_breaker_fallback_answers_then_half_open_trial_recovers(team, rules, mode, kind):
+    runtime, clock, events = make_runtime(team, rules, threshold=0.0, timeout=0.3)
+    backbone = team[1]
+    backbone.mode = mode
+    try:
+        result = runtime.run_ticket(fresh(TICKETS[1]))
+    finally:
+        backbone.mode = None
+    assert result["status"] == "completed"  # the request did not fail
+    assert result["faults"][0]["kind"] == kind and result["faults"][0]["step"] == 1
+    step1 = [d for d in result["decisions"] if d["step"] == 1]
+    assert all(d["source"] == "fallback" and d["fault"] == kind for d in step1)
+    assert result["info"]["exact_match"] is True
+    assert runtime.breaker.state == "open"
+    # while open and cooling down, nothing reaches the model
+    calls = backbone.calls
+    runtime.run_ticket(fresh(TICKETS[2]))
+    assert backbone.calls == calls
+    # after the cool-down one trial goes to the (healthy again) model and closes the breaker
+    if mode == "stall":
+        time.sleep(0.5)  # let the stalled call finish; a trial queued behind it would time out too
+    clock.now += 5.0
+    recovered = runtime.run_ticket(fresh(TICKETS[3]))
+    assert recovered["sources"]["trial"] == 1 and recovered["decisions"][0]["source"] == "trial"
+    assert runtime.breaker.state == "closed"
+    states = [(a["transition"]["from"], a["transition"]["to"]) for a in breaker_alerts(events)]
+    assert states == [("closed", "open"), ("open", "half_open"), ("half_open", "closed")]
+    assert breaker_alerts(events)[0]["transition"]["reason"] == kind
+
+
+def test_looping_team_hits_step_limit_and_request_still_ends(team, rules):
+    trainer, _ = team
+    sup = trainer.agents.index("quality_supervisor")
+    head = trainer.actor.head
+    saved = head.bias.detach().clone()
+    with torch.no_grad():
+        head.bias[sup, 1] = -50.0  # "approve" never: the team loops until the env's own limit
+    try:
+        runtime, _, events = make_runtime(team, rules, threshold=0.0, step_limit=3, fallback=Fallback())
+        result = runtime.run_ticket(TICKETS[2])
+    finally:
+        with torch.no_grad():
+            head.bias.copy_(saved)
+    assert [f["kind"] for f in result["faults"]] == ["step_limit"]
+    assert result["faults"][0]["step"] == 4
+    assert result["status"] == "truncated"  # the env's max_steps (6) ended it; nothing crashed
+    assert all(d["source"] == "fallback" for d in result["decisions"] if d["step"] > 3)
+    assert breaker_alerts(events)[0]["transition"]["reason"] == "step_limit"
+
+
+def test_concurrent_batch_with_faults_has_no_failed_request(team, rules):
+    runtime, clock, _ = make_runtime(team, rules, threshold=0.0, timeout=1.0)
+    team[1].mode = "raise"
+    try:
+        tickets = [fresh(TICKETS[i % 4]) for i in range(16)]
+        results = runtime.run_batch(tickets, concurrency=8)
+    finally:
+        team[1].mode = None
+    assert [r["task_id"] for r in results] == [t.id for t in tickets]
+    assert all(r["status"] == "completed" for r in results)
+    assert runtime.status()["stats"]["errors"] == 0 and runtime.status()["stats"]["requests"] == 16
+    assert runtime.breaker.state == "open" and runtime.breaker.counts["opened"] == 1
+
+
+def test_typed_ticket_has_unknown_reward_and_bad_input_is_refused(team, rules):
+    runtime, _, _ = make_runtime(team, rules)
+    result = runtime.run_ticket("hi, where is my parcel?")
+    assert result["reward"] is None and all(d["reward"] is None for d in result["decisions"])
+    with pytest.raises(RuntimeInputError, match="empty"):
+        runtime.run_ticket("   ")
+    with pytest.raises(RuntimeInputError, match="Ticket or a text"):
+        runtime.run_ticket(42)
+
+
+def test_runtime_from_spec_checkpoint(tmp_path, team):
+    from agents.spec import load_spec
+    from training.mappo import CheckpointError, run_spec
+
+    doc = json.loads(open("examples/customer_service.json").read())
+    tiny = team[1].inner
+    doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
+    doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
+    doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
+    spec = load_spec(doc)
+    run_spec(spec, tmp_path, backbone=tiny)
+    checkpoint = tmp_path / "checkpoints" / "mappo" / "last"
+    runtime = TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=tiny)
+    assert runtime.breaker.config.step_limit == 9 and runtime.fallback.kind == "keyword_router"
+    result = runtime.run_ticket(TICKETS[3])
+    assert result["sources"]["model"] == result["steps"] > 0
+    (checkpoint / "model.safetensors").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupted"):
+        TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=tiny)
