@@ -644,6 +644,7 @@ class MappoTrainer:
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.lr, eps=1e-5)
         self.update_index = 0
         self.episodes_done = 0
+        self.episode_prefix = "episode/"  # human-feedback keys are f"{episode_prefix}{episode number}"
         self.train_seconds = 0.0
         self.best_score: float | None = None
         self.history: list[dict[str, Any]] = []
@@ -710,16 +711,22 @@ class MappoTrainer:
             info_any = next(iter(infos.values()), {}) if infos else {}
             step_messages = info_any.get("messages_step", None)
             messages += float(step_messages) if step_messages is not None else delivered
+            done = not env.agents or all(terms.get(a, False) or truncs.get(a, False) for a in actions)
             r = torch.zeros(self.n)
+            entropy = dist.entropy()
             for i, a in enumerate(self.agents):
                 if a in rewards:
                     base = float(rewards[a])
-                    r[i] = (
-                        self.reward_fn(a, base, infos.get(a, {}), {"delivered": delivered})
-                        if self.reward_fn
-                        else base
-                    )
-            done = not env.agents or all(terms.get(a, False) or truncs.get(a, False) for a in actions)
+                    if self.reward_fn is not None:
+                        # what the reward composer may weigh besides the env reward (see run_spec)
+                        extras = {
+                            "delivered": delivered,
+                            "entropy": float(entropy[i]),
+                            "done": done,
+                            "episode_key": f"{self.episode_prefix}{self.episodes_done}",
+                        }
+                        base = self.reward_fn(a, base, infos.get(a, {}), extras)
+                    r[i] = base
             if record is not None:
                 record.append((o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions))
             ret += float(r[present].mean()) if present.any() else 0.0
@@ -1238,13 +1245,19 @@ def run_spec(
     message_cost = float(team.communication.message_cost)
 
     def reward_fn(agent: str, env_reward: float, info: dict, extras: dict) -> float:
+        # The env reward is the task term; entropy_bonus is the acting agent's policy entropy at the step;
+        # communication_cost prices the messages delivered; human_feedback is read once, at the episode's end.
         values = {
             "task": env_reward,
             "communication_cost": message_cost * float(extras.get("delivered", 0.0)),
+            "entropy_bonus": float(extras.get("entropy", 0.0)),
         }
         if isinstance(info.get("shaping"), (int, float)):
             values["shaping"] = float(info["shaping"])
-        return composer.compose(values, scheduler.phase)
+        key = str(extras["episode_key"]) if extras.get("done") else None
+        if key is None:
+            values["human_feedback"] = 0.0
+        return composer.compose(values, scheduler.phase, episode_key=key)
 
     curriculum = (
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
@@ -1272,6 +1285,7 @@ def run_spec(
         raise ValueError(
             f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"
         )
+    trainer.episode_prefix = f"{Path(out_dir).name}/"  # human feedback is keyed "<run dir>/<episode number>"
     root = Path(out_dir) / "checkpoints" / "mappo"
     last = root / "last"
     resume_from = last if resume and (last / "state.json").is_file() else None
