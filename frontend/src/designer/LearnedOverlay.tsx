@@ -46,10 +46,10 @@ export function learnedFlowEdges(model: OverlayModel | null): Edge[] {
       selectable: false,
       focusable: false,
       deletable: false,
-      zIndex: 1,
       className: "edge-learned",
       style: { stroke: LEARNED_COLOUR, strokeWidth: 1 + 9 * Math.min(weight, 1), strokeOpacity: 0.5 },
-      markerEnd: { type: MarkerType.ArrowClosed, color: LEARNED_COLOUR, width: 12, height: 12 },
+      // In user space the arrowhead keeps its size instead of growing with the stroke width.
+      markerEnd: { type: MarkerType.ArrowClosed, color: LEARNED_COLOUR, width: 14, height: 14, markerUnits: "userSpaceOnUse" },
       ariaLabel: `learned communication from ${speaker} to ${listener}, weight ${formatWeight(weight)}`,
     }),
   ) as Edge[];
