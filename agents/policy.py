@@ -4,7 +4,7 @@ For each agent i, from its pooled text embedding x_i (backbone output, with or w
 adapter):
 
     h_i   = tanh(W x_i + b)                      the agent's hidden state (shared reading of its text)
-    msg_i = M h_i                                what it says when someone listens
+    msg_i = R_i M h_i                            what it says (R_i: a fixed random rotation tagging the sender)
     α     = CommAttention(LayerNorm(x))  (or a fixed routing: uniform broadcast, random, none)
     m_i   = Σ_j w_ij msg_j                       w = α (evaluation), α̃ (explored episodes), delivered only
     π_i(a | h_i, m_i) = softmax(head_i([h_i, m_i]))   for agents that act
@@ -84,6 +84,12 @@ class TeamPolicy(nn.Module):
         # LoRA adapter (its embedding) and, for acting agents, in its own policy head.
         self.trunk = nn.Linear(embed_dim, hidden)
         self.message = nn.Linear(hidden, d_msg, bias=False)
+        # The channel tags every message with its sender: a fixed random rotation per agent (not
+        # trained, so a sender still cannot silence itself). Without it the receiver hears a plain
+        # sum in which "clue A says 1, clue B says 0" can look like "A says 0, B says 1", and the
+        # guesser stalled at 14-15 of 16 numbers on some seeds.
+        rotations = torch.linalg.qr(torch.randn(n, d_msg, d_msg))[0]
+        self.register_buffer("sender_code", rotations)
         self.head_w1 = stacked(a, hidden + d_msg, hidden, fan_in=hidden + d_msg)
         self.head_b1 = stacked(a, hidden, fan_in=hidden + d_msg)
         self.head_w2 = stacked(a, hidden, n_actions, fan_in=hidden)
@@ -120,7 +126,7 @@ class TeamPolicy(nn.Module):
         """
         batch, n = embeddings.shape[:2]
         hidden = torch.tanh(self.trunk(embeddings))
-        messages = self.message(hidden)
+        messages = torch.einsum("bnm,nmk->bnk", self.message(hidden), self.sender_code)
         state = nn.functional.layer_norm(embeddings, embeddings.shape[-1:])
         allowed = self.allowed.expand(batch, n, n) & self.receivers.view(1, n, 1)
         if routing == "learned":

@@ -92,10 +92,12 @@ def write_checkpoint(
     groups: Mapping[str, Mapping[str, torch.Tensor]],
     state: Mapping[str, Any],
     adapters=None,
+    keep: int = 3,
 ) -> Path:
     """Write checkpoint `step` under `root` (the run's `checkpoints/` folder) and mark it latest.
 
-    `groups` maps a file stem ("heads", "comm", "optimizer", "rng") to its tensors.
+    `groups` maps a file stem ("heads", "comm", "optimizer", "rng") to its tensors. Only the newest
+    `keep` checkpoints are kept (0 = keep all).
     """
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step:07d}"
@@ -115,6 +117,9 @@ def write_checkpoint(
     tmp = root / (LATEST_FILE + ".tmp")
     tmp.write_text(json.dumps({"step": step, "path": final.name}))
     os.replace(tmp, latest)
+    if keep > 0:
+        for old in sorted(p for p in root.glob("step_*") if p.is_dir())[:-keep]:
+            shutil.rmtree(old, ignore_errors=True)
     return final
 
 

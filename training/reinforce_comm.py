@@ -421,6 +421,10 @@ class ReinforceCommTrainer:
         floor = self._attention_entropy_coef()
         if floor and self.attention_learning:
             loss = loss - floor * row_entropy.mean()
+        # The attention's step size follows β: as exploration narrows, the paired reward differences
+        # shrink while Adam keeps its steps at lr, so without this α random-walks among the useful
+        # senders late in training and the head keeps re-adapting to the moving mixture.
+        self.optimizer.param_groups[1]["lr"] = cfg.lr * cfg.attention_lr_scale * beta / cfg.beta_start
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self._apply_update_periods()
@@ -468,7 +472,9 @@ class ReinforceCommTrainer:
         novelty_w = cfg.novelty_bonus + self.reward.weight("novelty", phase)
         if novelty_w:
             idx = policy.acting_index.to(out.hidden.device)
-            own = policy.message(out.hidden[:, idx]).detach()
+            own = torch.einsum(
+                "bam,amk->bak", policy.message(out.hidden[:, idx]), policy.sender_code[idx]
+            ).detach()
             novelty = novelty_score(own, out.received[:, idx]).mean(-1)
             reward = reward + novelty_w * novelty.detach() * (success > 0).float()
         consensus_w = cfg.consensus_bonus + self.reward.weight("consensus", phase)
