@@ -264,3 +264,14 @@ def test_fallback_rules_route_to_roles(router):
     assert all(
         len(rule["keywords"]) == 10 and all(isinstance(k, str) for k in rule["keywords"]) for rule in rules
     )
+
+
+def test_shipped_files_are_exactly_what_the_generator_writes(tmp_path):
+    from agents.envs.customer_service.tickets import DEFAULT_DATA_DIR, generate_dataset
+
+    sizes = generate_dataset(tmp_path)
+    assert sizes == {"train": 2400, "validation": 600, "test": 600, "holdout_styles": 400}
+    for name in sizes:
+        assert (tmp_path / f"{name}.jsonl").read_bytes() == (
+            DEFAULT_DATA_DIR / f"{name}.jsonl"
+        ).read_bytes(), name
