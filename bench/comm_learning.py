@@ -206,6 +206,11 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--heldout-budget", type=float, help="training seconds for the N=64 run (default 150)"
     )
+    parser.add_argument(
+        "--baseline-budget",
+        type=float,
+        help="training seconds for none/broadcast/random (default 30; quick 1)",
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 

@@ -160,3 +160,33 @@ def test_bad_settings_are_clear_errors(backbone):
         ReinforceCommTrainer(spec, backbone=backbone, routing="telepathy")
     with pytest.raises(TrainingError, match="unknown reinforce_comm setting"):
         ReinforceCommTrainer(spec, backbone=backbone, learning_rate=1)
+
+
+def test_one_update_reaches_heads_attention_value_and_every_lora_adapter(tmp_path):
+    # Adapters train (tiny local causal LM as the backbone): one joint update must move every agent's
+    # LoRA weights, the guesser's head, the value baseline and, with exploration on, W_Q.
+    from agents.spec import load_spec
+    from tests.fixtures.tiny_models import build_tiny_causal_lm
+
+    doc = spec_doc(n=4, informative=2, distractors=1, train_adapters=True, baseline="value")
+    doc["backbone"] = {
+        "model": str(build_tiny_causal_lm(tmp_path / "lm")),
+        "pooling": "last",
+        "max_length": 32,
+    }
+    trainer = ReinforceCommTrainer(load_spec(doc), attention_start_success=0.0)
+    for agent in trainer.agents:  # LoRA B starts at zero; give every adapter an effect on its output
+        for name, parameter in trainer.adapters.named_parameters(agent):
+            if "lora_B" in name:
+                torch.nn.init.normal_(parameter, std=0.05)
+    before = {n: p.detach().clone() for n, p in trainer.policy.named_parameters()}
+    lora_before = {a: [p.detach().clone() for p in trainer.adapters.parameters(a)] for a in trainer.agents}
+    trainer.update(*trainer.sample(16))
+    changed = {n for n, p in trainer.policy.named_parameters() if not torch.equal(p, before[n])}
+    assert {"head_w2", "trunk.weight", "message.weight", "attention.W_Q.weight", "value.0.weight"} <= changed
+    for agent in trainer.agents:
+        moved = [
+            not torch.equal(p, q)
+            for p, q in zip(trainer.adapters.parameters(agent), lora_before[agent], strict=True)
+        ]
+        assert any(moved), agent
