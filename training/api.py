@@ -86,7 +86,8 @@ def train(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if events is None:
+    owns_stream = events is None
+    if owns_stream:
         log = JsonlEventLog(out / EVENTS_FILE)
         events = EventStream([log], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
@@ -108,6 +109,8 @@ def train(
             episodes=episodes,
         )
     except Exception as exc:
+        if not owns_stream:  # the caller's stream: the caller reports the failure (the web layer does)
+            raise
         stream.emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
         stream.emit("finished", status="failed", metrics={}, episode=trainer.episode)
         raise
