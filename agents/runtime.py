@@ -57,7 +57,7 @@ class RuntimeConfig:
 
     top_k: int = 3  # alternatives listed in each decision's reason
     timeout_s: float | None = 2.0  # a model step slower than this is a fault (None = no limit)
-    model_threads: int = 8  # worker threads that run model steps (so a hung backbone can time out)
+    max_batch: int = 32  # concurrent requests' steps are answered by one batched forward, up to this many
     greedy: bool = True  # act on the most probable action (False: sample, for diversity)
     summary_chars: int = 200  # text fields of an observation are cut to this length in the log
     log_decisions: bool = True  # keep per-agent records in each result (off for load tests)
@@ -82,15 +82,77 @@ class TeamModel:
 
     def forward(self, observations: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(probs [N, A_max] over valid actions, attention α [N, N] or None) for one step."""
-        t = self.trainer
-        present = torch.tensor([a in observations for a in self.agents])
+        return self.forward_many([observations])[0]
+
+    def forward_many(
+        self, batch: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """`forward` for the steps of several requests at once: one backbone call, one actor call."""
+        t, n = self.trainer, len(self.agents)
+        present = torch.tensor([[a in obs for a in self.agents] for obs in batch])
         with self._feature_lock:
-            obs = t.featurize([observations.get(a) for a in self.agents], t.obs_dim)
-        valid = t.valid_actions(observations)
+            flat = t.featurize([obs.get(a) for obs in batch for a in self.agents], t.obs_dim)
+        valid = torch.stack([t.valid_actions(obs) for obs in batch])
         with torch.no_grad():
-            logits, alpha = t.actor(obs.unsqueeze(0), None, 0.0, present.unsqueeze(0), valid.unsqueeze(0))
-            probs = torch.softmax(logits[0], -1)
-        return probs, (alpha[0] if alpha is not None else None)
+            logits, alpha = t.actor(flat.reshape(len(batch), n, -1), None, 0.0, present, valid)
+            probs = torch.softmax(logits, -1)
+        return [(probs[i], alpha[i] if alpha is not None else None) for i in range(len(batch))]
+
+
+class StepBatcher:
+    """One model thread answering the steps of concurrent requests in batches (dynamic batching).
+
+    Requests `submit` their step and wait on a future (with a timeout, so a hung backbone cannot hang
+    them). The thread takes whatever has queued up while the previous batch ran — no waiting window,
+    so a lone request pays nothing — and answers up to ``max_batch`` steps with one forward pass.
+    """
+
+    def __init__(self, model: TeamModel, max_batch: int = 32):
+        self.model, self.max_batch = model, max(1, int(max_batch))
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="mase-model", daemon=True)
+        self._thread.start()
+        self.batches = 0
+        self.steps = 0
+
+    def submit(self, observations: Mapping[str, Any]) -> futures.Future:
+        """Queue one step; the future resolves to `TeamModel.forward`'s result or its exception."""
+        future: futures.Future = futures.Future()
+        self._queue.put((future, observations))
+        return future
+
+    def close(self) -> None:
+        """Stop the model thread after the queued steps."""
+        self._queue.put(None)
+
+    def _loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < self.max_batch:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)  # finish this batch, then stop
+                    break
+                batch.append(more)
+            live = [(f, obs) for f, obs in batch if f.set_running_or_notify_cancel()]
+            if not live:
+                continue
+            self.batches += 1
+            self.steps += len(live)
+            try:
+                outputs = self.model.forward_many([obs for _, obs in live])
+            except BaseException as exc:  # noqa: BLE001 - every waiting request gets the fault
+                for f, _ in live:
+                    f.set_exception(exc)
+                continue
+            for (f, _), out in zip(live, outputs, strict=True):
+                f.set_result(out)
 
 
 def _plain(value: Any) -> Any:
@@ -166,11 +228,7 @@ class TeamRuntime:
         probe = env_factory()
         self.action_names = _action_names(probe, self.agents, self.model.n_actions)
         self._envs.put(probe)
-        self._pool = (
-            futures.ThreadPoolExecutor(self.config.model_threads, thread_name_prefix="mase-model")
-            if self.config.timeout_s
-            else None
-        )
+        self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._ids = itertools.count(1)
         self._stats_lock = threading.Lock()
         self.stats = {"requests": 0, "errors": 0, "steps": 0, "model_steps": 0, "fallback_steps": 0}
@@ -232,9 +290,15 @@ class TeamRuntime:
         )
 
     def close(self) -> None:
-        """Stop the model threads (a runtime is reusable until then)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the model thread (a runtime is usable until then; also ``with TeamRuntime(...) as rt``)."""
+        if self._batcher is not None:
+            self._batcher.close()
+
+    def __enter__(self) -> TeamRuntime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ---- running ---------------------------------------------------------------------------------
     def run(
@@ -299,6 +363,9 @@ class TeamRuntime:
         """Breaker snapshot plus request counters (plain JSON)."""
         with self._stats_lock:
             stats = dict(self.stats)
+        if self._batcher is not None:
+            stats["forward_passes"] = self._batcher.batches
+            stats["batched_steps"] = self._batcher.steps
         return {"breaker": self.breaker.snapshot(), "fallback": self.fallback.kind, "stats": stats}
 
     # ---- internals -------------------------------------------------------------------------------
@@ -309,9 +376,9 @@ class TeamRuntime:
             return self.env_factory()
 
     def _model_step(self, observations: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
-        if self._pool is None:
+        if self._batcher is None:
             return self.model.forward(observations)
-        future = self._pool.submit(self.model.forward, observations)
+        future = self._batcher.submit(observations)
         try:
             return future.result(timeout=self.config.timeout_s)
         except futures.TimeoutError:
@@ -368,9 +435,13 @@ class TeamRuntime:
             rules: dict[str, str] = {}
             if probs is not None:
                 index = {a: i for i, a in enumerate(self.agents)}
+                rows = probs.tolist()
                 for agent in live:
-                    row = probs[index[agent]]
-                    action = int(row.argmax()) if self.config.greedy else int(torch.multinomial(row, 1))
+                    row = rows[index[agent]]
+                    if self.config.greedy:
+                        action = max(range(len(row)), key=row.__getitem__)
+                    else:
+                        action = int(torch.multinomial(probs[index[agent]], 1))
                     chosen[agent], confidences[agent] = action, float(row[action])
                 closed = self.breaker.record_step([confidences[a] for a in live], trial=route == ROUTE_TRIAL)
                 if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
@@ -451,27 +522,26 @@ class TeamRuntime:
         fault: tuple[str, str] | None,
     ) -> list[dict[str, Any]]:
         index = {a: i for i, a in enumerate(self.agents)}
+        # plain lists once per step: per-element tensor indexing costs microseconds each
+        p_rows = probs.tolist() if probs is not None else None
+        a_rows = alpha.tolist() if alpha is not None else None
+        k = self.config.top_k
         out = []
         for agent, observation in live.items():
             i, names = index[agent], self.action_names[agent]
             alternatives = []
-            if probs is not None:
-                row = probs[i, : len(names)]
-                top = torch.topk(row, min(self.config.top_k, len(names)))
-                alternatives = [
-                    {"action": names[int(j)], "p": round(float(p), 4)}
-                    for p, j in zip(top.values, top.indices, strict=True)
-                ]
+            if p_rows is not None:
+                row = p_rows[i][: len(names)]
+                top = sorted(range(len(row)), key=row.__getitem__, reverse=True)[:k]
+                alternatives = [{"action": names[j], "p": round(row[j], 4)} for j in top]
             messages: dict[str, list] = {"received": [], "sent": []}
-            if alpha is not None:
+            if a_rows is not None:
                 for j, other in enumerate(self.agents):
                     if j != i and other in live:
-                        if float(alpha[i, j]) > 0:
-                            messages["received"].append(
-                                {"from": other, "weight": round(float(alpha[i, j]), 4)}
-                            )
-                        if float(alpha[j, i]) > 0:
-                            messages["sent"].append({"to": other, "weight": round(float(alpha[j, i]), 4)})
+                        if a_rows[i][j] > 0:
+                            messages["received"].append({"from": other, "weight": round(a_rows[i][j], 4)})
+                        if a_rows[j][i] > 0:
+                            messages["sent"].append({"to": other, "weight": round(a_rows[j][i], 4)})
             action = chosen[agent]
             out.append(
                 {

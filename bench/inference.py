@@ -121,7 +121,7 @@ def make_runtime(model: TeamModel, fallback: ScriptedFallback, breaker_cfg: Brea
         lambda: CustomerServiceEnv(tickets=tickets[:1], shuffle=False),
         breaker=breaker,
         fallback=fallback,
-        config=RuntimeConfig(timeout_s=2.0, model_threads=8),
+        config=RuntimeConfig(timeout_s=2.0, max_batch=32),
         events=events,
     )
 
@@ -131,6 +131,8 @@ def serve(runtime: TeamRuntime, tickets, concurrency: int) -> dict[str, Any]:
     started = time.perf_counter()
     results = runtime.run_batch(tickets, concurrency=concurrency)
     wall = time.perf_counter() - started
+    runtime.close()
+    stats = runtime.status()["stats"]
     ok = [r for r in results if r.get("status") != "error"]
     steps = [ms for r in ok for ms in r["step_latency_ms"]]
     decision = [d["latency_ms"] for r in ok for d in r["decisions"] if d["agent"] == runtime.agents[0]]
@@ -147,6 +149,7 @@ def serve(runtime: TeamRuntime, tickets, concurrency: int) -> dict[str, Any]:
         "model_step_share": round(model_steps / max(1, model_steps + fallback_steps), 4),
         "breaker_opened": runtime.breaker.counts["opened"],
         "breaker_state": runtime.breaker.state,
+        "steps_per_forward": round(stats["batched_steps"] / max(1, stats["forward_passes"]), 2),
         "requests": len(results),
         "wall_seconds": round(wall, 3),
     }
