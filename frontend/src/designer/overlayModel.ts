@@ -81,18 +81,23 @@ export function overlayModel(
   threshold: number,
 ): OverlayModel {
   const inDraft = new Set(draftAgents);
-  const index = new Map(report.agents.map((id, i) => [id, i]));
+  // A report is whatever the run emitted: anything but a list of names and rows reads as empty.
+  const matrix = Array.isArray(report.matrix) ? report.matrix : [];
+  const index = new Map<string, number>();
+  (Array.isArray(report.agents) ? report.agents : []).forEach((id, i) => typeof id === "string" && index.set(id, i));
+  const agents = [...index.keys()];
   const weight = (listener: string, speaker: string): number | undefined => {
     const i = index.get(listener);
     const j = index.get(speaker);
     if (i === undefined || j === undefined) return undefined;
-    const value = report.matrix[i]?.[j];
+    const row = matrix[i];
+    const value = Array.isArray(row) ? row[j] : undefined;
     return typeof value === "number" && Number.isFinite(value) ? value : undefined;
   };
 
   const edges: LearnedEdge[] = [];
-  for (const listener of report.agents) {
-    for (const speaker of report.agents) {
+  for (const listener of agents) {
+    for (const speaker of agents) {
       if (listener === speaker || !inDraft.has(listener) || !inDraft.has(speaker)) continue;
       const w = weight(listener, speaker);
       if (w !== undefined && w >= threshold) edges.push({ speaker, listener, weight: w });
@@ -107,5 +112,5 @@ export function overlayModel(
     if (w !== undefined && w < threshold) unused.set(i, w);
   });
 
-  return { edges, unused, ignoredAgents: report.agents.filter((id) => !inDraft.has(id)) };
+  return { edges, unused, ignoredAgents: agents.filter((id) => !inDraft.has(id)) };
 }
