@@ -43,13 +43,16 @@ from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
 from agents.runtime import RuntimeConfig, TeamModel, TeamRuntime  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
+from training.offline import load_episodes, log_episodes, pretrain  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
 SPEC = ROOT / "examples" / "customer_service.json"
 LEVELS = (1, 8, 32)
 
-TRAIN_FULL = {"updates": 40, "episodes_per_update": 32, "epochs": 4, "minibatches": 2, "hidden": 64}
-TRAIN_QUICK = {"updates": 3, "episodes_per_update": 8, "epochs": 2, "minibatches": 1, "hidden": 32}
+# Full: behaviour cloning only. MAPPO fine-tuning from the cloned team lowered its test exact match
+# (0.18 -> 0.105 after 10 updates at lr 1e-4), and this benchmark measures serving, not training.
+TRAIN_FULL = {"updates": 0, "episodes_per_update": 32, "epochs": 4, "minibatches": 2, "hidden": 128}
+TRAIN_QUICK = {"updates": 2, "episodes_per_update": 8, "epochs": 2, "minibatches": 1, "hidden": 32}
 
 
 def featurizer(backbone: Backbone, cached: bool = True) -> Featurizer:
@@ -77,13 +80,13 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def build_team(args, backbone: Backbone, team: ScriptedTeam, train, val) -> tuple[MappoTrainer, dict]:
     """Train a small team (teacher = the rule-scripted team) or load `--checkpoint`."""
     budget = TRAIN_QUICK if args.quick else TRAIN_FULL
-    if args.updates:
-        budget = budget | {"updates": args.updates}
+    updates = budget["updates"] if args.updates is None else args.updates
+    budget = budget | {"updates": max(1, updates)}
     cfg = MappoConfig(
         **budget,
         algorithm="mappo",
         sharing="lora",
-        lr=1e-3,
+        lr=1e-4,
         teacher_coef=1.0,
         eval_every=0,
         checkpoint_every=0,
@@ -101,8 +104,22 @@ def build_team(args, backbone: Backbone, team: ScriptedTeam, train, val) -> tupl
         trainer.load_checkpoint(args.checkpoint)
         return trainer, {"checkpoint": str(args.checkpoint), "updates": trainer.update_index}
     started = time.perf_counter()
-    trainer.train()
-    info = {"updates": cfg.updates, "episodes": trainer.episodes_done}
+    info: dict[str, Any] = {}
+    if args.offline_episodes:
+        # sim-to-real (seed 001 §7.3): start from behaviour cloning of the rule team's logged episodes
+        log = log_episodes(
+            CustomerServiceEnv(tickets=train, shuffle=True),
+            team.actions,
+            args.offline_episodes,
+            CACHE / f"inference_rule_logs_seed{args.seed}_n{args.offline_episodes}_t{len(train)}.jsonl",
+            seed=args.seed,
+        )
+        info["offline"] = pretrain(
+            trainer, load_episodes(log), epochs=args.offline_epochs, lr=1e-3, seed=args.seed
+        )
+    if updates > 0:
+        trainer.train()
+    info |= {"updates": updates, "episodes": trainer.episodes_done}
     info["seconds"] = round(time.perf_counter() - started, 1)
     if trainer.history:
         info["train_success_last"] = trainer.history[-1].get("success")
@@ -161,11 +178,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help="sub-minute smoke run")
     parser.add_argument("--checkpoint", help="load this MAPPO checkpoint instead of training")
     parser.add_argument("--save-checkpoint", help="save the trained team here (for later --checkpoint)")
-    parser.add_argument("--updates", type=int, default=0, help="override the number of training updates")
+    parser.add_argument(
+        "--updates", type=int, default=None, help="MAPPO updates after cloning (full 0, quick 2)"
+    )
+    parser.add_argument(
+        "--offline-episodes",
+        type=int,
+        default=None,
+        help="rule-team episodes logged for behaviour cloning before MAPPO (default 600; --quick 16; 0 = off)",
+    )
+    parser.add_argument(
+        "--offline-epochs", type=int, default=None, help="behaviour-cloning epochs (30; quick 2)"
+    )
     parser.add_argument("--tickets", type=int, default=0, help="serve this many test tickets (0 = all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     args = parser.parse_args(argv)
+    if args.offline_episodes is None:
+        args.offline_episodes = 16 if args.quick else 600
+    if args.offline_epochs is None:
+        args.offline_epochs = 2 if args.quick else 30
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
     backbone = Backbone.load("default")
