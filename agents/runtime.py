@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import concurrent.futures as futures
 import itertools
+import json
 import math
 import queue
 import sys
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +196,42 @@ def _action_names(env: Any, agents: Sequence[str], n_actions: Sequence[int]) -> 
         given = list(table.get(agent, ())) if isinstance(table, Mapping) else []
         names[agent] = given if len(given) == n else [str(i) for i in range(n)]
     return names
+
+
+class DecisionLog:
+    """A ready-made, thread-safe ``decision_sink``: the last ``maxlen`` records in memory, optionally
+    appended to a JSONL file (one record per line) as they arrive."""
+
+    def __init__(self, maxlen: int = 100_000, path: str | Path | None = None):
+        self._records: deque[dict[str, Any]] = deque(maxlen=maxlen)
+        self._lock = threading.Lock()
+        self.path = Path(path) if path is not None else None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Keep one decision record (and write it to the JSONL file, when one is set)."""
+        record = dict(record)
+        with self._lock:
+            self._records.append(record)
+            if self.path is not None:
+                with self.path.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def records(self, request_id: str | None = None, agent: str | None = None) -> list[dict[str, Any]]:
+        """Kept records, oldest first, optionally only one request's and/or one agent's."""
+        with self._lock:
+            items = list(self._records)
+        return [
+            r
+            for r in items
+            if (request_id is None or r["request_id"] == request_id)
+            and (agent is None or r["agent"] == agent)
+        ]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
 
 
 class TeamRuntime:
@@ -410,42 +448,49 @@ class TeamRuntime:
                 faults.append({"step": step, "kind": "step_limit", "detail": f"past {limit} steps"})
                 self.breaker.record_fault("step_limit", f"{request_id}: episode passed {limit} steps")
             route = ROUTE_FALLBACK if step > limit else self.breaker.route()
-            probs = alpha = None
-            fault = None
-            if route != ROUTE_FALLBACK:
-                try:
-                    probs, alpha = self._model_step(live)
-                    if not bool(torch.isfinite(probs).all()):
-                        raise FloatingPointError("the team's action probabilities are NaN or infinite")
-                except TimeoutError as exc:
-                    fault = ("timeout", str(exc))
-                except FloatingPointError as exc:
-                    fault = ("non_finite", str(exc))
-                except Exception as exc:  # noqa: BLE001 - any backbone/model failure is a fault, not a crash
-                    fault = ("backbone_error", f"{type(exc).__name__}: {exc}")
-                if fault is not None:
-                    faults.append({"step": step, "kind": fault[0], "detail": fault[1]})
-                    self.breaker.record_fault(
-                        fault[0], f"{request_id}: {fault[1]}", trial=route == ROUTE_TRIAL
+            try:
+                probs = alpha = None
+                fault = None
+                if route != ROUTE_FALLBACK:
+                    try:
+                        probs, alpha = self._model_step(live)
+                        if not bool(torch.isfinite(probs).all()):
+                            raise FloatingPointError("the team's action probabilities are NaN or infinite")
+                    except TimeoutError as exc:
+                        fault = ("timeout", str(exc))
+                    except FloatingPointError as exc:
+                        fault = ("non_finite", str(exc))
+                    except Exception as exc:  # noqa: BLE001 - any backbone/model failure is a fault, not a crash
+                        fault = ("backbone_error", f"{type(exc).__name__}: {exc}")
+                    if fault is not None:
+                        faults.append({"step": step, "kind": fault[0], "detail": fault[1]})
+                        self.breaker.record_fault(
+                            fault[0], f"{request_id}: {fault[1]}", trial=route == ROUTE_TRIAL
+                        )
+                        probs, alpha, route = None, None, ROUTE_FALLBACK
+                model_ms = (time.perf_counter() - t0) * 1000.0
+                chosen: dict[str, int] = {}
+                confidences: dict[str, float] = {}
+                rules: dict[str, str] = {}
+                if probs is not None:
+                    index = {a: i for i, a in enumerate(self.agents)}
+                    rows = probs.tolist()
+                    for agent in live:
+                        row = rows[index[agent]]
+                        if self.config.greedy:
+                            action = max(range(len(row)), key=row.__getitem__)
+                        else:
+                            action = int(torch.multinomial(probs[index[agent]], 1))
+                        chosen[agent], confidences[agent] = action, float(row[action])
+                    closed = self.breaker.record_step(
+                        [confidences[a] for a in live], trial=route == ROUTE_TRIAL
                     )
-                    probs, alpha, route = None, None, ROUTE_FALLBACK
-            model_ms = (time.perf_counter() - t0) * 1000.0
-            chosen: dict[str, int] = {}
-            confidences: dict[str, float] = {}
-            rules: dict[str, str] = {}
-            if probs is not None:
-                index = {a: i for i, a in enumerate(self.agents)}
-                rows = probs.tolist()
-                for agent in live:
-                    row = rows[index[agent]]
-                    if self.config.greedy:
-                        action = max(range(len(row)), key=row.__getitem__)
-                    else:
-                        action = int(torch.multinomial(probs[index[agent]], 1))
-                    chosen[agent], confidences[agent] = action, float(row[action])
-                closed = self.breaker.record_step([confidences[a] for a in live], trial=route == ROUTE_TRIAL)
-                if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
-                    route = ROUTE_FALLBACK
+                    if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
+                        route = ROUTE_FALLBACK
+            except BaseException:
+                if route == ROUTE_TRIAL:  # never leave the half-open trial taken but unanswered
+                    self.breaker.cancel_trial()
+                raise
             if route == ROUTE_FALLBACK:
                 for agent, (action, rule) in self.fallback.actions(live).items():
                     chosen[agent], rules[agent] = int(action), rule

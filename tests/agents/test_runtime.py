@@ -244,3 +244,33 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
     (checkpoint / "model.safetensors").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="corrupted"):
         TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=tiny)
+
+
+def test_decision_log_sink_keeps_and_writes_records(tmp_path, team, rules):
+    from agents.runtime import DecisionLog
+
+    log = DecisionLog(maxlen=1000, path=tmp_path / "decisions.jsonl")
+    runtime, _, _ = make_runtime(team, rules, sink=log.append)
+    first, second = runtime.run_ticket(TICKETS[0]), runtime.run_ticket(TICKETS[1])
+    assert len(log) == len(first["decisions"]) + len(second["decisions"])
+    assert log.records(request_id=second["request_id"]) == second["decisions"]
+    assert {r["agent"] for r in log.records(agent="logistics")} == {"logistics"}
+    lines = (tmp_path / "decisions.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == first["decisions"] + second["decisions"]
+
+
+def test_a_failing_decision_sink_fails_only_its_request_and_never_strands_the_trial(team, rules):
+    runtime, clock, _ = make_runtime(team, rules, threshold=0.0)
+    runtime.breaker.record_fault("timeout", "injected")
+    clock.now += 5.0
+
+    def broken_sink(record):
+        raise KeyError("sink down")
+
+    runtime.decision_sink = broken_sink
+    [failed] = runtime.run_batch([TICKETS[0]], concurrency=1)
+    assert failed["status"] == "error" and "sink down" in failed["error"]
+    runtime.decision_sink = None
+    # the trial was used (the model answered, breaker closed) or given back; never stuck half-open
+    result = runtime.run_ticket(TICKETS[1])
+    assert runtime.breaker.state == "closed" and result["sources"]["fallback"] == 0
