@@ -305,7 +305,8 @@ class KeywordRouterFallback(Fallback):
 
     A role is routed when any of its rule's keywords occurs in the ticket (case-insensitive). A routed
     role handles the intents the tuned router finds for it (or, when it finds none, the role's first
-    intent); unrouted roles pass. The supervisor approves once the routed intents are all in the draft.
+    intent); unrouted roles pass. A ticket no rule matches gets the tuned router's intents, so nothing is
+    approved empty. The supervisor approves once the chosen intents are all in the draft.
     """
 
     kind = "keyword_router"
@@ -336,8 +337,9 @@ class KeywordRouterFallback(Fallback):
                 if self.router is None:
                     self.router = KeywordRouter.tuned()
                 found = self.router.predict(text)
-                chosen: list[str] = []
-                for role in self.routed_roles(text):
+                roles = self.routed_roles(text)
+                chosen: list[str] = [] if roles else list(found)  # no rule matched: the router alone
+                for role in roles:
                     own = [i for i in found if INTENT_ROLE[i] == role]
                     chosen += own or [next(i for i in INTENTS if INTENT_ROLE[i] == role)]
                 self._cache[text] = tuple(i for i in INTENTS if i in chosen)

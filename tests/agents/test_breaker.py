@@ -195,3 +195,15 @@ def test_make_fallback_kinds_and_errors():
         make_fallback({"kind": "keyword_router", "rules": []}, "number_guess")
     with pytest.raises(ValueError, match="no rule-scripted team"):
         make_fallback({"kind": "scripted"}, "number_guess")
+
+
+def test_keyword_router_fallback_uses_the_router_when_no_rule_matches():
+    from agents.envs.customer_service.rules import KeywordRouter
+
+    fallback = KeywordRouterFallback(
+        [{"keywords": ["refund"], "route_to": "dispute_mediator"}], KeywordRouter()
+    )
+    text = "where is my parcel? the tracking number does not work"
+    assert fallback.routed_roles(text) == []
+    assert "order_tracking" in fallback.intents_for(text)
+    assert fallback.act("quality_supervisor", _obs(text))[0] == 0  # continue: nothing answered yet

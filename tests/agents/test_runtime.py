@@ -274,3 +274,29 @@ def test_a_failing_decision_sink_fails_only_its_request_and_never_strands_the_tr
     # the trial was used (the model answered, breaker closed) or given back; never stuck half-open
     result = runtime.run_ticket(TICKETS[1])
     assert runtime.breaker.state == "closed" and result["sources"]["fallback"] == 0
+
+
+def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, team, capsys):
+    from agents.runtime import main
+    from agents.spec import load_spec
+    from training.mappo import run_spec
+
+    doc = json.loads(open("examples/customer_service.json").read())
+    doc["backbone"] = {"model": team[1].inner.name, "pooling": "mean", "max_length": 32}
+    doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
+    doc["circuit_breaker"] |= {"confidence_threshold": 0.0}
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(doc))
+    run_spec(load_spec(doc), tmp_path / "run", backbone=team[1].inner)
+    decisions = tmp_path / "decisions.jsonl"
+    code = main(
+        [str(spec_path), "--checkpoint", str(tmp_path / "run"), "--ticket", "where is my parcel?"]
+        + ["--json", "--decisions", str(decisions)]
+    )
+    assert code == 0
+    [line] = capsys.readouterr().out.strip().splitlines()
+    result = json.loads(line)
+    assert result["status"] in ("completed", "truncated") and result["sources"]["model"] == result["steps"]
+    assert len(decisions.read_text().splitlines()) == 4 * result["steps"]
+    assert main([str(spec_path), "--checkpoint", str(tmp_path / "none"), "--ticket", "x"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
