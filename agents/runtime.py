@@ -18,7 +18,21 @@ step (None when the task's ground truth is unknown, e.g. a ticket typed in by a 
 
 Faults never fail a request: a backbone that raises or exceeds ``timeout_s``, NaN/inf outputs, or an
 episode past the breaker's step limit open the breaker, and the fallback answers the step. Everything is
-thread-safe: a web server may call `run` / `run_batch` from many threads on one runtime.
+thread-safe: a web server may call `run` / `run_batch` from many threads on one runtime. Steps of
+concurrent requests are answered together by one model thread (`StepBatcher`: one backbone call and one
+actor forward per batch), which is also what lets a hung backbone time out instead of hanging a request.
+
+Public API (what the web layer calls):
+
+- `TeamRuntime.from_spec_checkpoint(team_spec, checkpoint_dir, ...)` or `TeamRuntime(trainer, env_factory,
+  breaker, fallback, ...)`; `run(options)`, `run_ticket(ticket_or_text)`, `run_batch(tasks, concurrency)`,
+  `status()`, `close()` (or use it as a context manager);
+- `runtime.breaker` (`agents.breaker.CircuitBreaker`): `force_open(who, why)`, `force_closed(who, why)`,
+  `snapshot()`, `transitions`, `alerts`; alerts also go out as ``alert`` events (``source="breaker"``);
+- `DecisionLog` — a ready-made ``decision_sink`` (memory + JSONL).
+
+CLI: ``python -m agents.runtime SPEC --checkpoint RUN_DIR --ticket "where is my parcel?"`` (`register`
+adds it as ``mase run`` once listed in `training.cli.COMMAND_MODULES`).
 """
 
 from __future__ import annotations
