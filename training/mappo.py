@@ -513,6 +513,8 @@ class Featurizer:
         if x is None:
             return None
         if isinstance(x, str):
+            if self.backbone is None and self.char_ngrams:
+                return self._ngrams(x)  # surface features only: no backbone needed (tests, tiny setups)
             vec = self.text([x])[0]
             return torch.cat([vec, self._ngrams(x)]) if self.char_ngrams else vec
         if isinstance(x, Mapping):
@@ -523,7 +525,7 @@ class Featurizer:
     def __call__(self, items: Sequence[Any], width: int | None = None) -> torch.Tensor:
         """[len(items), width] features; rows are zero-padded to `width` (default: the widest row)."""
         texts = [x for x in items if isinstance(x, str)]
-        if texts:
+        if texts and self.backbone is not None:
             self.text(texts)  # one batched backbone call for the whole step
         rows = [self._one(x) for x in items]
         # agents' observations may differ in size (e.g. their own fields): pad to a common width

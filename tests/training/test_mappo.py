@@ -233,3 +233,45 @@ def test_run_spec_trains_a_team_spec_with_events_and_resumes(tmp_path):
     run_spec(team, tmp_path, events=EventStream([again.append]))
     assert again[0].payload["resumed_from"] == 3
     assert [e.type for e in again if e.type == "metrics"] == []  # nothing left to train
+
+
+@pytest.mark.slow
+def test_short_mappo_run_on_customer_service_beats_random(tmp_path):
+    """Fixed seed, 60 tickets, surface text features (no backbone): warm start from logged rule-team
+    episodes, then PPO updates; the team must stay far above a random team."""
+    from agents.envs.customer_service.env import CustomerServiceEnv, evaluate
+    from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
+    from agents.envs.customer_service.tickets import load_tickets
+    from training.mappo import Featurizer
+    from training.offline import load_episodes, log_episodes, pretrain
+
+    tickets = load_tickets("train")[:60]
+    featurizer = Featurizer(None, skip=("status", "action_mask"), char_ngrams=512)
+    cfg = MappoConfig(
+        updates=4,
+        episodes_per_update=16,
+        epochs=2,
+        minibatches=2,
+        lr=3e-4,
+        hidden=64,
+        explore_share=0.0,
+        eval_every=0,
+        checkpoint_every=0,
+        seed=0,
+    )
+    trainer = MappoTrainer(
+        lambda split: CustomerServiceEnv(tickets=tickets),
+        cfg,
+        featurizer=featurizer,
+        success_fn=lambda info: info["exact_match"],
+    )
+    team = ScriptedTeam(KeywordRouter())
+    logs = log_episodes(CustomerServiceEnv(tickets=tickets), team.actions, 120, tmp_path / "rules.jsonl")
+    pretrain(trainer, load_episodes(logs), epochs=30, lr=3e-3, batch_size=64)
+    trainer.train()
+    env = CustomerServiceEnv(tickets=tickets, shuffle=False)
+    rng = np.random.default_rng(0)
+    random_team = evaluate(env, lambda obs: {a: int(rng.integers(env.action_space(a).n)) for a in obs})
+    learned = evaluate(env, trainer.policy())
+    assert learned["intent_f1"] > random_team["intent_f1"] + 0.25, (learned, random_team)
+    assert learned["exact_match"] > random_team["exact_match"] + 0.25, (learned, random_team)
