@@ -118,6 +118,16 @@ def redis_target() -> RedisTarget:
     return RedisTarget(url=f"unix://{data_dir() / 'redis.sock'}", embedded=True)
 
 
+SQLITE_OPTIONS = {
+    "timeout": 30,
+    # Writers take the lock when their transaction starts, so a read never has to be upgraded
+    # under contention (which SQLite answers with an immediate "database is locked").
+    "transaction_mode": "IMMEDIATE",
+    # WAL lets the web server read while a worker writes run events.
+    "init_command": "PRAGMA journal_mode=WAL;",
+}
+
+
 def database_config() -> dict:
     """DATABASE_URL (PostgreSQL via psycopg 3, or sqlite:///PATH); default: SQLite in MASE_DATA_DIR."""
     import dj_database_url
@@ -129,12 +139,7 @@ def database_config() -> dict:
             "NAME": str(data_dir() / "db.sqlite3"),
             # The test database must be a file so real worker processes can share it.
             "TEST": {"NAME": str(data_dir() / "test-db.sqlite3")},
-            "OPTIONS": {
-                "timeout": 30,
-                "transaction_mode": "IMMEDIATE",
-                # WAL lets the web server read while a worker writes run events.
-                "init_command": "PRAGMA journal_mode=WAL;",
-            },
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     scheme = urlsplit(raw).scheme
     if scheme not in {"postgres", "postgresql", "pgsql", "sqlite"}:
@@ -147,6 +152,9 @@ def database_config() -> dict:
         raise ConfigError(f"DATABASE_URL is malformed: {exc}") from None
     if config["ENGINE"] == "django.db.backends.postgresql":
         config.setdefault("OPTIONS", {})["connect_timeout"] = 5
+    else:
+        config["CONN_MAX_AGE"] = 0
+        config.setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
     return config
 
 

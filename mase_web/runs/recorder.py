@@ -19,7 +19,7 @@ import time
 from datetime import UTC, datetime
 
 import psutil
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agents.graph import communication_graph
@@ -119,18 +119,12 @@ class RunEventRecorder:
                 batch, self._buffer = self._buffer, []
             if not batch:
                 return 0
-            with transaction.atomic():
-                RunEvent.objects.bulk_create(batch)
-                Checkpoint.objects.bulk_create(
-                    Checkpoint(
-                        run_id=self.run_id,
-                        step=int(e.payload.get("episode", e.payload.get("step", 0))),
-                        path=str(e.payload.get("path", "")),
-                        metrics=e.payload.get("metrics", {}),
-                    )
-                    for e in batch
-                    if e.type == "checkpoint"
-                )
+            try:
+                self._write(batch)
+            except DatabaseError:  # put the batch back so the next flush writes it in order
+                with self._lock:
+                    self._buffer[:0] = batch
+                raise
             try:
                 publisher().send(
                     run_group(self.run_id), {"type": "run.events", "events": [e.as_message() for e in batch]}
@@ -139,6 +133,20 @@ class RunEventRecorder:
                 log.exception("could not publish %d events of run %s", len(batch), self.run_id)
             return len(batch)
 
+    def _write(self, batch: list[RunEvent]) -> None:
+        with transaction.atomic():
+            RunEvent.objects.bulk_create(batch)
+            Checkpoint.objects.bulk_create(
+                Checkpoint(
+                    run_id=self.run_id,
+                    step=int(e.payload.get("episode", e.payload.get("step", 0))),
+                    path=str(e.payload.get("path", "")),
+                    metrics=e.payload.get("metrics", {}),
+                )
+                for e in batch
+                if e.type == "checkpoint"
+            )
+
     def heartbeat(self) -> None:
         Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
 
@@ -146,14 +154,17 @@ class RunEventRecorder:
         last_beat = last_system = 0.0
         try:
             while not self._stop.wait(self.flush_interval):
-                self.flush()
-                now = time.monotonic()
-                if now - last_beat >= self.heartbeat_every:
-                    self.heartbeat()
-                    last_beat = now
-                if self._started.is_set() and now - last_system >= self.system_every:
-                    self.stream.emit("metrics", system=system_metrics())
-                    last_system = now
+                try:
+                    self.flush()
+                    now = time.monotonic()
+                    if now - last_beat >= self.heartbeat_every:
+                        self.heartbeat()
+                        last_beat = now
+                    if self._started.is_set() and now - last_system >= self.system_every:
+                        self.stream.emit("metrics", system=system_metrics())
+                        last_system = now
+                except DatabaseError:  # a busy or briefly unreachable database: keep the batch, retry
+                    log.warning("run %s: recorder could not write; retrying", self.run_id, exc_info=True)
         finally:
             connection.close()
 

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import OperationalError
 
 from mase_web.runs.models import Run
 
 
-@shared_task(bind=True, name="runs.execute", acks_late=True, reject_on_worker_lost=True)
+# A database that is briefly unavailable at claim time changes nothing (the claim is atomic): retry.
+@shared_task(
+    bind=True,
+    name="runs.execute",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    max_retries=5,
+)
 def execute_run(self, run_id: int) -> str | None:
     from mase_web.runs.execution import execute
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.realtime.publisher import publisher
@@ -70,7 +71,7 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
     form = page.get_by_role("form", name="Launch a run")
     form.locator("input[type=file]").set_input_files(str(spec_file))
     # The name is taken from the spec; the episode budget is overridden in the form.
-    assert form.get_by_label("Run name").input_value() == "Number guessing (N=16)"
+    expect(form.get_by_label("Run name")).to_have_value("Number guessing (N=16)")  # read asynchronously
     form.get_by_label("Run name").fill("live number guessing")
     form.get_by_label("Episodes (optional)").fill(str(LIVE_EPISODES))
     form.get_by_role("button", name="Launch run").click()
