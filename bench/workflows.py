@@ -256,6 +256,8 @@ def run_research_report(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     )
     if args.quick:
         topics = topics[:3]
+    if args.rr_updates:
+        budget = budget | {"updates": args.rr_updates}
     cfg = MappoConfig(
         **(
             budget
@@ -287,7 +289,7 @@ def run_research_report(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     logs = log_episodes(
         ResearchReportEnv(max_steps=max_steps),
         scripted.actions,
-        4 if args.quick else 40,
+        args.rr_logged or (4 if args.quick else 40),
         CACHE / f"rr_rule_logs_seed{seed}_{'quick' if args.quick else 'full'}.jsonl",
         seed=seed,
     )
@@ -318,6 +320,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-research", action="store_true", help="customer service only")
+    parser.add_argument("--skip-customer-service", action="store_true", help="research report only")
+    parser.add_argument("--rr-updates", type=int, default=0, help="override the research-report PPO updates")
+    parser.add_argument(
+        "--rr-logged", type=int, default=0, help="override the research-report logged episodes"
+    )
     parser.add_argument(
         "--offline-episodes",
         type=int,
@@ -333,7 +340,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     backbone = Backbone.load("default")
     out: dict[str, Any] = {"seed": args.seed, "quick": bool(args.quick), "backbone": backbone.describe()}
-    out |= run_customer_service(args, backbone, args.seed)
+    if not args.skip_customer_service:
+        out |= run_customer_service(args, backbone, args.seed)
     if not args.skip_research:
         out |= run_research_report(args, backbone, args.seed)
     out["wall_seconds"] = round(time.perf_counter() - started, 1)
