@@ -21,7 +21,7 @@ from typing import Any
 from agents.spec import TeamSpec, load_spec
 from training import checkpoint as ckpt
 from training.events import Event, EventStream
-from training.reinforce_comm import ReinforceCommTrainer, TrainingError, TrainResult
+from training.reinforce_comm import ReinforceCommTrainer, TrainResult
 
 CHECKPOINTS = "checkpoints"
 EVENTS_FILE = "events.jsonl"
@@ -91,12 +91,9 @@ def train(
         log = JsonlEventLog(out / EVENTS_FILE)
         events = EventStream([log], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
-    algorithm = team.training.algorithm
-    if algorithm != "reinforce_comm":
-        raise TrainingError(
-            f"training.algorithm {algorithm!r} runs through `training.mappo` (bench/workflows.py); "
-            "the spec-driven entry point trains 'reinforce_comm' teams"
-        )
+    if team.training.algorithm in ("mappo", "ippo"):
+        # The CLI's progress bar reads REINFORCE statistics; MAPPO reports through its events.
+        return _train_mappo(team, out, stream, should_stop, resume, backbone)
     trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
     (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     try:
@@ -116,6 +113,19 @@ def train(
         raise
     (out / "result.json").write_text(json.dumps(asdict(result), indent=1))
     return result
+
+
+def _train_mappo(team, out: Path, stream, should_stop, resume, backbone) -> TrainResult:
+    """MAPPO / independent PPO teams (e.g. customer service) through `training.mappo.run_spec`."""
+    from training.mappo import run_spec
+
+    (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
+    result = run_spec(team, out, events=stream, should_stop=should_stop, resume=resume, backbone=backbone)
+    metrics = {k: v for k, v in (result.get("metrics") or {}).items() if isinstance(v, (int, float))}
+    episodes, updates = int(metrics.get("episode", 0)), int(metrics.get("step", 0))
+    return TrainResult(
+        result["status"], episodes, updates, float(result.get("train_seconds", 0.0)), metrics, None
+    )
 
 
 def evaluate(
