@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 # Modules whose `register(subparsers)` adds commands; this module registers its own first.
-COMMAND_MODULES: list[str] = ["training.cli", "training.remote"]
+COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "agents.runtime"]
 
 
 def _print_error(message: str) -> int:
