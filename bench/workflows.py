@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out["wall_seconds"] = round(time.perf_counter() - started, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2, default=float))
-    print(json.dumps(out["customer_service"], indent=1), file=sys.stderr)
+    print(json.dumps(out.get("customer_service", out.get("research_report")), indent=1), file=sys.stderr)
     return out
 
 
