@@ -494,7 +494,8 @@ def _key_path(path: str, key: Any) -> str:
     return f"{path}[{json.dumps(text[:60])}]"
 
 
-def _json_type(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """How a JSON value's type reads in an error message ("a string", "an array", ...)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -573,7 +574,7 @@ class _Validator:
             elif isinstance(value, float) and not math.isfinite(value):
                 pass  # reported by the field check, with a message about that field
             elif value is not None and not isinstance(value, (str, int, float, bool)):
-                self.err(path, f"must be a JSON value, got {_json_type(value)}")
+                self.err(path, f"must be a JSON value, got {json_type_name(value)}")
                 ok = False
         if not ok:
             return False
@@ -590,7 +591,7 @@ class _Validator:
     def obj(self, value: Any, path: str, allowed: Iterable[str], required: Iterable[str] = ()) -> dict | None:
         """An object with only `allowed` keys and all `required` ones; None when not an object."""
         if not isinstance(value, dict):
-            self.err(path, f"must be an object, got {_json_type(value)}")
+            self.err(path, f"must be an object, got {json_type_name(value)}")
             return None
         allowed = list(allowed)
         for k in value:
@@ -614,7 +615,7 @@ class _Validator:
             return default
         v, p = sec[key], _key_path(path, key)
         if isinstance(v, bool) or not isinstance(v, int):
-            self.err(p, f"must be an integer between {lo} and {hi}, got {_json_type(v)}")
+            self.err(p, f"must be an integer between {lo} and {hi}, got {json_type_name(v)}")
             return _BAD
         if not lo <= v <= hi:
             self.err(
@@ -642,7 +643,7 @@ class _Validator:
         lo_b, hi_b = ("(" if lo_open else "["), (")" if hi_open else "]")
         rng = f"in {lo_b}{lo:g}, {hi:g}{hi_b}"
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            self.err(p, f"must be a number {rng}, got {_json_type(v)}")
+            self.err(p, f"must be a number {rng}, got {json_type_name(v)}")
             return _BAD
         try:
             fv = float(v)
@@ -660,7 +661,7 @@ class _Validator:
         if key not in sec:
             return default
         if not isinstance(sec[key], bool):
-            self.err(_key_path(path, key), f"must be true or false, got {_json_type(sec[key])}")
+            self.err(_key_path(path, key), f"must be true or false, got {json_type_name(sec[key])}")
             return _BAD
         return sec[key]
 
@@ -684,7 +685,7 @@ class _Validator:
         if v is None and nullable:
             return None
         if not isinstance(v, str):
-            self.err(p, f"must be a string{' or null' if nullable else ''}, got {_json_type(v)}")
+            self.err(p, f"must be a string{' or null' if nullable else ''}, got {json_type_name(v)}")
             return _BAD
         if choices is not None:
             choices = list(choices)
@@ -711,7 +712,7 @@ class _Validator:
             return None
         v, p = sec[key], _key_path(path, key)
         if not isinstance(v, list):
-            self.err(p, f"must be an array, got {_json_type(v)}")
+            self.err(p, f"must be an array, got {json_type_name(v)}")
             return None
         if len(v) > max_items:
             self.err(p, f"has {len(v):,} items; the limit is {max_items:,}")
@@ -1061,7 +1062,7 @@ class _Validator:
         name = self.string(sec, p, "name", max_len=100, choices=sorted(REGISTRY), nullable=True, default=None)
         params = sec.get("params", {})
         if not isinstance(params, dict):
-            self.err(f"{p}.params", f"must be an object, got {_json_type(params)}")
+            self.err(f"{p}.params", f"must be an object, got {json_type_name(params)}")
             return
         if name is None:
             if require_environment:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agents.spec import REWARD_PRESETS
+
 # The only term names a reward may use (the team spec's contract). What each one measures:
 REWARD_TERMS: dict[str, str] = {
     "task": "task reward from the environment (e.g. 1 for a ticket resolved exactly, else 0)",
@@ -36,26 +38,9 @@ REWARD_TERMS: dict[str, str] = {
     "domain_performance": "task score on the current training domain",
 }
 
-PHASES = ("exploration", "exploitation", "transfer")
-
-# The seed's presets (seed 000 §2.2 and §5.1), as data. `agents.spec` owns the designer-facing copy; these
-# are used when a spec names a preset and that module is unavailable or does not carry the table.
+# The seed's presets (seed 000 §2.2 and §5.1) live once, as data, in agents.spec: {preset: {term: {phase: w}}}.
 PRESETS: dict[str, dict[str, dict[str, float]]] = {
-    # exploration = 0.7·entropy + 0.3·task; exploitation = 0.9·task − 0.1·coherence;
-    # transfer = 0.5·transfer_score + 0.5·domain_performance
-    "phase_rewards": {
-        "task": {"exploration": 0.3, "exploitation": 0.9, "transfer": 0.0},
-        "entropy_bonus": {"exploration": 0.7, "exploitation": 0.0, "transfer": 0.0},
-        "coherence_penalty": {"exploration": 0.0, "exploitation": -0.1, "transfer": 0.0},
-        "transfer_score": {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5},
-        "domain_performance": {"exploration": 0.0, "exploitation": 0.0, "transfer": 0.5},
-    },
-    # task_completion − 0.3·coherence_penalty + 0.2·collaboration_bonus, the same in every phase
-    "hierarchical": {
-        "task": dict.fromkeys(PHASES, 1.0),
-        "coherence_penalty": dict.fromkeys(PHASES, -0.3),
-        "collaboration_bonus": dict.fromkeys(PHASES, 0.2),
-    },
+    name: {term: dict(weights) for term, weights in table.items()} for name, table in REWARD_PRESETS.items()
 }
 
 WEIGHT_LIMIT = 10.0
@@ -155,7 +140,7 @@ class RewardComposer:
     @classmethod
     def from_preset(cls, name: str, **kwargs: Any) -> RewardComposer:
         """The composer for a named preset: `phase_rewards` or `hierarchical`."""
-        table = _preset_table()
+        table = PRESETS
         if name not in table:
             raise RewardSpecError(
                 f"reward preset {name!r} is unknown; use one of: {', '.join(sorted(table))}"
@@ -248,26 +233,3 @@ def _as_dict(obj: Any) -> Any:
 
         return asdict(obj)
     return obj
-
-
-def _preset_table() -> dict[str, dict[str, dict[str, float]]]:
-    """The designer-facing preset table from agents.spec when it carries one, else the seed's."""
-    try:
-        from agents import spec as spec_module  # the spec engineer's module owns the presets as data
-    except ImportError:
-        return PRESETS
-    for attr in ("REWARD_PRESETS", "PRESETS"):
-        table = getattr(spec_module, attr, None)
-        if isinstance(table, Mapping) and table:
-            return {name: _normalise_preset(body) for name, body in table.items()}
-    return PRESETS
-
-
-def _normalise_preset(body: Any) -> dict[str, dict[str, float]]:
-    """Accept either {term: {phase: w}} or a list of {"term", "weights"} entries."""
-    body = _as_dict(body)
-    if isinstance(body, Mapping) and "terms" in body:
-        body = body["terms"]
-    if isinstance(body, list):
-        return {e["term"]: dict(e["weights"]) for e in map(_as_dict, body)}
-    return {t: dict(w) for t, w in body.items()}

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents.spec import LIMITS
+from agents.spec import LIMITS, json_type_name
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "examples" / "templates"
 # Gallery order: the starter task first, then the workflows of the sources.
@@ -27,22 +27,6 @@ TEMPLATE_ORDER = (
 MAX_LAYOUT_NODES = LIMITS["agents"] * 4
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
 def document_problems(doc: Any) -> dict[str, list[str]]:
     """Why `doc` cannot even be stored as a draft (not an object, too deep, too big); {} when storable.
 
@@ -50,7 +34,7 @@ def document_problems(doc: Any) -> dict[str, list[str]]:
     Iterative, so deep nesting cannot exhaust the stack.
     """
     if not isinstance(doc, dict):
-        return {"$": [f"must be a JSON object (a team spec), got {_json_type(doc)}"]}
+        return {"$": [f"must be a JSON object (a team spec), got {json_type_name(doc)}"]}
     stack: list[tuple[Any, str, int]] = [(doc, "$", 0)]
     count = 0
     while stack:
@@ -75,7 +59,7 @@ def document_problems(doc: Any) -> dict[str, list[str]]:
 def layout_problems(layout: Any) -> dict[str, list[str]]:
     """Checks a layout {agent_id: {"x": number, "y": number}}; {} when it is fine."""
     if not isinstance(layout, dict):
-        return {"$": [f"must be an object mapping agent ids to positions, got {_json_type(layout)}"]}
+        return {"$": [f"must be an object mapping agent ids to positions, got {json_type_name(layout)}"]}
     if len(layout) > MAX_LAYOUT_NODES:
         return {"$": [f"at most {MAX_LAYOUT_NODES} positions"]}
     errors: dict[str, list[str]] = {}
