@@ -45,6 +45,7 @@ from agents.envs.customer_service.tickets import (
     load_tickets,
     resolve_ticket_path,
 )
+from agents.envs.params import check_known_params
 from agents.spec import SpecError
 
 AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
@@ -148,14 +149,9 @@ class CustomerServiceEnv(ParallelEnv):
     @staticmethod
     def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
         """Every problem with ``environment.params`` for this env, paths rooted at params (never raises)."""
+        errors, merged = check_known_params(params, DEFAULTS)
         if not isinstance(params, Mapping):
-            return [SpecError("$", "must be an object")]
-        errors = [
-            SpecError(f"$.{key}", f"unknown parameter; known: {', '.join(DEFAULTS)}")
-            for key in params
-            if key not in DEFAULTS
-        ]
-        merged = {**DEFAULTS, **{k: v for k, v in params.items() if k in DEFAULTS}}
+            return errors
         tickets = merged["tickets"]
         if not isinstance(tickets, str | Path) or not str(tickets).strip():
             errors.append(

@@ -33,6 +33,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.params import check_known_params
 from agents.envs.research_report.corpus import (
     FRAMEWORKS,
     STRUCTURES,
@@ -157,14 +158,9 @@ class ResearchReportEnv(ParallelEnv):
     @staticmethod
     def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
         """Every problem with ``environment.params``, paths rooted at params (never raises)."""
+        errors, merged = check_known_params(params, DEFAULTS)
         if not isinstance(params, Mapping):
-            return [SpecError("$", "must be an object")]
-        errors = [
-            SpecError(f"$.{key}", f"unknown parameter; known: {', '.join(DEFAULTS)}")
-            for key in params
-            if key not in DEFAULTS
-        ]
-        merged = {**DEFAULTS, **{k: v for k, v in params.items() if k in DEFAULTS}}
+            return errors
         corpus = merged["corpus"]
         if corpus is not None:
             if not isinstance(corpus, str | Path) or not (Path(corpus) / "topics.jsonl").is_file():
