@@ -1,38 +1,15 @@
 """bench/workflows.py --quick: every documented key is present and the figures are well-formed."""
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 ARMS = ("rules", "ippo", "mappo", "mappo_counterfactual", "mappo_teacher")
 CS_KEYS = ("exact_match", "intent_f1", "steps_per_ticket", "messages_per_ticket", "train_seconds")
 RR_KEYS = ("accuracy", "depth", "structure", "readability")
 
 
 @pytest.mark.slow
-def test_quick_run_writes_every_key(tmp_path):
-    out = tmp_path / "workflows.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "workflows.py"),
-            "--quick",
-            "--out",
-            str(out),
-            "--threads",
-            "1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=280,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads(out.read_text())
+def test_quick_run_writes_every_key(run_quick_bench):
+    result = run_quick_bench("workflows", "--threads", "1")
     for arm in ARMS:
         for key in CS_KEYS:
             value = result["customer_service"][arm][key]
