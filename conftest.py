@@ -192,3 +192,23 @@ def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("CI") == "true" and _skipped_browser_tests:
         print(f"\nCI: browser tests were skipped: {_skipped_browser_tests}", file=sys.stderr)
         session.exitstatus = 1
+
+
+@pytest.fixture
+def run_quick_bench(tmp_path):
+    """Run `bench/NAME.py --quick` for real and return the JSON it wrote."""
+    import json
+
+    def run(name: str, *extra: str, timeout: float = 280) -> dict:
+        out = tmp_path / f"{name}.json"
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / f"{name}.py"), "--quick", "--out", str(out), *extra],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(out.read_text())
+
+    return run
