@@ -1,0 +1,189 @@
+"""Deployed teams, the tasks they ran, every decision they made, and their circuit breaker's history.
+
+The database row of a `Deployment` is the authoritative circuit-breaker state: web and worker processes
+restore their in-memory `agents.breaker.CircuitBreaker` from it before a task and save it back after, so an
+operator's force in one process applies to the next ticket everywhere.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from mase_web.accounts.models import Project
+from mase_web.runs.models import Run
+from mase_web.workflows.models import Workflow
+
+BREAKER_STATES = [("closed", "closed"), ("open", "open"), ("half_open", "half-open")]
+
+
+class Deployment(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        STOPPED = "stopped"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="deployments")
+    name = models.CharField(max_length=200)
+    workflow = models.ForeignKey(
+        Workflow, null=True, blank=True, on_delete=models.SET_NULL, related_name="deployments"
+    )
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="deployments")
+    checkpoint = models.CharField(max_length=500, help_text="Checkpoint directory the team is loaded from.")
+    spec = models.JSONField(help_text="The team spec the run was trained from (a snapshot).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="deployments"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    breaker_state = models.CharField(max_length=16, choices=BREAKER_STATES, default="closed")
+    breaker = models.JSONField(
+        default=dict, blank=True, help_text="Persisted breaker state (see deployments.breaker_store)."
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"deployment {self.pk} {self.name}"
+
+
+class Episode(models.Model):
+    """One task (a customer ticket) run through a deployed team."""
+
+    class Source(models.TextChoices):
+        API = "api"
+        BROWSER = "browser"
+        BATCH = "batch"
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        COMPLETED = "completed"
+        TRUNCATED = "truncated"
+        STEP_LIMIT = "step_limit"
+        ERROR = "error"
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="episodes")
+    request_id = models.CharField(max_length=100, unique=True)
+    task_id = models.CharField(max_length=200, blank=True)
+    task_text = models.TextField()
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.API)
+    batch = models.ForeignKey(
+        "BatchJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    result = models.JSONField(default=dict, blank=True, help_text="The runtime's result, without decisions.")
+    reward = models.FloatField(null=True, blank=True)
+    breaker_state = models.CharField(max_length=16, choices=BREAKER_STATES, default="closed")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["deployment", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"episode {self.request_id}"
+
+
+class DecisionStep(models.Model):
+    """One agent's decision in one step of an episode: the runtime's decision-log record."""
+
+    class Source(models.TextChoices):
+        MODEL = "model"
+        TRIAL = "trial"
+        FALLBACK = "fallback"
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="steps")
+    step = models.PositiveIntegerField()
+    agent = models.CharField(max_length=100)
+    observation = models.TextField(help_text="Summary of what the agent observed (JSON text).")
+    action = models.CharField(max_length=100)
+    action_index = models.IntegerField(null=True, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    confidence = models.FloatField(null=True, blank=True)
+    reason = models.JSONField(default=dict, blank=True)
+    messages = models.JSONField(default=dict, blank=True)
+    latency_ms = models.FloatField(default=0.0)
+    reward = models.FloatField(null=True, blank=True)
+    breaker_state = models.CharField(max_length=16, choices=BREAKER_STATES, default="closed")
+    fault = models.CharField(max_length=32, blank=True)
+    search_text = models.TextField(
+        blank=True, help_text="Observation, action and reason as plain text, for full-text search."
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["episode", "step", "id"]
+        indexes = [
+            models.Index(fields=["agent", "created_at"]),
+            models.Index(fields=["source", "breaker_state"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.episode_id} step {self.step} {self.agent}: {self.action}"
+
+
+class BreakerTransition(models.Model):
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="transitions")
+    from_state = models.CharField(max_length=16, choices=BREAKER_STATES)
+    to_state = models.CharField(max_length=16, choices=BREAKER_STATES)
+    reason = models.CharField(max_length=32, help_text="low_confidence, a fault kind, cooldown, operator …")
+    detail = models.TextField(blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    why = models.TextField(blank=True, help_text="The operator's reason when forced.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.deployment_id}: {self.from_state} → {self.to_state} ({self.reason})"
+
+
+class Alert(models.Model):
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="alerts")
+    level = models.CharField(max_length=16)
+    name = models.CharField(max_length=100)
+    detail = models.TextField(blank=True)
+    transition = models.ForeignKey(
+        BreakerTransition, null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.level} {self.name}"
+
+
+class BatchJob(models.Model):
+    """A JSONL file of tickets run through a deployment by a Celery worker."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="batches")
+    tickets = models.JSONField(help_text="The validated tickets: [{id, text, intents?}].")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} of deployment {self.deployment_id} ({self.state})"
