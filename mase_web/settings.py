@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "mase_web.runs",
     "mase_web.core",
     "mase_web.workflows",
+    "mase_web.deployments",
+    "mase_web.feedback",
 ]
 
 MIDDLEWARE = [

@@ -6,6 +6,8 @@ from rest_framework.authtoken.views import obtain_auth_token
 
 from mase_web.accounts.api import MeView
 from mase_web.core import views as pages
+from mase_web.deployments import views as deployment_pages
+from mase_web.feedback import views as feedback_pages
 from mase_web.realtime.api import PingView
 from mase_web.workflows import views as workflow_pages
 
@@ -18,6 +20,8 @@ api = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("mase_web.workflows.urls")),
     path("", include("mase_web.runs.urls")),
+    path("", include("mase_web.deployments.urls")),
+    path("", include("mase_web.feedback.urls")),
 ]
 
 urlpatterns = [
@@ -30,5 +34,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("workflows/", workflow_pages.workflow_list, name="workflows"),
     path("workflows/<int:pk>/", workflow_pages.designer, name="designer"),
+    path("deployments/", deployment_pages.deployment_list, name="deployments"),
+    path("deployments/<int:pk>/", deployment_pages.deployment_detail, name="deployment-detail"),
+    path("review/", deployment_pages.review, name="review"),
+    path("annotate/", feedback_pages.annotate, name="annotate"),
+    path("feedback/", feedback_pages.feedback_manage, name="feedback"),
     path("api/", include(api)),
 ]

@@ -3,8 +3,13 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "./styles.css";
 import { DesignerPage } from "./pages/DesignerPage";
+import { AnnotatePage } from "./pages/AnnotatePage";
 import { ComparePage } from "./pages/ComparePage";
+import { DeploymentPage } from "./pages/DeploymentPage";
+import { DeploymentsPage } from "./pages/DeploymentsPage";
+import { FeedbackPage } from "./pages/FeedbackPage";
 import { HomePage } from "./pages/HomePage";
+import { ReviewPage } from "./pages/ReviewPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { WorkflowsPage } from "./pages/WorkflowsPage";
@@ -17,6 +22,11 @@ const pages: Record<string, () => React.JSX.Element> = {
   runs: RunsPage,
   run: RunPage,
   compare: ComparePage,
+  deployments: DeploymentsPage,
+  deployment: DeploymentPage,
+  review: ReviewPage,
+  annotate: AnnotatePage,
+  feedback: FeedbackPage,
 };
 
 const root = document.getElementById("root");

@@ -1,0 +1,7 @@
+export function AnnotatePage() {
+  return (
+    <main className="page">
+      <h1>Annotate</h1>
+    </main>
+  );
+}

@@ -1,0 +1,7 @@
+export function FeedbackPage() {
+  return (
+    <main className="page">
+      <h1>Feedback</h1>
+    </main>
+  );
+}
