@@ -224,6 +224,42 @@ class CircuitBreaker:
                 "last_transition": self.transitions[-1] if self.transitions else None,
             }
 
+    # ---- persistence (several processes sharing one breaker through a database row) ---------------
+    def export_state(self) -> dict[str, Any]:
+        """What another process needs to continue this breaker (`restore`): plain JSON, wall-clock times."""
+        with self._lock:
+            opened = None
+            if self.opened_at is not None:  # monotonic clocks differ between processes; wall time does not
+                opened = self.wall_clock() - (self.clock() - self.opened_at)
+            return {
+                "state": self.state,
+                "forced": self.forced,
+                "consecutive_low": self.consecutive_low,
+                "opened_at": opened,
+                "counts": dict(self.counts),
+            }
+
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        """Continue from `export_state()` output; an empty mapping means a fresh, closed breaker.
+
+        A half-open trial taken elsewhere is not carried over: the next `route()` here may take one.
+        """
+        state = saved.get("state", CLOSED)
+        if state not in STATES:
+            raise ValueError(f"breaker state must be one of {', '.join(STATES)}, got {state!r}")
+        opened = saved.get("opened_at")
+        with self._lock:
+            self.state = state
+            self.forced = bool(saved.get("forced", False))
+            self.consecutive_low = int(saved.get("consecutive_low", 0))
+            self.opened_at = (
+                None if opened is None else self.clock() - max(0.0, self.wall_clock() - float(opened))
+            )
+            self._trial_in_flight = False
+            for key, value in dict(saved.get("counts") or {}).items():
+                if key in self.counts:
+                    self.counts[key] = int(value)
+
     # ---- internals (call with the lock held) -----------------------------------------------------
     def _open(self, reason: str, detail: str) -> None:
         self.opened_at = self.clock()

@@ -207,3 +207,39 @@ def test_keyword_router_fallback_uses_the_router_when_no_rule_matches():
     assert fallback.routed_roles(text) == []
     assert "order_tracking" in fallback.intents_for(text)
     assert fallback.act("quality_supervisor", _obs(text))[0] == 0  # continue: nothing answered yet
+
+
+def test_state_survives_export_and_restore_in_another_process():
+    """A breaker restored from `export_state` (e.g. a database row) continues where the first one was."""
+    first, clock, _ = make(threshold=0.5, k=3, cooldown=10.0)
+    first.record_step([0.1, 0.2])
+    saved = first.export_state()
+    assert saved["state"] == CLOSED and saved["consecutive_low"] == 2
+    # "another process": its own monotonic clock far from the first one's; only wall time is shared
+    other_clock = Clock()
+    other_clock.now = 5.0
+    second = CircuitBreaker(BreakerConfig(0.5, 3, 10.0, 20), clock=other_clock, wall_clock=clock)
+    second.restore(saved)
+    assert second.record_step([0.1]) is False and second.state == OPEN  # the streak carried over
+    opened = second.export_state()
+    third = CircuitBreaker(BreakerConfig(0.5, 3, 10.0, 20), clock=Clock(), wall_clock=clock)
+    third.restore(opened)
+    assert third.route() == "fallback" and third.snapshot()["cooldown_left_s"] == pytest.approx(10.0)
+    clock.now += 10.0  # ten wall seconds later the cool-down is over wherever the breaker lives
+    third.restore(opened)
+    assert third.route() == "trial" and third.state == HALF_OPEN
+    assert third.export_state()["counts"]["opened"] == 1
+
+
+def test_restore_keeps_an_operator_hold_and_refuses_unknown_states():
+    breaker, clock, _ = make()
+    breaker.force_open("ops", "maintenance")
+    held = CircuitBreaker(BreakerConfig(), clock=clock, wall_clock=clock)
+    held.restore(breaker.export_state())
+    clock.now += 3600
+    assert held.forced and held.route() == "fallback"
+    fresh = CircuitBreaker(BreakerConfig())
+    fresh.restore({})
+    assert fresh.state == CLOSED and fresh.route() == "model"
+    with pytest.raises(ValueError, match="breaker state"):
+        fresh.restore({"state": "melted"})
