@@ -92,8 +92,8 @@ def train(
         events = EventStream([log], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
     if team.training.algorithm in ("mappo", "ippo"):
-        # The CLI's progress bar reads REINFORCE statistics; MAPPO reports through its events.
-        return _train_mappo(team, out, stream, should_stop, resume, backbone)
+        # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
+        return _train_mappo(team, out, stream, should_stop, resume, backbone, progress)
     trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
     (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     try:
@@ -115,12 +115,14 @@ def train(
     return result
 
 
-def _train_mappo(team, out: Path, stream, should_stop, resume, backbone) -> TrainResult:
+def _train_mappo(team, out: Path, stream, should_stop, resume, backbone, progress=None) -> TrainResult:
     """MAPPO / independent PPO teams (e.g. customer service) through `training.mappo.run_spec`."""
     from training.mappo import run_spec
 
     (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
-    result = run_spec(team, out, events=stream, should_stop=should_stop, resume=resume, backbone=backbone)
+    result = run_spec(
+        team, out, events=stream, should_stop=should_stop, resume=resume, backbone=backbone, progress=progress
+    )
     metrics = {k: v for k, v in (result.get("metrics") or {}).items() if isinstance(v, (int, float))}
     episodes, updates = int(metrics.get("episode", 0)), int(metrics.get("step", 0))
     return TrainResult(

@@ -97,6 +97,50 @@ class _ProgressBar:
             self.progress.update(self.task, completed=info["episode"], **self.smoothed)
 
 
+class _MappoProgressBar:
+    """A rich progress bar for MAPPO / IPPO runs, fed by `MappoTrainer.train` after every update."""
+
+    def __init__(self, total_updates: int):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("[bold]update"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("success {task.fields[success]:.2f}"),
+            TextColumn("reward {task.fields[reward]:+.3f}"),
+            TextColumn("msgs {task.fields[messages]:.2f}"),
+            TimeRemainingColumn(),
+            refresh_per_second=4,
+        )
+        self.task = self.progress.add_task(
+            "train", total=total_updates, success=0.0, reward=0.0, messages=0.0
+        )
+
+    def __enter__(self) -> _MappoProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, update: int, metrics: dict) -> None:
+        self.progress.update(
+            self.task,
+            completed=update,
+            success=float(metrics.get("success", 0.0)),
+            reward=float(metrics.get("return", 0.0)),
+            messages=float(metrics.get("messages_per_episode", 0.0)),
+        )
+
+
+def _progress_bar(spec, total_episodes: int) -> _ProgressBar | _MappoProgressBar:
+    """The bar that matches the spec's trainer: per update for MAPPO / IPPO, per episode otherwise."""
+    if spec.training.algorithm in ("mappo", "ippo"):
+        return _MappoProgressBar(max(1, spec.training.episodes // max(1, spec.training.batch_size)))
+    return _ProgressBar(total_episodes, 0)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a spec into --out, resuming from its newest checkpoint unless --fresh."""
     import shutil
@@ -114,7 +158,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.quiet:
         result = train(spec, out, resume=not args.fresh, episodes=total, overrides=overrides)
     else:
-        with _ProgressBar(total, 0) as bar:
+        with _progress_bar(spec, total) as bar:
             result = train(
                 spec, out, resume=not args.fresh, episodes=total, overrides=overrides, progress=bar
             )
