@@ -167,13 +167,16 @@ class CommAttention(nn.Module):
         # (∝ k_j) while W_K's is zero until W_Q moves, so nothing is decided before learning says so.
         nn.init.zeros_(self.W_Q.weight)
 
-    def scores(self, h: torch.Tensor) -> torch.Tensor:
-        """Unnormalised scores e_ij = q_i·k_j / √d_k, `[B, N, N]`."""
-        q, k = self.W_Q(h), self.W_K(h)
+    def scores(self, h: torch.Tensor, senders: torch.Tensor | None = None) -> torch.Tensor:
+        """Unnormalised scores e_ij = q_i·k_j / √d_k, `[B, N, N]`. Keys come from `senders` when given:
+        the senders' states as the receivers see them (e.g. rebuilt from compressed messages)."""
+        q, k = self.W_Q(h), self.W_K(h if senders is None else senders)
         return q @ k.transpose(-1, -2) / math.sqrt(self.d_k)
 
-    def forward(self, h: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-        return masked_softmax(self.scores(h), allowed.to(h.device))
+    def forward(
+        self, h: torch.Tensor, allowed: torch.Tensor, senders: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        return masked_softmax(self.scores(h, senders), allowed.to(h.device))
 
     @staticmethod
     def aggregate(weights: torch.Tensor, messages: torch.Tensor) -> torch.Tensor:

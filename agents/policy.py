@@ -117,20 +117,26 @@ class TeamPolicy(nn.Module):
         threshold: float = 0.05,
         generator: torch.Generator | None = None,
         attention_grad: str = "reinforce",
+        heard: torch.Tensor | None = None,
     ) -> RoutingOutput:
         """Run the team on embeddings `[B, N, embed_dim]`.
 
         `explore_mask` `[B]` bool marks episodes routed with α̃ (learned routing only).
         `attention_grad="reinforce"` stops the task loss's gradient at α (attention then learns only
         from REINFORCE on the explored weights); `"backprop"` lets it flow through α as well.
+        `heard` `[B, N, embed_dim]`: the senders' embeddings as they reach the receivers (rebuilt from
+        compressed HCP frames); messages and attention keys are computed from it, each agent's own
+        state and query from `embeddings`. None = the receivers hear the exact embeddings.
         """
         batch, n = embeddings.shape[:2]
         hidden = torch.tanh(self.trunk(embeddings))
-        messages = torch.einsum("bnm,nmk->bnk", self.message(hidden), self.sender_code)
+        said = hidden if heard is None else torch.tanh(self.trunk(heard))
+        messages = torch.einsum("bnm,nmk->bnk", self.message(said), self.sender_code)
         state = nn.functional.layer_norm(embeddings, embeddings.shape[-1:])
+        keys = None if heard is None else nn.functional.layer_norm(heard, heard.shape[-1:])
         allowed = self.allowed.expand(batch, n, n) & self.receivers.view(1, n, 1)
         if routing == "learned":
-            alpha = self.attention(state, allowed)
+            alpha = self.attention(state, allowed, keys)
             route = alpha.detach() if attention_grad == "reinforce" else alpha
             if explore_mask is not None and bool(explore_mask.any()):
                 tilde = explore(alpha, beta, allowed, generator=generator)

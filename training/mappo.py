@@ -78,6 +78,7 @@ class MappoConfig:
     explore_share: float = 0.5  # share of training episodes routing with noisy attention (seed 003)
     beta_start: float = 1.0
     beta_end: float = 0.05
+    protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
     eval_every: int = 10  # updates between validations (0 = never)
@@ -290,11 +291,21 @@ class TeamActor(nn.Module):
             nn.init.zeros_(self.head.bias)
 
     def attention(
-        self, obs: torch.Tensor, noise: torch.Tensor | None = None, beta: torch.Tensor | float = 0.0
+        self,
+        obs: torch.Tensor,
+        noise: torch.Tensor | None = None,
+        beta: torch.Tensor | float = 0.0,
+        heard: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(α [B, N, N], h [B, N, H]) for observations [B, N, obs_dim]; noise [B, N, N] with β (per row)."""
+        """(α [B, N, N], senders' h [B, N, H]) for observations [B, N, obs_dim]; noise [B, N, N] with β
+        (per row). `heard`: the senders' observations as received (HCP reconstructions; None = exact):
+        keys and messages come from it, queries from each agent's own observation."""
         h = torch.tanh(self.comm_proj(obs))
-        scores = self.comm.scores(h)
+        if heard is not None:
+            said = torch.tanh(self.comm_proj(heard))
+            scores, h = self.comm.scores(h, said), said
+        else:
+            scores = self.comm.scores(h)
         if noise is not None:
             beta = torch.as_tensor(beta, dtype=scores.dtype)
             scores = scores + beta.reshape(-1, 1, 1) * noise if beta.dim() else scores + beta * noise
@@ -307,6 +318,7 @@ class TeamActor(nn.Module):
         beta: torch.Tensor | float = 0.0,
         present: torch.Tensor | None = None,
         valid: torch.Tensor | None = None,
+        heard: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Masked logits [B, N, A_max] and attention weights [B, N, N] (None without communication).
 
@@ -316,7 +328,7 @@ class TeamActor(nn.Module):
         alpha = None
         x = obs
         if self.use_comm:
-            alpha, h = self.attention(obs, noise, beta)
+            alpha, h = self.attention(obs, noise, beta, heard)
             if present is not None:
                 alpha = alpha * present.unsqueeze(-2).to(alpha.dtype)  # absent senders say nothing
             received = CommAttention.aggregate(alpha, self.msg(h))
@@ -559,6 +571,7 @@ class Batch:
     rewards: torch.Tensor  # [T, N]
     dones: torch.Tensor  # [T]
     teacher_actions: torch.Tensor  # [T, N] long, −1 where no teacher sample
+    heard: torch.Tensor | None = None  # [T, N, D] observations as the HCP link delivered them
 
 
 @dataclass
@@ -638,6 +651,12 @@ class MappoTrainer:
             if self.cfg.counterfactual
             else None
         )
+        from agents.protocol.link import make_link
+
+        # communication.protocol = "hcp": every message crosses a semantically compressed link
+        self.link = make_link(
+            self.cfg.protocol if self.actor.use_comm else None, self.events, seed=self.cfg.seed
+        )
         self.value_norm = ValueNorm((self.n,)) if self.cfg.value_norm else None
         self.q_norm = ValueNorm(()) if (self.cfg.value_norm and self.q_critic is not None) else None
         params = list(self.actor.parameters()) + list(self.critic.parameters())
@@ -681,6 +700,7 @@ class MappoTrainer:
             s = self.featurize_state(env.state())
             valid = self.valid_actions(obs)
             noise = torch.randn(self.n, self.n) if explore else torch.zeros(self.n, self.n)
+            heard = self.hear(o, present, obs)
             with torch.no_grad():
                 logits, alpha = self.actor(
                     o.unsqueeze(0),
@@ -688,6 +708,7 @@ class MappoTrainer:
                     beta,
                     present.unsqueeze(0),
                     valid.unsqueeze(0),
+                    None if heard is None else heard.unsqueeze(0),
                 )
                 dist = torch.distributions.Categorical(logits=logits[0])
                 act = logits[0].argmax(-1) if greedy else dist.sample()
@@ -730,7 +751,9 @@ class MappoTrainer:
                         base = self.reward_fn(a, base, infos.get(a, {}), extras)
                     r[i] = base
             if record is not None:
-                record.append((o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions))
+                record.append(
+                    (o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions, heard)
+                )
             ret += float(r[present].mean()) if present.any() else 0.0
             steps += 1
             if infos:
@@ -740,6 +763,19 @@ class MappoTrainer:
         if "messages" in last_info and isinstance(last_info["messages"], (int, float)):
             messages = float(last_info["messages"])
         return EpisodeResult(ret, steps, messages, last_info)
+
+    def hear(
+        self, o: torch.Tensor, present: torch.Tensor, observations: Mapping[str, Any]
+    ) -> torch.Tensor | None:
+        """One step's observations [N, D] as the other agents receive them over the HCP link (None
+        without one): each present agent that may be heard sends its observation as one frame."""
+        if self.link is None:
+            return None
+        from agents.protocol.link import raw_message_bytes
+
+        send = (present & self.actor.allowed.any(0)).numpy()
+        raw = np.array([raw_message_bytes(observations.get(a)) for a in self.agents])
+        return torch.as_tensor(self.link.transmit(o.unsqueeze(0).numpy(), send, raw)[0])
 
     def valid_actions(self, observations: Mapping[str, Any]) -> torch.Tensor:
         """[N, A_max] bool from each agent's `action_mask` observation field (all valid when absent)."""
@@ -784,6 +820,7 @@ class MappoTrainer:
             rewards=torch.stack(cols[8]),
             dones=torch.tensor(cols[9]),
             teacher_actions=torch.stack(cols[10]),
+            heard=torch.stack(cols[11]) if self.link is not None else None,
         )
         return batch, results
 
@@ -804,7 +841,7 @@ class MappoTrainer:
                 q = self.q_critic(b.state, b.actions, b.present)
                 if self.q_norm is not None:
                     q = self.q_norm.denormalize(q)
-                logits, _ = self.actor(b.obs, b.noise, b.beta, b.present, b.valid)
+                logits, _ = self.actor(b.obs, b.noise, b.beta, b.present, b.valid, b.heard)
                 probs = torch.softmax(logits, -1)
                 # Q is regressed to the same λ-returns the value critic learns from; its counterfactual
                 # baseline replaces V as the reference point of each agent's action.
@@ -846,7 +883,10 @@ class MappoTrainer:
             perm = torch.randperm(T)
             for idx in perm.chunk(self.cfg.minibatches):
                 m = mask[idx] & updating
-                logits, _ = self.actor(b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx])
+                heard = b.heard[idx] if b.heard is not None else None
+                logits, _ = self.actor(
+                    b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx], heard
+                )
                 dist = torch.distributions.Categorical(logits=logits)
                 new_logp = dist.log_prob(b.actions[idx])
                 pl = ppo_clip_loss(new_logp, b.logp[idx], adv_n[idx], self.cfg.clip, m)
@@ -999,6 +1039,7 @@ class MappoTrainer:
                 "messages_per_episode": float(np.mean([r.messages for r in results])),
                 "update_seconds": elapsed,
                 **stats,
+                **(self.link.metrics() if self.link is not None else {}),
             }
             if self.success_fn is not None:
                 metrics["success"] = float(np.mean([float(self.success_fn(r.info)) for r in results]))
@@ -1105,6 +1146,10 @@ class MappoTrainer:
             "torch_seed": int(torch.initial_seed()),
             "metrics": dict(metrics or {}),
         }
+        if self.link is not None:
+            from agents.protocol.link import save_link
+
+            state["protocol"] = save_link(self.link, directory)  # the codebook the runtime must read with
         (directory / "state.json").write_text(json.dumps(state, default=float))
         self.events.emit(
             "checkpoint", step=self.update_index, path=str(directory), metrics=dict(metrics or {})
@@ -1171,6 +1216,13 @@ class MappoTrainer:
         if self.curriculum is not None and state.get("curriculum"):
             self.curriculum.load_state_dict(state["curriculum"])
         self.rng.setstate((3, tuple(state["rng"]), None))
+        if self.link is not None:
+            from agents.protocol.link import load_link
+
+            try:
+                self.link = load_link(directory, state, events=self.events)
+            except ValueError as exc:
+                raise CheckpointError(str(exc)) from None
         torch.manual_seed(int(state["torch_seed"]) + self.update_index)
         return self.update_index
 
@@ -1201,6 +1253,7 @@ def config_from_spec(team: Any, sharing: str = "lora") -> MappoConfig:
         explore_share=float(team.communication.explore_share),
         beta_start=float(team.communication.beta_start),
         beta_end=float(team.communication.beta_end),
+        protocol=team.communication.protocol,
         eval_every=every(t.eval_every),
         eval_episodes=int(t.eval_episodes),
         checkpoint_every=every(t.checkpoint_every),

@@ -37,6 +37,7 @@ import torch
 from agents.backbone import Backbone
 from agents.comm import allowed_links, attention_entropy, communication_cost, consensus_score, novelty_score
 from agents.policy import ROUTINGS, TeamPolicy
+from agents.protocol.link import load_link, make_link
 from training import checkpoint as ckpt
 from training.events import EventStream
 
@@ -89,6 +90,12 @@ class ReinforceCommConfig:
     checkpoint_every: int = 500
     metrics_every: int = 10  # updates between "metrics" events
     attention_every: int = 50  # updates between "attention" events
+    # message protocol (communication.protocol): "hcp" sends every message through semantic compression
+    protocol: str | None = None
+    hcp_codes: int = 64
+    hcp_residual_dims: int = 8
+    hcp_residual_bits: int = 2
+    hcp_fit_messages: int = 1024
 
     @classmethod
     def from_spec(cls, spec, **overrides: Any) -> ReinforceCommConfig:
@@ -117,6 +124,7 @@ class ReinforceCommConfig:
             "novelty_bonus": c.novelty_bonus,
             "consensus_bonus": c.consensus_bonus,
             "routing": "learned" if c.enabled else "none",
+            "protocol": c.protocol,
         }
         if spec.agents:
             values["hidden"] = max(a.policy_head.hidden for a in spec.agents)
@@ -147,6 +155,10 @@ class ReinforceCommConfig:
             raise TrainingError("communication.explore_share must be within [0, 1]")
         if self.beta_start <= 0 or self.beta_end <= 0:
             raise TrainingError("communication.beta_start and beta_end must be > 0")
+        if self.protocol not in (None, "dense", "hcp"):
+            raise TrainingError(
+                f"communication.protocol must be null, 'dense' or 'hcp', got {self.protocol!r}"
+            )
 
 
 def _accepts_with_texts(env: Any) -> bool:
@@ -286,6 +298,18 @@ class ReinforceCommTrainer:
         self.evolution = EvolutionScheduler.from_spec(spec)
         self._tables: dict[int, torch.Tensor] = {}
         self._distractors = torch.tensor([self.kinds[a] == "distractor" for a in self.agents])
+        # HCP: what each agent says reaches the others as a compressed frame (agents.protocol.link)
+        self.link = make_link(
+            cfg.protocol,
+            n_codes=cfg.hcp_codes,
+            residual_dims=cfg.hcp_residual_dims,
+            residual_bits=cfg.hcp_residual_bits,
+            fit_messages=cfg.hcp_fit_messages,
+            seed=cfg.seed,
+        )
+        self._senders = self.policy.allowed[self.policy.receivers].any(0).cpu().numpy()
+        self._text_bytes: dict[int, np.ndarray] = {}
+        self._sampled_bytes: np.ndarray | None = None  # raw UTF-8 size of the texts last sampled
 
     # ------------------------------------------------------------------ environment plumbing
     def _n_actions(self, agent: str) -> int:
@@ -304,7 +328,29 @@ class ReinforceCommTrainer:
                     adapter = agent if self.adapters is not None else None
                     table[i, : len(texts)] = self.backbone.encode(texts, adapter=adapter).cpu()
             self._tables[key] = table.to(self.device)
+            self._text_bytes[key] = np.zeros((len(self.agents), size), dtype=np.int64)
+            for i, texts in enumerate(vocabularies):
+                self._text_bytes[key][i, : len(texts)] = [len(t.encode("utf-8")) for t in texts]
         return self._tables[key]
+
+    def hear(self, embeddings: torch.Tensor, skip: slice | None = None) -> torch.Tensor | None:
+        """The senders' embeddings as the receivers get them over the HCP link (None without one).
+
+        Rows in `skip` are replays of earlier rows (the paired twins of explored episodes): they are
+        not sent again; the caller copies what their originals were heard as.
+        """
+        if self.link is None:
+            return None
+        rows = torch.ones(embeddings.shape[0], dtype=torch.bool)
+        if skip is not None:
+            rows[skip] = False
+        sent = embeddings[rows.to(embeddings.device)].detach().cpu().numpy()
+        raw = self._sampled_bytes[rows.numpy()] if self._sampled_bytes is not None else None
+        heard = embeddings.detach().clone()
+        heard[rows.to(embeddings.device)] = torch.as_tensor(
+            self.link.transmit(sent, self._senders, raw), device=embeddings.device
+        )
+        return heard
 
     def sample(self, batch_size: int, env: Any = None, rng: np.random.Generator | None = None):
         """A batch of fresh episodes: (embeddings `[B, N, dim]`, secrets `[B]`)."""
@@ -322,9 +368,9 @@ class ReinforceCommTrainer:
             embeddings = torch.stack([self.backbone.encode(texts[a], adapter=a) for a in self.agents], dim=1)
             return embeddings.to(self.device), secrets
         table = self.embedding_table(env)
-        index = torch.as_tensor(
-            np.stack([np.asarray(ids[a]) for a in self.agents], axis=1), device=self.device
-        )
+        ids_array = np.stack([np.asarray(ids[a]) for a in self.agents], axis=1)
+        self._sampled_bytes = self._text_bytes[id(env)][np.arange(len(self.agents)), ids_array]
+        index = torch.as_tensor(ids_array, device=self.device)
         agent_index = torch.arange(len(self.agents), device=self.device).unsqueeze(0)
         return table[agent_index, index], secrets
 
@@ -372,6 +418,10 @@ class ReinforceCommTrainer:
                 secrets[twins] = secrets[:n_pairs]
             explore_mask = torch.zeros(batch, dtype=torch.bool, device=self.device)
             explore_mask[:n_explored] = True
+        twins = slice(n_explored, n_explored + n_pairs) if n_pairs else None
+        heard = self.hear(embeddings, skip=twins)
+        if heard is not None and twins is not None:
+            heard[twins] = heard[:n_pairs]
         out = policy(
             embeddings,
             routing=cfg.routing,
@@ -380,6 +430,7 @@ class ReinforceCommTrainer:
             threshold=cfg.delivery_threshold,
             generator=self.generator,
             attention_grad=cfg.attention_grad,
+            heard=heard,
         )
         log_probs = torch.log_softmax(out.logits, dim=-1)  # [B, A, K]
         probs = log_probs.exp()
@@ -513,7 +564,11 @@ class ReinforceCommTrainer:
             size = min(256, episodes - done)
             embeddings, secrets = self.sample(size, env=env, rng=rng)
             out = policy(
-                embeddings, routing=cfg.routing, threshold=cfg.delivery_threshold, generator=generator
+                embeddings,
+                routing=cfg.routing,
+                threshold=cfg.delivery_threshold,
+                generator=generator,
+                heard=self.hear(embeddings),
             )
             actions = out.logits.argmax(-1)
             totals["success"] += float((actions == secrets.unsqueeze(-1)).float().mean(-1).sum())
@@ -563,6 +618,11 @@ class ReinforceCommTrainer:
             "optimizer": opt_tensors,
             "rng": {"torch": self.generator.get_state()},
         }
+        if self.link is not None:
+            # the codebook travels with the weights: whoever loads them reads messages the same way
+            arrays, meta["protocol"] = self.link.state()
+            if arrays:
+                groups["protocol"] = {k: torch.from_numpy(v) for k, v in arrays.items()}
         return ckpt.write_checkpoint(Path(root), self.update_index, groups, meta, adapters=self.adapters)
 
     def load_checkpoint(self, path: Path) -> dict[str, Any]:
@@ -598,6 +658,8 @@ class ReinforceCommTrainer:
         started = state.get("attention_started_at")
         self.attention_started_at = None if started is None else int(started)
         self.evolution.load_state_dict(state["evolution"])
+        if self.link is not None:
+            self.link = load_link(path, state, events=self.link.events)
         return state
 
     # ------------------------------------------------------------------ the loop
@@ -629,6 +691,8 @@ class ReinforceCommTrainer:
             routing=cfg.routing,
         )
         self.embedding_table(self.env)
+        if self.link is not None:
+            self.link.events = events
         last_eval = self.episode
         last_ckpt = self.episode
         last_cycle = self.episode
@@ -685,6 +749,7 @@ class ReinforceCommTrainer:
             "phase": self.evolution.phase,
             "seconds": self.seconds,
             **averaged,
+            **(self.link.metrics() if self.link is not None else {}),
         }
 
     def _evaluate_and_report(self, events: EventStream) -> dict[str, Any]:
@@ -705,7 +770,12 @@ class ReinforceCommTrainer:
 
     @torch.no_grad()
     def _emit_attention(self, events: EventStream, embeddings: torch.Tensor) -> None:
-        out = self.policy(embeddings, routing=self.config.routing, threshold=self.config.delivery_threshold)
+        out = self.policy(
+            embeddings,
+            routing=self.config.routing,
+            threshold=self.config.delivery_threshold,
+            heard=self.hear(embeddings),
+        )
         events.emit(
             "attention", step=self.update_index, agents=self.agents, matrix=out.alpha.mean(0), mode="train"
         )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -360,6 +360,10 @@ class SemanticCodec:
                 raise WireFormatError(
                     f"message {i}: code {m.code} is beyond the codebook size {len(self.centroids)}"
                 )
+        codes = np.array([m.code for m in frame.messages], dtype=np.int64)
+        if frame.kind is FrameKind.SEMANTIC or all(m.residual for m in frame.messages):
+            # every message carries its residual: one vectorised decode
+            return frame, self.decode(codes, np.array([m.residual for m in frame.messages], dtype=np.int64))
         vecs = np.stack(
             [self.decode([m.code], [m.residual] if m.residual else None)[0] for m in frame.messages]
         )
@@ -377,6 +381,64 @@ class SemanticCodec:
             residual_dims=dims,
             residual_bits=self.config.residual_bits if dims else 0,
         )
+
+    # ------------------------------------------------------------------------------------- persistence
+    def state(self, reservoir_rows: int = 512) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """(arrays, JSON metadata) that rebuild this codec with `from_state` (safetensors + JSON, no pickle).
+
+        Only `reservoir_rows` remembered training vectors are kept (as float32): a re-fit after loading
+        remembers less of the old traffic, which keeps checkpoints small.
+        """
+        self._require_fitted()
+        arrays = {
+            "centroids": self.centroids,
+            "basis": self.basis,
+            "thresholds": self.thresholds,
+            "levels": self.levels,
+            "reservoir": self._reservoir[:reservoir_rows],
+            "baseline.code_hist": self.baseline["code_hist"],
+            "baseline.usage_hist": self.baseline["usage_hist"],
+        }
+        if self.classifier is not None:
+            arrays["classifier"] = self.classifier.centroids
+        meta = {
+            "config": asdict(self.config),
+            "version": self.version,
+            "classifier_names": self.classifier.names if self.classifier is not None else None,
+            "baseline": {"distortion": self.baseline["distortion"], "n": int(self.baseline["n"])},
+            "counts": dict(self._counts),
+        }
+        return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in arrays.items()}, meta
+
+    @classmethod
+    def from_state(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SemanticCodec:
+        """Rebuild a codec saved by `state`; raises CodecError naming what is missing or inconsistent."""
+        try:
+            codec = cls(CodecConfig(**meta["config"]))
+            get = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
+            codec.centroids, codec.basis = (
+                get["centroids"],
+                get["basis"].reshape(-1, get["centroids"].shape[1]),
+            )
+            codec.thresholds, codec.levels = get["thresholds"], get["levels"]
+            codec._reservoir = get["reservoir"]
+            codec.baseline = {
+                "distortion": float(meta["baseline"]["distortion"]),
+                "n": int(meta["baseline"]["n"]),
+                "code_hist": get["baseline.code_hist"],
+                "usage_hist": get["baseline.usage_hist"],
+            }
+            if meta.get("classifier_names") is not None:
+                codec.classifier = IntentClassifier(get["classifier"], meta["classifier_names"])
+            codec.version = int(meta["version"])
+            codec._counts.update({k: int(v) for k, v in meta.get("counts", {}).items()})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CodecError(
+                f"saved codec state is incomplete or inconsistent ({type(exc).__name__}: {exc})"
+            ) from exc
+        if len(codec.centroids) != codec.config.n_codes or codec.version < 1:
+            raise CodecError("saved codec state is inconsistent: codebook size or version does not match")
+        return codec
 
     # ------------------------------------------------------------------------------------------ helpers
     def stats(self) -> dict[str, Any]:
@@ -473,6 +535,9 @@ class DriftConfig:
     window: int = 256  # recent messages compared against the fit-time baseline
     min_samples: int = 64  # no verdict before this many messages
     distortion_ratio: float = 1.2  # window mean distortion / baseline distortion
+    # …and at least this much above it (1 − cosine): a codebook that fits a small vocabulary almost
+    # exactly has a near-zero baseline, and a ratio of two tiny numbers is noise, not drift
+    distortion_margin: float = 0.02
     psi_threshold: float = 0.5  # population stability index of usage per intent, above sampling noise
     rate_ratio: float = 4.0  # messages per second / expected rate (if an expected rate is set)
     rate_window_s: float = 10.0
@@ -517,7 +582,10 @@ class CodebookDriftMonitor:
                 self._times.popleft()
         self.last = self._measure(now)
         reasons = []
-        if self.last.get("distortion_ratio", 0) > self.config.distortion_ratio:
+        excess = self.last.get("distortion", 0.0) - self.baseline["distortion"]
+        if self.last.get("distortion_ratio", 0) > self.config.distortion_ratio and (
+            excess > self.config.distortion_margin
+        ):
             reasons.append("codebook_drift")
         if self.last.get("psi", 0) > self.config.psi_threshold:
             reasons.append("code_usage_shift")
