@@ -77,6 +77,7 @@ class RuntimeConfig:
     greedy: bool = True  # act on the most probable action (False: sample, for diversity)
     summary_chars: int = 200  # text fields of an observation are cut to this length in the log
     log_decisions: bool = True  # keep per-agent records in each result (off for load tests)
+    protocol_every: int = 20  # requests between "metrics" events of the HCP link's statistics
 
 
 class RuntimeInputError(ValueError):
@@ -109,10 +110,30 @@ class TeamModel:
         with self._feature_lock:
             flat = t.featurize([obs.get(a) for obs in batch for a in self.agents], t.obs_dim)
         valid = torch.stack([t.valid_actions(obs) for obs in batch])
+        obs = flat.reshape(len(batch), n, -1)
+        heard = self._hear(obs, present, batch)
         with torch.no_grad():
-            logits, alpha = t.actor(flat.reshape(len(batch), n, -1), None, 0.0, present, valid)
+            logits, alpha = t.actor(obs, None, 0.0, present, valid, heard)
             probs = torch.softmax(logits, -1)
         return [(probs[i], alpha[i] if alpha is not None else None) for i in range(len(batch))]
+
+    @property
+    def link(self) -> Any:
+        """The team's HCP link (`agents.protocol.link.HcpLink`), or None when messages go uncompressed."""
+        return getattr(self.trainer, "link", None)
+
+    def _hear(
+        self, obs: torch.Tensor, present: torch.Tensor, batch: Sequence[Mapping[str, Any]]
+    ) -> torch.Tensor | None:
+        # Under HCP each agent's observation reaches the others as one compressed frame per step batch,
+        # decoded with the codebook saved in the checkpoint.
+        if self.link is None:
+            return None
+        from agents.protocol.link import raw_message_bytes
+
+        send = (present & self.trainer.actor.allowed.any(0)).numpy()
+        raw = np.array([[raw_message_bytes(o.get(a)) for a in self.agents] for o in batch])
+        return torch.as_tensor(self.link.transmit(obs.numpy(), send, raw))
 
 
 class StepBatcher:
@@ -276,6 +297,8 @@ class TeamRuntime:
         self.fallback = fallback if fallback is not None else Fallback()
         self.decision_sink = decision_sink
         self.agents = self.model.agents
+        if self.model.link is not None and events is not None:
+            self.model.link.events = events  # storm alerts and codebook re-fits go to the runtime's stream
         self._envs: queue.SimpleQueue = queue.SimpleQueue()
         probe = env_factory()
         self.action_names = _action_names(probe, self.agents, self.model.n_actions)
@@ -419,7 +442,10 @@ class TeamRuntime:
         if self._batcher is not None:
             stats["forward_passes"] = self._batcher.batches
             stats["batched_steps"] = self._batcher.steps
-        return {"breaker": self.breaker.snapshot(), "fallback": self.fallback.kind, "stats": stats}
+        out = {"breaker": self.breaker.snapshot(), "fallback": self.fallback.kind, "stats": stats}
+        if self.model.link is not None:
+            out["protocol"] = _plain(self.model.link.stats())
+        return out
 
     # ---- internals -------------------------------------------------------------------------------
     def _acquire_env(self) -> Any:
@@ -536,6 +562,14 @@ class TeamRuntime:
             self.stats["steps"] += step
             self.stats["model_steps"] += sources[ROUTE_MODEL] + sources[ROUTE_TRIAL]
             self.stats["fallback_steps"] += sources[ROUTE_FALLBACK]
+            requests = self.stats["requests"]
+        link = self.model.link
+        if (
+            link is not None
+            and self.events is not None
+            and requests % max(1, self.config.protocol_every) == 0
+        ):
+            self.events.emit("metrics", step=requests, **link.metrics())
         result = {
             "request_id": request_id,
             "task_id": task_id,
