@@ -8,13 +8,17 @@ from django.shortcuts import render
 
 @login_required
 def deployment_list(request):
-    return render(request, "app.html", {"page": "deployments", "title": "Deployments · MASE", "page_data": {}})
+    return render(
+        request, "app.html", {"page": "deployments", "title": "Deployments · MASE", "page_data": {}}
+    )
 
 
 @login_required
 def deployment_detail(request, pk: int):
     data = {"deployment": pk}
-    return render(request, "app.html", {"page": "deployment", "title": f"Deployment {pk} · MASE", "page_data": data})
+    return render(
+        request, "app.html", {"page": "deployment", "title": f"Deployment {pk} · MASE", "page_data": data}
+    )
 
 
 @login_required

@@ -1,0 +1,297 @@
+"""REST API of deployments: deploy, run tickets (one now, or a batch file on a worker), the circuit
+breaker (state, operator force, history, alerts), and the operator review of episodes and decisions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+
+from agents.runtime import RuntimeInputError, resolve_checkpoint
+from agents.spec import load_spec
+from mase_web.accounts.permissions import can, projects_where
+from mase_web.deployments import breaker_store
+from mase_web.deployments.inference import TicketRequest, run_ticket
+from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
+from mase_web.deployments.review import DecisionFilters, export_record, filter_decisions
+from mase_web.deployments.serializers import (
+    AlertSerializer,
+    BatchJobSerializer,
+    DecisionStepSerializer,
+    DeploymentDetailSerializer,
+    DeploymentSerializer,
+    DeploySerializer,
+    EpisodeDetailSerializer,
+    EpisodeSerializer,
+    ForceSerializer,
+    TicketSerializer,
+    TransitionSerializer,
+)
+from mase_web.deployments.tasks import dispatch_batch
+from mase_web.deployments.ticket_file import parse_ticket_lines
+from mase_web.runs.models import Run
+from mase_web.workflows.models import Workflow
+
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+
+
+class Pages(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+def _require(user, action_name: str, project_id: int, what: str) -> None:
+    if not can(user, action_name, project_id):
+        raise PermissionDenied(what)
+
+
+def _may_run_tickets(user, project_id: int) -> bool:
+    """Those who deploy (product managers) and those who operate (operators) may send tickets."""
+    return can(user, "deploy", project_id) or can(user, "control_breaker", project_id)
+
+
+def _checkpoint_of(run: Run, checkpoint_id: int | None) -> str:
+    """The checkpoint directory to serve: the one named, else the run's best (or last) one."""
+    if checkpoint_id is not None:
+        row = run.checkpoints.filter(pk=checkpoint_id).first()
+        if row is None or not (Path(row.path) / "state.json").is_file():
+            raise ValidationError({"checkpoint": [f"run {run.pk} has no checkpoint {checkpoint_id} on disk"]})
+        return row.path
+    try:
+        return str(resolve_checkpoint(run.out_dir))
+    except RuntimeInputError:
+        pass
+    for row in run.checkpoints.order_by("-step", "-id"):
+        if (Path(row.path) / "state.json").is_file():
+            return row.path
+    raise ValidationError(
+        {"run": [f"run {run.pk} has no checkpoint to deploy; train it until it writes one"]}
+    )
+
+
+def _deployable_run(user, run_id: int) -> Run:
+    run = Run.objects.filter(pk=run_id, project__in=projects_where(user, "view_project")).first()
+    if run is None:
+        raise ValidationError({"run": [f"no run {run_id} in your projects"]})
+    _require(user, "deploy", run.project_id, "only product managers and admins of this project may deploy")
+    if run.state != Run.State.SUCCEEDED:
+        raise ValidationError(
+            {"run": [f"only a succeeded run can be deployed (run {run.pk} is {run.state})"]}
+        )
+    try:
+        team = load_spec(run.spec, require_environment=True)
+    except ValueError as exc:
+        raise ValidationError({"run": [f"the run's spec cannot be served: {exc}"]}) from None
+    if team.training.algorithm not in ("mappo", "ippo"):
+        raise ValidationError(
+            {"run": [f"only MAPPO/IPPO teams can be deployed; this run trained {team.training.algorithm!r}"]}
+        )
+    return run
+
+
+def _upload_text(request) -> str:
+    """The JSONL of a batch: an uploaded ``file`` or a ``jsonl`` text field."""
+    upload = request.FILES.get("file")
+    if upload is not None:
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise ValidationError({"file": [f"the file is larger than {MAX_UPLOAD_BYTES // 1024} KiB"]})
+        raw = upload.read()
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ValidationError({"file": ["the file is not UTF-8 text"]}) from None
+    text = request.data.get("jsonl")
+    if not isinstance(text, str):
+        raise ValidationError({"file": ["upload a JSONL file (field 'file') or send its text as 'jsonl'"]})
+    return text
+
+
+class DeploymentViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """Deployed teams of your projects. POST deploys a succeeded run's checkpoint (product managers, admins)."""
+
+    filterset_fields = ["project", "run", "status"]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        return (
+            Deployment.objects.filter(project__in=projects_where(self.request.user, "view_run"))
+            .select_related("run", "project", "created_by")
+            .order_by("-created_at")
+        )
+
+    def get_serializer_class(self):
+        return DeploymentDetailSerializer if self.action == "retrieve" else DeploymentSerializer
+
+    @extend_schema(request=DeploySerializer, responses={201: DeploymentDetailSerializer})
+    def create(self, request, *args, **kwargs):
+        body = DeploySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        run = _deployable_run(request.user, data["run"])
+        checkpoint = _checkpoint_of(run, data.get("checkpoint"))
+        workflow_id = run.source.get("workflow") if run.source.get("kind") == "workflow" else None
+        deployment = Deployment.objects.create(
+            project_id=run.project_id,
+            name=data.get("name") or run.name,
+            workflow=Workflow.objects.filter(pk=workflow_id).first() if workflow_id else None,
+            run=run,
+            checkpoint=checkpoint,
+            spec=run.spec,
+            created_by=request.user,
+        )
+        return Response(DeploymentDetailSerializer(deployment).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=TicketSerializer, responses={201: serializers.DictField()})
+    @action(detail=True, methods=["post"])
+    def tickets(self, request, pk=None):
+        """Run one ticket now; returns the stored episode and the full result with its decision log.
+        Every decision is also streamed to ws/deployments/<id>/ as it is made."""
+        deployment = self.get_object()
+        if not _may_run_tickets(request.user, deployment.project_id):
+            raise PermissionDenied("only product managers, operators and admins may send tickets")
+        body = TicketSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            episode, result = run_ticket(
+                deployment, TicketRequest(data["text"]), data["source"], request.user
+            )
+        except ValueError as exc:  # the team cannot be loaded (a checkpoint removed or corrupted)
+            raise ValidationError({"checkpoint": [str(exc)]}) from None
+        return Response(
+            {"episode": EpisodeSerializer(episode).data, "result": result}, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}},
+        responses={202: BatchJobSerializer, 200: BatchJobSerializer(many=True)},
+    )  # fmt: skip
+    @action(detail=True, methods=["get", "post"])
+    def batches(self, request, pk=None):
+        """POST a JSONL file of tickets (``{"id", "text", "intents"?}`` per line) to run on a worker; GET lists
+        the deployment's batches with their progress."""
+        deployment = self.get_object()
+        if request.method == "GET":
+            return Response(BatchJobSerializer(deployment.batches.all()[:100], many=True).data)
+        if not _may_run_tickets(request.user, deployment.project_id):
+            raise PermissionDenied("only product managers, operators and admins may run batches")
+        tickets, errors = parse_ticket_lines(_upload_text(request))
+        if errors:
+            raise ValidationError({"file": errors})
+        batch = BatchJob.objects.create(
+            deployment=deployment, tickets=tickets, total=len(tickets), created_by=request.user
+        )
+        dispatch_batch(batch)
+        return Response(BatchJobSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=ForceSerializer, responses={200: serializers.DictField()})
+    @action(detail=True, methods=["get", "post"])
+    def breaker(self, request, pk=None):
+        """GET the breaker's state; POST ``{"state": "open"|"closed", "reason"}`` forces it (operators)."""
+        deployment = self.get_object()
+        if request.method == "GET":
+            return Response(breaker_store.snapshot(deployment))
+        _require(
+            request.user, "control_breaker", deployment.project_id, "only operators and admins may force it"
+        )
+        body = ForceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        transition = breaker_store.force(deployment.pk, request.user, data["reason"], data["state"] == "open")
+        deployment.refresh_from_db()
+        return Response(
+            {
+                "transition": TransitionSerializer(transition).data,
+                "breaker": breaker_store.snapshot(deployment),
+            }
+        )
+
+    @extend_schema(responses=TransitionSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def transitions(self, request, pk=None):
+        """The breaker's transitions, newest first (who and why for operator forces)."""
+        rows = self.get_object().transitions.select_related("actor")[:200]
+        return Response(TransitionSerializer(rows, many=True).data)
+
+    @extend_schema(responses=AlertSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def alerts(self, request, pk=None):
+        return Response(AlertSerializer(self.get_object().alerts.all()[:200], many=True).data)
+
+
+def _reviewable_deployments(user):
+    return Deployment.objects.filter(project__in=projects_where(user, "review_logs"))
+
+
+class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step."""
+
+    pagination_class = Pages
+    filterset_fields = ["deployment", "source", "status", "breaker_state", "batch"]
+
+    def get_queryset(self):
+        episodes = Episode.objects.filter(deployment__in=_reviewable_deployments(self.request.user))
+        return episodes.select_related("deployment", "created_by").order_by("-created_at", "-id")
+
+    def get_serializer_class(self):
+        return EpisodeDetailSerializer if self.action == "retrieve" else EpisodeSerializer
+
+
+DECISION_PARAMETERS = [
+    OpenApiParameter(name, str, description=text)
+    for name, text in [
+        ("deployment", "deployment id"),
+        ("run", "the trained run served by the deployment"),
+        ("episode", "episode id"),
+        ("agent", "agent id"),
+        ("source", "model | trial | fallback"),
+        ("breaker_state", "closed | open | half_open"),
+        ("confidence_min", "0..1"),
+        ("confidence_max", "0..1"),
+        ("since", "ISO time"),
+        ("until", "ISO time"),
+        ("q", "full-text search over observation, action and reason"),
+    ]
+]
+
+
+class DecisionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Decision logs (one agent's decision per row) of deployments you may review, newest first."""
+
+    serializer_class = DecisionStepSerializer
+    pagination_class = Pages
+    filter_backends: list = []  # filters are validated by DecisionFilters (a bad one is a 400)
+
+    def get_queryset(self):
+        reviewable = _reviewable_deployments(self.request.user)
+        f = DecisionFilters(data=self.request.query_params, deployments=reviewable)
+        f.is_valid(raise_exception=True)
+        steps = DecisionStep.objects.filter(episode__deployment__in=reviewable)
+        return filter_decisions(steps, f.validated_data).order_by("-created_at", "-id")
+
+    @extend_schema(parameters=DECISION_PARAMETERS)
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(parameters=DECISION_PARAMETERS, responses={(200, "application/x-ndjson"): str})
+    @action(detail=False, methods=["get"])
+    def export(self, request):
+        """The filtered decisions as JSONL (one decision-log record per line, oldest first), streamed."""
+        steps = self.get_queryset().select_related("episode__deployment").order_by("created_at", "id")
+        lines = (
+            json.dumps(export_record(s), ensure_ascii=False) + "\n" for s in steps.iterator(chunk_size=500)
+        )
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="decisions.jsonl"'
+        return response

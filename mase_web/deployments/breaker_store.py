@@ -1,0 +1,109 @@
+"""The deployment row is the authoritative circuit breaker: restore before a decision, save after.
+
+Every process (daphne, Celery workers) keeps its own `agents.breaker.CircuitBreaker` objects, but only
+ever uses one inside `locked_deployment`: a transaction holding the deployment's row lock, with the
+breaker restored from the row first and saved back (with its transitions and alerts as rows) at the end.
+An operator's force in the web process therefore applies to the next ticket in every worker.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import transaction
+
+from agents.breaker import BreakerConfig, CircuitBreaker
+from mase_web.deployments import live
+from mase_web.deployments.models import Alert, BreakerTransition, Deployment
+
+_process_locks: dict[int, threading.Lock] = {}
+_process_locks_guard = threading.Lock()
+
+
+def _process_lock(deployment_id: int) -> threading.Lock:
+    """Threads of one process take turns too (SQLite ignores row locks)."""
+    with _process_locks_guard:
+        return _process_locks.setdefault(deployment_id, threading.Lock())
+
+
+def breaker_config(deployment: Deployment) -> BreakerConfig:
+    return BreakerConfig.from_spec(deployment.spec.get("circuit_breaker") or {})
+
+
+def restored_breaker(deployment: Deployment, breaker: CircuitBreaker | None = None) -> CircuitBreaker:
+    """``breaker`` (or a new one with the spec's thresholds) set to the row's state, with no history."""
+    if breaker is None:
+        breaker = CircuitBreaker(breaker_config(deployment), name=deployment.name)
+    breaker.restore(deployment.breaker or {})
+    breaker.transitions.clear()  # the rows are the history; in memory we only collect what happens now
+    breaker.alerts.clear()
+    return breaker
+
+
+@contextmanager
+def locked_deployment(deployment_id: int) -> Iterator[Deployment]:
+    """The deployment row, locked until the block ends (one decision-maker per deployment at a time)."""
+    with _process_lock(deployment_id), transaction.atomic():
+        yield Deployment.objects.select_for_update().get(pk=deployment_id)
+
+
+def save_breaker(
+    deployment: Deployment, breaker: CircuitBreaker, actor=None, why: str = ""
+) -> list[BreakerTransition]:
+    """Write the breaker's state to the locked row and what happened since `restored_breaker` as
+    transition and alert rows; they are published to the deployment's group once committed."""
+    deployment.breaker = breaker.export_state()
+    deployment.breaker_state = breaker.state
+    deployment.save(update_fields=["breaker", "breaker_state"])
+    transitions, alerts = [], []
+    for alert in list(breaker.alerts):
+        transition = None
+        moved = alert.get("transition")
+        if moved is not None:
+            forced = bool(moved.get("forced"))
+            transition = BreakerTransition.objects.create(
+                deployment=deployment,
+                from_state=moved["from"],
+                to_state=moved["to"],
+                reason=moved["reason"],
+                detail=moved.get("detail") or "",
+                actor=actor if forced else None,
+                why=why if forced else "",
+            )
+            transitions.append(transition)
+        alerts.append(
+            Alert.objects.create(
+                deployment=deployment,
+                level=alert["level"],
+                name=alert["name"],
+                detail=alert.get("message") or "",
+                transition=transition,
+            )
+        )
+    breaker.transitions.clear()
+    breaker.alerts.clear()
+    if transitions or alerts:
+        snapshot = breaker.snapshot()
+        transaction.on_commit(lambda: live.breaker_changed(deployment.pk, transitions, alerts, snapshot))
+    return transitions
+
+
+def force(deployment_id: int, user, why: str, to_open: bool) -> BreakerTransition:
+    """An operator forces the breaker open (held until closed) or closed; who and why are recorded."""
+    with locked_deployment(deployment_id) as deployment:
+        breaker = restored_breaker(deployment)
+        who = user.get_username()
+        if to_open:
+            breaker.force_open(who, why)
+        else:
+            breaker.force_closed(who, why)
+        [transition] = save_breaker(deployment, breaker, actor=user, why=why)
+    return transition
+
+
+def snapshot(deployment: Deployment) -> dict[str, Any]:
+    """The breaker as a dashboard shows it (state, hold, streak, cool-down left, counters, thresholds)."""
+    return restored_breaker(deployment).snapshot()

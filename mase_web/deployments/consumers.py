@@ -1,0 +1,59 @@
+"""The live stream of one deployment: ``ws/deployments/<id>/``.
+
+On connect the client gets ``{"kind": "hello", "breaker": snapshot}``, then every event published to the
+deployment's group (`mase_web.deployments.live`): episodes, their decision steps as they are made, breaker
+transitions, alerts and batch progress, plus ``{"kind": "heartbeat"}`` every HEARTBEAT seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from mase_web.accounts.permissions import can
+from mase_web.deployments import breaker_store
+from mase_web.deployments.live import deployment_group
+from mase_web.deployments.models import Deployment
+
+HEARTBEAT = 15.0
+
+
+@database_sync_to_async
+def _breaker_if_visible(user, deployment_id: int) -> dict | None:
+    deployment = Deployment.objects.filter(pk=deployment_id).first()
+    if deployment is None or not can(user, "view_run", deployment.project_id):
+        return None
+    return breaker_store.snapshot(deployment)
+
+
+class DeploymentStreamConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.deployment_id = int(self.scope["url_route"]["kwargs"]["deployment_id"])
+        user = self.scope.get("user")
+        breaker = None
+        if user is not None and user.is_authenticated:
+            breaker = await _breaker_if_visible(user, self.deployment_id)
+        if breaker is None:
+            await self.close(code=4403)
+            return
+        self.group = deployment_group(self.deployment_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json({"kind": "hello", "breaker": breaker})
+        self.beat = asyncio.create_task(self._heartbeat())
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "beat"):
+            self.beat.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def deployment_event(self, message: dict) -> None:
+        await self.send_json(message["event"])
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            await self.send_json({"kind": "heartbeat"})

@@ -1,0 +1,35 @@
+"""What a deployment's WebSocket group hears: episodes, their decision steps as they are made, breaker
+transitions and alerts, batch progress. Every message is ``{"type": "deployment.event", "event": {...}}``
+and the consumer forwards ``event`` as one frame (``event["kind"]`` says which)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mase_web.realtime.publisher import publisher
+
+log = logging.getLogger(__name__)
+
+
+def deployment_group(deployment_id: int) -> str:
+    return f"deployment.{deployment_id}"
+
+
+def publish(deployment_id: int, kind: str, **payload: Any) -> None:
+    """Send one event to everyone watching the deployment; the browser is told, never relied upon."""
+    try:
+        publisher().send(
+            deployment_group(deployment_id), {"type": "deployment.event", "event": {"kind": kind, **payload}}
+        )
+    except Exception:  # noqa: BLE001 - a channel-layer hiccup must not fail the ticket it reports on
+        log.warning("could not publish %s to deployment %s", kind, deployment_id, exc_info=True)
+
+
+def breaker_changed(deployment_id: int, transitions: list, alerts: list, snapshot: dict) -> None:
+    from mase_web.deployments.serializers import AlertSerializer, TransitionSerializer
+
+    for transition in transitions:
+        publish(deployment_id, "breaker", transition=TransitionSerializer(transition).data, breaker=snapshot)
+    for alert in alerts:
+        publish(deployment_id, "alert", alert=AlertSerializer(alert).data)

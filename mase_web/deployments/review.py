@@ -1,0 +1,123 @@
+"""Operator review of decision logs: validated filters, full-text search, JSONL export records.
+
+Full-text search uses PostgreSQL's text search (``websearch_to_tsquery`` over an English ``tsvector`` of
+each decision's observation, action and reason, GIN-indexed) when the database is PostgreSQL, and on
+SQLite a portable fallback: every word of the query must occur in that text (case-insensitive).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connections
+from django.db.models import QuerySet
+from rest_framework import serializers
+
+from mase_web.deployments.models import BREAKER_STATES, DecisionStep, Deployment
+
+SEARCH_CONFIG = "english"
+
+
+class DecisionFilters(serializers.Serializer):
+    """The query parameters of /api/decisions/ and its export; a bad one is a 400 naming it."""
+
+    deployment = serializers.IntegerField(required=False, min_value=1)
+    run = serializers.IntegerField(required=False, min_value=1)
+    episode = serializers.IntegerField(required=False, min_value=1)
+    agent = serializers.CharField(required=False, max_length=100)
+    source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
+    breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)
+    confidence_min = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    confidence_max = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    q = serializers.CharField(required=False, max_length=200, trim_whitespace=True)
+
+    def __init__(self, *args, deployments: QuerySet[Deployment], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deployments = deployments
+
+    def validate_deployment(self, value: int) -> int:
+        if not self.deployments.filter(pk=value).exists():
+            raise serializers.ValidationError(f"no deployment {value} among those you may review")
+        return value
+
+    def validate_run(self, value: int) -> int:
+        if not self.deployments.filter(run_id=value).exists():
+            raise serializers.ValidationError(f"no deployment of run {value} among those you may review")
+        return value
+
+    def validate(self, data: dict) -> dict:
+        low, high = data.get("confidence_min"), data.get("confidence_max")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"confidence_min": ["must not be above confidence_max"]})
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise serializers.ValidationError({"since": ["must not be after until"]})
+        return data
+
+
+def filter_decisions(steps: QuerySet[DecisionStep], f: dict[str, Any]) -> QuerySet[DecisionStep]:
+    """``steps`` narrowed by validated `DecisionFilters` data."""
+    exact = {
+        "deployment": "episode__deployment_id",
+        "run": "episode__deployment__run_id",
+        "episode": "episode_id",
+        "agent": "agent",
+        "source": "source",
+        "breaker_state": "breaker_state",
+        "confidence_min": "confidence__gte",
+        "confidence_max": "confidence__lte",
+        "since": "created_at__gte",
+        "until": "created_at__lte",
+    }
+    steps = steps.filter(**{lookup: f[key] for key, lookup in exact.items() if f.get(key) is not None})
+    return full_text(steps, f["q"]) if f.get("q") else steps
+
+
+def full_text(steps: QuerySet[DecisionStep], query: str) -> QuerySet[DecisionStep]:
+    """Decisions whose observation/action/reason text matches ``query`` (see the module docstring)."""
+    if connections[steps.db].vendor == "postgresql":
+        from django.contrib.postgres.search import SearchQuery, SearchVector
+
+        vector = SearchVector("search_text", config=SEARCH_CONFIG)
+        return steps.annotate(search=vector).filter(
+            search=SearchQuery(query, config=SEARCH_CONFIG, search_type="websearch")
+        )
+    for word in query.split():
+        steps = steps.filter(search_text__icontains=word.strip("\"'"))
+    return steps
+
+
+def parsed_observation(text: str) -> Any:
+    """The stored observation summary as JSON again (plain text stays text)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def export_record(step: DecisionStep) -> dict[str, Any]:
+    """One decision as an export line: the runtime's decision-log record plus where it belongs."""
+    episode = step.episode
+    return {
+        "deployment": episode.deployment_id,
+        "run": episode.deployment.run_id,
+        "episode": episode.pk,
+        "request_id": episode.request_id,
+        "task_id": episode.task_id,
+        "step": step.step,
+        "agent": step.agent,
+        "observation": parsed_observation(step.observation),
+        "action": step.action,
+        "action_index": step.action_index,
+        "source": step.source,
+        "confidence": step.confidence,
+        "reason": step.reason,
+        "messages": step.messages,
+        "latency_ms": step.latency_ms,
+        "reward": step.reward,
+        "breaker_state": step.breaker_state,
+        "fault": step.fault or None,
+        "created_at": step.created_at.isoformat(),
+    }

@@ -1,0 +1,83 @@
+"""One `agents.runtime.TeamRuntime` per deployment per process, built on first use and reused.
+
+Building one loads the backbone and the checkpoint (seconds); running a ticket then takes milliseconds.
+Backbones are shared between deployments that use the same model. The runtime's single decision sink
+hands each record to whoever is listening for its request id (`listening`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+
+from agents.runtime import RuntimeConfig, TeamRuntime
+from agents.spec import load_spec
+from mase_web.deployments.models import Deployment
+
+_runtimes: dict[tuple[int, str], TeamRuntime] = {}
+_backbones: dict[tuple[str, str, int], Any] = {}
+_listeners: dict[str, Callable[[dict], None]] = {}
+_build_lock = threading.Lock()
+
+
+def backbone_for(team: Any) -> Any:
+    """The team's frozen backbone, loaded once per process per (model, pooling, max length)."""
+    from agents.backbone import Backbone
+
+    b = team.backbone
+    key = (str(b.model), str(b.pooling), int(b.max_length))
+    if key not in _backbones:
+        _backbones[key] = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
+    return _backbones[key]
+
+
+def _dispatch(record: dict) -> None:
+    listener = _listeners.get(record["request_id"])
+    if listener is not None:
+        listener(record)
+
+
+def runtime_for(deployment: Deployment) -> TeamRuntime:
+    """The deployment's runtime in this process (raises ValueError naming the problem if it cannot load)."""
+    key = (deployment.pk, deployment.checkpoint)
+    with _build_lock:
+        runtime = _runtimes.get(key)
+        if runtime is None:
+            team = load_spec(deployment.spec, require_environment=True)
+            timeout = getattr(settings, "MASE_INFERENCE_STEP_TIMEOUT_S", 2.0)
+            runtime = TeamRuntime.from_spec_checkpoint(
+                team,
+                deployment.checkpoint,
+                backbone=backbone_for(team),
+                config=RuntimeConfig(timeout_s=timeout),
+                decision_sink=_dispatch,
+            )
+            _runtimes[key] = runtime
+        return runtime
+
+
+def cached_runtime(deployment_id: int) -> TeamRuntime | None:
+    """The runtime this process built for the deployment, if any (tests reach its backbone through it)."""
+    return next((r for (pk, _), r in _runtimes.items() if pk == deployment_id), None)
+
+
+@contextmanager
+def listening(request_id: str, listener: Callable[[dict], None]) -> Iterator[None]:
+    """Hand every decision record of ``request_id`` to ``listener`` while the block runs."""
+    _listeners[request_id] = listener
+    try:
+        yield
+    finally:
+        _listeners.pop(request_id, None)
+
+
+def forget_all() -> None:
+    """Close and drop every cached runtime (tests; a deployment whose checkpoint changed)."""
+    with _build_lock:
+        for runtime in _runtimes.values():
+            runtime.close()
+        _runtimes.clear()

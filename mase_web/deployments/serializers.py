@@ -1,0 +1,152 @@
+"""Serializers of deployments, episodes, decision steps, breaker history and batch jobs."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, DecisionStep, Deployment, Episode
+
+
+class DeploymentSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    run_name = serializers.CharField(source="run.name", read_only=True)
+    project_name = serializers.CharField(source="project.name", read_only=True)
+    environment = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Deployment
+        fields = [
+            "id", "project", "project_name", "name", "workflow", "run", "run_name", "checkpoint", "status",
+            "created_by", "created_at", "breaker_state", "environment",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_environment(self, deployment: Deployment) -> str | None:
+        return (deployment.spec.get("environment") or {}).get("name")
+
+
+class DeploymentDetailSerializer(DeploymentSerializer):
+    breaker = serializers.SerializerMethodField()
+    agents = serializers.SerializerMethodField()
+    fallback = serializers.SerializerMethodField()
+
+    class Meta(DeploymentSerializer.Meta):
+        fields = [*DeploymentSerializer.Meta.fields, "breaker", "agents", "fallback"]
+        read_only_fields = fields
+
+    def get_breaker(self, deployment: Deployment) -> dict:
+        from mase_web.deployments.breaker_store import snapshot
+
+        return snapshot(deployment)
+
+    def get_agents(self, deployment: Deployment) -> list[str]:
+        return [a.get("id") for a in deployment.spec.get("agents") or []]
+
+    def get_fallback(self, deployment: Deployment) -> str:
+        return (deployment.spec.get("fallback") or {}).get("kind", "none")
+
+
+class DeploySerializer(serializers.Serializer):
+    """Deploy a succeeded run's checkpoint (its best, else its last, unless `checkpoint` names one)."""
+
+    run = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=False)
+    checkpoint = serializers.IntegerField(
+        min_value=1, required=False, help_text="id of one of the run's checkpoints (default: the best)"
+    )
+
+
+class TicketSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=4000, trim_whitespace=True)
+    source = serializers.ChoiceField(choices=["api", "browser"], default="api")
+
+
+class ForceSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=["open", "closed"])
+    reason = serializers.CharField(max_length=1000, trim_whitespace=True)
+
+
+class EpisodeSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    deployment_name = serializers.CharField(source="deployment.name", read_only=True)
+    run = serializers.IntegerField(source="deployment.run_id", read_only=True)
+    answer = serializers.SerializerMethodField()
+    sources = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id", "deployment", "deployment_name", "run", "request_id", "task_id", "task_text", "source", "batch",
+            "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_answer(self, episode: Episode) -> list[str] | None:
+        """Customer service: the intents the team's approved draft answers."""
+        return (episode.result.get("info") or {}).get("predicted_intents")
+
+    def get_sources(self, episode: Episode) -> dict:
+        return episode.result.get("sources") or {}
+
+
+class DecisionStepSerializer(serializers.ModelSerializer):
+    observation = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DecisionStep
+        fields = [
+            "id", "episode", "step", "agent", "observation", "action", "action_index", "source", "confidence",
+            "reason", "messages", "latency_ms", "reward", "breaker_state", "fault", "created_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_observation(self, step: DecisionStep):
+        from mase_web.deployments.review import parsed_observation
+
+        return parsed_observation(step.observation)
+
+
+class EpisodeDetailSerializer(EpisodeSerializer):
+    steps = DecisionStepSerializer(many=True, read_only=True)
+    result = serializers.JSONField(read_only=True)
+    agents = serializers.SerializerMethodField()
+
+    class Meta(EpisodeSerializer.Meta):
+        fields = [*EpisodeSerializer.Meta.fields, "result", "agents", "steps"]
+        read_only_fields = fields
+
+    def get_agents(self, episode: Episode) -> list[str]:
+        return [a.get("id") for a in episode.deployment.spec.get("agents") or []]
+
+
+class TransitionSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", read_only=True, default=None)
+
+    class Meta:
+        model = BreakerTransition
+        fields = [
+            "id",
+            "deployment",
+            "from_state",
+            "to_state",
+            "reason",
+            "detail",
+            "actor",
+            "why",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Alert
+        fields = ["id", "deployment", "level", "name", "detail", "transition", "created_at"]
+        read_only_fields = fields
+
+
+class BatchJobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = BatchJob
+        fields = ["id", "deployment", "state", "total", "done", "error", "created_at", "finished_at"]
+        read_only_fields = fields

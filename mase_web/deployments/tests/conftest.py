@@ -1,0 +1,129 @@
+"""Fixtures of the deployments tests: a customer-service team trained for a moment on a tiny backbone,
+runs and deployments of it, users in every role, and a backbone wrapper that injects faults."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from mase_web.accounts.models import Membership, Project, Role
+from mase_web.deployments import runtimes
+from mase_web.deployments.models import Deployment
+from mase_web.runs.models import Checkpoint, Run
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "customer_service.json"
+_fresh = itertools.count()
+
+
+def fresh_text(base: str = "my lamp arrived broken and I want a refund") -> str:
+    """A ticket text never seen before (so the backbone's embedding cache cannot hide a fault)."""
+    return f"{base} (order {next(_fresh)})"
+
+
+@pytest.fixture(scope="session")
+def tiny_backbone_dir(tmp_path_factory) -> Path:
+    from tests.fixtures.tiny_models import build_tiny_causal_lm
+
+    return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny_lm"))
+
+
+def team_spec(backbone_dir: Path, threshold: float = 0.0, consecutive_low: int = 3) -> dict:
+    """The shipped customer-service team on the tiny backbone, with a training budget of a moment."""
+    doc = json.loads(EXAMPLE.read_text())
+    doc["backbone"] = {"model": str(backbone_dir), "pooling": "mean", "max_length": 32}
+    doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
+    doc["circuit_breaker"] |= {"confidence_threshold": threshold, "consecutive_low": consecutive_low}
+    return doc
+
+
+@pytest.fixture(scope="session")
+def trained_checkpoint(tiny_backbone_dir, tmp_path_factory) -> Path:
+    """A MAPPO checkpoint of the team (trained once per session with training.mappo.run_spec)."""
+    from agents.backbone import Backbone
+    from agents.spec import load_spec
+    from training.mappo import run_spec
+
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("trained_team")
+    backbone = Backbone.load(str(tiny_backbone_dir), pooling="mean", max_length=32)
+    run_spec(load_spec(team_spec(tiny_backbone_dir)), out, backbone=backbone)
+    return out / "checkpoints" / "mappo" / "last"
+
+
+@pytest.fixture(autouse=True)
+def fresh_runtimes():
+    """Each test builds its runtimes anew (SQLite reuses the ids of rolled-back deployments)."""
+    runtimes.forget_all()
+    yield
+    runtimes.forget_all()
+
+
+@pytest.fixture
+def team(db):
+    """A project with one user per role, and a stranger from another project."""
+    User = get_user_model()
+    project, elsewhere = Project.objects.create(name="shop"), Project.objects.create(name="elsewhere")
+    users = {}
+    for role in Role.values:
+        users[role] = User.objects.create_user(f"{role}-user", password="pw-for-tests-123")
+        Membership.objects.create(project=project, user=users[role], role=role)
+    users["stranger"] = User.objects.create_user("stranger", password="pw-for-tests-123")
+    Membership.objects.create(project=elsewhere, user=users["stranger"], role=Role.ADMIN)
+    return project, users
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def make_trained_run(project, checkpoint: Path | None, spec: dict, state=Run.State.SUCCEEDED) -> Run:
+    """A finished run whose checkpoint row points at ``checkpoint`` (None: a run that wrote none)."""
+    run = Run.objects.create(project=project, name="customer service", spec=copy.deepcopy(spec), state=state)
+    shutil.rmtree(run.out_dir, ignore_errors=True)  # a rolled-back run with the same id may have left one
+    if checkpoint is not None:
+        Checkpoint.objects.create(run=run, step=2, path=str(checkpoint))
+    return run
+
+
+def make_deployment(project, checkpoint: Path, spec: dict, name: str = "cs") -> Deployment:
+    run = make_trained_run(project, checkpoint, spec)
+    return Deployment.objects.create(
+        project=project, name=name, run=run, checkpoint=str(checkpoint), spec=copy.deepcopy(spec)
+    )
+
+
+class FaultyBackbone:
+    """The real tiny backbone, told to raise, stall past the step timeout, or return NaN (fault injection)."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.mode: str | None = None
+
+    def encode(self, texts, *args, **kwargs):
+        if self.mode == "raise":
+            raise OSError("backbone worker crashed")
+        if self.mode == "stall":
+            time.sleep(0.6)
+        out = self.inner.encode(texts, *args, **kwargs)
+        return torch.full_like(out, float("nan")) if self.mode == "nan" else out
+
+
+def inject_faults(deployment: Deployment) -> FaultyBackbone:
+    """Build the deployment's runtime in this process and put a `FaultyBackbone` under its team."""
+    runtime = runtimes.runtime_for(deployment)
+    featurizer = runtime.model.trainer.featurize
+    faulty = FaultyBackbone(featurizer.backbone)
+    featurizer.backbone = faulty
+    return faulty

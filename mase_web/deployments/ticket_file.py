@@ -1,0 +1,66 @@
+"""Uploaded batch files: one ticket per line, ``{"id", "text", "intents"?}``; every bad line is reported."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.envs.customer_service.tickets import INTENTS
+
+MAX_TICKETS = 5000
+MAX_TEXT = 4000
+MAX_ERRORS = 50  # a file that is wrong everywhere gets the first ones, not a megabyte of messages
+
+
+def _check(item: Any) -> tuple[dict | None, str | None]:
+    """(ticket, None) or (None, what is wrong with this line)."""
+    if not isinstance(item, dict):
+        return None, 'expected an object {"id", "text", "intents"?}'
+    unknown = sorted(set(item) - {"id", "text", "intents"})
+    if unknown:
+        return None, f"unknown field(s) {', '.join(unknown)}"
+    ticket_id, text, intents = item.get("id"), item.get("text"), item.get("intents")
+    if isinstance(ticket_id, bool) or not isinstance(ticket_id, str | int) or str(ticket_id).strip() == "":
+        return None, '"id" must be a non-empty string or a number'
+    if not isinstance(text, str) or not text.strip():
+        return None, '"text" must be a non-empty string'
+    if len(text) > MAX_TEXT:
+        return None, f'"text" is longer than {MAX_TEXT} characters'
+    if intents is not None:
+        if not isinstance(intents, list) or not intents or not all(isinstance(i, str) for i in intents):
+            return None, '"intents" must be a non-empty list of intent names'
+        bad = [i for i in intents if i not in INTENTS]
+        if bad:
+            return None, f"unknown intent(s) {', '.join(bad)}; known: {', '.join(INTENTS)}"
+        intents = [i for i in INTENTS if i in intents]
+    return {"id": str(ticket_id), "text": text.strip(), "intents": intents}, None
+
+
+def parse_ticket_lines(content: str) -> tuple[list[dict], list[str]]:
+    """(tickets, errors): errors read "line N: what is wrong"; blank lines are skipped."""
+    tickets: list[dict] = []
+    errors: list[str] = []
+    seen: set[str] = set()
+    for number, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        ticket, problem = _check(item)
+        if ticket is not None and ticket["id"] in seen:
+            ticket, problem = None, f"duplicate ticket id {item['id']!r}"
+        if problem:
+            errors.append(f"line {number}: {problem}")
+            continue
+        seen.add(ticket["id"])
+        tickets.append(ticket)
+    if not tickets and not errors:
+        errors.append("the file holds no tickets")
+    if len(tickets) > MAX_TICKETS:
+        errors.append(f"at most {MAX_TICKETS} tickets per file (this one has {len(tickets)})")
+    if len(errors) > MAX_ERRORS:
+        errors = errors[:MAX_ERRORS] + [f"… and {len(errors) - MAX_ERRORS} more problems"]
+    return tickets, errors
