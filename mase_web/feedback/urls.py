@@ -1,3 +1,17 @@
 """API routes of this app (mounted under /api/ by mase_web/urls.py)."""
 
-urlpatterns: list = []
+from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from mase_web.feedback.api import JudgementView, MyItemsView, QueueViewSet, RatingView, RewardModelViewSet
+
+router = DefaultRouter()
+router.register("feedback/queues", QueueViewSet, basename="feedback-queue")
+router.register("feedback/reward-models", RewardModelViewSet, basename="feedback-reward-model")
+
+urlpatterns = [
+    path("feedback/my-items/", MyItemsView.as_view(), name="feedback-my-items"),
+    path("feedback/ratings/", RatingView.as_view(), name="feedback-ratings"),
+    path("feedback/judgements/", JudgementView.as_view(), name="feedback-judgements"),
+    *router.urls,
+]

@@ -1,0 +1,267 @@
+"""REST API of human feedback.
+
+Managers (`manage_feedback`) create queues, fill them, watch progress and agreement, export and train
+reward models. Annotators (`give_feedback`) read their queues' guidelines and answer only the items
+assigned to them (`/api/feedback/my-items/`, `ratings/`, `judgements/`). Other users see nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.db.models import Q
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from mase_web.accounts.permissions import can, projects_where
+from mase_web.feedback import enqueue, stats
+from mase_web.feedback.assignment import assign
+from mase_web.feedback.export import export_lines
+from mase_web.feedback.models import FeedbackItem, FeedbackQueue, PairwiseJudgement, Rating, RewardModel
+from mase_web.feedback.serializers import (
+    EnqueueDeploymentSerializer,
+    EnqueueSerializer,
+    ItemSerializer,
+    JudgementSerializer,
+    QueueSerializer,
+    RatingSerializer,
+    RewardModelSerializer,
+)
+from mase_web.feedback.tasks import dispatch
+
+
+def feedback_projects(user):
+    """Projects where `user` annotates or manages feedback."""
+    return projects_where(user, "give_feedback") | projects_where(user, "manage_feedback")
+
+
+def require_manager(user, project_id: int) -> None:
+    if not can(user, "manage_feedback", project_id):
+        raise PermissionDenied("only product managers and admins of this project manage feedback")
+
+
+class QueueViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Feedback queues of your projects with their progress (annotators: their own progress)."""
+
+    serializer_class = QueueSerializer
+    filterset_fields = ["project", "kind"]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_queryset(self):
+        return FeedbackQueue.objects.filter(project__in=feedback_projects(self.request.user)).select_related(
+            "created_by"
+        )
+
+    def _manager_queue(self) -> FeedbackQueue:
+        queue = self.get_object()
+        require_manager(self.request.user, queue.project_id)
+        return queue
+
+    def _with_progress(self, queue: FeedbackQueue, data: dict) -> dict:
+        user = self.request.user
+        data["my_progress"] = stats.my_progress(queue, user)
+        data["can_manage"] = can(user, "manage_feedback", queue.project_id)
+        if data["can_manage"]:
+            data["progress"] = stats.progress(queue)
+        return data
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        rows = [self._with_progress(q, QueueSerializer(q).data) for q in page]
+        return self.get_paginated_response(rows)
+
+    def retrieve(self, request, *args, **kwargs):
+        queue = self.get_object()
+        return Response(self._with_progress(queue, QueueSerializer(queue).data))
+
+    def perform_create(self, serializer):
+        require_manager(self.request.user, serializer.validated_data["project"].pk)
+        serializer.save(created_by=self.request.user)
+
+    def perform_update(self, serializer):
+        require_manager(self.request.user, serializer.instance.project_id)
+        queue = serializer.save()
+        assign(queue)  # a raised overlap reaches more annotators at once
+
+    @extend_schema(request=EnqueueSerializer, responses={201: serializers.DictField()})
+    @action(detail=True, methods=["post"])
+    def enqueue(self, request, pk=None):
+        """Queue items from snapshots: [{kind, episode_key, snapshot, episode_key_b?, snapshot_b?}]."""
+        queue = self._manager_queue()
+        body = EnqueueSerializer(data=request.data, context={"queue": queue})
+        body.is_valid(raise_exception=True)
+        saved = enqueue.add_items(queue, enqueue.from_payload(body.validated_data["items"]))
+        return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=EnqueueDeploymentSerializer, responses={201: serializers.DictField()})
+    @action(detail=True, methods=["post"], url_path="enqueue-deployment")
+    def enqueue_deployment(self, request, pk=None):
+        """Queue a deployment's finished episodes or steps: low confidence and/or answered by the fallback."""
+        from mase_web.deployments.models import Deployment
+
+        queue = self._manager_queue()
+        body = EnqueueDeploymentSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        options = body.validated_data
+        deployment = Deployment.objects.filter(pk=options["deployment"], project_id=queue.project_id).first()
+        if deployment is None:
+            raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
+        items = enqueue.from_deployment(
+            queue,
+            deployment,
+            options["unit"],
+            options.get("max_confidence"),
+            options["fallback_only"],
+            options["limit"],
+        )
+        saved = enqueue.add_items(queue, items)
+        return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: serializers.DictField()})
+    @action(detail=True, methods=["post"])
+    def assign(self, request, pk=None):
+        """Top up assignments (annotators who joined since, a raised overlap)."""
+        queue = self._manager_queue()
+        return Response({"assigned": assign(queue), "progress": stats.progress(queue)})
+
+    @extend_schema(responses=ItemSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def items(self, request, pk=None):
+        """Every item of the queue (managers)."""
+        queue = self._manager_queue()
+        page = self.paginate_queryset(queue.items.all())
+        return self.get_paginated_response(ItemSerializer(page, many=True).data)
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=True, methods=["get"])
+    def agreement(self, request, pk=None):
+        """Krippendorff's alpha over the queue's items, and the items annotators disagree on, widest first."""
+        queue = self._manager_queue()
+        rows = stats.disagreements(queue)
+        items = {i.pk: i for i in queue.items.filter(pk__in=[r["item"] for r in rows])}
+        for row in rows:
+            item = items[row["item"]]
+            row.update(kind=item.kind, episode_key=item.episode_key, task=item.snapshot.get("task", ""))
+        return Response({**stats.agreement(queue), "disagreements": rows})
+
+    @extend_schema(responses={(200, "application/x-ndjson"): str})
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """Every rating and pairwise judgement of the queue as JSON Lines."""
+        queue = self._manager_queue()
+        response = StreamingHttpResponse(
+            (json.dumps(record) + "\n" for record in export_lines(queue)), content_type="application/x-ndjson"
+        )
+        response["Content-Disposition"] = f'attachment; filename="feedback-queue-{queue.pk}.jsonl"'
+        return response
+
+    @extend_schema(request=None, responses=RewardModelSerializer(many=True))
+    @action(detail=True, methods=["get", "post"], url_path="reward-models")
+    def reward_models(self, request, pk=None):
+        """GET: the queue's reward models, newest first. POST: train a new one on its ratings (Celery)."""
+        queue = self._manager_queue()
+        if request.method == "GET":
+            return Response(RewardModelSerializer(queue.reward_models.all()[:20], many=True).data)
+        if queue.kind != FeedbackQueue.Kind.RATING:
+            raise ValidationError(
+                {"queue": ["a reward model learns from 1–5 ratings; this queue is pairwise"]}
+            )
+        model = RewardModel.objects.create(queue=queue, created_by=request.user)
+        dispatch(model)
+        return Response(RewardModelSerializer(model).data, status=status.HTTP_201_CREATED)
+
+
+class RewardModelViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """One reward model's state, progress and held-out figures (managers)."""
+
+    serializer_class = RewardModelSerializer
+
+    def get_queryset(self):
+        return RewardModel.objects.filter(
+            queue__project__in=projects_where(self.request.user, "manage_feedback")
+        )
+
+
+class MyItemsView(GenericAPIView):
+    """The items assigned to you, with your answer when you gave one (`?queue=`, `?pending=1`)."""
+
+    serializer_class = ItemSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("queue", int, description="only this queue's items"),
+            OpenApiParameter("pending", bool, description="only items you have not answered"),
+        ]
+    )
+    def get(self, request):
+        user = request.user
+        items = FeedbackItem.objects.filter(
+            assignments__annotator=user, queue__project__in=projects_where(user, "give_feedback")
+        ).select_related("queue")
+        queue_id = request.query_params.get("queue")
+        if queue_id:
+            if not queue_id.isdigit():
+                raise ValidationError({"queue": ["must be a queue id"]})
+            items = items.filter(queue_id=int(queue_id))
+        answered = Q(ratings__annotator=user) | Q(judgements__annotator=user)
+        if request.query_params.get("pending") in ("1", "true"):
+            items = items.exclude(pk__in=FeedbackItem.objects.filter(answered).values("pk"))
+        page = self.paginate_queryset(items.order_by("queue_id", "id"))
+        return self.get_paginated_response([self._with_answer(item, user) for item in page])
+
+    @staticmethod
+    def _with_answer(item: FeedbackItem, user) -> dict:
+        data = ItemSerializer(item).data
+        rating = Rating.objects.filter(item=item, annotator=user).first()
+        judgement = PairwiseJudgement.objects.filter(item=item, annotator=user).first()
+        data["my_rating"] = RatingSerializer(rating).data if rating else None
+        data["my_judgement"] = JudgementSerializer(judgement).data if judgement else None
+        return data
+
+
+class AnswerView(GenericAPIView):
+    """POST your answer to an item assigned to you; a second POST for the same item updates it."""
+
+    model: type = Rating
+
+    def post(self, request):
+        if not projects_where(request.user, "give_feedback").exists():
+            raise PermissionDenied("only annotators give feedback")
+        body = self.get_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        item = data.pop("item")
+        if not can(request.user, "give_feedback", item.queue.project_id):
+            raise PermissionDenied("only annotators of this project give feedback")
+        answer, created = self.model.objects.update_or_create(
+            item=item, annotator=request.user, defaults=data
+        )
+        return Response(
+            self.get_serializer(answer).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class RatingView(AnswerView):
+    """Rate an item 1–5 with tags from the queue's list and a comment."""
+
+    serializer_class = RatingSerializer
+    model = Rating
+
+
+class JudgementView(AnswerView):
+    """Judge a pair: A, B or tie, with a comment."""
+
+    serializer_class = JudgementSerializer
+    model = PairwiseJudgement

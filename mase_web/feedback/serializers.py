@@ -1,0 +1,204 @@
+"""Request and response shapes of the feedback API; every check answers with field messages."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from mase_web.accounts.models import Project
+from mase_web.feedback.models import (
+    MAX_OVERLAP,
+    FeedbackItem,
+    FeedbackQueue,
+    PairwiseJudgement,
+    Rating,
+    RewardModel,
+)
+
+MAX_TAGS = 30
+MAX_STEPS = 200
+MAX_ITEMS_PER_REQUEST = 500
+
+
+class QueueSerializer(serializers.ModelSerializer):
+    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    overlap = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_OVERLAP,
+        default=1,
+        error_messages={
+            "min_value": "every item needs at least 1 annotator",
+            "max_value": f"at most {MAX_OVERLAP} annotators per item",
+        },
+    )
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=40), max_length=MAX_TAGS, default=list
+    )
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = FeedbackQueue
+        fields = [
+            "id",
+            "project",
+            "name",
+            "kind",
+            "guidelines",
+            "overlap",
+            "tags",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = ["id", "created_by", "created_at"]
+
+    def validate_tags(self, tags: list[str]) -> list[str]:
+        cleaned = [t.strip() for t in tags]
+        if any(not t for t in cleaned):
+            raise serializers.ValidationError("a tag cannot be empty")
+        if len(set(cleaned)) != len(cleaned):
+            raise serializers.ValidationError("tags must be unique")
+        return cleaned
+
+    def validate(self, data):
+        if self.instance is not None and "kind" in data and data["kind"] != self.instance.kind:
+            raise serializers.ValidationError({"kind": ["the kind of a queue cannot change"]})
+        if self.instance is not None and "project" in data and data["project"].pk != self.instance.project_id:
+            raise serializers.ValidationError({"project": ["a queue cannot move to another project"]})
+        return data
+
+
+class StepSnapshotSerializer(serializers.Serializer):
+    step = serializers.IntegerField(min_value=0, required=False)
+    agent = serializers.CharField(max_length=100)
+    action = serializers.CharField(max_length=500, allow_blank=True)
+    source = serializers.CharField(max_length=32, required=False, allow_blank=True)
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, allow_null=True, required=False)
+    messages = serializers.JSONField(required=False)
+
+
+class SnapshotSerializer(serializers.Serializer):
+    task = serializers.CharField(max_length=20_000)
+    answer = serializers.CharField(max_length=20_000, allow_blank=True, default="")
+    steps = StepSnapshotSerializer(many=True, default=list, max_length=MAX_STEPS)
+    meta = serializers.DictField(required=False, default=dict)
+
+
+class EnqueueItemSerializer(serializers.Serializer):
+    """One item: an episode or step (`episode_key`, `snapshot`), or a pair (plus `episode_key_b`, `snapshot_b`)."""
+
+    kind = serializers.ChoiceField(choices=FeedbackItem.Kind.choices, default=FeedbackItem.Kind.EPISODE)
+    episode_key = serializers.CharField(max_length=300)
+    snapshot = SnapshotSerializer()
+    episode_key_b = serializers.CharField(max_length=300, required=False)
+    snapshot_b = SnapshotSerializer(required=False)
+
+    def validate(self, data):
+        pair = data["kind"] == FeedbackItem.Kind.PAIR
+        if pair and ("snapshot_b" not in data or "episode_key_b" not in data):
+            raise serializers.ValidationError({"snapshot_b": ["a pair needs episode_key_b and snapshot_b"]})
+        if not pair and ("snapshot_b" in data or "episode_key_b" in data):
+            raise serializers.ValidationError({"snapshot_b": ["only a pair has a second episode"]})
+        return data
+
+
+class EnqueueSerializer(serializers.Serializer):
+    items = EnqueueItemSerializer(many=True, allow_empty=False, max_length=MAX_ITEMS_PER_REQUEST)
+
+    def validate_items(self, items):
+        queue: FeedbackQueue = self.context["queue"]
+        expected = FeedbackItem.Kind.PAIR if queue.kind == FeedbackQueue.Kind.PAIRWISE else None
+        for item in items:
+            if (item["kind"] == FeedbackItem.Kind.PAIR) != (expected is not None):
+                wanted = "pairs" if expected else "episodes or steps"
+                raise serializers.ValidationError(f"this {queue.kind} queue takes {wanted}")
+        return items
+
+
+class EnqueueDeploymentSerializer(serializers.Serializer):
+    """Deployment episodes (or their steps) to queue, filtered by confidence and who answered."""
+
+    deployment = serializers.IntegerField(min_value=1)
+    unit = serializers.ChoiceField(choices=["episode", "step"], default="episode")
+    max_confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True)
+    fallback_only = serializers.BooleanField(default=False)
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_ITEMS_PER_REQUEST, default=50)
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FeedbackItem
+        fields = [
+            "id",
+            "queue",
+            "kind",
+            "episode_key",
+            "snapshot",
+            "episode_key_b",
+            "snapshot_b",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+def check_assigned(item: FeedbackItem, context: dict) -> None:
+    """Annotators answer only the items assigned to them."""
+    user = context["request"].user
+    if not item.assignments.filter(annotator=user).exists():
+        raise serializers.ValidationError({"item": ["this item is not assigned to you"]})
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    value = serializers.IntegerField(
+        min_value=1,
+        max_value=5,
+        error_messages={"min_value": "a rating is 1 to 5 stars", "max_value": "a rating is 1 to 5 stars"},
+    )
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=40), default=list, max_length=MAX_TAGS
+    )
+    comment = serializers.CharField(max_length=5000, allow_blank=True, default="")
+
+    class Meta:
+        model = Rating
+        fields = ["id", "item", "value", "tags", "comment", "created_at", "updated_at"]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        validators = []  # one rating per annotator: a second POST updates the first (see the view)
+
+    def validate(self, data):
+        item: FeedbackItem = data["item"]
+        check_assigned(item, self.context)
+        if item.queue.kind != FeedbackQueue.Kind.RATING:
+            raise serializers.ValidationError({"item": ["this item is compared pairwise, not rated"]})
+        unknown = sorted(set(data.get("tags", [])) - set(item.queue.tags))
+        if unknown:
+            raise serializers.ValidationError(
+                {"tags": [f"unknown tag(s) {unknown}; this queue's tags are {item.queue.tags}"]}
+            )
+        return data
+
+
+class JudgementSerializer(serializers.ModelSerializer):
+    comment = serializers.CharField(max_length=5000, allow_blank=True, default="")
+
+    class Meta:
+        model = PairwiseJudgement
+        fields = ["id", "item", "choice", "comment", "created_at", "updated_at"]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        validators = []
+
+    def validate(self, data):
+        check_assigned(data["item"], self.context)
+        if data["item"].queue.kind != FeedbackQueue.Kind.PAIRWISE:
+            raise serializers.ValidationError({"item": ["this item is rated 1–5, not compared"]})
+        return data
+
+
+class RewardModelSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = RewardModel
+        fields = [
+            "id", "queue", "state", "progress", "message", "metrics", "backbone", "created_by", "created_at",
+            "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields

@@ -1,0 +1,77 @@
+"""What an annotator rates, frozen: snapshots of deployment episodes and steps, and the text a reward
+model reads from a snapshot.
+
+A snapshot is {"task": str, "answer": str, "steps": [{step, agent, action, source, confidence,
+messages}], "meta": {...}}. Snapshots are built once, when an item is queued, and never change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_STEPS_IN_TEXT = 12
+
+
+def deployment_episode_key(episode) -> str:
+    """The learning core's key of a deployment episode: deployment/<deployment id>/<request id>."""
+    return f"deployment/{episode.deployment_id}/{episode.request_id}"
+
+
+def step_key(episode_key: str, step) -> str:
+    """A step item's key: its episode's key plus #<step>:<agent> (never mistaken for an episode's)."""
+    return f"{episode_key}#{step.step}:{step.agent}"
+
+
+def step_snapshot(step) -> dict[str, Any]:
+    return {
+        "step": step.step,
+        "agent": step.agent,
+        "action": step.action,
+        "source": step.source,
+        "confidence": step.confidence,
+        "messages": step.messages,
+    }
+
+
+def final_answer(episode, steps: list) -> str:
+    """What the team answered: the runtime's answer when it has one, else the last decision."""
+    result = episode.result or {}
+    if isinstance(result.get("answer"), str):
+        return result["answer"]
+    info = result.get("info") or {}
+    for key in ("predicted_intents", "answer", "decision"):
+        if info.get(key) not in (None, "", []):
+            value = info[key]
+            return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return f"{steps[-1].agent}: {steps[-1].action}" if steps else ""
+
+
+def episode_snapshot(episode) -> dict[str, Any]:
+    steps = list(episode.steps.all())
+    return {
+        "task": episode.task_text,
+        "answer": final_answer(episode, steps),
+        "steps": [step_snapshot(s) for s in steps],
+        "meta": {
+            "deployment": episode.deployment_id,
+            "request_id": episode.request_id,
+            "status": episode.status,
+            "reward": episode.reward,
+        },
+    }
+
+
+def single_step_snapshot(episode, step) -> dict[str, Any]:
+    """A step item: the episode's task and answer for context, and the one decision being rated."""
+    snapshot = episode_snapshot(episode)
+    snapshot["steps"] = [step_snapshot(step)]
+    snapshot["meta"]["step"] = step.step
+    return snapshot
+
+
+def snapshot_text(snapshot: dict[str, Any]) -> str:
+    """The text a reward model reads: task and answer first (they matter most), then the decisions."""
+    parts = [f"Task: {snapshot.get('task', '')}", f"Answer: {snapshot.get('answer', '')}"]
+    for step in (snapshot.get("steps") or [])[:MAX_STEPS_IN_TEXT]:
+        parts.append(f"{step.get('agent', '')}: {step.get('action', '')}")
+    return "\n".join(parts)
