@@ -74,9 +74,9 @@ def team(db):
     project, elsewhere = Project.objects.create(name="shop"), Project.objects.create(name="elsewhere")
     users = {}
     for role in Role.values:
-        users[role] = User.objects.create_user(f"{role}-user", password="pw-for-tests-123")
+        users[role] = User.objects.create_user(f"{role}-user")  # no password: API tests sign in directly
         Membership.objects.create(project=project, user=users[role], role=role)
-    users["stranger"] = User.objects.create_user("stranger", password="pw-for-tests-123")
+    users["stranger"] = User.objects.create_user("stranger")
     Membership.objects.create(project=elsewhere, user=users["stranger"], role=Role.ADMIN)
     return project, users
 
