@@ -78,11 +78,14 @@ def train(
     episodes: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     backbone=None,
+    human_feedback=None,
 ) -> TrainResult:
     """Train the team described by `spec`; returns how the run ended and its final metrics.
 
     `episodes` overrides `training.episodes`; `overrides` sets trainer hyper-parameters beyond the
-    spec (training.reinforce_comm.ReinforceCommConfig); `backbone` reuses an already loaded one.
+    spec (training.reinforce_comm.ReinforceCommConfig); `backbone` reuses an already loaded one;
+    `human_feedback` (a training.reward.HumanFeedbackSource) feeds the `human_feedback` reward term of
+    MAPPO / IPPO teams, whose episodes are keyed "<out_dir name>/<episode number>".
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -93,7 +96,7 @@ def train(
     team, stream = _prepare(spec, events)
     if team.training.algorithm in ("mappo", "ippo"):
         # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
-        return _train_mappo(team, out, stream, should_stop, resume, backbone, progress)
+        return _train_mappo(team, out, stream, should_stop, resume, backbone, progress, human_feedback)
     trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
     (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     try:
@@ -115,13 +118,22 @@ def train(
     return result
 
 
-def _train_mappo(team, out: Path, stream, should_stop, resume, backbone, progress=None) -> TrainResult:
+def _train_mappo(
+    team, out: Path, stream, should_stop, resume, backbone, progress=None, human_feedback=None
+) -> TrainResult:
     """MAPPO / independent PPO teams (e.g. customer service) through `training.mappo.run_spec`."""
     from training.mappo import run_spec
 
     (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     result = run_spec(
-        team, out, events=stream, should_stop=should_stop, resume=resume, backbone=backbone, progress=progress
+        team,
+        out,
+        events=stream,
+        should_stop=should_stop,
+        resume=resume,
+        backbone=backbone,
+        progress=progress,
+        human_feedback=human_feedback,
     )
     metrics = {k: v for k, v in (result.get("metrics") or {}).items() if isinstance(v, (int, float))}
     episodes, updates = int(metrics.get("episode", 0)), int(metrics.get("step", 0))

@@ -13,6 +13,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -108,7 +109,13 @@ def execute(run_id: int, task_id: str) -> str | None:
     recorder = RunEventRecorder(run.pk).attach(stream)
     run.out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        job = training_api.train if run.kind == Run.Kind.TRAINING else training_api.evaluate
+        if run.kind == Run.Kind.TRAINING:
+            from mase_web.feedback.sources import project_feedback
+
+            # Annotators' ratings (and the project's reward model) feed the human_feedback reward term.
+            job = partial(training_api.train, human_feedback=project_feedback(run.project_id))
+        else:
+            job = training_api.evaluate
         result = job(run.spec, run.out_dir, events=stream, should_stop=StopFlag(run.pk), resume=True)
         state = {"succeeded": Run.State.SUCCEEDED, "cancelled": Run.State.CANCELLED}.get(
             result.status, Run.State.FAILED
