@@ -408,7 +408,10 @@ class SemanticCodec:
             "baseline": {"distortion": self.baseline["distortion"], "n": int(self.baseline["n"])},
             "counts": dict(self._counts),
         }
-        return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in arrays.items()}, meta
+        # float64 so a loaded codec quantises exactly like this one; the re-fit memory can be coarser
+        out = {k: np.array(v, dtype=np.float64) for k, v in arrays.items()}  # copies: no shared memory
+        out["reservoir"] = out["reservoir"].astype(np.float32)
+        return out, meta
 
     @classmethod
     def from_state(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SemanticCodec:

@@ -95,6 +95,7 @@ class HcpLink:
                 residual_bits=c.residual_bits,
                 residual_basis="pca",
                 preserve_intent=False,
+                reservoir=c.fit_messages,  # a re-fit weighs remembered and recent traffic alike
                 seed=c.seed,
             )
         )
@@ -103,9 +104,10 @@ class HcpLink:
         self.scheduler = PriorityScheduler(ChannelConfig(link_bytes_per_ms=c.link_bytes_per_ms))
         self._pending: list[np.ndarray] = []  # raw vectors of the uncompressed period
         self._pending_norms: list[np.ndarray] = []
-        self._recent: deque[np.ndarray] = deque(maxlen=c.drift.window)  # raw vectors, for re-fit norms
+        self._recent: deque[np.ndarray] = deque(maxlen=c.fit_messages)  # raw vectors, for re-fits
         self._lock = threading.RLock()
         self._ticks = 0
+        self._refit_at: int | None = None  # message count at which a storm's re-fit happens
         self._error = [0.0, 0]  # reconstruction error sum and count since the last `metrics()`
         self.last_error: float | None = None
         self.counts = {
@@ -248,6 +250,10 @@ class HcpLink:
 
     def _watch(self, sent: np.ndarray, now: float) -> None:
         self._recent.extend(sent)
+        if self._refit_at is not None:
+            if self.counts["messages"] >= self._refit_at:
+                self._refit()
+            return
         alert = self.monitor.observe(sent)
         if alert is None:
             return
@@ -255,11 +261,21 @@ class HcpLink:
         if self.events is not None:
             self.events.emit("alert", **{**alert, "level": "warn", "source": "protocol"})
         if self.config.refit_on_storm:
-            recent = np.stack(self._recent)
-            self.monitor.refit()
-            self.code_norms = self._code_norms(recent)
-            self.counts["refits"] += 1
-            self._sync("re-fitted after a communication storm", len(recent))
+            # The alert fires while the window still holds old traffic: collect one more window of the
+            # new traffic first, so the re-fit learns what the team says now.
+            self._refit_at = self.counts["messages"] + self.config.drift.window
+
+    def _refit(self) -> None:
+        # Re-fit on the traffic since the storm (plus the codec's memory of the old), then take what the
+        # new codebook does on it as normal: the next alert means the traffic moved again.
+        recent = np.stack(list(self._recent)[-2 * self.config.drift.window :])
+        self.codec.refit(recent)
+        self.code_norms = self._code_norms(recent)
+        self.monitor = CodebookDriftMonitor(self.codec, self.config.drift)
+        self.monitor.calibrate(recent)
+        self.counts["refits"] += 1
+        self._refit_at = None
+        self._sync("re-fitted after a communication storm", len(recent))
 
     # ---- reporting -------------------------------------------------------------------------------
     def metrics(self) -> dict[str, float | int | None]:
@@ -307,12 +323,12 @@ class HcpLink:
 
     # ---- persistence -----------------------------------------------------------------------------
     def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """(float32 arrays, JSON metadata) of the codebook and counters, for the checkpoint."""
+        """(arrays, JSON metadata) of the codebook and counters, for the checkpoint."""
         with self._lock:
             if not self.fitted:
                 return {}, {"config": asdict(self.config), "fitted": False, "counts": dict(self.counts)}
             arrays, codec_meta = self.codec.state()
-            arrays["code_norms"] = np.asarray(self.code_norms, dtype=np.float32)
+            arrays["code_norms"] = np.asarray(self.code_norms, dtype=np.float64)
             monitor = {
                 "distortion": float(self.monitor.baseline["distortion"]),
                 "n": int(self.monitor.baseline.get("n", 0)),
