@@ -1,0 +1,185 @@
+"""Queueing a deployment's logged episodes and steps, and training a reward model on a queue's ratings."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from mase_web.feedback.models import FeedbackItem, FeedbackQueue, Rating, RewardModel
+from mase_web.feedback.sources import WithRewardModel, project_feedback
+from mase_web.feedback.tests.conftest import client_for, make_queue, snapshot
+
+
+def deployment_with_episodes(project):
+    """Three finished episodes: confident (model), unsure (model, 0.3) and one the fallback answered."""
+    from mase_web.deployments.models import DecisionStep, Deployment, Episode
+    from mase_web.runs.models import Run
+    from mase_web.runs.tests.conftest import quick_spec
+
+    run = Run.objects.create(project=project, name="trained", spec=quick_spec(), state=Run.State.SUCCEEDED)
+    deployment = Deployment.objects.create(project=project, name="support", run=run, checkpoint="/x", spec={})
+    rows = [("where is my parcel", 0.95, "model"), ("refund please", 0.3, "model"), ("??", 0.2, "fallback")]
+    for i, (text, confidence, source) in enumerate(rows):
+        episode = Episode.objects.create(
+            deployment=deployment,
+            request_id=f"req-{i}",
+            task_text=text,
+            status="completed",
+            result={"info": {"predicted_intents": ["shipping"]}},
+            reward=1.0,
+        )
+        for step, agent in enumerate(("router", "resolver")):
+            DecisionStep.objects.create(
+                episode=episode, step=step, agent=agent, observation="{}", action=f"act-{agent}",
+                source=source, confidence=confidence if agent == "router" else 0.9,
+                messages={"received": [{"from": "router", "weight": 0.7}]},
+            )  # fmt: skip
+    Episode.objects.create(deployment=deployment, request_id="req-live", task_text="x", status="running")
+    return deployment
+
+
+@pytest.mark.django_db
+def test_enqueue_from_a_deployment_by_confidence_and_fallback(people):
+    project, users = people
+    deployment = deployment_with_episodes(project)
+    queue = make_queue(users["pm"], project, overlap=1)
+    pm = client_for(users["pm"])
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+
+    low = pm.post(url, {"deployment": deployment.pk, "max_confidence": 0.5}, format="json")
+    assert low.status_code == 201 and low.json()["added"] == 2  # the unsure one and the fallback one
+    keys = set(FeedbackItem.objects.values_list("episode_key", flat=True))
+    assert keys == {f"deployment/{deployment.pk}/req-1", f"deployment/{deployment.pk}/req-2"}
+    item = FeedbackItem.objects.get(episode_key=f"deployment/{deployment.pk}/req-1")
+    assert item.snapshot["task"] == "refund please" and item.snapshot["answer"] == "shipping"
+    assert [(s["agent"], s["action"], s["confidence"]) for s in item.snapshot["steps"]] == [
+        ("router", "act-router", 0.3),
+        ("resolver", "act-resolver", 0.9),
+    ]
+    assert item.snapshot["steps"][0]["messages"] == {"received": [{"from": "router", "weight": 0.7}]}
+    assert item.episode.request_id == "req-1"
+
+    steps = pm.post(url, {"deployment": deployment.pk, "unit": "step", "fallback_only": True}, format="json")
+    assert steps.json()["added"] == 2  # the fallback episode's two steps
+    step_item = FeedbackItem.objects.filter(kind="step").order_by("id").first()
+    assert step_item.episode_key == f"deployment/{deployment.pk}/req-2#0:router"
+    assert [s["agent"] for s in step_item.snapshot["steps"]] == [
+        "router"
+    ] and step_item.step.agent == "router"
+    again = pm.post(url, {"deployment": deployment.pk, "max_confidence": 0.5}, format="json")
+    assert again.json()["added"] == 0  # already queued
+
+    errors = pm.post(url, {"deployment": 999, "max_confidence": 2}, format="json").json()["errors"]
+    assert "max_confidence" in errors
+    assert pm.post(url, {"deployment": 999}, format="json").json()["errors"] == {
+        "deployment": ["no such deployment in this queue's project"]
+    }
+    assert (
+        client_for(users["ann1"]).post(url, {"deployment": deployment.pk}, format="json").status_code == 403
+    )
+
+
+@pytest.mark.django_db
+def test_pairwise_queues_pair_episodes_of_the_same_task(people):
+    from mase_web.deployments.models import Episode
+
+    project, users = people
+    deployment = deployment_with_episodes(project)
+    Episode.objects.create(
+        deployment=deployment, request_id="req-9", task_text="refund please", status="completed"
+    )
+    queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+    assert (
+        client_for(users["pm"]).post(url, {"deployment": deployment.pk}, format="json").json()["added"] == 1
+    )
+    pair = FeedbackItem.objects.get()
+    assert (pair.kind, pair.snapshot["task"], pair.snapshot_b["task"]) == (
+        "pair",
+        "refund please",
+        "refund please",
+    )
+    assert pair.episode_key_b == f"deployment/{deployment.pk}/req-9"
+
+
+GOOD = "Your refund for order {} has been issued and reaches your card in three days."
+BAD = "error {} null"
+
+
+def rated_toy_queue(people, n: int = 12) -> FeedbackQueue:
+    """n helpful answers rated 5 and n useless ones rated 1, by ann1."""
+    project, users = people
+    queue = make_queue(users["pm"], project, overlap=1)
+    keys = [f"run/{i}" for i in range(2 * n)]
+    items = [
+        {
+            "episode_key": key,
+            "snapshot": snapshot(f"ticket {i}", answer=(GOOD if i % 2 == 0 else BAD).format(i)),
+        }
+        for i, key in enumerate(keys)
+    ]
+    response = client_for(users["pm"]).post(
+        f"/api/feedback/queues/{queue['id']}/enqueue/", {"items": items}, format="json"
+    )
+    assert response.status_code == 201
+    for item in FeedbackItem.objects.filter(queue_id=queue["id"]):
+        value = 5 if int(item.episode_key.split("/")[1]) % 2 == 0 else 1
+        annotator = item.assignments.get().annotator
+        Rating.objects.create(item=item, annotator=annotator, value=value)
+    return FeedbackQueue.objects.get(pk=queue["id"])
+
+
+@pytest.mark.slow
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_reward_model_trains_on_a_celery_worker_and_becomes_a_reward_source(people, live_services):
+    queue = rated_toy_queue(people)
+    pm = client_for(people[1]["pm"])
+    started = pm.post(f"/api/feedback/queues/{queue.pk}/reward-models/")
+    assert started.status_code == 201 and started.json()["state"] == "queued"
+    model_id = started.json()["id"]
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        body = pm.get(f"/api/feedback/reward-models/{model_id}/").json()
+        if body["state"] in ("succeeded", "failed"):
+            break
+        time.sleep(0.5)
+    assert body["state"] == "succeeded", body["message"]
+    metrics = body["metrics"]
+    assert (metrics["n_train"], metrics["n_heldout"]) == (18, 6)
+    assert metrics["accuracy"] > metrics["baseline_accuracy"] and metrics["accuracy"] >= 0.8
+    assert body["progress"] == 1.0 and "held-out accuracy" in body["message"]
+    model = RewardModel.objects.get(pk=model_id)
+    assert Path(model.path).read_bytes()[8:9] == b"{"  # safetensors header
+    assert client_for(people[1]["ann1"]).get(f"/api/feedback/reward-models/{model_id}/").status_code == 404
+
+    # As a reward term: a queued but unrated episode is scored by the model; rated ones keep their rating.
+    unrated = FeedbackItem.objects.create(
+        queue=queue,
+        kind="episode",
+        episode_key="run/new",
+        snapshot=snapshot("ticket", answer=GOOD.format(99)),
+    )
+    source = project_feedback(queue.project_id)
+    assert isinstance(source, WithRewardModel)
+    assert source.rating("run/0") == 1.0 and source.rating("run/1") == 0.0
+    assert source.rating(unrated.episode_key) > 0.5
+    assert source.rating("run/never-queued") is None
+
+
+@pytest.mark.django_db
+def test_reward_models_refuse_pairwise_queues_and_too_few_ratings(people):
+    from mase_web.feedback.training_job import train
+
+    project, users = people
+    pm = client_for(users["pm"])
+    pairwise = make_queue(users["pm"], project, kind="pairwise", tags=[])
+    response = pm.post(f"/api/feedback/queues/{pairwise['id']}/reward-models/")
+    assert response.status_code == 400 and "pairwise" in str(response.json()["errors"])
+    rating = make_queue(users["pm"], project, overlap=1)
+    model = RewardModel.objects.create(queue_id=rating["id"])
+    assert train(model.pk) == "failed"
+    model.refresh_from_db()
+    assert "at least 4 rated items" in model.message and model.finished_at is not None
