@@ -6,6 +6,7 @@ import { CheckpointList } from "../runs/CheckpointList";
 import { GoldenPanel } from "../runs/GoldenPanel";
 import { MetricCurves } from "../runs/MetricCurves";
 import { PhaseTimeline } from "../runs/PhaseTimeline";
+import { ProtocolPanel } from "../runs/ProtocolPanel";
 import { RunHeader } from "../runs/RunHeader";
 import { SystemPanel } from "../runs/SystemPanel";
 import { pageData } from "../runs/pageData";
@@ -84,6 +85,7 @@ export function RunPage() {
       )}
       <MetricCurves series={stream.series} />
       <AttentionReplay frames={stream.attention} />
+      <ProtocolPanel series={stream.series} />
       <PhaseTimeline
         marks={stream.phaseMarks}
         phases={stream.phases}

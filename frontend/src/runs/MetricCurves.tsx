@@ -7,6 +7,7 @@ const DEFAULT_METRICS = ["success", "reward", "messages"];
 
 /** Sort order of the picker: training metrics, then evaluation, then golden-range values. */
 function rank(key: string): number {
+  if (key.startsWith("protocol.")) return 3; // the protocol panel shows these; here they close the list
   if (key.startsWith("golden.")) return 2;
   if (key.startsWith("eval_")) return 1;
   return 0;
