@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
+from agents.breaker import KeywordRouterFallback
 from agents.runtime import RuntimeConfig, TeamRuntime
 from agents.spec import load_spec
 from mase_web.deployments.models import Deployment
@@ -22,6 +23,7 @@ _runtimes: dict[tuple[int, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}
 _listeners: dict[str, Callable[[dict], None]] = {}
 _build_lock = threading.Lock()
+_tuned_router: Any = None
 
 
 def backbone_for(team: Any) -> Any:
@@ -33,6 +35,19 @@ def backbone_for(team: Any) -> Any:
     if key not in _backbones:
         _backbones[key] = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
     return _backbones[key]
+
+
+def _share_tuned_router(runtime: TeamRuntime) -> None:
+    """Keyword-router fallbacks get one router tuned per process, now: tuning takes seconds, and the
+    first ticket the fallback answers (a breaker that just opened) should not wait for it."""
+    global _tuned_router
+    fallback = runtime.fallback
+    if isinstance(fallback, KeywordRouterFallback) and fallback.router is None:
+        if _tuned_router is None:
+            from agents.envs.customer_service.rules import KeywordRouter
+
+            _tuned_router = KeywordRouter.tuned()
+        fallback.router = _tuned_router  # read-only once tuned: safe to share
 
 
 def _dispatch(record: dict) -> None:
@@ -56,6 +71,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 config=RuntimeConfig(timeout_s=timeout),
                 decision_sink=_dispatch,
             )
+            _share_tuned_router(runtime)
             _runtimes[key] = runtime
         return runtime
 
