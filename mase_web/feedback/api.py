@@ -16,6 +16,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from mase_web.accounts.permissions import can, projects_where
@@ -33,6 +34,14 @@ from mase_web.feedback.serializers import (
     RewardModelSerializer,
 )
 from mase_web.feedback.tasks import dispatch
+
+
+class FeedbackPages(PageNumberPagination):
+    """An annotator's whole queue fits one page (`?page_size=`, at most 500)."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
 
 
 def feedback_projects(user):
@@ -55,6 +64,7 @@ class QueueViewSet(
     """Feedback queues of your projects with their progress (annotators: their own progress)."""
 
     serializer_class = QueueSerializer
+    pagination_class = FeedbackPages
     filterset_fields = ["project", "kind"]
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -197,6 +207,7 @@ class MyItemsView(GenericAPIView):
     """The items assigned to you, with your answer when you gave one (`?queue=`, `?pending=1`)."""
 
     serializer_class = ItemSerializer
+    pagination_class = FeedbackPages
 
     @extend_schema(
         parameters=[

@@ -1,7 +1,80 @@
+import { useEffect, useState } from "react";
+import { AnnotationItem } from "../feedback/AnnotationItem";
+import { feedbackApi } from "../feedback/feedbackApi";
+import type { Choice, Queue } from "../feedback/types";
+import { useMyItems } from "../feedback/useMyItems";
+
+/** The annotator's work: pick a queue, read its guidelines, answer the assigned items one by one. */
 export function AnnotatePage() {
+  const [queues, setQueues] = useState<Queue[]>([]);
+  const [queueId, setQueueId] = useState<number | null>(null);
+  const [error, setError] = useState("");
+  const { items, current, done, error: itemsError, reload, skip } = useMyItems(queueId);
+
+  useEffect(() => {
+    feedbackApi.queues().then(
+      (body) => {
+        const mine = body.results.filter((q) => q.my_progress.assigned > 0);
+        setQueues(mine);
+        const open = mine.find((q) => q.my_progress.done < q.my_progress.assigned) ?? mine[0];
+        setQueueId(open ? open.id : null);
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, []);
+
+  const queue = queues.find((q) => q.id === queueId) ?? null;
+  const rate = async (value: number, tags: string[], comment: string) => {
+    if (!current) return;
+    await feedbackApi.rate(current.id, value, tags, comment);
+    await reload();
+  };
+  const judge = async (choice: Choice, comment: string) => {
+    if (!current) return;
+    await feedbackApi.judge(current.id, choice, comment);
+    await reload();
+  };
+
   return (
-    <main className="page">
+    <main className="page wide runs-ui feedback-ui">
       <h1>Annotate</h1>
+      {(error || itemsError) && <p className="error" role="alert">{error || itemsError}</p>}
+      {queues.length === 0 && !error && <p className="empty-state">Nothing is assigned to you yet.</p>}
+      {queues.length > 1 && (
+        <label className="field">
+          Queue
+          <select aria-label="Queue" value={queueId ?? ""} onChange={(e) => setQueueId(Number(e.target.value))}>
+            {queues.map((q) => (
+              <option key={q.id} value={q.id}>
+                {q.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {queue && (
+        <>
+          <section className="card fb-guidelines" aria-label="Guidelines">
+            <div className="card-head">
+              <h2>{queue.name}</h2>
+              <span className="badge" data-testid="annotate-progress">
+                {done} of {items.length} done
+              </span>
+            </div>
+            <p className="fb-guidelines-text">{queue.guidelines || "No guidelines for this queue."}</p>
+          </section>
+          {current ? (
+            <>
+              <AnnotationItem queue={queue} item={current} onRate={rate} onJudge={judge} />
+              <button className="link" onClick={() => skip(current.id)}>
+                Skip for now
+              </button>
+            </>
+          ) : (
+            items.length > 0 && <p className="ok" data-testid="annotate-finished">All {items.length} items done — thank you!</p>
+          )}
+        </>
+      )}
     </main>
   );
 }

@@ -1,0 +1,51 @@
+import { useEffect, useState } from "react";
+import { feedbackApi } from "./feedbackApi";
+import type { Agreement } from "./types";
+
+const formatAlpha = (alpha: number | null | undefined) => (alpha === null || alpha === undefined ? "n/a" : alpha.toFixed(3));
+
+/** Krippendorff's alpha of the queue and the items annotators disagree on most (widest spread first). */
+export function AgreementPanel({ queue, version }: { queue: number; version: number }) {
+  const [agreement, setAgreement] = useState<Agreement | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    feedbackApi.agreement(queue).then(setAgreement, (e: Error) => setError(e.message));
+  }, [queue, version]);
+
+  if (error) return <p className="error">{error}</p>;
+  if (!agreement) return null;
+  return (
+    <div className="fb-agreement">
+      <p data-testid="queue-alpha">
+        Krippendorff's α ({agreement.metric}): <strong>{formatAlpha(agreement.alpha)}</strong>
+        {agreement.interval_alpha !== undefined && <> · interval {formatAlpha(agreement.interval_alpha)}</>}{" "}
+        <span className="hint">
+          over {agreement.units} items with two or more answers ({agreement.values} answers)
+        </span>
+      </p>
+      {agreement.disagreements.length > 0 && (
+        <table className="list" data-testid="disagreements">
+          <caption className="hint">Disagreements (ratings ≥ 2 stars apart, or split pairwise judgements)</caption>
+          <thead>
+            <tr>
+              <th>Item</th>
+              <th>Task</th>
+              <th>Answers</th>
+              <th>Spread</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agreement.disagreements.map((row) => (
+              <tr key={row.item}>
+                <td title={row.episode_key}>#{row.item}</td>
+                <td>{row.task.length > 80 ? `${row.task.slice(0, 77)}…` : row.task}</td>
+                <td>{row.values.join(", ")}</td>
+                <td>{agreement.metric === "nominal" ? `${Math.round(row.spread * 100)} %` : row.spread}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { useEffect, useState } from "react";
+import { ErrorList } from "./ErrorList";
+import { feedbackApi } from "./feedbackApi";
+import type { DeploymentSummary, Queue } from "./types";
+
+interface Props {
+  queue: Queue;
+  onAdded: () => void;
+}
+
+/** Queue a deployment's finished episodes (or steps): all, low-confidence ones, or fallback-answered ones. */
+export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
+  const [deployments, setDeployments] = useState<DeploymentSummary[]>([]);
+  const [deployment, setDeployment] = useState(0);
+  const [unit, setUnit] = useState<"episode" | "step">("episode");
+  const [maxConfidence, setMaxConfidence] = useState("");
+  const [fallbackOnly, setFallbackOnly] = useState(false);
+  const [limit, setLimit] = useState(50);
+  const [result, setResult] = useState("");
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    feedbackApi.deployments().then(
+      (body) => {
+        const mine = body.results.filter((d) => d.project === queue.project);
+        setDeployments(mine);
+        setDeployment(mine[0]?.id ?? 0);
+      },
+      () => setDeployments([]),
+    );
+  }, [queue.project]);
+
+  if (deployments.length === 0) return <p className="hint">No deployments in this project to queue episodes from.</p>;
+  const submit = async () => {
+    setError(null);
+    try {
+      const body = await feedbackApi.enqueueDeployment(queue.id, {
+        deployment,
+        unit,
+        max_confidence: maxConfidence === "" ? null : Number(maxConfidence),
+        fallback_only: fallbackOnly,
+        limit,
+      });
+      setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued`);
+      onAdded();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <form className="fb-enqueue row" aria-label={`Queue episodes for ${queue.name}`} onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+      <label className="field">
+        Deployment
+        <select value={deployment} onChange={(e) => setDeployment(Number(e.target.value))}>
+          {deployments.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {queue.kind === "rating" && (
+        <label className="field">
+          Unit
+          <select value={unit} onChange={(e) => setUnit(e.target.value as "episode" | "step")}>
+            <option value="episode">episodes</option>
+            <option value="step">single steps</option>
+          </select>
+        </label>
+      )}
+      <label className="field">
+        Confidence below
+        <input type="number" min={0} max={1} step={0.05} value={maxConfidence} placeholder="any" onChange={(e) => setMaxConfidence(e.target.value)} />
+      </label>
+      <label className="field check">
+        <input type="checkbox" checked={fallbackOnly} onChange={(e) => setFallbackOnly(e.target.checked)} /> answered by the fallback
+      </label>
+      <label className="field">
+        At most
+        <input type="number" min={1} max={500} value={limit} onChange={(e) => setLimit(Number(e.target.value))} />
+      </label>
+      <button type="submit">Queue episodes</button>
+      {result && <span className="ok">{result}</span>}
+      <ErrorList error={error} />
+    </form>
+  );
+}

@@ -1,0 +1,78 @@
+import { useState } from "react";
+import { ErrorList } from "./ErrorList";
+import type { RatingAnswer } from "./types";
+
+interface Props {
+  tags: string[];
+  previous: RatingAnswer | null | undefined;
+  onSubmit: (value: number, tags: string[], comment: string) => Promise<void>;
+}
+
+const STARS = [1, 2, 3, 4, 5];
+
+/** 1–5 rating buttons, the queue's tags as toggle chips, a comment, and submit. */
+export function RatingForm({ tags, previous, onSubmit }: Props) {
+  const [value, setValue] = useState<number | null>(previous?.value ?? null);
+  const [chosen, setChosen] = useState<string[]>(previous?.tags ?? []);
+  const [comment, setComment] = useState(previous?.comment ?? "");
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const toggle = (tag: string) => setChosen((old) => (old.includes(tag) ? old.filter((t) => t !== tag) : [...old, tag]));
+  const submit = async () => {
+    if (value === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit(value, chosen, comment);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="fb-answer-form" aria-label="Rate this item" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+      <div className="fb-stars" role="radiogroup" aria-label="Rating">
+        {STARS.map((star) => (
+          <button
+            type="button"
+            key={star}
+            role="radio"
+            aria-checked={value === star}
+            aria-label={`${star} star${star > 1 ? "s" : ""}`}
+            className={value === star ? "fb-star fb-star-on" : "fb-star secondary"}
+            onClick={() => setValue(star)}
+          >
+            {star}
+          </button>
+        ))}
+        <span className="hint">1 = useless … 5 = perfect</span>
+      </div>
+      {tags.length > 0 && (
+        <div className="chips" role="group" aria-label="Tags">
+          {tags.map((tag) => (
+            <button
+              type="button"
+              key={tag}
+              aria-pressed={chosen.includes(tag)}
+              className={chosen.includes(tag) ? "run-chip run-chip-on" : "run-chip"}
+              onClick={() => toggle(tag)}
+            >
+              {tag}
+            </button>
+          ))}
+        </div>
+      )}
+      <label className="field column">
+        Comment
+        <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} maxLength={5000} />
+      </label>
+      <ErrorList error={error} />
+      <button type="submit" disabled={value === null || busy}>
+        Submit rating
+      </button>
+    </form>
+  );
+}

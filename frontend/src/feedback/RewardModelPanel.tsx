@@ -1,0 +1,73 @@
+import { useCallback, useEffect, useState } from "react";
+import { ErrorList } from "./ErrorList";
+import { feedbackApi } from "./feedbackApi";
+import type { RewardModel } from "./types";
+
+const POLL_MS = 1000;
+const percent = (x: number | undefined) => (x === undefined ? "–" : `${Math.round(x * 100)} %`);
+
+function Figures({ model }: { model: RewardModel }) {
+  const m = model.metrics;
+  return (
+    <p data-testid="reward-model-figures">
+      Held-out accuracy <strong>{percent(m.accuracy)}</strong> (majority baseline {percent(m.baseline_accuracy)}) · MAE{" "}
+      {m.mae === undefined ? "–" : `${m.mae.toFixed(2)} stars`} · trained on {m.n_train}, held out {m.n_heldout} · {m.backbone}
+    </p>
+  );
+}
+
+/** Train a reward model on the queue's ratings (a Celery job) and follow it until it reports its figures. */
+export function RewardModelPanel({ queue }: { queue: number }) {
+  const [model, setModel] = useState<RewardModel | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    feedbackApi.rewardModels(queue).then((models) => setModel(models[0] ?? null), setError);
+  }, [queue]);
+
+  const active = model !== null && (model.state === "queued" || model.state === "running");
+  const poll = useCallback(() => {
+    if (model) feedbackApi.rewardModel(model.id).then(setModel, setError);
+  }, [model]);
+  useEffect(() => {
+    if (!active) return;
+    const timer = window.setTimeout(poll, POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [active, poll]);
+
+  const train = async () => {
+    setError(null);
+    try {
+      setModel(await feedbackApi.trainRewardModel(queue));
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <div className="fb-reward-model" data-testid="reward-model">
+      <div className="row">
+        <button onClick={() => void train()} disabled={active}>
+          Train reward model
+        </button>
+        {model && (
+          <span className={`run-state run-state-${model.state === "queued" ? "queued" : model.state}`} data-testid="reward-model-state">
+            {model.state}
+          </span>
+        )}
+      </div>
+      {active && (
+        <div className="meter">
+          <span>{model.message || "waiting for a worker"}</span>
+          <div className="meter-track">
+            <div className="meter-fill" style={{ width: `${Math.round(model.progress * 100)}%` }} />
+          </div>
+          <span>{Math.round(model.progress * 100)}%</span>
+        </div>
+      )}
+      {model?.state === "succeeded" && <Figures model={model} />}
+      {model?.state === "failed" && <p className="error">{model.message}</p>}
+      <ErrorList error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+/** Shapes of the feedback API (mase_web/feedback/serializers.py and api.py). */
+
+export type QueueKind = "rating" | "pairwise";
+export type Choice = "A" | "B" | "tie";
+
+export interface StepSnapshot {
+  step?: number;
+  agent: string;
+  action: string;
+  source?: string;
+  confidence?: number | null;
+  messages?: unknown;
+}
+
+/** What an annotator rates, frozen when the item was queued. */
+export interface Snapshot {
+  task: string;
+  answer: string;
+  steps: StepSnapshot[];
+  meta?: Record<string, unknown>;
+}
+
+export interface QueueProgress {
+  items: number;
+  assignments: number;
+  done: number;
+}
+
+export interface Queue {
+  id: number;
+  project: number;
+  name: string;
+  kind: QueueKind;
+  guidelines: string;
+  overlap: number;
+  tags: string[];
+  created_by: string | null;
+  created_at: string;
+  can_manage: boolean;
+  my_progress: { assigned: number; done: number };
+  progress?: QueueProgress;
+}
+
+export interface RatingAnswer {
+  id: number;
+  item: number;
+  value: number;
+  tags: string[];
+  comment: string;
+}
+
+export interface JudgementAnswer {
+  id: number;
+  item: number;
+  choice: Choice;
+  comment: string;
+}
+
+export interface Item {
+  id: number;
+  queue: number;
+  kind: "episode" | "step" | "pair";
+  episode_key: string;
+  snapshot: Snapshot;
+  episode_key_b: string;
+  snapshot_b: Snapshot | null;
+  my_rating?: RatingAnswer | null;
+  my_judgement?: JudgementAnswer | null;
+}
+
+export interface Disagreement {
+  item: number;
+  values: (number | string)[];
+  spread: number;
+  kind: string;
+  episode_key: string;
+  task: string;
+}
+
+export interface Agreement {
+  metric: "ordinal" | "nominal";
+  alpha: number | null;
+  interval_alpha?: number | null;
+  units: number;
+  values: number;
+  disagreements: Disagreement[];
+}
+
+export interface RewardModelMetrics {
+  accuracy: number;
+  mae: number;
+  baseline_accuracy: number;
+  n_train: number;
+  n_heldout: number;
+  backbone: string;
+}
+
+export interface RewardModel {
+  id: number;
+  queue: number;
+  state: "queued" | "running" | "succeeded" | "failed";
+  progress: number;
+  message: string;
+  metrics: Partial<RewardModelMetrics>;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface NewQueue {
+  project: number;
+  name: string;
+  kind: QueueKind;
+  guidelines: string;
+  overlap: number;
+  tags: string[];
+}
+
+export interface DeploymentFilter {
+  deployment: number;
+  unit: "episode" | "step";
+  max_confidence: number | null;
+  fallback_only: boolean;
+  limit: number;
+}
+
+export interface DeploymentSummary {
+  id: number;
+  project: number;
+  name: string;
+}
