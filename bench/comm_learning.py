@@ -18,12 +18,19 @@ Generalisation: N=64, 3 clue agents with digits (a range of 16, a range of remai
 remainder mod 4) and 4 distractors, trained on 6 paraphrase templates per clue and evaluated only on
 the 2 held-out templates.
 
+Protocol: the learned arm on the N=16 task with its messages sent as they are ("dense") and through the
+HCP semantic compression link (communication.protocol = "hcp": k-means codebook + quantised residual,
+agents/protocol/link.py) with 64 and 128 codes, the same seeds and the same number of episodes; greedy
+success on 1,000 fresh episodes, bytes sent relative to the clue sentences' UTF-8 bytes, reconstruction
+error, storms. `--protocol-only` runs just this section.
+
 Throughput (same run): backbone sentences/s (uncached encoding), training episodes/s of the full loop
 (sample → embedding lookup → update) and of a bare loop running the same update on pre-built tensors;
 ceiling_ratio = loop / bare.
 
     python bench/comm_learning.py --out results.json          # full (about 15 minutes on 2 cores)
     python bench/comm_learning.py --out smoke.json --quick    # sub-minute smoke run
+    python bench/comm_learning.py --out protocol.json --protocol-only   # the protocol section alone
 """
 
 from __future__ import annotations
@@ -189,6 +196,51 @@ def throughput(backbone: Backbone, spec_doc: dict, seconds: float) -> dict:
     }
 
 
+PROTOCOL_ARMS = {"dense": {"protocol": None}, "hcp": {"protocol": "hcp"}}
+PROTOCOL_ARMS["hcp_128"] = {"protocol": "hcp", "hcp_codes": 128}
+
+
+def protocol_arm(backbone: Backbone, seed: int, episodes: int, final_episodes: int, **link: object) -> dict:
+    """The learned arm for a fixed number of episodes with messages dense or through the HCP link."""
+    trainer = ReinforceCommTrainer(
+        load_spec(number_guess_spec(16, 4, 2, ["bits"], seed)), backbone=backbone, **SETTINGS, **link
+    )
+    trainer.embedding_table(trainer.env)
+    tick = time.perf_counter()
+    while trainer.episode < episodes:
+        trainer.update(*trainer.sample(trainer.config.batch_size))
+    seconds = time.perf_counter() - tick
+    out = {"success": trainer.evaluate(final_episodes, seed=123_456)["success"], "seconds": round(seconds, 2)}
+    if trainer.link is not None:
+        stats = trainer.link.stats()
+        keys = ("byte_ratio", "frame_byte_ratio", "compression_ratio", "dense_ratio", "reconstruction_error")
+        out |= {k: stats[k] for k in keys} | {
+            k: stats[k] for k in ("bits_per_message", "codebook_size", "storms", "refits", "raw_bytes")
+        }
+        out["sent_bytes"] = stats["wire_bytes"] + stats["sync_bytes"]
+        out["channel_p95_ms"] = stats["channel_p95_ms"]
+    return out
+
+
+def protocol_section(
+    backbone: Backbone, seeds: list[int], episodes: int, final_episodes: int, arms: list[str]
+) -> dict:
+    """The protocol arms on every seed; medians per arm plus the per-seed runs."""
+    section: dict[str, dict] = {"episodes": episodes}
+    for arm in arms:
+        link = PROTOCOL_ARMS[arm]
+        runs = []
+        for seed in seeds:
+            run = protocol_arm(backbone, seed, episodes, final_episodes, **link) | {"seed": seed}
+            runs.append(run)
+            ratio = f"  bytes {run['byte_ratio']:.3f} of raw" if "byte_ratio" in run else ""
+            print(f"protocol {arm:8s} seed {seed}: success {run['success']:.3f}{ratio}", flush=True)
+        keys = [k for k, v in runs[0].items() if isinstance(v, (int, float)) and k != "seed"]
+        section[arm] = {k: _median([r[k] for r in runs]) for k in keys} | {"runs": runs}
+    section["success_delta"] = section["hcp"]["success"] - section["dense"]["success"]
+    return section
+
+
 def _median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -215,6 +267,10 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch threads (the networks are small: 1 is fastest)"
     )
+    parser.add_argument(
+        "--protocol-episodes", type=int, help="episodes per protocol arm (default 30000; quick 600)"
+    )
+    parser.add_argument("--protocol-only", action="store_true", help="run only the protocol section")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -228,6 +284,14 @@ def main(argv=None) -> int:
     final_episodes = 200 if quick else 1000
     wall = time.perf_counter()
     backbone = Backbone.load("default")
+    protocol_episodes = args.protocol_episodes or (600 if quick else 30_000)
+    protocol_arms = ["dense", "hcp"] if quick else list(PROTOCOL_ARMS)  # quick: a smoke run of the link
+    if args.protocol_only:
+        section = protocol_section(backbone, seeds, protocol_episodes, final_episodes, protocol_arms)
+        result = {"protocol": section, "quick": quick, "wall_seconds": round(time.perf_counter() - wall, 1)}
+        Path(args.out).write_text(json.dumps(result, indent=1))
+        print(f"wrote {args.out} ({result['wall_seconds']} s)")
+        return 0
 
     arms: dict[str, dict] = {}
     for arm in ARMS:
@@ -290,6 +354,7 @@ def main(argv=None) -> int:
         flush=True,
     )
 
+    protocol = protocol_section(backbone, seeds[:3], protocol_episodes, final_episodes, protocol_arms)
     rates = throughput(backbone, number_guess_spec(16, 4, 2, ["bits"], 0), 0.5 if quick else 5.0)
     print(json.dumps({k: round(v, 2) for k, v in rates.items()}), flush=True)
     result = {
@@ -312,6 +377,7 @@ def main(argv=None) -> int:
             "seconds": held["train_seconds"],
             "episodes": held["episodes"],
         },
+        "protocol": protocol,
         "throughput": rates,
         "machine": {
             "cpus": os.cpu_count(),
