@@ -25,6 +25,7 @@ class DecisionFilters(serializers.Serializer):
     deployment = serializers.IntegerField(required=False, min_value=1)
     run = serializers.IntegerField(required=False, min_value=1)
     episode = serializers.IntegerField(required=False, min_value=1)
+    batch = serializers.IntegerField(required=False, min_value=1)
     agent = serializers.CharField(required=False, max_length=100)
     source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
     breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)
@@ -63,6 +64,7 @@ def filter_decisions(steps: QuerySet[DecisionStep], f: dict[str, Any]) -> QueryS
         "deployment": "episode__deployment_id",
         "run": "episode__deployment__run_id",
         "episode": "episode_id",
+        "batch": "episode__batch_id",
         "agent": "agent",
         "source": "source",
         "breaker_state": "breaker_state",

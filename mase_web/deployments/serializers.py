@@ -12,35 +12,35 @@ class DeploymentSerializer(serializers.ModelSerializer):
     run_name = serializers.CharField(source="run.name", read_only=True)
     project_name = serializers.CharField(source="project.name", read_only=True)
     environment = serializers.SerializerMethodField()
+    agents = serializers.SerializerMethodField()
 
     class Meta:
         model = Deployment
         fields = [
             "id", "project", "project_name", "name", "workflow", "run", "run_name", "checkpoint", "status",
-            "created_by", "created_at", "breaker_state", "environment",
+            "created_by", "created_at", "breaker_state", "environment", "agents",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_environment(self, deployment: Deployment) -> str | None:
         return (deployment.spec.get("environment") or {}).get("name")
 
+    def get_agents(self, deployment: Deployment) -> list[str]:
+        return [a.get("id") for a in deployment.spec.get("agents") or []]
+
 
 class DeploymentDetailSerializer(DeploymentSerializer):
     breaker = serializers.SerializerMethodField()
-    agents = serializers.SerializerMethodField()
     fallback = serializers.SerializerMethodField()
 
     class Meta(DeploymentSerializer.Meta):
-        fields = [*DeploymentSerializer.Meta.fields, "breaker", "agents", "fallback"]
+        fields = [*DeploymentSerializer.Meta.fields, "breaker", "fallback"]
         read_only_fields = fields
 
     def get_breaker(self, deployment: Deployment) -> dict:
         from mase_web.deployments.breaker_store import snapshot
 
         return snapshot(deployment)
-
-    def get_agents(self, deployment: Deployment) -> list[str]:
-        return [a.get("id") for a in deployment.spec.get("agents") or []]
 
     def get_fallback(self, deployment: Deployment) -> str:
         return (deployment.spec.get("fallback") or {}).get("kind", "none")

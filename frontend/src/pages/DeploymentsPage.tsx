@@ -1,7 +1,70 @@
+import { useEffect, useState } from "react";
+import { BreakerBadge } from "../deployments/BreakerBadge";
+import { DeployForm } from "../deployments/DeployForm";
+import { deploymentsApi } from "../deployments/deploymentsApi";
+import { mayDeploy } from "../deployments/roles";
+import type { DeploymentSummary } from "../deployments/types";
+import "../deployments/deployments.css";
+import { formatTime } from "../runs/format";
+import { runsApi } from "../runs/runsApi";
+import type { Me } from "../runs/types";
+
+/** Deployed teams of your projects with their breaker state, and the form that deploys a trained run. */
 export function DeploymentsPage() {
+  const [deployments, setDeployments] = useState<DeploymentSummary[] | null>(null);
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    deploymentsApi.list().then((body) => setDeployments(body.results), (e: Error) => setError(e.message));
+    runsApi.me().then(setMe, () => undefined);
+  }, []);
+  const deployable = (me?.memberships ?? []).map((m) => m.project).filter((p) => mayDeploy(me, p));
+
   return (
-    <main className="page">
+    <main className="page wide runs-ui deployments-ui">
       <h1>Deployments</h1>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <section className="card">
+        <h2>Deployed teams</h2>
+        {deployments?.length === 0 && <p className="muted">Nothing deployed yet.</p>}
+        {deployments && deployments.length > 0 && (
+          <table className="run-table" data-testid="deployments">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Project</th>
+                <th>Trained by</th>
+                <th>Breaker</th>
+                <th>Deployed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deployments.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <a href={`/deployments/${d.id}/`}>{d.name}</a>
+                  </td>
+                  <td>{d.project_name}</td>
+                  <td>
+                    <a href={`/runs/${d.run}/`}>run {d.run}</a>
+                  </td>
+                  <td>
+                    <BreakerBadge state={d.breaker_state} />
+                  </td>
+                  <td className="small">
+                    {formatTime(d.created_at)} by {d.created_by ?? "–"}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {deployable.length > 0 && <DeployForm projects={deployable} />}
     </main>
   );
 }

@@ -1,0 +1,94 @@
+import { useEffect, useState } from "react";
+import { ApiError } from "../api";
+import { formatTime } from "../runs/format";
+import { deploymentsApi } from "./deploymentsApi";
+import { errorLines } from "./format";
+import type { Batch } from "./types";
+
+interface Props {
+  deploymentId: number;
+  /** Progress streamed over the deployment's WebSocket, by batch id. */
+  live: Record<number, Batch>;
+}
+
+/** Upload a JSONL file of tickets ({"id", "text", "intents"?} per line); a worker runs them, progress streams in. */
+export function BatchPanel({ deploymentId, live }: Props) {
+  const [batches, setBatches] = useState<Batch[]>([]);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    deploymentsApi.batches(deploymentId).then(setBatches, () => undefined);
+  }, [deploymentId]);
+
+  const upload = async (file: File) => {
+    setBusy(true);
+    try {
+      const batch = await deploymentsApi.uploadBatch(deploymentId, await file.text());
+      setBatches((old) => [batch, ...old]);
+      setErrors([]);
+    } catch (e) {
+      const err = e as ApiError;
+      setErrors(errorLines(err.body?.errors, err.message));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const shown = batches.map((b) => live[b.id] ?? b);
+  return (
+    <section className="card" aria-label="Batch of tickets">
+      <div className="card-head">
+        <h2>Batch of tickets</h2>
+        <label className={`button secondary${busy ? " disabled" : ""}`}>
+          Upload JSONL…
+          <input
+            type="file"
+            accept=".jsonl,.json,.txt"
+            hidden
+            disabled={busy}
+            aria-label="Ticket file (JSONL)"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = "";
+              if (file) upload(file);
+            }}
+          />
+        </label>
+      </div>
+      <p className="hint">One ticket per line: {'{"id": "t-1", "text": "where is my parcel?", "intents": ["order_tracking"]}'} (intents optional: with them each answer is scored).</p>
+      {errors.length > 0 && (
+        <div className="field-errors" role="alert">
+          {errors.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
+      {shown.length > 0 && (
+        <table className="run-table" data-testid="batches">
+          <tbody>
+            {shown.map((b) => (
+              <tr key={b.id}>
+                <td>batch {b.id}</td>
+                <td>
+                  <span className={`run-state run-state-${b.state}`}>{b.state}</span>
+                </td>
+                <td className="batch-progress">
+                  <span className="run-meter-bar">
+                    <div style={{ width: `${b.total ? (100 * b.done) / b.total : 0}%` }} />
+                  </span>
+                  {b.done} / {b.total}
+                </td>
+                <td className="muted small">{formatTime(b.created_at)}</td>
+                <td>
+                  <a href={`/review/?batch=${b.id}&deployment=${b.deployment}`}>review</a>
+                  {b.error && <span className="error"> {b.error}</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+import type { DeploymentSummary } from "./types";
+
+export interface Filters {
+  deployment: string;
+  agent: string;
+  source: string;
+  breaker_state: string;
+  confidence_min: string;
+  confidence_max: string;
+  since: string;
+  until: string;
+  q: string;
+}
+
+export const FILTER_KEYS: (keyof Filters)[] = [
+  "deployment", "agent", "source", "breaker_state", "confidence_min", "confidence_max", "since", "until", "q",
+];
+
+/** The filters as API query parameters (times from the browser's local time to ISO). */
+export function filterQuery(filters: Filters): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const value = filters[key].trim();
+    if (!value) continue;
+    query.set(key, key === "since" || key === "until" ? new Date(value).toISOString() : value);
+  }
+  return query;
+}
+
+interface Props {
+  filters: Filters;
+  deployments: DeploymentSummary[];
+  agents: string[];
+  onChange: (filters: Filters) => void;
+}
+
+/** Deployment, agent, source, breaker state, confidence range, time range and full-text search. */
+export function ReviewFilters({ filters, deployments, agents, onChange }: Props) {
+  const set = (key: keyof Filters) => (e: { target: { value: string } }) => onChange({ ...filters, [key]: e.target.value });
+  return (
+    <form className="review-filters" aria-label="Filter decisions" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        Search
+        <input type="search" value={filters.q} onChange={set("q")} placeholder="refund, keyword rule, logistics…" />
+      </label>
+      <label>
+        Deployment
+        <select value={filters.deployment} onChange={set("deployment")}>
+          <option value="">all</option>
+          {deployments.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name} (run {d.run})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Agent
+        <select value={filters.agent} onChange={set("agent")}>
+          <option value="">all</option>
+          {agents.map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Source
+        <select value={filters.source} onChange={set("source")}>
+          <option value="">all</option>
+          <option>model</option>
+          <option>trial</option>
+          <option>fallback</option>
+        </select>
+      </label>
+      <label>
+        Breaker
+        <select value={filters.breaker_state} onChange={set("breaker_state")}>
+          <option value="">any</option>
+          <option value="closed">closed</option>
+          <option value="open">open</option>
+          <option value="half_open">half-open</option>
+        </select>
+      </label>
+      <label>
+        Confidence from
+        <input type="number" min={0} max={1} step={0.05} value={filters.confidence_min} onChange={set("confidence_min")} />
+      </label>
+      <label>
+        to
+        <input type="number" min={0} max={1} step={0.05} value={filters.confidence_max} onChange={set("confidence_max")} />
+      </label>
+      <label>
+        Since
+        <input type="datetime-local" value={filters.since} onChange={set("since")} />
+      </label>
+      <label>
+        Until
+        <input type="datetime-local" value={filters.until} onChange={set("until")} />
+      </label>
+    </form>
+  );
+}

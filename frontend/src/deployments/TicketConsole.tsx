@@ -1,0 +1,122 @@
+import { useEffect, useMemo, useState } from "react";
+import { ApiError } from "../api";
+import { deploymentsApi } from "./deploymentsApi";
+import { bySteps, errorLines } from "./format";
+import { StepList } from "./StepList";
+import type { Decision, EpisodeSummary, TicketResult } from "./types";
+
+/** A new step is revealed this often, so a fast team can still be watched deciding step by step. */
+const REVEAL_MS = 300;
+
+interface Props {
+  deploymentId: number;
+  username: string;
+  /** Episodes and decisions streamed over the deployment's WebSocket. */
+  liveEpisodes: EpisodeSummary[];
+  liveDecisions: Record<string, Decision[]>;
+  onAnswered: () => void;
+}
+
+/** Type a customer ticket, then watch the agents handle it step by step. */
+export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisions, onAnswered }: Props) {
+  const [text, setText] = useState("");
+  const [submitted, setSubmitted] = useState<string | null>(null);
+  const [done, setDone] = useState<{ episode: EpisodeSummary; result: TicketResult } | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [revealed, setRevealed] = useState(0);
+
+  // While the request runs, its decisions arrive over the WebSocket; the response then has all of them.
+  const requestId =
+    done?.result.request_id ??
+    [...liveEpisodes]
+      .reverse()
+      .find((e) => e.task_text === submitted && e.created_by === username && e.source === "browser")?.request_id;
+  const decisions = useMemo(
+    () => done?.result.decisions ?? (requestId ? liveDecisions[requestId] ?? [] : []),
+    [done, requestId, liveDecisions],
+  );
+  const stepCount = bySteps(decisions).length;
+  useEffect(() => {
+    if (revealed >= stepCount) return;
+    const timer = window.setTimeout(() => setRevealed((n) => n + 1), REVEAL_MS);
+    return () => window.clearTimeout(timer);
+  }, [revealed, stepCount]);
+
+  const send = async () => {
+    const ticket = text.trim();
+    setSubmitted(ticket);
+    setDone(null);
+    setRevealed(0);
+    setErrors([]);
+    try {
+      setDone(await deploymentsApi.sendTicket(deploymentId, ticket));
+      setText("");
+      onAnswered();
+    } catch (e) {
+      const err = e as ApiError;
+      setSubmitted(null);
+      setErrors(errorLines(err.body?.errors, err.message));
+    }
+  };
+
+  const busy = submitted !== null && done === null;
+  const shown = decisions.filter((d) => d.step <= revealed);
+  const finished = done !== null && revealed >= stepCount;
+  return (
+    <section className="card" aria-label="Run a ticket">
+      <h2>Customer ticket</h2>
+      <form
+        className="ticket-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          send();
+        }}
+      >
+        <label className="field column">
+          Customer message
+          <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="where is my parcel? it was due on Monday" />
+        </label>
+        <button type="submit" disabled={busy}>
+          {busy ? "The team is working…" : "Send to the team"}
+        </button>
+      </form>
+      {errors.length > 0 && (
+        <div className="field-errors" role="alert">
+          {errors.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
+      {submitted !== null && (
+        <div className="ticket-run">
+          <p className="muted small">
+            “{submitted}” — {busy ? "agents deciding…" : `${stepCount} steps`}
+          </p>
+          <StepList decisions={shown} />
+          {finished && done && <TicketAnswer episode={done.episode} result={done.result} />}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TicketAnswer({ episode, result }: { episode: EpisodeSummary; result: TicketResult }) {
+  const intents = result.info.predicted_intents ?? [];
+  const answeredBy = result.sources.fallback > 0 ? "fallback" : "model";
+  return (
+    <div className="ticket-answer" data-testid="ticket-answer">
+      <p>
+        <b>Answer:</b> {intents.length ? intents.join(", ").replace(/_/g, " ") : "no intent answered"}{" "}
+        <span className={`source-badge source-${answeredBy}`} data-testid="answered-by">
+          answered by {answeredBy}
+        </span>
+      </p>
+      <p className="small muted">
+        {result.status} in {result.steps} steps, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial}, fallback{" "}
+        {result.sources.fallback} steps
+        {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`} ·{" "}
+        <a href={`/review/?episode=${episode.id}`}>review this episode</a>
+      </p>
+    </div>
+  );
+}

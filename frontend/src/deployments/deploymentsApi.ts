@@ -1,0 +1,35 @@
+/** Typed calls of the deployments REST API (mase_web/deployments/api.py). */
+import { api } from "../api";
+import type { Paginated } from "../runs/types";
+import type {
+  AlertRow,
+  Batch,
+  BreakerSnapshot,
+  DecisionRow,
+  DeploymentDetail,
+  DeploymentSummary,
+  EpisodeDetail,
+  EpisodeSummary,
+  TicketResult,
+  Transition,
+} from "./types";
+
+const post = (body: unknown) => ({ method: "POST", body: JSON.stringify(body) }) as const;
+
+export const deploymentsApi = {
+  list: () => api<Paginated<DeploymentSummary>>("deployments/?page_size=100"),
+  get: (id: number) => api<DeploymentDetail>(`deployments/${id}/`),
+  create: (body: { run: number; name?: string }) => api<DeploymentDetail>("deployments/", post(body)),
+  sendTicket: (id: number, text: string) =>
+    api<{ episode: EpisodeSummary; result: TicketResult }>(`deployments/${id}/tickets/`, post({ text, source: "browser" })),
+  uploadBatch: (id: number, jsonl: string) => api<Batch>(`deployments/${id}/batches/`, post({ jsonl })),
+  batches: (id: number) => api<Batch[]>(`deployments/${id}/batches/`),
+  force: (id: number, state: "open" | "closed", reason: string) =>
+    api<{ transition: Transition; breaker: BreakerSnapshot }>(`deployments/${id}/breaker/`, post({ state, reason })),
+  transitions: (id: number) => api<Transition[]>(`deployments/${id}/transitions/`),
+  alerts: (id: number) => api<AlertRow[]>(`deployments/${id}/alerts/`),
+  episodes: (query: URLSearchParams) => api<Paginated<EpisodeSummary>>(`episodes/?${query}`),
+  episode: (id: number) => api<EpisodeDetail>(`episodes/${id}/`),
+  decisions: (query: URLSearchParams) => api<Paginated<DecisionRow>>(`decisions/?${query}`),
+  exportUrl: (query: URLSearchParams) => `/api/decisions/export/?${query}`,
+};
