@@ -1,0 +1,134 @@
+"""In real Chromium: an annotator rates queued items on /annotate/; a manager follows the queue on /feedback/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from conftest import ARTIFACTS
+from mase_web.accounts.models import Membership, Role
+from mase_web.feedback.enqueue import add_items, from_payload
+from mase_web.feedback.models import FeedbackQueue, Rating, RewardModel
+from mase_web.feedback.tests.conftest import snapshot
+from mase_web.runs.tests.test_browser_runs import PASSWORD, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def queue_items(queue: FeedbackQueue, tickets: list[tuple[str, str]]) -> None:
+    payload = [
+        {
+            "kind": "episode",
+            "episode_key": f"run/{i}",
+            "snapshot": snapshot(task, answer=answer, confidence=0.3),
+        }
+        for i, (task, answer) in enumerate(tickets)
+    ]
+    add_items(queue, from_payload(payload))
+
+
+def rate_current(page, stars: int, tag: str, comment: str) -> None:
+    item = page.get_by_test_id("annotation-item")
+    item.get_by_role("radio", name=re.compile(rf"^{stars} stars?$")).click()
+    item.get_by_role("button", name=tag).click()
+    item.get_by_label("Comment").fill(comment)
+    item.get_by_role("button", name="Submit rating").click()
+
+
+def test_an_annotator_rates_two_queued_items(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    annotator, project = sign_in(
+        page, live_services.base_url, "annie", role=Role.ANNOTATOR, next_path="/annotate/"
+    )
+    page.get_by_text("Nothing is assigned to you yet.").wait_for()
+    queue = FeedbackQueue.objects.create(
+        project=project, name="Support tickets", guidelines="Was the customer helped?", overlap=1,
+        tags=["wrong intent", "rude", "great"],
+    )  # fmt: skip
+    queue_items(
+        queue, [("Where is my parcel 1234?", "Re-sent with tracking"), ("Refund order 77", "escalated")]
+    )
+
+    page.reload()
+    page.get_by_text("Was the customer helped?").wait_for()
+    progress = page.get_by_test_id("annotate-progress")
+    progress.filter(has_text="0 of 2 done").wait_for()
+    episode = page.get_by_test_id("feedback-episode")
+    episode.get_by_text("Where is my parcel 1234?").wait_for()
+    assert episode.get_by_text("Re-sent with tracking").is_visible()
+    steps = episode.locator("tbody tr")
+    assert steps.count() == 2 and "router" in steps.first.inner_text() and "30 %" in steps.first.inner_text()
+
+    page.get_by_test_id("annotation-item").get_by_role("button", name="great").click()
+    page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
+    page.get_by_test_id("annotation-item").get_by_role(
+        "button", name="great"
+    ).click()  # chips toggle off again
+    rate_current(page, 4, "great", "parcel found quickly")
+    progress.filter(has_text="1 of 2 done").wait_for()
+    page.get_by_test_id("feedback-episode").get_by_text("Refund order 77").wait_for()
+    rate_current(page, 2, "wrong intent", "should have refunded")
+    page.get_by_test_id("annotate-finished").filter(has_text="All 2 items done").wait_for()
+
+    ratings = {
+        r.item.snapshot["task"]: (r.value, r.tags, r.comment)
+        for r in Rating.objects.filter(annotator=annotator).select_related("item")
+    }
+    assert ratings == {
+        "Where is my parcel 1234?": (4, ["great"], "parcel found quickly"),
+        "Refund order 77": (2, ["wrong intent"], "should have refunded"),
+    }
+
+
+def test_a_manager_creates_a_queue_sees_disagreement_and_trains_a_reward_model(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(20_000)
+    manager, project = sign_in(
+        page, live_services.base_url, "mona", role=Role.PRODUCT_MANAGER, next_path="/feedback/"
+    )
+    page.get_by_text("No queues yet").wait_for()
+    annotators = []
+    for name in ("rater-a", "rater-b"):
+        user = get_user_model().objects.create_user(name, password=PASSWORD)
+        Membership.objects.create(project=project, user=user, role=Role.ANNOTATOR)
+        annotators.append(user)
+
+    form = page.get_by_role("form", name="Create a queue")
+    form.get_by_label("Name").fill("Refund answers")
+    form.get_by_label("Annotators per item (overlap)").fill("2")
+    form.get_by_label("Tags (comma-separated)").fill("wrong intent, great")
+    form.get_by_label("Guidelines").fill("Rate how well the refund was handled.")
+    form.get_by_role("button", name="Create queue").click()
+    card = page.get_by_test_id("queue-card")
+    card.get_by_role("heading", name=re.compile("Refund answers")).wait_for()
+    queue = FeedbackQueue.objects.get(name="Refund answers")
+    assert (queue.overlap, queue.tags, queue.created_by) == (2, ["wrong intent", "great"], manager)
+
+    # Both annotators rate 8 helpful and 8 useless answers; they disagree on the first one.
+    good = "Your refund for order {} is issued and reaches your card in three days."
+    queue_items(
+        queue, [(f"refund {i}", (good if i % 2 == 0 else "error {} null").format(i)) for i in range(16)]
+    )
+    for item in queue.items.order_by("id"):
+        value = 5 if int(item.episode_key.split("/")[1]) % 2 == 0 else 1
+        for k, user in enumerate(annotators):
+            disagree = item.episode_key == "run/0" and k == 1
+            Rating.objects.create(item=item, annotator=user, value=1 if disagree else value)
+
+    page.reload()
+    card.get_by_test_id("queue-progress").filter(has_text="32 of 32 answers").wait_for()
+    assert "Krippendorff's α (ordinal)" in card.get_by_test_id("queue-alpha").inner_text()
+    disagreements = card.get_by_test_id("disagreements").locator("tbody tr")
+    assert disagreements.count() == 1 and "refund 0" in disagreements.first.inner_text()
+    assert card.get_by_role("link", name="Export JSONL").get_attribute("href") == (
+        f"/api/feedback/queues/{queue.pk}/export/"
+    )
+
+    card.get_by_role("button", name="Train reward model").click()
+    card.get_by_test_id("reward-model-state").filter(has_text="succeeded").wait_for(timeout=180_000)
+    figures = card.get_by_test_id("reward-model-figures").inner_text()
+    model = RewardModel.objects.get(queue=queue)
+    assert f"{round(model.metrics['accuracy'] * 100)} %" in figures and "held out 4" in figures
