@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import time
@@ -28,6 +27,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.envs.customer_service.clauses import split_clauses  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter  # noqa: E402
 from agents.envs.customer_service.tickets import INTENTS, Ticket, load_tickets  # noqa: E402
 
@@ -47,15 +47,6 @@ class ProbeConfig:
 
 
 QUICK = ProbeConfig(seeds=1, epochs=150, train_limit=150, eval_limit=40)
-CLAUSE_SPLIT = re.compile(
-    r"(?<=[.?!;])\s+|\s*,\s+|\s+(?:btw|also|plus|oh and|and)\s+|\s*\|\s*", re.IGNORECASE
-)
-
-
-def split_clauses(text: str) -> list[str]:
-    """A ticket cut at sentence ends, commas and chat connectives; never empty."""
-    parts = [part.strip() for part in CLAUSE_SPLIT.split(text) if part and part.strip()]
-    return parts or [text]
 
 
 def labels(tickets: list[Ticket]) -> torch.Tensor:

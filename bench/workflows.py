@@ -36,13 +36,13 @@ import torch  # noqa: E402
 
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
-from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
-from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
+from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
+from agents.envs.customer_service.tickets import INTENTS, load_tickets  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
-from training.offline import load_episodes, log_episodes, pretrain  # noqa: E402
+from training.offline import load_episodes, log_episodes, pretrain, pretrain_reader  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
 
@@ -54,7 +54,7 @@ ARMS: dict[str, dict[str, Any]] = {
 }
 
 FULL = {
-    "updates": 25,
+    "updates": 80,
     "episodes_per_update": 32,
     "epochs": 4,
     "minibatches": 4,
@@ -63,7 +63,7 @@ FULL = {
     # after the warm start, routing noise on the attention only perturbs a policy that already works
     # (ablation in bench/README.md): fine-tune without it
     "explore_share": 0.0,
-    "entropy_coef": 0.01,
+    "entropy_coef": 0.003,
     "eval_every": 0,
     "checkpoint_every": 0,
 }
@@ -79,8 +79,11 @@ QUICK = {
 }
 
 
+CLAUSE_SLOTS = 8  # 99 % of tickets have at most 8 clauses; longer tails are joined into the last slot
+
+
 def cs_featurizer(backbone: Backbone) -> Featurizer:
-    """Ticket text → [whole-text embedding ‖ max over clause embeddings]; draft and step as numbers.
+    """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers).
 
     The status line is skipped: it restates the draft and step, and embedding every distinct status
     string would cost a backbone call per step.
@@ -88,9 +91,14 @@ def cs_featurizer(backbone: Backbone) -> Featurizer:
     return Featurizer(
         backbone,
         skip=("status", "action_mask"),
-        clauses=True,
-        cache_file=CACHE / "customer_service_features.safetensors",
+        clause_slots=CLAUSE_SLOTS,
+        cache_file=CACHE / "customer_service_clauses.safetensors",
     )
+
+
+def intent_labels(tickets) -> torch.Tensor:
+    """Multi-hot intents [len(tickets), 8] (the training split's labels, for the readers' pre-training)."""
+    return torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
 
 
 def cs_metrics(env: CustomerServiceEnv, policy, limit: int | None = None) -> dict[str, float]:
@@ -118,47 +126,58 @@ def scripted_policy(team: ScriptedTeam):
 
 def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     train = load_tickets("train")
-    test = load_tickets(args.tickets) if args.tickets else load_tickets("test")
-    holdout = load_tickets("holdout_styles")
+    files = {
+        "test": load_tickets(args.tickets) if args.tickets else load_tickets("test"),
+        "validation": load_tickets("validation"),
+        "holdout": load_tickets("holdout_styles"),
+    }
     if args.quick:
-        train, test, holdout = train[:64], test[:40], holdout[:20]
+        train = train[:64]
+        files = {name: tickets[: 40 if name == "test" else 20] for name, tickets in files.items()}
     router = KeywordRouter.tuned(train)
     team = ScriptedTeam(router)
+    # The supervised stages (clause readers, cloned expert logs) see the labels of the first
+    # `labelled_share` of the training tickets only; PPO trains on all of them, so the rest are tickets the
+    # team first meets online, with only the env's reward to learn from.
+    labelled = train[: max(1, round(len(train) * args.labelled_share))]
+    # the expert: the scripted team reading the labels of the tickets it knows (logs to clone; with all
+    # training labels, the teacher of teacher–student augmentation); it knows nothing about other tickets
+    expert = ScriptedTeam(LabelledRouter(labelled))
+    teacher_team = ScriptedTeam(LabelledRouter(train))
     featurizer = cs_featurizer(backbone)
-    featurizer.text([t.text for t in train + test + holdout])  # embed once, shared by every arm
+    featurizer.text([t.text for t in train + [t for ts in files.values() for t in ts]])  # embed once
     featurizer.save_cache()
 
     def env_fn(split: str) -> CustomerServiceEnv:
-        return CustomerServiceEnv(tickets=train if split == "train" else test, shuffle=True)
+        return CustomerServiceEnv(tickets=train if split == "train" else files["validation"], shuffle=True)
 
-    results: dict[str, Any] = {}
-    holdout_results: dict[str, Any] = {}
+    eval_envs = {name: CustomerServiceEnv(tickets=tickets, shuffle=False) for name, tickets in files.items()}
+    results: dict[str, dict[str, Any]] = {name: {} for name in files}
     curves: dict[str, Any] = {}
-    test_env = CustomerServiceEnv(tickets=test, shuffle=False)
-    holdout_env = CustomerServiceEnv(tickets=holdout, shuffle=False)
-    results["rules"] = cs_metrics(test_env, scripted_policy(team)) | {"train_seconds": 0.0}
-    holdout_results["rules"] = cs_metrics(holdout_env, scripted_policy(team))
+    for name, env in eval_envs.items():
+        results[name]["rules"] = cs_metrics(env, scripted_policy(team)) | {"train_seconds": 0.0}
     logged = []
     if args.offline_episodes:
-        # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the rule-scripted team
+        # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the expert team
         log_path = log_episodes(
-            CustomerServiceEnv(tickets=train, shuffle=True),
-            team.actions,
+            CustomerServiceEnv(tickets=labelled, shuffle=True),
+            expert.actions,
             args.offline_episodes,
-            CACHE / f"cs_rule_logs_seed{seed}_n{args.offline_episodes}_t{len(train)}.jsonl",
+            CACHE / f"cs_expert_logs_seed{seed}_n{args.offline_episodes}_l{len(labelled)}.jsonl",
             seed=seed,
         )
         logged = load_episodes(log_path)
     budget = QUICK if args.quick else FULL
     if args.updates:
         budget = budget | {"updates": args.updates}
+    reader_state: dict[str, torch.Tensor] | None = None
     for arm, settings in ARMS.items():
         if args.arms and arm not in args.arms:
             continue
         torch.manual_seed(seed)
         cfg = MappoConfig(**(budget | settings | {"seed": seed}))
         events = EventStream()
-        teacher = (lambda agent, obs, info: team.act(agent, obs)) if cfg.teacher_coef > 0 else None
+        teacher = (lambda agent, obs, info: teacher_team.act(agent, obs)) if cfg.teacher_coef > 0 else None
         trainer = MappoTrainer(
             env_fn,
             cfg,
@@ -170,24 +189,36 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             scheduler=EvolutionScheduler(events=events),
             golden=GoldenMetrics(events),
         )
+        untrained = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
+        if reader_state is None:  # every arm starts from the same supervised reading of the training tickets
+            pre = pretrain_reader(
+                trainer,
+                [t.text for t in labelled],
+                intent_labels(labelled),
+                epochs=args.reader_epochs,
+                seed=seed,
+            )
+            print(f"[workflows]   clause readers: {pre}", file=sys.stderr, flush=True)
+            reader_state = {k: v.clone() for k, v in trainer.actor.reader.state_dict().items()}
+        trainer.actor.reader.load_state_dict(reader_state)
         if logged:
             pre = pretrain(trainer, logged, epochs=args.offline_epochs, lr=3e-3, batch_size=128, seed=seed)
-            pre_eval = cs_metrics(test_env, trainer.policy(greedy=True))
-            print(
-                f"[workflows]   {arm} offline pre-training: {pre} -> test {pre_eval}",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(f"[workflows]   {arm} offline pre-training: {pre}", file=sys.stderr, flush=True)
+        warm = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
         print(
-            f"[workflows] customer_service {arm}: training {cfg.updates} updates", file=sys.stderr, flush=True
+            f"[workflows] customer_service {arm}: warm start {warm}; training {cfg.updates} updates",
+            file=sys.stderr,
+            flush=True,
         )
         trainer.train(progress=_progress(arm))
         hist = trainer.history
         k = max(1, len(hist) // 5)
         policy = trainer.policy(greedy=True)
-        results[arm] = cs_metrics(test_env, policy) | {"train_seconds": round(trainer.train_seconds, 2)}
-        holdout_results[arm] = cs_metrics(holdout_env, policy)
+        for name, env in eval_envs.items():
+            results[name][arm] = cs_metrics(env, policy) | {"train_seconds": round(trainer.train_seconds, 2)}
         curves[arm] = {
+            "untrained": untrained,
+            "warm_start": warm,
             "messages_first": statistics.fmean(m["messages_per_episode"] for m in hist[:k]),
             "messages_last": statistics.fmean(m["messages_per_episode"] for m in hist[-k:]),
             "success_first": statistics.fmean(m["success"] for m in hist[:k]),
@@ -197,12 +228,13 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             "phase": trainer.scheduler.phase,
             "golden_alerts": trainer.golden.alerts(),
         }
-        print(f"[workflows]   {arm}: {results[arm]}", file=sys.stderr, flush=True)
+        print(f"[workflows]   {arm}: {results['test'][arm]}", file=sys.stderr, flush=True)
     base = curves.get("mappo", {}).get("useful_share", 0.0)
     with_teacher = curves.get("mappo_teacher", {}).get("useful_share", 0.0)
     return {
-        "customer_service": results,
-        "customer_service_holdout": holdout_results,
+        "customer_service": results["test"],
+        "customer_service_validation": results["validation"],
+        "customer_service_holdout": results["holdout"],
         "customer_service_training": curves,
         "teacher_student": {
             "useful_share_without": base,
@@ -211,8 +243,10 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         },
         "tickets": {
             "train": len(train),
-            "test": len(test),
-            "holdout": len(holdout),
+            "labelled": len(labelled),
+            "test": len(files["test"]),
+            "validation": len(files["validation"]),
+            "holdout": len(files["holdout"]),
             "test_file": str(args.tickets or "test"),
         },
     }
@@ -271,7 +305,11 @@ def run_research_report(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             }
         )
     )
-    featurizer = Featurizer(backbone, cache_file=CACHE / "research_report_features.safetensors")
+    # the agents read their structured view (`features`), the action mask, the phase and the embedded
+    # question; the free-text view changes every step and would cost a backbone call per step
+    featurizer = Featurizer(
+        backbone, skip=("text",), cache_file=CACHE / "research_report_questions.safetensors"
+    )
     trainer = MappoTrainer(
         env_fn,
         cfg,
@@ -318,7 +356,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help="sub-minute smoke run with tiny budgets")
     parser.add_argument("--updates", type=int, default=0, help="override the number of training updates")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: small ops, busy CPU)")
     parser.add_argument("--skip-research", action="store_true", help="customer service only")
     parser.add_argument("--skip-customer-service", action="store_true", help="research report only")
     parser.add_argument("--rr-updates", type=int, default=0, help="override the research-report PPO updates")
@@ -332,10 +370,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="rule-team episodes logged for offline pre-training of every learning arm (0 = off)",
     )
     parser.add_argument("--offline-epochs", type=int, default=8)
+    parser.add_argument(
+        "--labelled-share",
+        type=float,
+        default=0.75,
+        help="share of the training tickets whose labels the supervised warm start sees (PPO sees all)",
+    )
+    parser.add_argument(
+        "--reader-epochs", type=int, default=None, help="supervised clause-reader epochs (train labels)"
+    )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
     if args.offline_episodes is None:
         args.offline_episodes = 16 if args.quick else 1200
+    if args.reader_epochs is None:
+        args.reader_epochs = 30 if args.quick else 300
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
     backbone = Backbone.load("default")

@@ -32,7 +32,6 @@ import json
 import math
 import os
 import random
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -44,6 +43,7 @@ import torch
 from torch import nn
 
 from agents.comm import CommAttention, allowed_links, masked_softmax
+from agents.envs.customer_service.clauses import split_clauses
 from training.events import EventStream
 
 
@@ -79,6 +79,8 @@ class MappoConfig:
     beta_start: float = 1.0
     beta_end: float = 0.05
     protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
+    reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
+    reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
     eval_every: int = 10  # updates between validations (0 = never)
@@ -243,8 +245,43 @@ class PerAgentLinear(nn.Module):
         return torch.einsum("bnd,ndo->bno", x, self.weight) + self.bias
 
 
+class ClauseReader(nn.Module):
+    """Each agent's own reader of a text cut into clauses: an MLP scores every clause, max over clauses.
+
+    Input: the clause block that ends an observation ([K·D embeddings ‖ K mask], `Featurizer.clause_slots`);
+    output: `outputs` scores in (0, 1) per agent — "does some clause ask for this?" (multiple-instance
+    reading: a ticket has a request when one of its clauses does).
+    """
+
+    def __init__(self, n_agents: int, slots: int, dim: int, hidden: int, outputs: int):
+        super().__init__()
+        self.slots, self.dim = slots, dim
+        self.l1 = PerAgentLinear(n_agents, dim, hidden)
+        self.l2 = PerAgentLinear(n_agents, hidden, outputs, gain=1.0)
+
+    @property
+    def width(self) -> int:
+        return self.slots * (self.dim + 1)
+
+    def logits(self, block: torch.Tensor) -> torch.Tensor:
+        """Max-pooled clause logits [B, N, outputs] from clause blocks [B, N, K·D + K]."""
+        B, N = block.shape[:2]
+        clauses = block[..., : self.slots * self.dim].reshape(B, N, self.slots, self.dim)
+        mask = block[..., self.slots * self.dim :] > 0.5
+        x = clauses.permute(0, 2, 1, 3).reshape(B * self.slots, N, self.dim)  # PerAgentLinear: [*, N, d]
+        per_clause = self.l2(torch.relu(self.l1(x))).reshape(B, self.slots, N, -1).permute(0, 2, 1, 3)
+        per_clause = per_clause.masked_fill(~mask.unsqueeze(-1), -1e4)
+        return per_clause.max(dim=2).values
+
+    def forward(self, block: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.logits(block))
+
+
 class TeamActor(nn.Module):
     """Decentralised actors: agent i acts on its observation embedding o_i and its received message m_i.
+
+    When observations end in a clause block (`clause_block` = (K, D)), each agent first reads it with its
+    own `ClauseReader`; the actor then sees [the numeric fields ‖ the reader's scores].
 
     Communication (when on): h = tanh(W_h o) per agent; α = CommAttention(h) over allowed links (self
     masked); messages msg_j = W_msg h_j; m_i = Σ_j α_ij msg_j. During exploration episodes α is replaced
@@ -259,9 +296,14 @@ class TeamActor(nn.Module):
         n_actions: Sequence[int],
         cfg: MappoConfig,
         allowed: torch.Tensor | None = None,
+        clause_block: tuple[int, int] | None = None,
     ):
         super().__init__()
         self.n_agents, self.sharing, self.use_comm = n_agents, cfg.sharing, bool(cfg.comm) and n_agents > 1
+        self.reader = None
+        if clause_block is not None:
+            self.reader = ClauseReader(n_agents, *clause_block, cfg.reader_hidden, cfg.reader_outputs)
+            obs_dim = obs_dim - self.reader.width + cfg.reader_outputs
         self.max_actions = max(n_actions)
         mask = torch.zeros(n_agents, self.max_actions, dtype=torch.bool)
         for i, n in enumerate(n_actions):
@@ -289,6 +331,13 @@ class TeamActor(nn.Module):
             self.head = nn.Linear(H, self.max_actions)
             nn.init.orthogonal_(self.head.weight, gain=0.01)
             nn.init.zeros_(self.head.bias)
+
+    def read(self, obs: torch.Tensor) -> torch.Tensor:
+        """Observations as the actor layers see them: the clause block replaced by the reader's scores."""
+        if self.reader is None:
+            return obs
+        cut = obs.shape[-1] - self.reader.width
+        return torch.cat([obs[..., :cut], self.reader(obs[..., cut:])], dim=-1)
 
     def attention(
         self,
@@ -326,9 +375,10 @@ class TeamActor(nn.Module):
         masks actions the environment declares invalid at that step (its `action_mask` observation).
         """
         alpha = None
+        obs = self.read(obs)
         x = obs
         if self.use_comm:
-            alpha, h = self.attention(obs, noise, beta, heard)
+            alpha, h = self.attention(obs, noise, beta, None if heard is None else self.read(heard))
             if present is not None:
                 alpha = alpha * present.unsqueeze(-2).to(alpha.dtype)  # absent senders say nothing
             received = CommAttention.aggregate(alpha, self.msg(h))
@@ -344,7 +394,8 @@ class TeamActor(nn.Module):
     def agent_parameters(self, i: int) -> list[tuple[nn.Parameter, int]]:
         """(parameter, agent slice index) pairs that belong to agent i alone (for update periods)."""
         own = []
-        for module in (self.l1, self.l2, self.head):
+        readers = (self.reader.l1, self.reader.l2) if self.reader is not None else ()
+        for module in (self.l1, self.l2, self.head, *readers):
             if isinstance(module, PerAgentLinear):
                 own += [(module.weight, i), (module.bias, i)]
             elif isinstance(module, TeamLoRALinear):
@@ -423,6 +474,8 @@ class Featurizer:
     - text goes through the frozen shared backbone (`Backbone.encode`, which caches per text); with
       `clauses=True` a text becomes [embedding of the whole text ‖ element-wise max over the embeddings of
       its clauses], so a ticket with two requests keeps both visible instead of averaging them away;
+      with `clause_slots=K` a text becomes K clause embeddings (zero-padded) followed by a K-long mask,
+      placed after every numeric field, for an actor that scores each clause itself (`clause_block`);
       with `char_ngrams=K` hashed character 3–4-gram counts (K buckets) are appended — surface cues
       (typos, product words) that a small frozen sentence encoder smooths over;
     - numbers and arrays pass through, flattened;
@@ -438,8 +491,10 @@ class Featurizer:
         clauses: bool = False,
         cache_file: str | Path | None = None,
         char_ngrams: int = 0,
+        clause_slots: int = 0,
     ):
         self.backbone = backbone
+        self.clause_slots = int(clause_slots)
         self.char_ngrams = int(char_ngrams)
         self._hasher = None
         self.skip = set(skip)
@@ -465,7 +520,7 @@ class Featurizer:
 
     def _cache_tag(self) -> str:
         name = getattr(self.backbone, "name", "none")
-        return f"{name}|clauses={self.clauses}"
+        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=2"
 
     def _load_cache(self) -> None:
         from safetensors import safe_open
@@ -498,8 +553,30 @@ class Featurizer:
         )
         os.replace(tmp, self.cache_file)
 
+    @property
+    def clause_block(self) -> tuple[int, int] | None:
+        """(K slots, embedding size) of the clause block that ends each observation, or None."""
+        if not self.clause_slots or self.backbone is None:
+            return None
+        return self.clause_slots, int(self.backbone.dim)
+
+    def _clause_block(self, texts: Sequence[str]) -> list[torch.Tensor]:
+        """[K·dim clause embeddings ‖ K mask] per text: the clauses of every text embedded in one call."""
+        k = self.clause_slots
+        pieces = [split_clauses(t, limit=k) for t in texts]
+        flat = self.backbone.encode([p for ps in pieces for p in ps]).float()
+        out, start = [], 0
+        for ps in pieces:
+            block = torch.zeros(k, flat.shape[1])
+            block[: len(ps)] = flat[start : start + len(ps)]
+            start += len(ps)
+            mask = torch.zeros(k)
+            mask[: len(ps)] = 1.0
+            out.append(torch.cat([block.flatten(), mask]))
+        return out
+
     def text(self, texts: Sequence[str]) -> torch.Tensor:
-        """Vectors for texts ([len, dim] or [len, 2·dim] with clauses), memoised per text."""
+        """Vectors for texts ([len, dim], [len, 2·dim] with clauses, the clause block with slots), memoised."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._text_cache]
         if missing:
             if self.backbone is None:
@@ -507,6 +584,11 @@ class Featurizer:
                     "text observations need a backbone (agents.backbone.Backbone.load('default'))"
                 )
             with torch.no_grad():
+                if self.clause_slots:
+                    for start in range(0, len(missing), 256):
+                        chunk = missing[start : start + 256]
+                        self._text_cache.update(zip(chunk, self._clause_block(chunk), strict=True))
+                    return torch.stack([self._text_cache[t] for t in texts])
                 whole = self.backbone.encode(missing).float()
                 if self.clauses:
                     pieces = [split_clauses(t) for t in missing]
@@ -530,7 +612,10 @@ class Featurizer:
             vec = self.text([x])[0]
             return torch.cat([vec, self._ngrams(x)]) if self.char_ngrams else vec
         if isinstance(x, Mapping):
-            parts = [self._one(x[k]) for k in sorted(x) if k not in self.skip]
+            keys = [k for k in sorted(x) if k not in self.skip]
+            if self.clause_slots:  # the clause block ends the vector (`clause_block`)
+                keys.sort(key=lambda k: isinstance(x[k], str))
+            parts = [self._one(x[k]) for k in keys]
             return torch.cat([p for p in parts if p is not None])
         return torch.as_tensor(np.asarray(x, dtype=np.float32)).flatten()
 
@@ -545,15 +630,6 @@ class Featurizer:
         return torch.stack(
             [torch.zeros(width) if r is None else nn.functional.pad(r, (0, width - r.shape[0])) for r in rows]
         )
-
-
-_CLAUSE_SPLIT = re.compile(r"(?<=[.?!;])\s+|\s*,\s+|\s+(?:btw|also|plus|and also|oh and)\s+", re.IGNORECASE)
-
-
-def split_clauses(text: str) -> list[str]:
-    """A text cut at sentence ends, commas and chat connectives ("btw", "also"); never empty."""
-    parts = [p.strip() for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
-    return parts or [text]
 
 
 @dataclass
@@ -641,7 +717,14 @@ class MappoTrainer:
         obs, _ = self.env.reset(seed=self.cfg.seed)
         self.obs_dim = self.featurize([obs.get(a) for a in self.agents]).shape[1]
         self.state_dim = self.featurize([self.env.state()]).shape[1]
-        self.actor = TeamActor(self.n, self.obs_dim, self.n_actions, self.cfg, allowed_links)
+        self.actor = TeamActor(
+            self.n,
+            self.obs_dim,
+            self.n_actions,
+            self.cfg,
+            allowed_links,
+            clause_block=getattr(self.featurize, "clause_block", None),
+        )
         if self.cfg.algorithm == "mappo":
             self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden)
         else:

@@ -182,3 +182,54 @@ def pretrain(
                 "log", message=f"offline pre-training epoch {epoch + 1}: imitation {acc:.3f}", offline=stats
             )
     return stats
+
+
+def pretrain_reader(
+    trainer: Any,
+    texts: Sequence[str],
+    labels: torch.Tensor,
+    epochs: int = 300,
+    lr: float = 3e-3,
+    weight_decay: float = 1e-4,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Supervised pre-training of the actors' clause readers on labelled texts (multi-label, max-pooled).
+
+    `labels` [len(texts), reader_outputs] multi-hot (e.g. a training ticket's intents). One reader is fitted
+    with full-batch Adam on binary cross-entropy, then copied to every agent, so all arms that share this
+    step start from the same reading. Returns the final loss and the exact-match share on these texts.
+    """
+    reader = trainer.actor.reader
+    if reader is None:
+        raise ValueError("the trainer's observations have no clause block (Featurizer(clause_slots=K))")
+    if labels.shape != (len(texts), reader.l2.weight.shape[-1]):
+        raise ValueError(
+            f"labels must be [{len(texts)}, {reader.l2.weight.shape[-1]}], got {list(labels.shape)}"
+        )
+    blocks = trainer.featurize.text(list(texts))  # [T, K·D + K]
+    k, d = reader.slots, reader.dim
+    mask = blocks[:, k * d :] > 0.5
+    clauses = blocks[:, : k * d].reshape(-1, k, d)[mask]  # only real clauses: [M, D]
+    segments = torch.arange(len(texts)).unsqueeze(1).expand(-1, k)[mask]
+    torch.manual_seed(seed)
+    params = [reader.l1.weight, reader.l1.bias, reader.l2.weight, reader.l2.bias]
+    optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    y = labels.float()
+
+    def pooled() -> torch.Tensor:  # agent 0's reader, max over each text's clauses
+        h = torch.relu(clauses @ reader.l1.weight[0] + reader.l1.bias[0])
+        per_clause = h @ reader.l2.weight[0] + reader.l2.bias[0]
+        out = torch.full(y.shape, -1e4)
+        return out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
+
+    loss = torch.zeros(())
+    for _ in range(epochs):
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(pooled(), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        for p in params:
+            p[1:] = p[0]  # every agent starts from the same reader
+        exact = float(((pooled() > 0) == y.bool()).all(1).float().mean())
+    return {"reader_loss": float(loss.detach()), "reader_exact_match": exact, "texts": len(texts)}

@@ -343,6 +343,21 @@ def fallback_rules(router: KeywordRouter, per_role: int = 40) -> list[dict]:
 # --------------------------------------------------------------------------------------------------
 
 
+class LabelledRouter:
+    """The labelled intents of known tickets, looked up by text: a privileged router for training only.
+
+    With `ScriptedTeam` it makes the expert team of the training split (offline logs to clone, the
+    teacher of teacher–student augmentation); it knows nothing about tickets outside `tickets`.
+    """
+
+    def __init__(self, tickets: Sequence[Ticket]) -> None:
+        self.labels = {t.text: tuple(t.intents) for t in tickets}
+
+    def predict(self, text: str) -> tuple[str, ...]:
+        """The ticket's labelled intents (empty for an unknown text)."""
+        return self.labels.get(text, ())
+
+
 class ScriptedTeam:
     """One rule-scripted policy per role: handle the router's intents one per step, then approve.
 
@@ -351,7 +366,7 @@ class ScriptedTeam:
     holding actions for intents the router did not find). Works on raw or randomised observations.
     """
 
-    def __init__(self, router: KeywordRouter | None = None) -> None:
+    def __init__(self, router: KeywordRouter | LabelledRouter | None = None) -> None:
         self.router = router if router is not None else KeywordRouter.tuned()
         self._cache: dict[str, tuple[str, ...]] = {}
 

@@ -24,6 +24,7 @@ when ``max_steps`` pass without acceptance (truncation). ``info["team_reward"]``
 from __future__ import annotations
 
 import functools
+import re
 import string
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,6 +36,7 @@ from pettingzoo import ParallelEnv
 
 from agents.envs.params import check_known_params
 from agents.envs.research_report.corpus import (
+    FACT_KINDS,
     FRAMEWORKS,
     STRUCTURES,
     CorpusError,
@@ -97,6 +99,23 @@ DEFAULTS: dict[str, Any] = {
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
 TEXT_LIMIT = 3000
+SOURCE_TYPES: tuple[str, ...] = (
+    "statistics office",
+    "industry report",
+    "peer-reviewed study",
+    "news analysis",
+    "forum post",
+    "blog",
+)
+PADDING = "This point deserves attention"
+"""The filler sentence a detailed report pads with (visible to the reviewer in the draft)."""
+FEATURE_SIZES: dict[str, int] = {
+    "researcher": 3 + MAX_DOCS * (3 + len(SOURCE_TYPES)),
+    "analyst": 3 + len(FRAMEWORKS) + 1 + MAX_FACTS * (3 + len(SOURCE_TYPES) + len(FACT_KINDS)),
+    "writer": 3 + len(STRUCTURES) + len(DETAILS) + len(ISSUES) + 1,
+    "reviewer": 3 + len(ISSUES) + 4,
+}
+"""Length of each agent's ``features`` observation (see `ResearchReportEnv.features`)."""
 STATE_SIZE = len(PHASES) + 4 + len(FRAMEWORKS) + len(STRUCTURES) + len(DETAILS) + 2 * len(ISSUES) + 1
 
 
@@ -200,10 +219,12 @@ class ResearchReportEnv(ParallelEnv):
 
     @functools.cache  # noqa: B019 - PettingZoo requires the same space object each call
     def observation_space(self, agent: str) -> spaces.Dict:
-        """Dict space: the agent's text view, the phase, and the mask of valid actions."""
+        """Dict space: the agent's text view, the question, its structured view, the phase, the action mask."""
         return spaces.Dict(
             {
                 "text": spaces.Text(max_length=TEXT_LIMIT, min_length=1, charset=self._charset),
+                "question": spaces.Text(max_length=TEXT_LIMIT, min_length=1, charset=self._charset),
+                "features": spaces.Box(0.0, 1.0, shape=(FEATURE_SIZES[agent],), dtype=np.float32),
                 "phase": spaces.Discrete(len(PHASES)),
                 "action_mask": spaces.Box(0, 1, shape=(len(ROLE_ACTIONS[agent]),), dtype=np.int8),
             }
@@ -245,6 +266,7 @@ class ResearchReportEnv(ParallelEnv):
         self.pending_fixes: set[str] = set()
         self.credited_facts: set[str] = set()
         self.step_count = 0
+        self.phase_start = 0
         self.send_backs = 0
         self.scores: dict[str, float] = {}
         self.log: list[str] = []
@@ -308,10 +330,13 @@ class ResearchReportEnv(ParallelEnv):
         rewards = dict.fromkeys(AGENTS, -self.step_cost)
         actor = PHASE_AGENT[self.phase]
         name = action_name(actor, actions)
+        phase = self.phase
         if self._valid(actor, name):
             getattr(self, f"_act_{actor}")(name, rewards)
         else:
             self.log.append(f"{actor}: invalid {name}, ignored")
+        if self.phase != phase:
+            self.phase_start = self.step_count
         terminated = self.phase == "done"
         truncated = not terminated and self.step_count >= self.max_steps
         if truncated:
@@ -462,10 +487,64 @@ class ResearchReportEnv(ParallelEnv):
     def _source(self, fact: Fact) -> Document:
         return next(doc for doc in self.documents[self.topic.topic] if fact in doc.facts)
 
+    def features(self, agent: str) -> np.ndarray:
+        """The agent's structured view: numbers for what its text view shows (no hidden ground truth).
+
+        Every agent: step/max_steps, steps spent in this phase (/8), send-backs (/3). Then researcher: per
+        search-result slot — present, picked, title shares a word with the question, source type one-hot;
+        analyst: framework one-hot (+ none), per fact slot — present, adopted, repeats an adopted sentence,
+        source type one-hot, kind one-hot; writer: structure, detail, flags to fix, a draft exists;
+        reviewer: flags so far, and whether the draft cites a forum post / a blog, repeats a sentence,
+        or pads.
+        """
+        out = [
+            min(1.0, self.step_count / self.max_steps),
+            min(1.0, (self.step_count - self.phase_start) / 8),
+            min(1.0, self.send_backs / 3),
+        ]
+        if agent == "researcher":
+            question = _words(self.topic.question)
+            for i in range(MAX_DOCS):
+                doc = self.results[i] if i < len(self.results) else None
+                out += [float(doc is not None), float(doc in self.picked)]
+                out.append(float(doc is not None and bool(_words(doc.title) & question)))
+                out += [float(doc is not None and doc.source == t) for t in SOURCE_TYPES]
+        elif agent == "analyst":
+            out += [float(self.framework == f) for f in FRAMEWORKS] + [float(self.framework is None)]
+            pool, adopted_texts = self.fact_pool, {fact.text for fact in self.adopted}
+            for i in range(MAX_FACTS):
+                fact = pool[i] if i < len(pool) else None
+                source = self._source(fact).source if fact is not None else None
+                out += [float(fact is not None), float(fact in self.adopted)]
+                out.append(
+                    float(fact is not None and fact not in self.adopted and fact.text in adopted_texts)
+                )
+                out += [float(source == t) for t in SOURCE_TYPES]
+                out += [float(fact is not None and fact.kind == k) for k in FACT_KINDS]
+        elif agent == "writer":
+            out += [float(self.structure == x) for x in STRUCTURES] + [
+                float(self.detail == d) for d in DETAILS
+            ]
+            out += [float(i in self.pending_fixes) for i in ISSUES] + [float(self.draft is not None)]
+        else:
+            cited = {self._source(f).source for f in self.draft.facts} if self.draft else set()
+            text = self.draft.text if self.draft else ""
+            sentences = [x.strip() for x in text.split(". ") if x.strip() and not x.startswith("##")]
+            out += [float(i in self.flags) for i in ISSUES]
+            out += [float("forum post" in cited), float("blog" in cited)]
+            out += [float(len(sentences) != len(set(sentences))), float(PADDING in text)]
+        return np.array(out, dtype=np.float32)
+
     def _observations(self) -> dict[str, dict]:
         phase = PHASES.index(self.phase)
         return {
-            agent: {"text": self._view(agent), "phase": phase, "action_mask": self.action_mask(agent)}
+            agent: {
+                "text": self._view(agent),
+                "question": self.topic.question,
+                "features": self.features(agent),
+                "phase": phase,
+                "action_mask": self.action_mask(agent),
+            }
             for agent in self.agents
         }
 
@@ -519,6 +598,14 @@ class ResearchReportEnv(ParallelEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _words(text: str) -> set[str]:
+    """Content words of a text (lower case, three letters or more)."""
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2} - QUESTION_STOPWORDS
+
+
+QUESTION_STOPWORDS = {"the", "and", "what", "how", "does", "are", "which", "where"}
 
 
 def _shipped_topic_names() -> set[str]:
