@@ -39,3 +39,35 @@ def test_malformed_logs_name_the_line(tmp_path):
     rows[0]["steps"][0]["actions"]["col"] = 7
     with pytest.raises(OfflineDataError, match="outside the agents' action spaces"):
         pretrain(make_trainer(COORDINATION, updates=1), rows)
+
+
+def test_clause_readers_learn_single_requests_and_read_a_two_request_ticket():
+    """Readers pre-trained on one-request tickets find both requests of a ticket that joins two:
+    each clause is scored alone and the agent takes the max per intent."""
+    from agents.backbone import Backbone
+    from agents.envs.customer_service.env import CustomerServiceEnv
+    from agents.envs.customer_service.tickets import INTENTS, Ticket
+    from training.mappo import Featurizer, MappoConfig, MappoTrainer
+    from training.offline import pretrain_reader
+
+    singles = {
+        "where is my parcel right now": "order_tracking",
+        "can you track my order please": "order_tracking",
+        "the mug arrived broken": "damaged_item",
+        "my lamp came smashed in the box": "damaged_item",
+        "i want my money back for the shoes": "return_refund",
+        "please refund the jacket": "return_refund",
+    }
+    tickets = [Ticket(f"t{i}", text, (intent,)) for i, (text, intent) in enumerate(singles.items())]
+    featurizer = Featurizer(Backbone.load("default"), skip=("status", "action_mask"), clause_slots=4)
+    cfg = MappoConfig(updates=1, hidden=16, eval_every=0, checkpoint_every=0)
+    trainer = MappoTrainer(lambda split: CustomerServiceEnv(tickets=tickets), cfg, featurizer=featurizer)
+    labels = torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
+    stats = pretrain_reader(trainer, [t.text for t in tickets], labels, epochs=200)
+    assert stats["reader_exact_match"] == 1.0
+    block = featurizer.text(["where is my parcel, also the mug arrived broken"])
+    scores = trainer.actor.reader(block.expand(trainer.n, -1).unsqueeze(0))[0]  # [N agents, 8]
+    found = {INTENTS[j] for j in range(len(INTENTS)) if bool((scores[:, j] > 0.5).all())}
+    assert found == {"order_tracking", "damaged_item"}
+    with pytest.raises(ValueError, match="labels must be"):
+        pretrain_reader(trainer, ["one text"], labels, epochs=1)

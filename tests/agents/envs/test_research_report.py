@@ -209,3 +209,28 @@ def test_scripted_team_lookup_by_environment_name():
     assert isinstance(scripted_team("research_report"), ScriptedResearchTeam)
     with pytest.raises(ValueError, match="available: customer_service, research_report"):
         scripted_team("number_guess")
+
+
+def test_structured_view_follows_what_the_agents_text_shows():
+    from agents.envs.research_report.env import FEATURE_SIZES, SOURCE_TYPES
+
+    env = ResearchReportEnv(topics=["urban_heat"])
+    observations, _ = env.reset(seed=3)
+    assert {a: o["features"].shape[0] for a, o in observations.items()} == FEATURE_SIZES
+    assert observations["writer"]["question"] == env.topic.question
+    forum = slot_of(env, lambda doc: doc.source == "forum post")
+    width = 3 + len(SOURCE_TYPES)
+    slot = observations["researcher"]["features"][3 + forum * width : 3 + (forum + 1) * width]
+    assert slot[1] == 0.0 and slot[3 + SOURCE_TYPES.index("forum post")] == 1.0  # shown, not picked
+    observations, *_ = env.step(act("researcher", f"pick_source_{forum}"))
+    assert observations["researcher"]["features"][3 + forum * width + 1] == 1.0  # now picked
+    observations, *_ = env.step(act("researcher", "enough"))
+    analyst = observations["analyst"]["features"]
+    assert analyst[1] == 0.0  # a new phase: no steps spent in it yet
+    assert analyst[3 + 3] == 1.0  # framework: none yet
+    env.step(act("analyst", "adopt_fact_0"))
+    env.step(act("analyst", "done"))
+    observations, *_ = env.step(act("writer", "submit"))
+    reviewer = observations["reviewer"]["features"]
+    assert reviewer[3 + 3] == 1.0  # the draft cites a forum post: visible in the reviewer's text
+    assert "forum post" in observations["reviewer"]["text"]
