@@ -11,8 +11,9 @@ import json
 
 from django.db.models import Q
 from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView
@@ -104,7 +105,7 @@ class QueueViewSet(
         queue = serializer.save()
         assign(queue)  # a raised overlap reaches more annotators at once
 
-    @extend_schema(request=EnqueueSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=EnqueueSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def enqueue(self, request, pk=None):
         """Queue items from snapshots: [{kind, episode_key, snapshot, episode_key_b?, snapshot_b?}]."""
@@ -114,7 +115,7 @@ class QueueViewSet(
         saved = enqueue.add_items(queue, enqueue.from_payload(body.validated_data["items"]))
         return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=EnqueueDeploymentSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=EnqueueDeploymentSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"], url_path="enqueue-deployment")
     def enqueue_deployment(self, request, pk=None):
         """Queue a deployment's finished episodes or steps: low confidence and/or answered by the fallback."""
@@ -138,7 +139,7 @@ class QueueViewSet(
         saved = enqueue.add_items(queue, items)
         return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: serializers.DictField()})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def assign(self, request, pk=None):
         """Top up assignments (annotators who joined since, a raised overlap)."""
@@ -153,7 +154,7 @@ class QueueViewSet(
         page = self.paginate_queryset(queue.items.all())
         return self.get_paginated_response(ItemSerializer(page, many=True).data)
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])
     def agreement(self, request, pk=None):
         """Krippendorff's alpha over the queue's items, and the items annotators disagree on, widest first."""
