@@ -71,8 +71,10 @@ class RedisTarget:
         return f"redis+socket://{path}" if path else self.url
 
     @property
-    def channels_host(self) -> dict[str, str]:
-        return {"address": self.url}
+    def channels_host(self) -> dict[str, str | int]:
+        # channels-redis blocks 5 s per BZPOPMIN; redis-py >= 8 times reads out after 5 s by default, which
+        # killed every WebSocket consumer idle for 5 s ("Timeout reading from …"): allow longer reads.
+        return {"address": self.url, "socket_timeout": 30}
 
 
 def parse_redis_url(raw: str) -> str:

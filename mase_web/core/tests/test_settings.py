@@ -34,7 +34,7 @@ def test_embedded_default_is_sqlite_and_unix_socket_redis(tmp_path):
     assert s["embedded"] is True
     assert s["redis"] == f"unix://{tmp_path}/redis.sock"
     assert s["broker"] == f"redis+socket://{tmp_path}/redis.sock"
-    assert s["channels"] == [{"address": f"unix://{tmp_path}/redis.sock"}]
+    assert s["channels"] == [{"address": f"unix://{tmp_path}/redis.sock", "socket_timeout": 30}]
     assert s["debug"] is False  # DEBUG is off unless asked for (the run command asks)
     assert s["secure"] is False
     assert s["visibility"] > s["limit"]
@@ -53,7 +53,7 @@ def test_production_urls_switch_only_urls(tmp_path):
     assert (s["host"], s["name"]) == ("db.internal", "mase")
     assert s["embedded"] is False
     assert s["broker"] == "redis://cache.internal:6380/2"
-    assert s["channels"] == [{"address": "redis://cache.internal:6380/2"}]
+    assert s["channels"] == [{"address": "redis://cache.internal:6380/2", "socket_timeout": 30}]
     assert s["secure"] is True and s["debug"] is False
     assert s["hosts"] == ["mase.example.org"]
 
