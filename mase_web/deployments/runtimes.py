@@ -19,7 +19,7 @@ from agents.runtime import RuntimeConfig, TeamRuntime
 from agents.spec import load_spec
 from mase_web.deployments.models import Deployment
 
-_runtimes: dict[tuple[int, str], TeamRuntime] = {}
+_runtimes: dict[tuple[int, str, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}
 _listeners: dict[str, Callable[[dict], None]] = {}
 _build_lock = threading.Lock()
@@ -58,7 +58,8 @@ def _dispatch(record: dict) -> None:
 
 def runtime_for(deployment: Deployment) -> TeamRuntime:
     """The deployment's runtime in this process (raises ValueError naming the problem if it cannot load)."""
-    key = (deployment.pk, deployment.checkpoint)
+    # created_at too: a database restored from a backup (or a test database) may reuse an id
+    key = (deployment.pk, deployment.checkpoint, deployment.created_at.isoformat())
     with _build_lock:
         runtime = _runtimes.get(key)
         if runtime is None:
@@ -78,7 +79,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
 
 def cached_runtime(deployment_id: int) -> TeamRuntime | None:
     """The runtime this process built for the deployment, if any (tests reach its backbone through it)."""
-    return next((r for (pk, _), r in _runtimes.items() if pk == deployment_id), None)
+    return next((r for (pk, *_), r in _runtimes.items() if pk == deployment_id), None)
 
 
 @contextmanager
