@@ -20,6 +20,7 @@ from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
 from agents.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
+from tests.fixtures.faulty_backbone import FaultyBackbone
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 from training.mappo import Featurizer, MappoConfig, MappoTrainer
@@ -38,24 +39,6 @@ _fresh = itertools.count()
 def fresh(ticket: Ticket) -> Ticket:
     """The same ticket with a never-seen text (so the backbone is really called)."""
     return Ticket(f"{ticket.id}-{next(_fresh)}", f"{ticket.text} (ref {next(_fresh)})", ticket.intents)
-
-
-class FaultyBackbone:
-    """A real backbone whose `encode` can be told to raise, stall or return NaN (fault injection)."""
-
-    def __init__(self, inner: Backbone):
-        self.inner, self.name, self.dim = inner, inner.name, inner.dim
-        self.mode: str | None = None
-        self.calls = 0
-
-    def encode(self, texts, *args, **kwargs):
-        self.calls += 1
-        if self.mode == "raise":
-            raise OSError("backbone worker crashed")
-        if self.mode == "stall":
-            time.sleep(0.6)
-        out = self.inner.encode(texts, *args, **kwargs)
-        return torch.full_like(out, float("nan")) if self.mode == "nan" else out
 
 
 class Clock:

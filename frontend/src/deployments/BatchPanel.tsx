@@ -4,6 +4,7 @@ import { formatTime } from "../runs/format";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
 import type { Batch } from "./types";
+import { ErrorList } from "./ErrorList";
 
 interface Props {
   deploymentId: number;
@@ -57,13 +58,7 @@ export function BatchPanel({ deploymentId, live }: Props) {
         </label>
       </div>
       <p className="hint">One ticket per line: {'{"id": "t-1", "text": "where is my parcel?", "intents": ["order_tracking"]}'} (intents optional: with them each answer is scored).</p>
-      {errors.length > 0 && (
-        <div className="field-errors" role="alert">
-          {errors.map((line) => (
-            <p key={line}>{line}</p>
-          ))}
-        </div>
-      )}
+      <ErrorList lines={errors} />
       {shown.length > 0 && (
         <table className="run-table" data-testid="batches">
           <tbody>

@@ -4,6 +4,7 @@ import { BreakerBadge } from "./BreakerBadge";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
 import type { BreakerSnapshot } from "./types";
+import { ErrorList } from "./ErrorList";
 
 interface Props {
   deploymentId: number;
@@ -78,13 +79,7 @@ export function BreakerPanel({ deploymentId, breaker, canControl, onChanged }: P
           </button>
         </form>
       )}
-      {errors.length > 0 && (
-        <div className="field-errors" role="alert">
-          {errors.map((line) => (
-            <p key={line}>{line}</p>
-          ))}
-        </div>
-      )}
+      <ErrorList lines={errors} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { runsApi } from "../runs/runsApi";
 import type { RunSummary } from "../runs/types";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
+import { ErrorList } from "./ErrorList";
 
 /** Deploy the checkpoint of a succeeded run (product managers and admins). */
 export function DeployForm({ projects }: { projects: number[] }) {
@@ -64,13 +65,7 @@ export function DeployForm({ projects }: { projects: number[] }) {
         </button>
       </form>
       {runs.length === 0 && <p className="hint">No succeeded training run yet: train a team on the Runs page first.</p>}
-      {errors.length > 0 && (
-        <div className="field-errors" role="alert">
-          {errors.map((line) => (
-            <p key={line}>{line}</p>
-          ))}
-        </div>
-      )}
+      <ErrorList lines={errors} />
     </section>
   );
 }

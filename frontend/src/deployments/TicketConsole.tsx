@@ -4,6 +4,7 @@ import { deploymentsApi } from "./deploymentsApi";
 import { bySteps, errorLines } from "./format";
 import { StepList } from "./StepList";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
+import { ErrorList } from "./ErrorList";
 
 /** A new step is revealed this often, so a fast team can still be watched deciding step by step. */
 const REVEAL_MS = 300;
@@ -80,13 +81,7 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
           {busy ? "The team is working…" : "Send to the team"}
         </button>
       </form>
-      {errors.length > 0 && (
-        <div className="field-errors" role="alert">
-          {errors.map((line) => (
-            <p key={line}>{line}</p>
-          ))}
-        </div>
-      )}
+      <ErrorList lines={errors} />
       {submitted !== null && (
         <div className="ticket-run">
           <p className="muted small">

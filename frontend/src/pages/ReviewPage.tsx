@@ -6,6 +6,7 @@ import { errorLines } from "../deployments/format";
 import { FILTER_KEYS, type Filters, ReviewFilters, filterQuery } from "../deployments/ReviewFilters";
 import { TrajectoryView } from "../deployments/TrajectoryView";
 import type { DecisionRow, DeploymentSummary } from "../deployments/types";
+import { ErrorList } from "../deployments/ErrorList";
 import "../deployments/deployments.css";
 
 const PAGE_SIZE = 50;
@@ -78,13 +79,7 @@ export function ReviewPage() {
             setPage(1);
           }}
         />
-        {errors.length > 0 && (
-          <div className="field-errors" role="alert">
-            {errors.map((line) => (
-              <p key={line}>{line}</p>
-            ))}
-          </div>
-        )}
+        <ErrorList lines={errors} />
         <DecisionTable rows={rows} onOpen={(row) => setOpen({ episode: row.episode, step: row.step })} />
         <div className="pager">
           <button type="button" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>

@@ -7,18 +7,18 @@ import copy
 import itertools
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 import torch
 from django.contrib.auth import get_user_model
-from rest_framework.test import APIClient
 
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.deployments import runtimes
 from mase_web.deployments.models import Deployment
 from mase_web.runs.models import Checkpoint, Run
+from mase_web.runs.tests.conftest import client_for  # noqa: F401 - the deployments tests import it from here
+from tests.fixtures.faulty_backbone import FaultyBackbone
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "customer_service.json"
 _fresh = itertools.count()
@@ -81,13 +81,6 @@ def team(db):
     return project, users
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
-
-
 def make_trained_run(project, checkpoint: Path | None, spec: dict, state=Run.State.SUCCEEDED) -> Run:
     """A finished run whose checkpoint row points at ``checkpoint`` (None: a run that wrote none)."""
     run = Run.objects.create(project=project, name="customer service", spec=copy.deepcopy(spec), state=state)
@@ -102,22 +95,6 @@ def make_deployment(project, checkpoint: Path, spec: dict, name: str = "cs") -> 
     return Deployment.objects.create(
         project=project, name=name, run=run, checkpoint=str(checkpoint), spec=copy.deepcopy(spec)
     )
-
-
-class FaultyBackbone:
-    """The real tiny backbone, told to raise, stall past the step timeout, or return NaN (fault injection)."""
-
-    def __init__(self, inner):
-        self.inner, self.name, self.dim = inner, inner.name, inner.dim
-        self.mode: str | None = None
-
-    def encode(self, texts, *args, **kwargs):
-        if self.mode == "raise":
-            raise OSError("backbone worker crashed")
-        if self.mode == "stall":
-            time.sleep(0.6)
-        out = self.inner.encode(texts, *args, **kwargs)
-        return torch.full_like(out, float("nan")) if self.mode == "nan" else out
 
 
 def inject_faults(deployment: Deployment) -> FaultyBackbone:
