@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -152,7 +153,7 @@ class DeploymentViewSet(
         )
         return Response(DeploymentDetailSerializer(deployment).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=TicketSerializer, responses={201: serializers.DictField()})
+    @extend_schema(request=TicketSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def tickets(self, request, pk=None):
         """Run one ticket now; returns the stored episode and the full result with its decision log.
@@ -195,7 +196,7 @@ class DeploymentViewSet(
         dispatch_batch(batch)
         return Response(BatchJobSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=ForceSerializer, responses={200: serializers.DictField()})
+    @extend_schema(request=ForceSerializer, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get", "post"])
     def breaker(self, request, pk=None):
         """GET the breaker's state; POST ``{"state": "open"|"closed", "reason"}`` forces it (operators)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, DecisionStep, Deployment, Episode
@@ -100,6 +102,7 @@ class DecisionStepSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
         read_only_fields = fields
 
+    @extend_schema_field(OpenApiTypes.ANY)
     def get_observation(self, step: DecisionStep):
         from mase_web.deployments.review import parsed_observation
 

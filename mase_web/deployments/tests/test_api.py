@@ -223,3 +223,20 @@ def test_batch_task_runs_every_ticket_and_records_episodes(team, trained_checkpo
     assert run_batch(batch.pk) == "succeeded" and Episode.objects.filter(batch=batch).count() == 2
     listed = client_for(users[Role.OPERATOR]).get(f"/api/deployments/{deployment.pk}/batches/").json()
     assert [(b["id"], b["done"], b["total"]) for b in listed] == [(batch.pk, 2, 2)]
+
+
+def test_openapi_schema_documents_the_deployments_api(team):
+    _, users = team
+    schema = client_for(users[Role.OPERATOR]).get("/api/schema/?format=json").json()
+    for path in (
+        "/api/deployments/",
+        "/api/deployments/{id}/tickets/",
+        "/api/deployments/{id}/batches/",
+        "/api/deployments/{id}/breaker/",
+        "/api/episodes/{id}/",
+        "/api/decisions/",
+        "/api/decisions/export/",
+    ):
+        assert path in schema["paths"], path
+    parameters = {p["name"] for p in schema["paths"]["/api/decisions/"]["get"]["parameters"]}
+    assert {"q", "agent", "confidence_min", "breaker_state", "since"} <= parameters
