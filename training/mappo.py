@@ -738,7 +738,7 @@ class MappoTrainer:
 
         # communication.protocol = "hcp": every message crosses a semantically compressed link
         self.link = make_link(
-            self.cfg.protocol if self.actor.use_comm else None, self.events, seed=self.cfg.seed
+            self.cfg.protocol if self.actor.use_comm else None, self.events, self.agents, seed=self.cfg.seed
         )
         self.value_norm = ValueNorm((self.n,)) if self.cfg.value_norm else None
         self.q_norm = ValueNorm(()) if (self.cfg.value_norm and self.q_critic is not None) else None

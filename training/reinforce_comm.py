@@ -95,7 +95,7 @@ class ReinforceCommConfig:
     hcp_codes: int = 64
     hcp_residual_dims: int = 8
     hcp_residual_bits: int = 2
-    hcp_fit_messages: int = 1024
+    hcp_fit_messages: int = 256  # per sender
 
     @classmethod
     def from_spec(cls, spec, **overrides: Any) -> ReinforceCommConfig:
@@ -301,6 +301,7 @@ class ReinforceCommTrainer:
         # HCP: what each agent says reaches the others as a compressed frame (agents.protocol.link)
         self.link = make_link(
             cfg.protocol,
+            names=self.agents,
             n_codes=cfg.hcp_codes,
             residual_dims=cfg.hcp_residual_dims,
             residual_bits=cfg.hcp_residual_bits,

@@ -104,6 +104,9 @@ class IntentClassifier:
 def _principal_directions(m: np.ndarray, k: int) -> np.ndarray:
     """Top-`k` principal directions (rows, unit length) of the rows of `m`, largest variance first."""
     centred = m - m.mean(axis=0)
+    if len(centred) < centred.shape[1]:  # fewer samples than dimensions: the thin SVD is the cheap way
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        return vt[:k]
     _, vecs = np.linalg.eigh(centred.T @ centred)  # d × d: cheaper than an SVD of the n × d data
     return vecs[:, ::-1][:, :k].T
 

@@ -3,23 +3,27 @@
 When a team spec sets ``communication.protocol = "hcp"``, every message vector an agent sends (the
 backbone embedding / observation features its message is computed from) travels as an HCP frame:
 
-1. Before a codebook exists the first `fit_messages` messages go uncompressed (TEXT frames, counted at
-   their raw size); the codebook is then fitted on that traffic — the team's own — with a PCA residual
-   basis (training traffic has no intent labels).
+1. Each sender has its own codebook (`SenderCodebook`): an agent's vocabulary is its own, and the frame
+   header names the sender, so the receiver knows which codebook decodes a frame. A sender's first
+   `fit_messages` messages go uncompressed (TEXT frames, counted at their raw size); its codebook is
+   then fitted on that traffic with a PCA residual basis (training traffic has no intent labels). A
+   sender that says fewer distinct things than `n_codes` gets one code per distinct message and no
+   residual: its codebook is exact.
 2. From then on each sender's vectors of one tick are one SEMANTIC frame (code id + quantised residual,
-   `agents.protocol.wire`); the receiver parses the bytes and rebuilds the vectors with the same
-   codebook, and the team reads those reconstructions. The codec works on directions (unit vectors):
-   the receiver restores the length with the mean length of the traffic each code stood for, which is
-   part of the codebook, so it costs no bits per message.
+   `agents.protocol.wire`); the receiver parses the bytes and rebuilds the vectors, and the team reads
+   those reconstructions. The codec works on directions (unit vectors): the receiver restores the
+   length with the mean length of the traffic each code stood for, stored with the codebook, so it
+   costs no bits per message.
 3. Every frame is queued on a simulated priority link (`PriorityScheduler`): agent messages on the
-   regular channel, codebook syncs (centroids and residual tables as float16, sent once per fit or
-   re-fit) on the background channel; their bytes count towards the totals.
-4. A `CodebookDriftMonitor` watches the traffic. A "communication storm" (drift past its thresholds)
-   goes out as an ``alert`` event and the codebook is re-fitted on recent plus remembered traffic.
+   regular channel, codebook syncs (the tables as float16, once per fit or re-fit) on the background
+   channel; their bytes count towards the totals.
+4. A `CodebookDriftMonitor` per sender watches its traffic. A "communication storm" (drift past the
+   thresholds) goes out as an ``alert`` event; one window of the new traffic later the codebook is
+   re-fitted on it (plus remembered traffic) and the new version synced.
 
 `metrics()` is a flat ``protocol.*`` dict the trainers merge into their ``metrics`` events (the run
 page's protocol panel reads those keys); `stats()` is the nested view the runtime's `status()` shows.
-`state()` / `from_state()` save and restore the codebook with the checkpoint (safetensors + JSON).
+`state()` / `from_state()` save and restore the codebooks with the checkpoint (safetensors + JSON).
 """
 
 from __future__ import annotations
@@ -53,15 +57,20 @@ def _one_blas_thread():
 class LinkConfig:
     """Codebook size, bit budget, when to fit, and the drift rules of one team's link."""
 
-    n_codes: int = 64
+    n_codes: int = 64  # per sender, at most
     residual_dims: int = 8
     residual_bits: int = 2
-    fit_messages: int = 1024  # messages sent uncompressed before the first codebook fit
+    fit_messages: int = 256  # messages a sender sends uncompressed before its codebook is fitted
     refit_on_storm: bool = True
     tick_ms: float = 10.0  # simulated time between two `transmit` calls (the channel latency model)
     link_bytes_per_ms: float = 1250.0  # the simulated link: 10 Mbit/s
     seed: int = 0
-    drift: DriftConfig = field(default_factory=DriftConfig)
+    # A live team's codebook is judged on a small held-out sample, so the thresholds sit further above
+    # sampling noise than the defaults: 1.5× the normal distortion and 0.05 above it, a usage shift
+    # (PSI) of 1.0.
+    drift: DriftConfig = field(
+        default_factory=lambda: DriftConfig(distortion_ratio=1.5, distortion_margin=0.05, psi_threshold=1.0)
+    )
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> LinkConfig:
@@ -82,32 +91,152 @@ def raw_message_bytes(message: Any) -> int:
     return 4 * int(np.asarray(message).size)
 
 
-class HcpLink:
-    """Carries a team's message vectors through semantic compression; thread-safe."""
+class SenderCodebook:
+    """One sender's codebook, drift monitor and memory of its recent traffic (raw vectors)."""
 
-    def __init__(self, config: LinkConfig | None = None, events: Any = None):
-        self.config = c = config or LinkConfig()
-        self.events = events  # an EventStream (or None): alert and log events go there
-        self.codec = SemanticCodec(
+    def __init__(self, sender: int, config: LinkConfig):
+        self.sender, self.config = sender, config
+        self.codec: SemanticCodec | None = None
+        self.monitor: CodebookDriftMonitor | None = None
+        self.code_norms: np.ndarray | None = None
+        self.pending: list[np.ndarray] = []  # traffic of the uncompressed period
+        self.recent: deque[np.ndarray] = deque(maxlen=2 * config.drift.window)
+        self.refit_in: int | None = None  # messages still to collect before a storm's re-fit
+
+    @property
+    def fitted(self) -> bool:
+        return self.codec is not None
+
+    def collect(self, x: np.ndarray) -> bool:
+        """Remember uncompressed traffic; fit once there is enough. Returns True when it just fitted."""
+        self.pending.append(x)
+        if sum(len(p) for p in self.pending) < self.config.fit_messages:
+            return False
+        traffic, self.pending = np.concatenate(self.pending), []
+        fit, normal = self._split(traffic)
+        self.codec = self._new_codec(fit).fit(fit)
+        self._calibrate(traffic, normal)
+        return True
+
+    def _split(self, traffic: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # Three quarters fit the codebook; the rest, unseen by k-means, is the drift monitor's picture of
+        # normal distortion (the fit sample's own distortion is optimistic).
+        split = max(int(len(traffic) * 0.75), len(traffic) - self.config.drift.min_samples)
+        return traffic[:split], traffic[split:]
+
+    def _new_codec(self, traffic: np.ndarray) -> SemanticCodec:
+        c = self.config
+        distinct = len(np.unique(np.round(traffic, 5), axis=0))
+        exact = distinct <= c.n_codes  # one code per distinct message: no residual needed
+        return SemanticCodec(
             CodecConfig(
-                n_codes=c.n_codes,
-                residual_dims=c.residual_dims,
-                residual_bits=c.residual_bits,
+                n_codes=max(2, min(c.n_codes, distinct)),
+                residual_dims=0 if exact else c.residual_dims,
+                residual_bits=0 if exact else c.residual_bits,
                 residual_basis="pca",
                 preserve_intent=False,
                 reservoir=c.fit_messages,  # a re-fit weighs remembered and recent traffic alike
-                seed=c.seed,
+                seed=c.seed + self.sender,
             )
         )
-        self.monitor: CodebookDriftMonitor | None = None
-        self.code_norms: np.ndarray | None = None
+
+    def _calibrate(self, traffic: np.ndarray, normal: np.ndarray) -> None:
+        norms = np.linalg.norm(traffic, axis=1)
+        codes = self.codec._nearest(self.codec._check(traffic), 1)[:, 0]
+        k = len(self.codec.centroids)
+        counts = np.bincount(codes, minlength=k)
+        sums = np.bincount(codes, weights=norms, minlength=k)
+        # mean length of the traffic each code stands for (the overall mean for unused codes)
+        self.code_norms = np.where(counts > 0, sums / np.maximum(counts, 1), norms.mean())
+        self.monitor = CodebookDriftMonitor(self.codec, self.config.drift)
+        if len(normal) >= self.config.drift.min_samples:
+            self.monitor.calibrate(normal)
+        # code usage from all of the traffic: a histogram over the codes needs more than the held-out part
+        usage = self.codec._traffic_profile(self.codec._check(traffic))
+        self.monitor.baseline.update({k: usage[k] for k in ("code_hist", "usage_hist", "n")})
+
+    def send(self, x: np.ndarray) -> tuple[bytes, np.ndarray]:
+        """(the SEMANTIC frame, what the receiver rebuilds from its bytes) for this sender's vectors."""
+        frame = self.codec.to_frame(x, sender=self.sender % 0x10000, channel=1)
+        parsed, rebuilt = self.codec.from_frame(frame)
+        codes = np.fromiter((m.code for m in parsed.messages), dtype=np.int64, count=len(parsed.messages))
+        return frame, (rebuilt * self.code_norms[codes, None]).astype(np.float32)
+
+    def watch(self, x: np.ndarray) -> tuple[dict[str, Any] | None, bool]:
+        """(storm alert or None, whether the codebook was just re-fitted) after sending `x`."""
+        self.recent.extend(x)
+        if self.refit_in is not None:
+            self.refit_in -= len(x)
+            if self.refit_in > 0:
+                return None, False
+            self._refit()
+            return None, True
+        alert = self.monitor.observe(x)
+        if alert is not None and self.config.refit_on_storm:
+            # The alert fires while the window still holds old traffic: collect one more window of the
+            # new traffic first, so the re-fit learns what the sender says now.
+            self.refit_in = self.config.drift.window
+        return alert, False
+
+    def _refit(self) -> None:
+        # A fresh codebook on the sender's new traffic plus the codec's memory of the old (its size follows
+        # the new vocabulary); what it does on the new traffic is the new normal.
+        recent = np.stack(self.recent)
+        fit, normal = self._split(recent)
+        old = self.codec
+        traffic = np.concatenate([old._reservoir, old._check(fit)])
+        self.codec = self._new_codec(traffic).fit(traffic)
+        self.codec.version = old.version % 0xFFFF + 1
+        self._calibrate(recent, normal)
+        self.refit_in = None
+
+    def sync_values(self) -> int:
+        """Numbers a receiver needs to decode with this codebook (centroids, residual tables, lengths)."""
+        c = self.codec
+        return c.centroids.size + c.basis.size + c.levels.size + c.thresholds.size + len(self.code_norms)
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays, codec_meta = self.codec.state()
+        arrays["code_norms"] = np.asarray(self.code_norms, dtype=np.float64)
+        arrays["monitor.code_hist"] = np.array(self.monitor.baseline["code_hist"], dtype=np.float64)
+        arrays["monitor.usage_hist"] = np.array(self.monitor.baseline["usage_hist"], dtype=np.float64)
+        base = self.monitor.baseline
+        meta = {
+            "codec": codec_meta,
+            "monitor": {"distortion": float(base["distortion"]), "n": int(base["n"])},
+        }
+        return arrays, meta
+
+    @classmethod
+    def from_state(cls, sender: int, config: LinkConfig, arrays: Mapping[str, Any], meta: Mapping[str, Any]):
+        book = cls(sender, config)
+        arrays = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
+        codec_arrays = {k: v for k, v in arrays.items() if not k.startswith(("monitor.", "code_norms"))}
+        book.codec = SemanticCodec.from_state(codec_arrays, meta["codec"])
+        book.code_norms = arrays["code_norms"]
+        book.monitor = CodebookDriftMonitor(book.codec, config.drift)
+        book.monitor.baseline = {
+            **meta["monitor"],
+            "code_hist": arrays["monitor.code_hist"],
+            "usage_hist": arrays["monitor.usage_hist"],
+        }
+        return book
+
+
+class HcpLink:
+    """Carries a team's message vectors through semantic compression; thread-safe.
+
+    `names` (agent ids by sender index) label the storm alerts.
+    """
+
+    def __init__(self, config: LinkConfig | None = None, events: Any = None, names: list[str] | None = None):
+        self.config = c = config or LinkConfig()
+        self.events = events  # an EventStream (or None): alert and log events go there
+        self.names = list(names) if names is not None else None
+        self.books: dict[int, SenderCodebook] = {}
         self.scheduler = PriorityScheduler(ChannelConfig(link_bytes_per_ms=c.link_bytes_per_ms))
-        self._pending: list[np.ndarray] = []  # raw vectors of the uncompressed period
-        self._pending_norms: list[np.ndarray] = []
-        self._recent: deque[np.ndarray] = deque(maxlen=c.fit_messages)  # raw vectors, for re-fits
         self._lock = threading.RLock()
         self._ticks = 0
-        self._refit_at: int | None = None  # message count at which a storm's re-fit happens
         self._error = [0.0, 0]  # reconstruction error sum and count since the last `metrics()`
         self.last_error: float | None = None
         self.counts = {
@@ -127,8 +256,8 @@ class HcpLink:
     # ---- sending ---------------------------------------------------------------------------------
     @property
     def fitted(self) -> bool:
-        """Whether messages are compressed yet."""
-        return self.codec.fitted
+        """Whether every sender heard so far sends compressed messages."""
+        return bool(self.books) and all(b.fitted for b in self.books.values())
 
     def transmit(
         self,
@@ -154,42 +283,38 @@ class HcpLink:
             self._ticks += 1
             now = self._ticks * self.config.tick_ms
             self.scheduler.advance(now)
-            sent = x[mask]
-            if not len(sent):
-                return out
-            self.counts["messages"] += len(sent)
+            self.counts["messages"] += int(mask.sum())
             self.counts["raw_bytes"] += int(raw[mask].sum())
-            self.counts["dense_bytes"] += 4 * d * len(sent)
+            self.counts["dense_bytes"] += 4 * d * int(mask.sum())
             for j in np.flatnonzero(mask.any(axis=0)):
                 rows = np.flatnonzero(mask[:, j])
-                if self.fitted:
-                    out[rows, j] = self._send_compressed(x[rows, j], int(j), now)
-                    self.counts["semantic_raw_bytes"] += int(raw[rows, j].sum())
-                else:
-                    # TEXT frame: a u16 length per message, then its bytes
-                    size = OVERHEAD_BYTES + int((2 + raw[rows, j]).sum())
-                    self._queue(int(j), "regular", size, now)
-            if self.fitted:
-                self._watch(sent, now)
-            else:
-                self._pending.append(sent)
-                if sum(len(p) for p in self._pending) >= self.config.fit_messages:
-                    self._fit(np.concatenate(self._pending))
-                    self._pending = []
+                out[rows, j] = self._send(int(j), x[rows, j], raw[rows, j], now)
         return out
 
-    def _send_compressed(self, x: np.ndarray, sender: int, now: float) -> np.ndarray:
-        frame = self.codec.to_frame(x, sender=sender % 0x10000, channel=1)
+    def _send(self, sender: int, x: np.ndarray, raw: np.ndarray, now: float) -> np.ndarray:
+        book = self.books.setdefault(sender, SenderCodebook(sender, self.config))
+        if not book.fitted:
+            self._queue(sender, "regular", OVERHEAD_BYTES + int((2 + raw).sum()), now)  # TEXT frame
+            if book.collect(x):
+                self._sync(book, "fitted", now)
+            return x
+        frame, rec = book.send(x)
         self._queue(sender, "regular", len(frame), now)
         self.counts["semantic_bytes"] += len(frame)
-        # the receiver's side: parse the bytes, rebuild directions, restore lengths
-        parsed, rebuilt = self.codec.from_frame(frame)
-        codes = np.fromiter((m.code for m in parsed.messages), dtype=np.int64, count=len(parsed.messages))
-        rec = (rebuilt * self.code_norms[codes, None]).astype(np.float32)
+        self.counts["semantic_raw_bytes"] += int(raw.sum())
+        self.counts["compressed_messages"] += len(x)
         err = np.linalg.norm(rec - x, axis=1) / np.maximum(np.linalg.norm(x, axis=1), 1e-12)
         self._error[0] += float(err.sum())
         self._error[1] += len(err)
-        self.counts["compressed_messages"] += len(x)
+        alert, refitted = book.watch(x)
+        if alert is not None:
+            self.counts["storms"] += 1
+            if self.events is not None:
+                who = {"sender": sender, "agent": self.names[sender] if self.names else None}
+                self.events.emit("alert", **{**alert, **who, "level": "warn", "source": "protocol"})
+        if refitted:
+            self.counts["refits"] += 1
+            self._sync(book, "re-fitted after a communication storm", now)
         return rec
 
     def _queue(self, sender: int, channel: str, size: int, now: float) -> None:
@@ -202,80 +327,23 @@ class HcpLink:
         if len(self.scheduler.delivered) > 2 * KEEP_DELIVERED:
             del self.scheduler.delivered[:-KEEP_DELIVERED]
 
-    # ---- codebook --------------------------------------------------------------------------------
-    def fit(self, vectors: np.ndarray) -> None:
-        """Fit the codebook now on `vectors` [n, d] (instead of waiting for `fit_messages`)."""
-        with self._lock, _one_blas_thread():
-            self._fit(np.asarray(vectors, dtype=np.float32).reshape(-1, np.shape(vectors)[-1]))
-            self._pending = []
-
-    def _fit(self, x: np.ndarray) -> None:
-        # Fit on three quarters of the traffic; the last quarter, unseen by k-means, is the drift
-        # monitor's picture of normal distortion (the fit sample's own distortion is optimistic).
-        split = max(self.codec.config.n_codes, int(len(x) * 0.75))
-        fit_part, held = x[:split], x[split:]
-        self.codec.fit(fit_part)
-        self.code_norms = self._code_norms(x)
-        self.monitor = CodebookDriftMonitor(self.codec, self.config.drift)
-        if len(held) >= self.config.drift.min_samples:
-            self.monitor.calibrate(held)
-        self._sync("fitted", len(x))
-
-    def _code_norms(self, x: np.ndarray) -> np.ndarray:
-        """Mean length of the traffic each code stands for (the global mean for unused codes)."""
-        norms = np.linalg.norm(x, axis=1)
-        codes = self.codec._nearest(self.codec._check(x), 1)[:, 0]
-        k = len(self.codec.centroids)
-        counts = np.bincount(codes, minlength=k)
-        sums = np.bincount(codes, weights=norms, minlength=k)
-        return np.where(counts > 0, sums / np.maximum(counts, 1), norms.mean())
-
-    def _sync(self, what: str, samples: int) -> None:
-        """Ship the codebook to the receivers (background channel) and say so in the event log."""
-        c = self.codec
-        values = c.centroids.size + c.basis.size + c.levels.size + c.thresholds.size + len(self.code_norms)
-        left = SYNC_BYTES_PER_VALUE * values
+    def _sync(self, book: SenderCodebook, what: str, now: float) -> None:
+        """Ship a codebook to the receivers (background channel) and say so in the event log."""
+        left = SYNC_BYTES_PER_VALUE * book.sync_values()
         while left > 0:
             chunk = min(left, SYNC_FRAME_BYTES)
-            self._queue(0, "background", OVERHEAD_BYTES + chunk, self._ticks * self.config.tick_ms)
+            self._queue(book.sender, "background", OVERHEAD_BYTES + chunk, now)
             left -= chunk
         if self.events is not None:
+            c = book.codec
+            who = self.names[book.sender] if self.names else f"sender {book.sender}"
             self.events.emit(
                 "log",
-                message=f"HCP codebook {what}: {len(c.centroids)} codes, version {c.version}, "
-                f"{c.config.bits_per_message} bits per message, from {samples} messages",
+                message=f"HCP codebook of {who} {what}: {c.config.n_codes} codes, version {c.version}, "
+                f"{c.config.bits_per_message} bits per message",
                 source="protocol",
                 codebook_version=c.version,
             )
-
-    def _watch(self, sent: np.ndarray, now: float) -> None:
-        self._recent.extend(sent)
-        if self._refit_at is not None:
-            if self.counts["messages"] >= self._refit_at:
-                self._refit()
-            return
-        alert = self.monitor.observe(sent)
-        if alert is None:
-            return
-        self.counts["storms"] += 1
-        if self.events is not None:
-            self.events.emit("alert", **{**alert, "level": "warn", "source": "protocol"})
-        if self.config.refit_on_storm:
-            # The alert fires while the window still holds old traffic: collect one more window of the
-            # new traffic first, so the re-fit learns what the team says now.
-            self._refit_at = self.counts["messages"] + self.config.drift.window
-
-    def _refit(self) -> None:
-        # Re-fit on the traffic since the storm (plus the codec's memory of the old), then take what the
-        # new codebook does on it as normal: the next alert means the traffic moved again.
-        recent = np.stack(list(self._recent)[-2 * self.config.drift.window :])
-        self.codec.refit(recent)
-        self.code_norms = self._code_norms(recent)
-        self.monitor = CodebookDriftMonitor(self.codec, self.config.drift)
-        self.monitor.calibrate(recent)
-        self.counts["refits"] += 1
-        self._refit_at = None
-        self._sync("re-fitted after a communication storm", len(recent))
 
     # ---- reporting -------------------------------------------------------------------------------
     def metrics(self) -> dict[str, float | int | None]:
@@ -288,7 +356,7 @@ class HcpLink:
         return {f"protocol.{k}": v for k, v in s.items() if not isinstance(v, dict)}
 
     def stats(self) -> dict[str, Any]:
-        """Nested statistics (the runtime's `status()`): counters, codebook, drift and channels."""
+        """Nested statistics (the runtime's `status()`): counters, codebooks, drift and channels."""
         with self._lock:
             s = self._summary()
             s["channels"] = {
@@ -296,50 +364,61 @@ class HcpLink:
                 for ch, info in self.scheduler.stats().items()
                 if isinstance(info, dict)
             }
+            s["senders"] = {
+                (self.names[j] if self.names else str(j)): {
+                    "codes": b.codec.config.n_codes,
+                    "version": b.codec.version,
+                    "bits_per_message": b.codec.config.bits_per_message,
+                    "drift": b.monitor.last.get("distortion_ratio"),
+                }
+                for j, b in sorted(self.books.items())
+                if b.fitted
+            }
         return s
 
     def _summary(self) -> dict[str, Any]:
         c = self.counts
         total = c["wire_bytes"] + c["sync_bytes"]
         latency = self.scheduler.latencies("regular")
-        drift = self.monitor.last if self.monitor is not None else {}
+        books = [b for b in self.books.values() if b.fitted]
+        drifts = [b.monitor.last.get(k) for b in books for k in ("distortion_ratio",)]
+        shifts = [b.monitor.last.get("psi") for b in books]
         return {
             **c,
             "fitted": int(self.fitted),
+            "codebooks": len(books),
             "byte_ratio": total / c["raw_bytes"] if c["raw_bytes"] else None,
             "frame_byte_ratio": (
                 c["semantic_bytes"] / c["semantic_raw_bytes"] if c["semantic_raw_bytes"] else None
             ),
             "compression_ratio": c["raw_bytes"] / total if total else None,
             "dense_ratio": total / c["dense_bytes"] if c["dense_bytes"] else None,
-            "codebook_size": len(self.codec.centroids) if self.fitted else 0,
-            "codebook_version": self.codec.version,
-            "bits_per_message": self.codec.config.bits_per_message,
+            "codebook_size": sum(b.codec.config.n_codes for b in books),
+            "codebook_version": max((b.codec.version for b in books), default=0),
+            "bits_per_message": (
+                float(np.mean([b.codec.config.bits_per_message for b in books])) if books else None
+            ),
             "reconstruction_error": self.last_error,
-            "drift": drift.get("distortion_ratio"),
-            "usage_shift": drift.get("psi"),
+            "drift": max((v for v in drifts if v is not None), default=None),
+            "usage_shift": max((v for v in shifts if v is not None), default=None),
             "channel_p95_ms": float(np.percentile(latency, 95)) if len(latency) else None,
         }
 
     # ---- persistence -----------------------------------------------------------------------------
     def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """(arrays, JSON metadata) of the codebook and counters, for the checkpoint."""
+        """(arrays, JSON metadata) of the fitted codebooks and the counters, for the checkpoint."""
         with self._lock:
-            if not self.fitted:
-                return {}, {"config": asdict(self.config), "fitted": False, "counts": dict(self.counts)}
-            arrays, codec_meta = self.codec.state()
-            arrays["code_norms"] = np.asarray(self.code_norms, dtype=np.float64)
-            monitor = {
-                "distortion": float(self.monitor.baseline["distortion"]),
-                "n": int(self.monitor.baseline.get("n", 0)),
-            }
-            arrays["monitor.code_hist"] = np.asarray(self.monitor.baseline["code_hist"], dtype=np.float32)
-            arrays["monitor.usage_hist"] = np.asarray(self.monitor.baseline["usage_hist"], dtype=np.float32)
+            arrays: dict[str, np.ndarray] = {}
+            senders: dict[str, Any] = {}
+            for j, book in sorted(self.books.items()):
+                if book.fitted:
+                    part, senders[str(j)] = book.state()
+                    arrays.update({f"{j}.{k}": v for k, v in part.items()})
             meta = {
                 "config": asdict(self.config),
-                "fitted": True,
-                "codec": codec_meta,
-                "monitor": monitor,
+                "fitted": bool(senders),
+                "senders": senders,
+                "names": self.names,
                 "counts": dict(self.counts),
             }
             return arrays, meta
@@ -347,29 +426,23 @@ class HcpLink:
     @classmethod
     def from_state(cls, arrays: Mapping[str, Any], meta: Mapping[str, Any], events: Any = None) -> HcpLink:
         """Rebuild a link saved by `state` (raises `CodecError` / ValueError naming what is wrong)."""
-        link = cls(LinkConfig.from_dict(meta["config"]), events=events)
+        link = cls(LinkConfig.from_dict(meta["config"]), events=events, names=meta.get("names"))
         link.counts.update({k: int(v) for k, v in meta.get("counts", {}).items()})
-        if not meta.get("fitted"):
-            return link
-        arrays = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
-        codec_arrays = {k: v for k, v in arrays.items() if not k.startswith(("monitor.", "code_norms"))}
-        link.codec = SemanticCodec.from_state(codec_arrays, meta["codec"])
-        link.code_norms = arrays["code_norms"]
-        link.monitor = CodebookDriftMonitor(link.codec, link.config.drift)
-        link.monitor.baseline = {
-            **meta["monitor"],
-            "code_hist": arrays["monitor.code_hist"],
-            "usage_hist": arrays["monitor.usage_hist"],
-        }
+        for key, book_meta in meta.get("senders", {}).items():
+            prefix = f"{key}."
+            part = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            link.books[int(key)] = SenderCodebook.from_state(int(key), link.config, part, book_meta)
         return link
 
 
-def make_link(protocol: str | None, events: Any = None, **overrides: Any) -> HcpLink | None:
+def make_link(
+    protocol: str | None, events: Any = None, names: list[str] | None = None, **overrides: Any
+) -> HcpLink | None:
     """The link a spec's ``communication.protocol`` asks for: an `HcpLink` for "hcp", else None
     (None and "dense" send the vectors as they are)."""
     if protocol not in PROTOCOLS_WITH_LINK:
         return None
-    return HcpLink(LinkConfig(**overrides), events=events)
+    return HcpLink(LinkConfig(**overrides), events=events, names=names)
 
 
 LINK_FILE = "protocol.safetensors"

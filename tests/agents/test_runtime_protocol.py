@@ -60,13 +60,15 @@ def test_mappo_hcp_run_reports_protocol_metrics_and_saves_the_codebook(trained):
     metrics = [e.payload for e in events if e.type == "metrics" and "protocol.byte_ratio" in e.payload]
     assert metrics, "no metrics event carried the protocol statistics"
     last = metrics[-1]
-    assert last["protocol.fitted"] == 1 and last["protocol.codebook_size"] == 64
+    assert last["protocol.codebooks"] >= 1 and 0 < last["protocol.codebook_size"] <= 64 * len(spec.agents)
     assert last["protocol.compressed_messages"] > 0 and last["protocol.reconstruction_error"] is not None
     # SEMANTIC frames are far smaller than the observations they carry
     assert last["protocol.frame_byte_ratio"] < 0.5
     assert (checkpoint / "protocol.safetensors").is_file()
     state = json.loads((checkpoint / "state.json").read_text())
-    assert state["protocol"]["fitted"] and state["protocol"]["codec"]["config"]["n_codes"] == 64
+    books = state["protocol"]["senders"]
+    assert state["protocol"]["fitted"] and books
+    assert all(1 < book["codec"]["config"]["n_codes"] <= 64 for book in books.values())
 
 
 def test_runtime_reads_messages_with_the_checkpoint_codebook(trained, tiny):
@@ -77,9 +79,11 @@ def test_runtime_reads_messages_with_the_checkpoint_codebook(trained, tiny):
     )
     runtime.config.protocol_every = 2
     link = runtime.model.link
-    assert isinstance(link, HcpLink) and link.fitted
-    saved = json.loads((checkpoint / "state.json").read_text())["protocol"]
-    assert link.codec.version == saved["codec"]["version"]
+    assert isinstance(link, HcpLink)
+    saved = json.loads((checkpoint / "state.json").read_text())["protocol"]["senders"]
+    assert {str(j): b.codec.version for j, b in link.books.items()} == {
+        j: book["codec"]["version"] for j, book in saved.items()
+    }
     sent_before = link.counts["compressed_messages"]
     with runtime:
         results = [runtime.run_ticket(t) for t in TICKETS[:2]]
@@ -88,11 +92,8 @@ def test_runtime_reads_messages_with_the_checkpoint_codebook(trained, tiny):
     assert all(r["decisions"] and r["decisions"][0]["action"] for r in results)
     assert link.counts["compressed_messages"] > sent_before
     protocol = status["protocol"]
-    assert (
-        protocol["codebook_size"] == 64
-        and protocol["frames"] > 0
-        and protocol["channels"]["regular"]["delivered"]
-    )
+    assert protocol["codebooks"] == len(protocol["senders"]) >= 1 and protocol["frames"] > 0
+    assert protocol["channels"]["regular"]["delivered"] > 0
     emitted = [e.payload for e in events if e.type == "metrics"]
     assert emitted and emitted[-1]["step"] == 2 and "protocol.byte_ratio" in emitted[-1]
 
@@ -120,7 +121,7 @@ def test_an_hcp_spec_refuses_a_checkpoint_without_a_codebook(trained, tiny, tmp_
 
 def test_link_state_round_trip_gives_the_same_reconstructions():
     rng = np.random.default_rng(0)
-    link = HcpLink(LinkConfig(n_codes=8, residual_dims=2, fit_messages=64))
+    link = HcpLink(LinkConfig(n_codes=8, residual_dims=2, fit_messages=24))
     x = rng.normal(size=(40, 3, 16))
     link.transmit(x[:30])
     assert link.fitted
