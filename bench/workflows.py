@@ -19,6 +19,7 @@ Keys are documented in bench/README.md (section bench/workflows.py).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import statistics
@@ -54,7 +55,7 @@ ARMS: dict[str, dict[str, Any]] = {
 }
 
 FULL = {
-    "updates": 80,
+    "updates": 60,
     "episodes_per_update": 32,
     "epochs": 4,
     "minibatches": 4,
@@ -124,6 +125,27 @@ def scripted_policy(team: ScriptedTeam):
     return team.actions
 
 
+def train_keeping_best(trainer: MappoTrainer, dev_env: CustomerServiceEnv, every: int, progress) -> dict:
+    """PPO in chunks of `every` updates, keeping the actors that score best on the dev tickets.
+
+    Periodic validation with best-checkpoint keeping (seed 001 §7.3): after the warm start and after each
+    chunk the greedy team is scored on `dev_env` (training-split tickets that no stage trains on); the
+    best actors (ties: the earlier) are restored at the end.
+    """
+    target = trainer.cfg.updates
+    best_score = cs_metrics(dev_env, trainer.policy(greedy=True))["exact_match"]
+    best_state, best_update = copy.deepcopy(trainer.actor.state_dict()), 0
+    while trainer.update_index < target:
+        trainer.cfg.updates = min(target, trainer.update_index + every)
+        trainer.train(progress=progress)
+        score = cs_metrics(dev_env, trainer.policy(greedy=True))["exact_match"]
+        if score > best_score:
+            best_score, best_update = score, trainer.update_index
+            best_state = copy.deepcopy(trainer.actor.state_dict())
+    trainer.actor.load_state_dict(best_state)
+    return {"best_update": best_update, "dev_exact_match": best_score}
+
+
 def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     train = load_tickets("train")
     files = {
@@ -134,6 +156,9 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     if args.quick:
         train = train[:64]
         files = {name: tickets[: 40 if name == "test" else 20] for name, tickets in files.items()}
+    # the last tenth of the training split is the dev set of best-checkpoint keeping: no stage trains on it
+    split_at = len(train) - max(1, len(train) // 10)
+    train, dev = train[:split_at], train[split_at:]
     router = KeywordRouter.tuned(train)
     team = ScriptedTeam(router)
     # The supervised stages (clause readers, cloned expert logs) see the labels of the first
@@ -145,13 +170,15 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     expert = ScriptedTeam(LabelledRouter(labelled))
     teacher_team = ScriptedTeam(LabelledRouter(train))
     featurizer = cs_featurizer(backbone)
-    featurizer.text([t.text for t in train + [t for ts in files.values() for t in ts]])  # embed once
+    featurizer.text([t.text for t in train + dev + [t for ts in files.values() for t in ts]])  # embed once
     featurizer.save_cache()
 
     def env_fn(split: str) -> CustomerServiceEnv:
-        return CustomerServiceEnv(tickets=train if split == "train" else files["validation"], shuffle=True)
+        tickets = train if split == "train" else files["validation"]
+        return CustomerServiceEnv(tickets=tickets, shuffle=True, message_cost=args.message_cost)
 
     eval_envs = {name: CustomerServiceEnv(tickets=tickets, shuffle=False) for name, tickets in files.items()}
+    dev_env = CustomerServiceEnv(tickets=dev, shuffle=False)
     results: dict[str, dict[str, Any]] = {name: {} for name in files}
     curves: dict[str, Any] = {}
     for name, env in eval_envs.items():
@@ -160,10 +187,11 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     if args.offline_episodes:
         # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the expert team
         log_path = log_episodes(
-            CustomerServiceEnv(tickets=labelled, shuffle=True),
+            CustomerServiceEnv(tickets=labelled, shuffle=True, message_cost=args.message_cost),
             expert.actions,
             args.offline_episodes,
-            CACHE / f"cs_expert_logs_seed{seed}_n{args.offline_episodes}_l{len(labelled)}.jsonl",
+            CACHE
+            / f"cs_expert_logs_s{seed}_n{args.offline_episodes}_l{len(labelled)}_c{args.message_cost}.jsonl",
             seed=seed,
         )
         logged = load_episodes(log_path)
@@ -210,7 +238,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             file=sys.stderr,
             flush=True,
         )
-        trainer.train(progress=_progress(arm))
+        kept = train_keeping_best(trainer, dev_env, args.select_every, _progress(arm))
         hist = trainer.history
         k = max(1, len(hist) // 5)
         policy = trainer.policy(greedy=True)
@@ -219,6 +247,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         curves[arm] = {
             "untrained": untrained,
             "warm_start": warm,
+            **kept,
             "messages_first": statistics.fmean(m["messages_per_episode"] for m in hist[:k]),
             "messages_last": statistics.fmean(m["messages_per_episode"] for m in hist[-k:]),
             "success_first": statistics.fmean(m["success"] for m in hist[:k]),
@@ -244,6 +273,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         "tickets": {
             "train": len(train),
             "labelled": len(labelled),
+            "dev": len(dev),
             "test": len(files["test"]),
             "validation": len(files["validation"]),
             "holdout": len(files["holdout"]),
@@ -370,6 +400,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="rule-team episodes logged for offline pre-training of every learning arm (0 = off)",
     )
     parser.add_argument("--offline-epochs", type=int, default=8)
+    parser.add_argument(
+        "--select-every", type=int, default=10, help="PPO updates between dev scorings (best actors kept)"
+    )
+    parser.add_argument(
+        "--message-cost",
+        type=float,
+        default=0.1,
+        help="communication cost per message in the training reward (the env's message_cost; default 0.02)",
+    )
     parser.add_argument(
         "--labelled-share",
         type=float,
