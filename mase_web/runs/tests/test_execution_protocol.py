@@ -31,6 +31,6 @@ def test_hcp_run_persists_protocol_metrics_and_checkpoints_the_codebook(live_ser
     assert reports, "no metrics event carried the protocol statistics"
     last = reports[-1]
     assert last["protocol.fitted"] == 1 and last["protocol.compressed_messages"] > 0
-    assert last["protocol.frame_byte_ratio"] < 0.2 and last["protocol.codebook_size"] == 64
+    assert last["protocol.frame_byte_ratio"] < 0.2 and last["protocol.codebooks"] == 6  # one per sender
     checkpoint = run.checkpoints.order_by("-step").first()
     assert (Path(checkpoint.path) / "protocol.safetensors").is_file()
