@@ -71,7 +71,9 @@ export function AnnotatePage() {
               </button>
             </>
           ) : (
-            items.length > 0 && <p className="ok" data-testid="annotate-finished">All {items.length} items done — thank you!</p>
+            items.length > 0 && <p className="ok" data-testid="annotate-finished">
+                All {items.length} {items.length === 1 ? "item" : "items"} done — thank you!
+              </p>
           )}
         </>
       )}

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from conftest import ARTIFACTS
 from mase_web.accounts.models import Membership, Role
 from mase_web.feedback.enqueue import add_items, from_payload
-from mase_web.feedback.models import FeedbackQueue, Rating, RewardModel
+from mase_web.feedback.models import FeedbackQueue, PairwiseJudgement, Rating, RewardModel
 from mase_web.feedback.tests.conftest import snapshot
 from mase_web.runs.tests.test_browser_runs import PASSWORD, sign_in
 
@@ -37,7 +37,7 @@ def rate_current(page, stars: int, tag: str, comment: str) -> None:
     item.get_by_role("button", name="Submit rating").click()
 
 
-def test_an_annotator_rates_two_queued_items(live_services, browser_page):
+def test_an_annotator_rates_two_queued_items_and_judges_a_pair(live_services, browser_page):
     page = browser_page
     page.set_default_timeout(15_000)
     annotator, project = sign_in(
@@ -72,6 +72,25 @@ def test_an_annotator_rates_two_queued_items(live_services, browser_page):
     page.get_by_test_id("feedback-episode").get_by_text("Refund order 77").wait_for()
     rate_current(page, 2, "wrong intent", "should have refunded")
     page.get_by_test_id("annotate-finished").filter(has_text="All 2 items done").wait_for()
+
+    # A pairwise queue: two answers to one ticket side by side, judged A / B / tie.
+    pairwise = FeedbackQueue.objects.create(project=project, name="Which answer", kind="pairwise", overlap=1)
+    pair = {"kind": "pair", "episode_key": "run/a", "snapshot": snapshot("Lost parcel", answer="Re-sent"),
+            "episode_key_b": "run/b", "snapshot_b": snapshot("Lost parcel", answer="Please wait")}  # fmt: skip
+    add_items(pairwise, from_payload([pair]))
+    page.reload()
+    page.get_by_label("Queue").select_option(label="Which answer")
+    item = page.get_by_test_id("annotation-item")
+    item.get_by_role("article", name="B").get_by_text("Please wait").wait_for()
+    item.get_by_label("Comment").fill("A actually solved it")
+    item.get_by_role("button", name="A is better").click()
+    page.get_by_test_id("annotate-finished").filter(has_text="All 1 item done").wait_for()
+    judgement = PairwiseJudgement.objects.get(annotator=annotator)
+    assert (judgement.choice, judgement.comment, judgement.item.episode_key_b) == (
+        "A",
+        "A actually solved it",
+        "run/b",
+    )
 
     ratings = {
         r.item.snapshot["task"]: (r.value, r.tags, r.comment)
