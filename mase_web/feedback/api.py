@@ -214,6 +214,8 @@ class MyItemsView(GenericAPIView):
         parameters=[
             OpenApiParameter("queue", int, description="only this queue's items"),
             OpenApiParameter("pending", bool, description="only items you have not answered"),
+            OpenApiParameter("page", int, description="page number"),
+            OpenApiParameter("page_size", int, description="items per page (at most 500)"),
         ]
     )
     def get(self, request):

@@ -204,3 +204,23 @@ def test_raising_overlap_and_new_annotators_top_up_assignments(people):
         {i: 3 for i in Assignment.objects.values_list("item_id", flat=True)}
     )
     assert enqueue(users["pm"], queue["id"], ["x"]) == []  # a key already queued is not queued twice
+
+
+def test_openapi_schema_documents_the_feedback_api(people):
+    _, users = people
+    schema = client_for(users["pm"]).get("/api/schema/?format=json").json()
+    for path in (
+        "/api/feedback/queues/",
+        "/api/feedback/queues/{id}/enqueue/",
+        "/api/feedback/queues/{id}/enqueue-deployment/",
+        "/api/feedback/queues/{id}/agreement/",
+        "/api/feedback/queues/{id}/export/",
+        "/api/feedback/queues/{id}/reward-models/",
+        "/api/feedback/reward-models/{id}/",
+        "/api/feedback/my-items/",
+        "/api/feedback/ratings/",
+        "/api/feedback/judgements/",
+    ):
+        assert path in schema["paths"], path
+    parameters = {p["name"] for p in schema["paths"]["/api/feedback/my-items/"]["get"]["parameters"]}
+    assert {"queue", "pending", "page_size"} <= parameters
