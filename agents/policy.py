@@ -26,6 +26,7 @@ from torch import nn
 from agents.comm import CommAttention, deliver, explore, masked_softmax
 
 ROUTINGS = ("learned", "broadcast", "random", "none")
+RECEPTIONS = ("weighted", "gated")
 
 
 @dataclass
@@ -60,8 +61,15 @@ class TeamPolicy(nn.Module):
         d_msg: int = 16,
         d_k: int = 32,
         value_baseline: bool = False,
+        reception: str = "weighted",
     ):
         super().__init__()
+        if reception not in RECEPTIONS:
+            raise ValueError(f"reception must be one of {RECEPTIONS}, got {reception!r}")
+        # "weighted": m_i = Σ_j w_ij msg_j. "gated": every delivered message is heard at full weight
+        # (m_i = Σ_j 1[delivered] msg_j): attention decides who is heard, not how loud, so a phrasing
+        # that shifts the weights among the useful senders does not change what the receiver reads.
+        self.reception = reception
         self.agents = list(agents)
         self.acting = list(acting)
         n, a = len(self.agents), len(self.acting)
@@ -154,7 +162,8 @@ class TeamPolicy(nn.Module):
         else:
             raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
         weights, delivered = deliver(route, threshold, allowed)
-        received = CommAttention.aggregate(weights, messages)
+        gain = delivered.to(messages.dtype) if self.reception == "gated" else weights
+        received = CommAttention.aggregate(gain, messages)
         idx = self.acting_index.to(hidden.device)
         # The head reads the received message layer-normalised: what it hears, not how loud. Without
         # this, every change of the attention's total weight on useful senders (e.g. dropping the

@@ -36,7 +36,7 @@ import torch
 
 from agents.backbone import Backbone
 from agents.comm import allowed_links, attention_entropy, communication_cost, consensus_score, novelty_score
-from agents.policy import ROUTINGS, TeamPolicy
+from agents.policy import RECEPTIONS, ROUTINGS, TeamPolicy
 from agents.protocol.link import load_link, make_link
 from training import checkpoint as ckpt
 from training.events import EventStream
@@ -63,6 +63,8 @@ class ReinforceCommConfig:
     train_adapters: bool = False
     hidden: int = 64
     d_msg: int = 16
+    reception: str = "weighted"  # "weighted" | "gated" (delivered = heard at full weight; agents.policy)
+    embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
     # communication
     routing: str = "learned"  # "learned" | "broadcast" | "random" | "none"
     attention_grad: str = "reinforce"  # "reinforce" (stop-gradient into α) | "backprop"
@@ -139,6 +141,10 @@ class ReinforceCommConfig:
 
     def check(self) -> None:
         """Refuse settings the loop cannot run with, naming the setting."""
+        if self.reception not in RECEPTIONS:
+            raise TrainingError(f"reception must be one of {list(RECEPTIONS)}, got {self.reception!r}")
+        if self.embedding_noise < 0:
+            raise TrainingError("embedding_noise must be >= 0")
         if self.routing not in ROUTINGS:
             raise TrainingError(f"routing must be one of {list(ROUTINGS)}, got {self.routing!r}")
         if self.attention_grad not in ("reinforce", "backprop"):
@@ -276,6 +282,7 @@ class ReinforceCommTrainer:
             d_msg=cfg.d_msg,
             d_k=cfg.d_k,
             value_baseline=cfg.baseline == "value",
+            reception=cfg.reception,
         ).to(self.device)
         attention_params = list(self.policy.attention.parameters())
         other = [p for n, p in self.policy.named_parameters() if not n.startswith("attention.")]
@@ -401,6 +408,11 @@ class ReinforceCommTrainer:
         """One REINFORCE step on a batch of episodes (the same step the throughput ceiling times)."""
         cfg, policy = self.config, self.policy
         batch = embeddings.shape[0]
+        if cfg.embedding_noise:
+            # Training-only input noise: a reading that survives it does not hinge on the exact vector
+            # of one training phrasing (held-out templates, bench/README.md).
+            noise = torch.randn(embeddings.shape, generator=self.generator).to(embeddings.device)
+            embeddings = embeddings + cfg.embedding_noise * noise
         beta = self.beta()
         explore_mask = None
         self._maybe_start_attention()
