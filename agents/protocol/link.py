@@ -398,7 +398,8 @@ class HcpLink:
             "bits_per_message": (
                 float(np.mean([b.codec.config.bits_per_message for b in books])) if books else None
             ),
-            "reconstruction_error": self.last_error,
+            # the current window's error until `metrics()` closes it
+            "reconstruction_error": self._error[0] / self._error[1] if self._error[1] else self.last_error,
             "drift": max((v for v in drifts if v is not None), default=None),
             "usage_shift": max((v for v in shifts if v is not None), default=None),
             "channel_p95_ms": float(np.percentile(latency, 95)) if len(latency) else None,
