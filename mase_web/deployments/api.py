@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from agents.runtime import RuntimeInputError, resolve_checkpoint
 from agents.spec import load_spec
 from mase_web.accounts.permissions import can, projects_where
-from mase_web.deployments import breaker_store
+from mase_web.deployments import breaker_store, runtimes
 from mase_web.deployments.inference import TicketRequest, run_ticket
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
 from mase_web.deployments.review import DecisionFilters, export_record, filter_decisions
@@ -58,6 +58,13 @@ def _require(user, action_name: str, project_id: int, what: str) -> None:
 def _may_run_tickets(user, project_id: int) -> bool:
     """Those who deploy (product managers) and those who operate (operators) may send tickets."""
     return can(user, "deploy", project_id) or can(user, "control_breaker", project_id)
+
+
+def _refuse_if_stopped(deployment: Deployment) -> None:
+    """A stopped deployment serves nothing until it is resumed."""
+    if deployment.status == Deployment.Status.STOPPED:
+        message = f"deployment {deployment.pk} is stopped; resume it before sending tickets or batches"
+        raise ValidationError({"status": [message]})
 
 
 def _checkpoint_of(run: Run, checkpoint_id: int | None) -> str:
@@ -161,6 +168,7 @@ class DeploymentViewSet(
         deployment = self.get_object()
         if not _may_run_tickets(request.user, deployment.project_id):
             raise PermissionDenied("only product managers, operators and admins may send tickets")
+        _refuse_if_stopped(deployment)
         body = TicketSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -187,6 +195,7 @@ class DeploymentViewSet(
             return Response(BatchJobSerializer(deployment.batches.all()[:100], many=True).data)
         if not _may_run_tickets(request.user, deployment.project_id):
             raise PermissionDenied("only product managers, operators and admins may run batches")
+        _refuse_if_stopped(deployment)
         tickets, errors = parse_ticket_lines(_upload_text(request))
         if errors:
             raise ValidationError({"file": errors})
@@ -195,6 +204,28 @@ class DeploymentViewSet(
         )
         dispatch_batch(batch)
         return Response(BatchJobSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
+
+    def _set_status(self, request, new_status: str) -> Response:
+        deployment = self.get_object()
+        who = "only product managers and admins may stop or resume it"
+        _require(request.user, "deploy", deployment.project_id, who)
+        deployment.status = new_status
+        deployment.save(update_fields=["status"])
+        if new_status == Deployment.Status.STOPPED:
+            runtimes.forget(deployment.pk)  # a running batch frees the worker's copy when it sees the stop
+        return Response(DeploymentDetailSerializer(deployment).data)
+
+    @extend_schema(request=None, responses={200: DeploymentDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def stop(self, request, pk=None):
+        """Stop serving: tickets and batches are refused and this process frees the team's runtime."""
+        return self._set_status(request, Deployment.Status.STOPPED)
+
+    @extend_schema(request=None, responses={200: DeploymentDetailSerializer})
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None):
+        """Serve again; the runtime is rebuilt on the next ticket."""
+        return self._set_status(request, Deployment.Status.ACTIVE)
 
     @extend_schema(request=ForceSerializer, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get", "post"])

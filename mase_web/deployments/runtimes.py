@@ -82,6 +82,13 @@ def cached_runtime(deployment_id: int) -> TeamRuntime | None:
     return next((r for (pk, *_), r in _runtimes.items() if pk == deployment_id), None)
 
 
+def forget(deployment_id: int) -> None:
+    """Close and drop the deployment's cached runtime in this process (a stopped deployment frees its memory)."""
+    with _build_lock:
+        for key in [key for key in _runtimes if key[0] == deployment_id]:
+            _runtimes.pop(key).close()
+
+
 @contextmanager
 def listening(request_id: str, listener: Callable[[dict], None]) -> Iterator[None]:
     """Hand every decision record of ``request_id`` to ``listener`` while the block runs."""

@@ -8,7 +8,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from mase_web.deployments import live
-from mase_web.deployments.models import BatchJob, Episode
+from mase_web.deployments.models import BatchJob, Deployment, Episode
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +17,15 @@ def _progress(batch: BatchJob) -> None:
     from mase_web.deployments.serializers import BatchJobSerializer
 
     live.publish(batch.deployment_id, "batch", batch=BatchJobSerializer(batch).data)
+
+
+def _stop_if_deployment_stopped(deployment_id: int) -> None:
+    """A deployment stopped while its batch runs ends the batch (and frees this worker's runtime of it)."""
+    if Deployment.objects.filter(pk=deployment_id, status=Deployment.Status.STOPPED).exists():
+        from mase_web.deployments import runtimes  # the team's heavy imports only where tickets run
+
+        runtimes.forget(deployment_id)
+        raise RuntimeError(f"deployment {deployment_id} is stopped; the remaining tickets were not run")
 
 
 @shared_task(name="deployments.run_batch", acks_late=True, reject_on_worker_lost=True)
@@ -35,6 +44,7 @@ def run_batch(batch_id: int) -> str:
         for ticket in batch.tickets:
             if ticket["id"] in done_ids:
                 continue
+            _stop_if_deployment_stopped(batch.deployment_id)
             intents = tuple(ticket["intents"]) if ticket.get("intents") else None
             request = TicketRequest(text=ticket["text"], task_id=ticket["id"], intents=intents)
             run_ticket(batch.deployment, request, Episode.Source.BATCH, user=batch.created_by, batch=batch)
