@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { ProjectSelect } from "../components/ProjectSelect";
 import type { Membership } from "../runs/types";
 import { ErrorList } from "./ErrorList";
 import { feedbackApi } from "./feedbackApi";
@@ -42,16 +43,7 @@ export function QueueCreateForm({ projects, onCreated }: Props) {
     <form className="card" aria-label="Create a queue" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
       <h2>New queue</h2>
       {projects.length > 1 && (
-        <label className="field">
-          Project
-          <select value={project} onChange={(e) => setProject(Number(e.target.value))}>
-            {projects.map((m) => (
-              <option key={m.project} value={m.project}>
-                {m.project_name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ProjectSelect className="field" projects={projects} value={project} onChange={setProject} />
       )}
       <label className="field">
         Name

@@ -106,14 +106,8 @@ export interface RewardModel {
   finished_at: string | null;
 }
 
-export interface NewQueue {
-  project: number;
-  name: string;
-  kind: QueueKind;
-  guidelines: string;
-  overlap: number;
-  tags: string[];
-}
+/** What creating a queue sends: the editable fields of a `Queue`. */
+export type NewQueue = Pick<Queue, "project" | "name" | "kind" | "guidelines" | "overlap" | "tags">;
 
 export interface DeploymentFilter {
   deployment: number;

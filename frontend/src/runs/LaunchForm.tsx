@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../api";
+import { ProjectSelect } from "../components/ProjectSelect";
 import { FieldErrors } from "./FieldErrors";
 import { SpecSource } from "./SpecSource";
 import { runsApi } from "./runsApi";
@@ -85,16 +86,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
       <h2>Launch a run</h2>
       <form className="launch-form" onSubmit={launch} aria-label="Launch a run">
         <div className="inline-fields">
-          <label>
-            Project
-            <select value={project ?? ""} onChange={(e) => setProject(Number(e.target.value))} aria-label="Project">
-              {projects.map((m) => (
-                <option key={m.project} value={m.project}>
-                  {m.project_name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ProjectSelect projects={projects} value={project} onChange={setProject} />
           <label>
             Run name
             <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
