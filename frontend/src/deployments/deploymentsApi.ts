@@ -20,6 +20,8 @@ export const deploymentsApi = {
   list: () => api<Paginated<DeploymentSummary>>("deployments/?page_size=100"),
   get: (id: number) => api<DeploymentDetail>(`deployments/${id}/`),
   create: (body: { run: number; name?: string }) => api<DeploymentDetail>("deployments/", post(body)),
+  stop: (id: number) => api<DeploymentDetail>(`deployments/${id}/stop/`, post({})),
+  resume: (id: number) => api<DeploymentDetail>(`deployments/${id}/resume/`, post({})),
   sendTicket: (id: number, text: string) =>
     api<{ episode: EpisodeSummary; result: TicketResult }>(`deployments/${id}/tickets/`, post({ text, source: "browser" })),
   uploadBatch: (id: number, jsonl: string) => api<Batch>(`deployments/${id}/batches/`, post({ jsonl })),

@@ -14,6 +14,8 @@ export interface BreakerSnapshot {
   last_transition: Record<string, unknown> | null;
 }
 
+export type DeploymentStatus = "active" | "stopped";
+
 export interface DeploymentSummary {
   id: number;
   project: number;
@@ -23,7 +25,7 @@ export interface DeploymentSummary {
   run: number;
   run_name: string;
   checkpoint: string;
-  status: string;
+  status: DeploymentStatus;
   created_by: string | null;
   created_at: string;
   breaker_state: BreakerState;

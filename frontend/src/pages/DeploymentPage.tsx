@@ -6,7 +6,8 @@ import { BreakerHistory } from "../deployments/BreakerHistory";
 import { BreakerPanel } from "../deployments/BreakerPanel";
 import { TicketConsole } from "../deployments/TicketConsole";
 import { deploymentsApi } from "../deployments/deploymentsApi";
-import { mayControlBreaker } from "../deployments/roles";
+import { ServingControl } from "../deployments/ServingControl";
+import { mayControlBreaker, mayDeploy } from "../deployments/roles";
 import type { BreakerSnapshot, DeploymentDetail } from "../deployments/types";
 import { useDeploymentStream } from "../deployments/useDeploymentStream";
 import "../deployments/deployments.css";
@@ -77,6 +78,16 @@ export function DeploymentPage() {
             <div>
               <dt>Fallback</dt>
               <dd>{deployment.fallback.replace(/_/g, " ")}</dd>
+            </div>
+            <div>
+              <dt>Serving</dt>
+              <dd>
+                <ServingControl
+                  deployment={deployment}
+                  canControl={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)}
+                  onChanged={(status) => setDeployment({ ...deployment, status })}
+                />
+              </dd>
             </div>
             <div>
               <dt>Breaker</dt>

@@ -1,9 +1,10 @@
 import { useEffect, useState } from "react";
 import { BreakerBadge } from "../deployments/BreakerBadge";
 import { DeployForm } from "../deployments/DeployForm";
+import { ServingControl } from "../deployments/ServingControl";
 import { deploymentsApi } from "../deployments/deploymentsApi";
 import { mayDeploy } from "../deployments/roles";
-import type { DeploymentSummary } from "../deployments/types";
+import type { DeploymentStatus, DeploymentSummary } from "../deployments/types";
 import "../deployments/deployments.css";
 import { formatTime } from "../runs/format";
 import { runsApi } from "../runs/runsApi";
@@ -19,6 +20,8 @@ export function DeploymentsPage() {
     runsApi.me().then(setMe, () => undefined);
   }, []);
   const deployable = (me?.memberships ?? []).map((m) => m.project).filter((p) => mayDeploy(me, p));
+  const setStatus = (id: number, status: DeploymentStatus) =>
+    setDeployments((rows) => rows && rows.map((d) => (d.id === id ? { ...d, status } : d)));
 
   return (
     <main className="page wide runs-ui deployments-ui">
@@ -39,6 +42,7 @@ export function DeploymentsPage() {
                 <th>Project</th>
                 <th>Trained by</th>
                 <th>Breaker</th>
+                <th>Serving</th>
                 <th>Deployed</th>
               </tr>
             </thead>
@@ -54,6 +58,13 @@ export function DeploymentsPage() {
                   </td>
                   <td>
                     <BreakerBadge state={d.breaker_state} />
+                  </td>
+                  <td>
+                    <ServingControl
+                      deployment={d}
+                      canControl={mayDeploy(me, d.project) || Boolean(me?.is_staff)}
+                      onChanged={(status) => setStatus(d.id, status)}
+                    />
                   </td>
                   <td className="small">
                     {formatTime(d.created_at)} by {d.created_by ?? "–"}
