@@ -168,8 +168,8 @@ class TeamPolicy(nn.Module):
         # The head reads the received message layer-normalised: what it hears, not how loud. Without
         # this, every change of the attention's total weight on useful senders (e.g. dropping the
         # distractors: 4/6 → 4/4) would shift the head's input and undo what it had learned.
-        heard = received[:, idx]
-        features = torch.cat([hidden[:, idx], heard], dim=-1)
+        incoming = received[:, idx]
+        features = torch.cat([hidden[:, idx], incoming], dim=-1)
         inner = torch.tanh(torch.einsum("bad,adh->bah", features, self.head_w1) + self.head_b1)
         logits = torch.einsum("bah,ahk->bak", inner, self.head_w2) + self.head_b2
         value = self.value(state.detach().flatten(1)).squeeze(-1) if self.value is not None else None
