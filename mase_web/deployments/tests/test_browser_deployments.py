@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.deployments.inference import TicketRequest, run_ticket
-from mase_web.deployments.models import BreakerTransition, Episode
+from mase_web.deployments.models import BreakerTransition, Deployment, Episode
 from mase_web.deployments.tests.conftest import fresh_text, make_deployment, team_spec
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -21,13 +21,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(t
 PASSWORD = "a-long-password-1"
 
 
-def sign_in(page, base_url: str, next_path: str):
-    """An operator of a fresh project, signed in through the login page."""
-    user = get_user_model().objects.create_user("operator", password=PASSWORD)
+def sign_in(page, base_url: str, next_path: str, role: str = Role.OPERATOR):
+    """A user with ``role`` in a fresh project, signed in through the login page."""
+    user = get_user_model().objects.create_user(role, password=PASSWORD)
     project = Project.objects.create(name="shop")
-    Membership.objects.create(project=project, user=user, role=Role.OPERATOR)
+    Membership.objects.create(project=project, user=user, role=role)
     page.goto(f"{base_url}{next_path}")
-    page.get_by_label("Username").fill("operator")
+    page.get_by_label("Username").fill(role)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(re.escape(next_path) + r"$"))
@@ -106,3 +106,22 @@ def test_operator_reviews_a_trajectory_forces_the_breaker_and_sees_the_fallback_
     assert episode.result["sources"]["fallback"] == episode.result["steps"] > 0
     [forced] = BreakerTransition.objects.filter(deployment=deployment)
     assert (forced.to_state, forced.actor, forced.why) == ("open", user, "answers about refunds look wrong")
+
+
+def test_product_manager_stops_and_resumes_a_deployment_from_the_list(
+    live_services, browser_page, trained_checkpoint, tiny_backbone_dir
+):
+    page = browser_page
+    page.set_default_timeout(30_000)
+    _, project = sign_in(page, live_services.base_url, "/deployments/", role=Role.PRODUCT_MANAGER)
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="shop front")
+    page.reload()
+    serving = page.get_by_test_id(f"serving-{deployment.pk}")
+    serving.get_by_text("active").wait_for()
+    serving.get_by_role("button", name="Stop").click()
+    serving.get_by_role("button", name="Resume").wait_for()
+    assert "stopped" in serving.inner_text()
+    assert Deployment.objects.get(pk=deployment.pk).status == "stopped"
+    serving.get_by_role("button", name="Resume").click()
+    serving.get_by_role("button", name="Stop").wait_for()
+    assert Deployment.objects.get(pk=deployment.pk).status == "active"
