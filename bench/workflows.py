@@ -53,6 +53,8 @@ ARMS: dict[str, dict[str, Any]] = {
     "mappo_counterfactual": {"algorithm": "mappo", "sharing": "lora", "counterfactual": True},
     "mappo_teacher": {"algorithm": "mappo", "sharing": "lora", "teacher_coef": 1.0},
 }
+# run only when named in --arms: MAPPO with IPPO's independent actor networks (same critic as `mappo`)
+ABLATIONS: dict[str, dict[str, Any]] = {"mappo_independent": {"algorithm": "mappo", "sharing": "independent"}}
 
 FULL = {
     "updates": 60,
@@ -199,8 +201,8 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     if args.updates:
         budget = budget | {"updates": args.updates}
     reader_state: dict[str, torch.Tensor] | None = None
-    for arm, settings in ARMS.items():
-        if args.arms and arm not in args.arms:
+    for arm, settings in (ARMS | ABLATIONS).items():
+        if (args.arms and arm not in args.arms) or (arm in ABLATIONS and arm not in (args.arms or ())):
             continue
         torch.manual_seed(seed)
         cfg = MappoConfig(**(budget | settings | {"seed": seed}))
