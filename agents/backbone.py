@@ -10,13 +10,19 @@ backbone's own weights never train. `encode(texts, adapter=None)` runs the bare 
 runs it with agent x's adapter. Embeddings that cannot change (bare model, or a frozen adapter) are
 cached per (adapter, text): the texts of a task are usually few and re-encoding them dominates the cost
 of training on a CPU (MiniLM does ~140 sentences/s on a 2-core machine).
+
+A causal LM backbone (`is_causal`) can also `generate(prompts, max_new_tokens)`: greedy continuations
+through the bare model (adapters off) plus the LM head, which is read from the model directory on first
+use. Encoders raise `BackboneError` there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,6 +107,11 @@ class Backbone:
         self.adapters: TeamAdapters | None = None
         self._cache: dict[tuple[str, str], torch.Tensor] = {}
         self.encoded_sentences = 0  # texts actually run through the model (cache misses)
+        self.path: Path | None = (
+            None  # the model directory, set by `load`; generation reads the LM head there
+        )
+        self._lm: torch.nn.Module | None = None  # the *ForCausalLM wrapper around `model`, built on first use
+        self._lm_lock = threading.Lock()
         model.eval()  # dropout off: the backbone is a fixed feature extractor
         for parameter in model.parameters():
             parameter.requires_grad_(False)
@@ -151,7 +162,9 @@ class Backbone:
         tokenizer.padding_side = "right"  # "last" pooling indexes the last real token from the mask
         module.config.architectures = getattr(config, "architectures", None)
         module.to(device)
-        return cls(module, tokenizer, name=name, pooling=pooling, max_length=max_length)
+        backbone = cls(module, tokenizer, name=name, pooling=pooling, max_length=max_length)
+        backbone.path = path
+        return backbone
 
     @property
     def device(self) -> torch.device:
@@ -259,6 +272,65 @@ class Backbone:
         keys = {adapter or ""} if adapter is None or isinstance(adapter, str) else {a or "" for a in adapter}
         for cached in [k for k in self._cache if k[0] in keys]:
             del self._cache[cached]
+
+    # ------------------------------------------------------------------ generation (causal LMs only)
+    def _language_model(self) -> torch.nn.Module:
+        """The causal LM head wrapped around this backbone's own transformer (loaded once)."""
+        with self._lm_lock:
+            if self._lm is None:
+                if not self.is_causal or self.path is None:
+                    raise BackboneError(
+                        f"backbone {self.name!r} cannot generate text: only a causal LM loaded from a "
+                        "model directory can"
+                    )
+                from transformers import AutoModelForCausalLM
+
+                lm = AutoModelForCausalLM.from_pretrained(
+                    self.path, local_files_only=True, dtype=torch.float32
+                )
+                # Share the (possibly LoRA-injected) transformer instead of keeping a second copy of it.
+                setattr(lm, lm.base_model_prefix, self.model)
+                lm.to(self.device).eval()
+                for parameter in lm.parameters():
+                    parameter.requires_grad_(False)
+                self._lm = lm
+            return self._lm
+
+    def _left_padded(self, prompts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        # Decoder-only models continue from the last position, so prompts are padded on the left; a long
+        # prompt keeps its last `max_length` tokens (its end is what the continuation follows from).
+        rows = [self.tokenizer(p, add_special_tokens=True)["input_ids"][-self.max_length :] for p in prompts]
+        width = max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id
+        ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=self.device)
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=self.device)
+        return ids, mask
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int = 24) -> list[str]:
+        """Greedy continuations of `prompts` (one batched call, no gradients), new text only.
+
+        Raises `BackboneError` for an encoder backbone. Prompts are cut to the backbone's `max_length`.
+        """
+        prompts = list(prompts)
+        if not prompts:
+            return []
+        lm = self._language_model()
+        ids, mask = self._left_padded(prompts)
+        with (
+            torch.no_grad(),
+            self.adapters.active(None) if self.adapters is not None else contextlib.nullcontext(),
+        ):
+            out = lm.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=max(1, int(max_new_tokens)),
+                do_sample=False,
+                pad_token_id=self.tokenizer.pad_token_id,
+            )
+        return [
+            text.strip()
+            for text in self.tokenizer.batch_decode(out[:, ids.shape[1] :], skip_special_tokens=True)
+        ]
 
     @property
     def cache_size(self) -> int:

@@ -7,12 +7,15 @@ and writes one decision-log record per agent (seed 001 §7.4):
 
     {"request_id", "task_id", "step", "agent", "observation" (summary), "action", "action_index",
      "source": "model" | "trial" | "fallback", "confidence", "reason": {"alternatives": [{"action", "p"}],
-     "rule"}, "messages": {"received": [{"from", "weight"}], "sent": [{"to", "weight"}]}, "latency_ms",
+     "rule", "text" | "text_error"}, "messages": {"received": [{"from", "weight"}], "sent": [{"to", "weight"}]}, "latency_ms",
      "reward", "breaker_state", "fault"}
 
 ``confidence`` is the team's probability of the action it chose (None when the model was not asked or
 failed); ``reason.alternatives`` are the top-k actions with their probabilities; ``reason.rule`` says which
-rule answered when the fallback did; ``messages`` are the learned-communication attention weights
+rule answered when the fallback did; ``reason.text`` (only when the backbone is a causal LM and
+``RuntimeConfig.explain_tokens`` > 0, only on model-answered steps) is the LM's greedy continuation of
+"Agent … observed: … It chose: … Because", generated for all agents of a step in one batched call;
+``reason.text_error`` replaces it when generation failed (which never fails the request); ``messages`` are the learned-communication attention weights
 (α_ij: how much agent i listened to agent j this step). ``reward`` is the environment's reward for the
 step (None when the task's ground truth is unknown, e.g. a ticket typed in by a user).
 
@@ -78,6 +81,7 @@ class RuntimeConfig:
     summary_chars: int = 200  # text fields of an observation are cut to this length in the log
     log_decisions: bool = True  # keep per-agent records in each result (off for load tests)
     protocol_every: int = 20  # requests between "metrics" events of the HCP link's statistics
+    explain_tokens: int = 24  # causal LM backbones: tokens of generated "reason" text per decision (0 = off)
 
 
 class RuntimeInputError(ValueError):
@@ -116,6 +120,22 @@ class TeamModel:
             logits, alpha = t.actor(obs, None, 0.0, present, valid, heard)
             probs = torch.softmax(logits, -1)
         return [(probs[i], alpha[i] if alpha is not None else None) for i in range(len(batch))]
+
+    @property
+    def backbone(self) -> Any:
+        """The backbone the team reads text through (its featurizer's), or None."""
+        return getattr(getattr(self.trainer, "featurize", None), "backbone", None)
+
+    @property
+    def can_explain(self) -> bool:
+        """Whether the team's backbone is a causal LM that can generate text."""
+        backbone = self.backbone
+        return getattr(backbone, "is_causal", False) is True and callable(getattr(backbone, "generate", None))
+
+    def explain(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
+        """The backbone's greedy continuations of `prompts` (under the feature lock: one tokenizer/model)."""
+        with self._feature_lock:
+            return self.backbone.generate(prompts, max_new_tokens)
 
     @property
     def link(self) -> Any:
@@ -223,6 +243,16 @@ def summarise_observation(observation: Any, chars: int = 200) -> Any:
     return _plain(observation)
 
 
+def _observation_text(summary: Any, chars: int) -> str:
+    """One line of an observation summary for a prompt: its text and number fields, ``key: value``."""
+    if isinstance(summary, Mapping):
+        parts = [f"{k}: {v}" for k, v in summary.items() if isinstance(v, str | int | float)]
+        text = "; ".join(parts)
+    else:
+        text = str(summary)
+    return text[:chars]
+
+
 def _action_names(env: Any, agents: Sequence[str], n_actions: Sequence[int]) -> dict[str, list[str]]:
     """Action names from the env module's ``ROLE_ACTIONS`` table when it has one, else the indices."""
     table = getattr(sys.modules.get(type(env).__module__), "ROLE_ACTIONS", None)
@@ -304,6 +334,7 @@ class TeamRuntime:
         self.action_names = _action_names(probe, self.agents, self.model.n_actions)
         self._envs.put(probe)
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
+        self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
         self._stats_lock = threading.Lock()
         self.stats = {"requests": 0, "errors": 0, "steps": 0, "model_steps": 0, "fallback_steps": 0}
@@ -548,6 +579,8 @@ class TeamRuntime:
                     request_id, task_id, step, live, chosen, probs, alpha, confidences, rules, route,
                     model_ms, rewards if reward_known else None, state, fault,
                 )  # fmt: skip
+                if self._explains and route != ROUTE_FALLBACK:
+                    self._explain(records)
                 if self.config.log_decisions:
                     decisions += records
                 if self.decision_sink is not None:
@@ -597,6 +630,22 @@ class TeamRuntime:
                 faults=[f["kind"] for f in faults],
             )
         return result
+
+    def _explain(self, records: list[dict[str, Any]]) -> None:
+        """Add the LM's generated ``reason.text`` to one step's records (``text_error`` if it fails)."""
+        prompts = [
+            f"Agent {r['agent']} observed: {_observation_text(r['observation'], self.config.summary_chars)}\n"
+            f"It chose: {r['action']}\nBecause"
+            for r in records
+        ]
+        try:
+            texts = self.model.explain(prompts, self.config.explain_tokens)
+        except Exception as exc:  # noqa: BLE001 - an explanation is optional; the decision stands without it
+            for record in records:
+                record["reason"]["text_error"] = f"{type(exc).__name__}: {exc}"
+            return
+        for record, text in zip(records, texts, strict=True):
+            record["reason"]["text"] = str(text)
 
     def _records(
         self,

@@ -1,7 +1,7 @@
 import { percent } from "./format";
 import type { Decision } from "./types";
 
-/** One agent's decision: action, who answered (model, trial, fallback), confidence, alternatives, messages. */
+/** One agent's decision: action, who answered, confidence, alternatives, generated reason text, messages. */
 export function DecisionCard({ decision }: { decision: Decision }) {
   const alternatives = decision.reason.alternatives ?? [];
   const received = decision.messages.received ?? [];
@@ -33,6 +33,11 @@ export function DecisionCard({ decision }: { decision: Decision }) {
         </ul>
       )}
       {decision.reason.rule && <p className="small muted decision-rule">rule: {decision.reason.rule}</p>}
+      {decision.reason.text && (
+        <p className="small decision-text" data-testid="decision-text">
+          because {decision.reason.text}
+        </p>
+      )}
       {received.length > 0 && (
         <p className="small decision-messages">
           listened to{" "}

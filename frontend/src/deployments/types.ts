@@ -56,7 +56,8 @@ export interface Decision {
   action: string;
   source: DecisionSource;
   confidence: number | null;
-  reason: { alternatives?: Alternative[]; rule?: string | null };
+  /** `text`: the causal LM backbone's generated explanation; `text_error`: why generating it failed. */
+  reason: { alternatives?: Alternative[]; rule?: string | null; text?: string; text_error?: string };
   messages: Messages;
   latency_ms: number;
   reward: number | null;
