@@ -359,7 +359,7 @@ class TeamRuntime:
         """
         from agents.comm import allowed_links
         from agents.envs import make_env
-        from training.mappo import MappoTrainer, config_from_spec
+        from training.mappo import MappoTrainer, config_from_spec, featurizer_from_spec
 
         if team.training.algorithm not in ("mappo", "ippo"):
             raise RuntimeInputError(
@@ -380,6 +380,7 @@ class TeamRuntime:
             config_from_spec(team),
             backbone=backbone,
             allowed_links=allowed_links(len(ids), edges or None, ids),
+            featurizer=featurizer_from_spec(team, backbone),
         )
         trainer.load_checkpoint(checkpoint_dir)
         breaker = CircuitBreaker(

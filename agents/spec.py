@@ -21,6 +21,11 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   `require_environment=True` to make that an error). A registered environment checks its own
   `params` through `validate_params` and, when it has fixed agent names, `expected_agents(params)`
   (the spec's agent ids must then equal them).
+- Training (MAPPO/IPPO on customer_service): `reader` "clause" gives every actor its own per-clause ticket
+  reader (trained on the training tickets' intents for `reader_epochs` before PPO; "whole" = one
+  embedding per text, the default); `warm_start_episodes` > 0 logs that many episodes of the rule team
+  reading the labels and clones them (`warm_start_epochs`) before PPO. Both need labelled tickets, so
+  any other environment is an error at that field's path.
 - Hostile input: documents over 1 MB (serialised), nested deeper than 24 levels or holding more than
   100,000 values are refused before any other check; lists and strings have caps (`LIMITS`).
 """
@@ -108,6 +113,7 @@ PROTOCOLS = ("dense", "hcp")  # null = dense embeddings; "hcp" = seed 000 §3.1 
 FALLBACK_KINDS = ("none", "keyword_router", "scripted")
 ALGORITHMS = ("reinforce_comm", "mappo", "ippo")
 BASELINES = ("moving_average", "value")
+READERS = ("whole", "clause")  # training.reader: whole-text embeddings or per-clause readers
 DEVICE_PATTERN = re.compile(r"^(cpu|auto|mps|cuda(:[0-9]{1,2})?)$")
 PRESETS = ("phase_rewards", "hierarchical")
 
@@ -377,6 +383,11 @@ class TrainingSpec(_SpecNode):
     eval_every: int = 500  # 0 = never
     eval_episodes: int = 200
     checkpoint_every: int = 500  # 0 = never
+    # MAPPO/IPPO on customer_service: how actors read the ticket and the supervised start before PPO
+    reader: str = "whole"  # "whole" (one embedding per text) | "clause" (per-clause readers on the intents)
+    reader_epochs: int = 300  # supervised clause-reader epochs on the training tickets' intents
+    warm_start_episodes: int = 0  # episodes of the labelled rule team logged and cloned before PPO; 0 = off
+    warm_start_epochs: int = 8  # behaviour-cloning epochs over those episodes
 
 
 @dataclass(frozen=True)
@@ -1147,6 +1158,20 @@ class _Validator:
         self.integer(sec, p, "eval_every", 0, 10**9)
         self.integer(sec, p, "eval_episodes", 1, 10**7)
         self.integer(sec, p, "checkpoint_every", 0, 10**9)
+        reader = self.string(sec, p, "reader", max_len=20, choices=READERS)
+        self.integer(sec, p, "reader_epochs", 0, 100_000)
+        warm = self.integer(sec, p, "warm_start_episodes", 0, 1_000_000)
+        self.integer(sec, p, "warm_start_epochs", 0, 10_000)
+        env = top.get("environment")
+        env_name = env.get("name") if isinstance(env, dict) else None
+        for key, on in (
+            ("reader", reader == "clause"),
+            ("warm_start_episodes", warm not in (MISSING, _BAD, 0)),
+        ):
+            if on and env_name not in (None, "customer_service"):
+                self.err(
+                    f"{p}.{key}", "needs labelled tickets: only the customer_service environment has them"
+                )
 
 
 def _reroot(path: str, root: str) -> str:

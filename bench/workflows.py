@@ -38,12 +38,12 @@ import torch  # noqa: E402
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
-from agents.envs.customer_service.tickets import INTENTS, load_tickets  # noqa: E402
+from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
-from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
-from training.offline import load_episodes, log_episodes, pretrain, pretrain_reader  # noqa: E402
+from training.mappo import Featurizer, MappoConfig, MappoTrainer, clause_featurizer  # noqa: E402
+from training.offline import load_episodes, log_episodes, log_expert_episodes, pretrain, warm_start  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
 
@@ -80,28 +80,6 @@ QUICK = {
     "eval_every": 0,
     "checkpoint_every": 0,
 }
-
-
-CLAUSE_SLOTS = 8  # 99 % of tickets have at most 8 clauses; longer tails are joined into the last slot
-
-
-def cs_featurizer(backbone: Backbone) -> Featurizer:
-    """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers).
-
-    The status line is skipped: it restates the draft and step, and embedding every distinct status
-    string would cost a backbone call per step.
-    """
-    return Featurizer(
-        backbone,
-        skip=("status", "action_mask"),
-        clause_slots=CLAUSE_SLOTS,
-        cache_file=CACHE / "customer_service_clauses.safetensors",
-    )
-
-
-def intent_labels(tickets) -> torch.Tensor:
-    """Multi-hot intents [len(tickets), 8] (the training split's labels, for the readers' pre-training)."""
-    return torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
 
 
 def cs_metrics(env: CustomerServiceEnv, policy, limit: int | None = None) -> dict[str, float]:
@@ -169,9 +147,8 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     labelled = train[: max(1, round(len(train) * args.labelled_share))]
     # the expert: the scripted team reading the labels of the tickets it knows (logs to clone; with all
     # training labels, the teacher of teacher–student augmentation); it knows nothing about other tickets
-    expert = ScriptedTeam(LabelledRouter(labelled))
     teacher_team = ScriptedTeam(LabelledRouter(train))
-    featurizer = cs_featurizer(backbone)
+    featurizer = clause_featurizer(backbone, CACHE / "customer_service_clauses.safetensors")
     featurizer.text([t.text for t in train + dev + [t for ts in files.values() for t in ts]])  # embed once
     featurizer.save_cache()
 
@@ -188,15 +165,14 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     logged = []
     if args.offline_episodes:
         # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the expert team
-        log_path = log_episodes(
+        logged = log_expert_episodes(
             CustomerServiceEnv(tickets=labelled, shuffle=True, message_cost=args.message_cost),
-            expert.actions,
+            labelled,
             args.offline_episodes,
             CACHE
             / f"cs_expert_logs_s{seed}_n{args.offline_episodes}_l{len(labelled)}_c{args.message_cost}.jsonl",
             seed=seed,
         )
-        logged = load_episodes(log_path)
     budget = QUICK if args.quick else FULL
     if args.updates:
         budget = budget | {"updates": args.updates}
@@ -220,20 +196,11 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             golden=GoldenMetrics(events),
         )
         untrained = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
-        if reader_state is None:  # every arm starts from the same supervised reading of the training tickets
-            pre = pretrain_reader(
-                trainer,
-                [t.text for t in labelled],
-                intent_labels(labelled),
-                epochs=args.reader_epochs,
-                seed=seed,
-            )
-            print(f"[workflows]   clause readers: {pre}", file=sys.stderr, flush=True)
-            reader_state = {k: v.clone() for k, v in trainer.actor.reader.state_dict().items()}
-        trainer.actor.reader.load_state_dict(reader_state)
-        if logged:
-            pre = pretrain(trainer, logged, epochs=args.offline_epochs, lr=3e-3, batch_size=128, seed=seed)
-            print(f"[workflows]   {arm} offline pre-training: {pre}", file=sys.stderr, flush=True)
+        # every arm starts from the same supervised reading of the training tickets and the same clones
+        pre, reader_state = warm_start(
+            trainer, labelled, logged, args.reader_epochs, args.offline_epochs, seed, reader_state
+        )
+        print(f"[workflows]   {arm} warm start: {pre}", file=sys.stderr, flush=True)
         warm = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
         print(
             f"[workflows] customer_service {arm}: warm start {warm}; training {cfg.updates} updates",

@@ -1310,6 +1310,25 @@ class MappoTrainer:
         return self.update_index
 
 
+CLAUSE_SLOTS = 8  # 99 % of tickets have at most 8 clauses; longer tails are joined into the last slot
+
+
+def clause_featurizer(backbone: Any, cache_file: str | Path | None = None) -> Featurizer:
+    """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers).
+
+    The status line is skipped: it restates the draft and step, and embedding every distinct status
+    string would cost a backbone call per step.
+    """
+    return Featurizer(
+        backbone, skip=("status", "action_mask"), clause_slots=CLAUSE_SLOTS, cache_file=cache_file
+    )
+
+
+def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
+    """The featurizer of a spec's team (`training.reader`), shared by `run_spec` and the runtime."""
+    return clause_featurizer(backbone) if team.training.reader == "clause" else Featurizer(backbone)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # 5. Spec-driven entry point (what `training.api.train` calls for algorithm "mappo" / "ippo")
 # ---------------------------------------------------------------------------------------------------------
@@ -1418,6 +1437,7 @@ def run_spec(
         scheduler=scheduler,
         golden=GoldenMetrics(events),
         curriculum=curriculum,
+        featurizer=featurizer_from_spec(team, backbone),
     )
     if trainer.agents != agent_ids:
         raise ValueError(
@@ -1427,6 +1447,10 @@ def run_spec(
     root = Path(out_dir) / "checkpoints" / "mappo"
     last = root / "last"
     resume_from = last if resume and (last / "state.json").is_file() else None
+    if resume_from is None:
+        from training.offline import warm_start_from_spec
+
+        warm_start_from_spec(trainer, team, Path(out_dir) / "warm_start", events)
     return trainer.train(
         should_stop=should_stop, checkpoint_dir=root, resume_from=resume_from, progress=progress
     )

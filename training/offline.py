@@ -233,3 +233,79 @@ def pretrain_reader(
             p[1:] = p[0]  # every agent starts from the same reader
         exact = float(((pooled() > 0) == y.bool()).all(1).float().mean())
     return {"reader_loss": float(loss.detach()), "reader_exact_match": exact, "texts": len(texts)}
+
+
+# ---- the customer-service warm start (shared by bench/workflows.py and `training.mappo.run_spec`) ------
+def intent_labels(tickets: Sequence[Any]) -> torch.Tensor:
+    """Multi-hot intents [len(tickets), 8] (labelled tickets, for the clause readers' pre-training)."""
+    from agents.envs.customer_service.tickets import INTENTS
+
+    return torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
+
+
+def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: str | Path, seed: int) -> list:
+    """Episodes of the scripted team reading the labels of `tickets` (the logs to clone), logged on `env`."""
+    from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
+
+    expert = ScriptedTeam(LabelledRouter(tickets))
+    return load_episodes(log_episodes(env, expert.actions, episodes, path, seed=seed))
+
+
+def warm_start(
+    trainer: Any,
+    tickets: Sequence[Any],
+    logged: Sequence[Mapping[str, Any]],
+    reader_epochs: int,
+    clone_epochs: int,
+    seed: int = 0,
+    reader_state: Mapping[str, torch.Tensor] | None = None,
+) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
+    """Supervised start before PPO: clause readers on the tickets' intents, then cloning of `logged`.
+
+    With `reader_state` the readers are loaded instead of trained (arms that share one reading). Returns
+    the report and the readers' weights (None for a team without clause readers).
+    """
+    report: dict[str, Any] = {}
+    reader = trainer.actor.reader
+    if reader is not None:
+        if reader_state is None:
+            labels = intent_labels(tickets)
+            texts = [t.text for t in tickets]
+            report["reader"] = pretrain_reader(trainer, texts, labels, epochs=reader_epochs, seed=seed)
+        else:
+            reader.load_state_dict(reader_state)
+        reader_state = {k: v.clone() for k, v in reader.state_dict().items()}
+    if logged:
+        report["cloning"] = pretrain(trainer, logged, epochs=clone_epochs, lr=3e-3, batch_size=128, seed=seed)
+    return report, reader_state
+
+
+def warm_start_from_spec(
+    trainer: Any, team: Any, log_dir: str | Path, events: EventStream | None = None
+) -> dict:
+    """The spec's warm start (`training.reader`, `training.warm_start_episodes`) on a fresh trainer.
+
+    The labelled tickets are the training environment's own; nothing happens for a spec that asks for
+    neither clause readers nor logged episodes.
+    """
+    t = team.training
+    if trainer.actor.reader is None and not t.warm_start_episodes:
+        return {}
+    from agents.envs import make_env
+
+    def env() -> Any:
+        return make_env(team.environment.name, dict(team.environment.params))
+
+    tickets = getattr(trainer.env, "tickets", None)
+    if tickets is None:
+        raise ValueError(
+            f"the warm start reads labelled tickets; environment {team.environment.name!r} has none"
+        )
+    logged = []
+    if t.warm_start_episodes:
+        path = Path(log_dir) / f"expert_s{t.seed}_n{t.warm_start_episodes}.jsonl"
+        logged = log_expert_episodes(env(), tickets, t.warm_start_episodes, path, seed=t.seed)
+    report, _ = warm_start(trainer, tickets, logged, t.reader_epochs, t.warm_start_epochs, seed=t.seed)
+    if events is not None:
+        events.emit("log", message=f"warm start: {report}")
+    return report

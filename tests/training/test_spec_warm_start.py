@@ -1,0 +1,79 @@
+"""The product path (spec → `run_spec` → checkpoint → `TeamRuntime`) with clause readers and a warm start."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from agents.backbone import Backbone
+from agents.runtime import TeamRuntime
+from agents.spec import load_spec, validate_spec
+from tests.fixtures.tiny_models import build_tiny_causal_lm
+from training.mappo import run_spec
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "customer_service.json"
+TRAIN = Path(__file__).resolve().parents[2] / "data" / "customer_service" / "train.jsonl"
+
+
+def small_spec(tmp_path: Path, backbone: Backbone) -> dict:
+    tickets = tmp_path / "tickets.jsonl"
+    tickets.write_text("".join(TRAIN.read_text().splitlines(keepends=True)[:24]))
+    doc = json.loads(EXAMPLE.read_text())
+    doc["backbone"] = {"model": backbone.name, "pooling": "mean", "max_length": 32}
+    doc["environment"]["params"]["tickets"] = str(tickets)
+    doc["training"] |= {
+        "episodes": 4,
+        "batch_size": 2,
+        "eval_every": 0,
+        "checkpoint_every": 0,
+        "reader": "clause",
+        "reader_epochs": 5,
+        "warm_start_episodes": 4,
+        "warm_start_epochs": 1,
+    }
+    doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
+    return doc
+
+
+def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_path):
+    torch.set_num_threads(1)
+    backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
+    spec = load_spec(small_spec(tmp_path, backbone))
+    result = run_spec(spec, tmp_path / "run", backbone=backbone)
+    assert result["status"] == "succeeded"
+    assert (tmp_path / "run" / "warm_start" / "expert_s0_n4.jsonl").is_file()
+    checkpoint = tmp_path / "run" / "checkpoints" / "mappo" / "last"
+    runtime = TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=backbone)
+    # the runtime's actors carry exactly the trained clause readers of the checkpoint
+    weights = load_file(str(checkpoint / "model.safetensors"))
+    reader = runtime.model.trainer.actor.reader.state_dict()
+    assert reader and all(torch.equal(weights[f"actor.reader.{k}"], v) for k, v in reader.items())
+    answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
+    assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
+
+
+@pytest.mark.parametrize(
+    ("training", "path"),
+    [
+        ({"reader": "sentences"}, "$.training.reader"),
+        ({"reader_epochs": -1}, "$.training.reader_epochs"),
+        ({"warm_start_episodes": "many"}, "$.training.warm_start_episodes"),
+    ],
+)
+def test_validator_names_a_bad_reader_setting_by_its_path(training, path):
+    doc = json.loads(EXAMPLE.read_text())
+    doc["training"] |= training
+    assert path in [e.path for e in validate_spec(doc)]
+
+
+def test_clause_reader_needs_the_labelled_tickets_of_customer_service():
+    doc = json.loads((EXAMPLE.parent / "number_guess.json").read_text())
+    doc["training"] |= {"algorithm": "mappo", "reader": "clause"}
+    errors = {e.path: e.message for e in validate_spec(doc)}
+    assert "labelled tickets" in errors["$.training.reader"]
+    doc["training"]["reader"] = "whole"
+    assert validate_spec(doc) == []
