@@ -21,6 +21,7 @@ from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
 from agents.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
+from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 from training.mappo import Featurizer, MappoConfig, MappoTrainer
@@ -216,6 +217,7 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
     tiny = team[1].inner
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
+    doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
     spec = load_spec(doc)
     run_spec(spec, tmp_path, backbone=tiny)
@@ -267,6 +269,7 @@ def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, te
     doc = json.loads(open("examples/customer_service.json").read())
     doc["backbone"] = {"model": team[1].inner.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
+    doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0}
     spec_path = tmp_path / "spec.json"
     spec_path.write_text(json.dumps(doc))

@@ -17,6 +17,7 @@ from agents.envs.customer_service.tickets import Ticket
 from agents.protocol.link import HcpLink, LinkConfig
 from agents.runtime import TeamRuntime
 from agents.spec import load_spec
+from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 from training.mappo import CheckpointError, run_spec
@@ -41,6 +42,7 @@ def hcp_spec(tiny, protocol="hcp", episodes=120):
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["communication"]["protocol"] = protocol
     doc["training"] |= {"episodes": episodes, "batch_size": 8, "eval_every": 0, "checkpoint_every": 0}
+    doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0}
     return load_spec(doc)
 
