@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,8 @@ def train(
         events = EventStream([log], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
     if team.training.algorithm in ("mappo", "ippo"):
+        if episodes is not None:  # `mase train --episodes N` budgets MAPPO teams too
+            team = replace(team, training=replace(team.training, episodes=int(episodes)))
         # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
         return _train_mappo(team, out, stream, should_stop, resume, backbone, progress, human_feedback)
     trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
