@@ -7,17 +7,13 @@ transitions, alerts and batch progress, plus ``{"kind": "heartbeat"}`` every HEA
 
 from __future__ import annotations
 
-import asyncio
-
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from mase_web.accounts.permissions import can
 from mase_web.deployments import breaker_store
 from mase_web.deployments.live import deployment_group
 from mase_web.deployments.models import Deployment
-
-HEARTBEAT = 15.0
+from mase_web.realtime.group_stream import GroupStreamConsumer
 
 
 @database_sync_to_async
@@ -28,7 +24,7 @@ def _breaker_if_visible(user, deployment_id: int) -> dict | None:
     return breaker_store.snapshot(deployment)
 
 
-class DeploymentStreamConsumer(AsyncJsonWebsocketConsumer):
+class DeploymentStreamConsumer(GroupStreamConsumer):
     async def connect(self) -> None:
         self.deployment_id = int(self.scope["url_route"]["kwargs"]["deployment_id"])
         user = self.scope.get("user")
@@ -38,22 +34,12 @@ class DeploymentStreamConsumer(AsyncJsonWebsocketConsumer):
         if breaker is None:
             await self.close(code=4403)
             return
-        self.group = deployment_group(self.deployment_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        await self.join(deployment_group(self.deployment_id))
         await self.send_json({"kind": "hello", "breaker": breaker})
-        self.beat = asyncio.create_task(self._heartbeat())
+        self.start_heartbeat()
 
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "beat"):
-            self.beat.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+    def heartbeat_frame(self) -> dict:
+        return {"kind": "heartbeat"}
 
     async def deployment_event(self, message: dict) -> None:
         await self.send_json(message["event"])
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            await self.send_json({"kind": "heartbeat"})

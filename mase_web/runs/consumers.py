@@ -10,17 +10,15 @@ whose channel filled up), the gap is noticed and filled from the database. Frame
 
 from __future__ import annotations
 
-import asyncio
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from mase_web.accounts.permissions import can
+from mase_web.realtime.group_stream import GroupStreamConsumer
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import run_group
 
-HEARTBEAT = 15.0
 PAGE = 500
 
 
@@ -38,7 +36,7 @@ def _events_between(run_id: int, after: int, upto: int | None) -> list[dict]:
     return [e.as_message() for e in rows.order_by("seq")[:PAGE]]
 
 
-class RunStreamConsumer(AsyncJsonWebsocketConsumer):
+class RunStreamConsumer(GroupStreamConsumer):
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -50,17 +48,12 @@ class RunStreamConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated or not await _may_view(user, self.run_id):
             await self.close(code=4403)
             return
-        self.group = run_group(self.run_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        await self.join(run_group(self.run_id))
         await self._send_from_database(upto=None)
-        self.beat = asyncio.create_task(self._heartbeat())
+        self.start_heartbeat()
 
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "beat"):
-            self.beat.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+    def heartbeat_frame(self) -> dict:
+        return {"type": "heartbeat", "last_seq": self.last_sent}
 
     async def run_events(self, message: dict) -> None:
         fresh = [e for e in message["events"] if e["seq"] > self.last_sent]
@@ -83,8 +76,3 @@ class RunStreamConsumer(AsyncJsonWebsocketConsumer):
         if events:
             await self.send_json({"type": "events", "events": events})
             self.last_sent = events[-1]["seq"]
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            await self.send_json({"type": "heartbeat", "last_seq": self.last_sent})
