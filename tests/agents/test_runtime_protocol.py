@@ -43,6 +43,8 @@ def hcp_spec(tiny, protocol="hcp", episodes=120):
     doc["communication"]["protocol"] = protocol
     doc["training"] |= {"episodes": episodes, "batch_size": 8, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
+    for agent in doc["agents"]:  # the width this budget was sized for: at 128, 120 episodes fit no codebook
+        agent["policy_head"]["hidden"] = 64
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0}
     return load_spec(doc)
 
