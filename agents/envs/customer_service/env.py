@@ -378,7 +378,9 @@ def evaluate(
 ) -> dict[str, float]:
     """Run ``policy`` (observations -> actions) once on each ticket of ``env`` in file order.
 
-    Returns exact_match, intent_f1 (micro), mean steps and messages per ticket, and the ticket count.
+    Returns exact_match, intent_f1 (micro), mean steps and messages per ticket, wasted messages per ticket
+    (every message beyond one per intent handled right: wrong actions, duplicates, send-backs, messages after
+    the approval), and the ticket count.
     """
     n = len(env.tickets) if limit is None else min(limit, len(env.tickets))
     exact = tp = fp = fn = steps = messages = 0
@@ -396,5 +398,6 @@ def evaluate(
         "intent_f1": 2 * tp / max(1, 2 * tp + fp + fn),
         "steps_per_ticket": steps / n,
         "messages_per_ticket": messages / n,
+        "wasted_messages_per_ticket": (messages - tp) / n,
         "tickets": n,
     }

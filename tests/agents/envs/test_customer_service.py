@@ -187,6 +187,24 @@ def test_timeout_truncates_with_penalty():
     assert rewards["logistics"] == pytest.approx(-0.05 - 1.0) and not infos["logistics"]["exact_match"]
 
 
+def test_evaluate_counts_wasted_messages_beyond_one_per_right_intent():
+    ticket = Ticket("w", "where is my parcel", ("order_tracking",))
+    script = [
+        {
+            "logistics": act("logistics", "track_order"),
+            "dispute_mediator": act("dispute_mediator", "process_refund"),
+        },
+        {"quality_supervisor": act("quality_supervisor", "send_back")},
+        {"logistics": act("logistics", "track_order")},
+        {"quality_supervisor": act("quality_supervisor", "approve")},
+    ]
+    steps = iter(script)
+    result = evaluate(CustomerServiceEnv([ticket]), lambda observations: next(steps))
+    # 4 messages (two answers, a wrong refund, a send-back) for 1 intent handled right: 3 wasted
+    assert result["messages_per_ticket"] == 4 and result["wasted_messages_per_ticket"] == 3
+    assert result["exact_match"] == 1.0
+
+
 def test_validate_params_and_registry():
     assert CustomerServiceEnv.validate_params({"tickets": "test", "max_steps": 8}) == []
     errors = CustomerServiceEnv.validate_params({"tickets": "nope.jsonl", "max_steps": 1, "colour": 2})
