@@ -39,6 +39,7 @@ from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
+from training.cli import parse_setting  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
@@ -54,7 +55,12 @@ ARMS: dict[str, dict[str, Any]] = {
     "mappo_teacher": {"algorithm": "mappo", "sharing": "lora", "teacher_coef": 1.0},
 }
 # run only when named in --arms: MAPPO with IPPO's independent actor networks (same critic as `mappo`)
-ABLATIONS: dict[str, dict[str, Any]] = {"mappo_independent": {"algorithm": "mappo", "sharing": "independent"}}
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "mappo_independent": {"algorithm": "mappo", "sharing": "independent"},
+    "mappo_independent_silent": {"algorithm": "mappo", "sharing": "independent", "comm": False},
+    "mappo_lora_silent": {"algorithm": "mappo", "sharing": "lora", "comm": False},
+    "ippo_lora_comm": {"algorithm": "ippo", "sharing": "lora", "comm": True},
+}
 
 FULL = {
     "updates": 60,
@@ -110,20 +116,21 @@ def train_keeping_best(trainer: MappoTrainer, dev_env: CustomerServiceEnv, every
 
     Periodic validation with best-checkpoint keeping (seed 001 §7.3): after the warm start and after each
     chunk the greedy team is scored on `dev_env` (training-split tickets that no stage trains on); the
-    best actors (ties: the earlier) are restored at the end.
+    best actors (ties: the earlier) are restored at the end. Every scoring is kept as the dev curve.
     """
     target = trainer.cfg.updates
-    best_score = cs_metrics(dev_env, trainer.policy(greedy=True))["exact_match"]
-    best_state, best_update = copy.deepcopy(trainer.actor.state_dict()), 0
+    curve = [{"update": 0} | cs_metrics(dev_env, trainer.policy(greedy=True))]
+    best_score, best_update = curve[0]["exact_match"], 0
+    best_state = copy.deepcopy(trainer.actor.state_dict())
     while trainer.update_index < target:
         trainer.cfg.updates = min(target, trainer.update_index + every)
         trainer.train(progress=progress)
-        score = cs_metrics(dev_env, trainer.policy(greedy=True))["exact_match"]
-        if score > best_score:
-            best_score, best_update = score, trainer.update_index
+        curve.append({"update": trainer.update_index} | cs_metrics(dev_env, trainer.policy(greedy=True)))
+        if curve[-1]["exact_match"] > best_score:
+            best_score, best_update = curve[-1]["exact_match"], trainer.update_index
             best_state = copy.deepcopy(trainer.actor.state_dict())
     trainer.actor.load_state_dict(best_state)
-    return {"best_update": best_update, "dev_exact_match": best_score}
+    return {"best_update": best_update, "dev_exact_match": best_score, "dev_curve": curve}
 
 
 def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
@@ -176,6 +183,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     budget = QUICK if args.quick else FULL
     if args.updates:
         budget = budget | {"updates": args.updates}
+    budget = budget | dict(args.set)
     reader_state: dict[str, torch.Tensor] | None = None
     for arm, settings in (ARMS | ABLATIONS).items():
         if (args.arms and arm not in args.arms) or (arm in ABLATIONS and arm not in (args.arms or ())):
@@ -248,6 +256,56 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             "holdout": len(files["holdout"]),
             "test_file": str(args.tickets or "test"),
         },
+    }
+
+
+def mean_leaves(runs: list[Any]) -> Any:
+    """The runs' shared dict structure with every numeric leaf averaged; lists and text are left out."""
+    if all(isinstance(r, dict) for r in runs):
+        shared = [k for k in runs[0] if all(k in r for r in runs)]
+        means = {k: mean_leaves([r[k] for r in runs]) for k in shared}
+        return {k: v for k, v in means.items() if v is not None}
+    if all(isinstance(r, int | float) and not isinstance(r, bool) for r in runs):
+        return statistics.fmean(runs)
+    return None
+
+
+def versus_ippo(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Per learning arm: its test exact match minus IPPO's, seed by seed (paired: same seed, same warm start)."""
+    out = {}
+    for arm in next(iter(per_seed.values()))["customer_service"]:
+        if arm in ("rules", "ippo") or any(
+            "ippo" not in run["customer_service"] for run in per_seed.values()
+        ):
+            continue
+        diffs = {
+            seed: run["customer_service"][arm]["exact_match"] - run["customer_service"]["ippo"]["exact_match"]
+            for seed, run in per_seed.items()
+        }
+        out[arm] = {
+            "per_seed": diffs,
+            "mean": statistics.fmean(diffs.values()),
+            "wins": sum(d > 0 for d in diffs.values()),
+            "ties": sum(d == 0 for d in diffs.values()),
+            "seeds": len(diffs),
+        }
+    return out
+
+
+def over_seeds(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """One seed: its results as they are. Several: numeric means at the top, each seed under `per_seed`,
+    the standard deviation of each arm's test exact match and the paired comparison with IPPO."""
+    if len(per_seed) == 1:
+        return next(iter(per_seed.values())) | {"versus_ippo": versus_ippo(per_seed)}
+    runs = list(per_seed.values())
+    spread = {
+        arm: statistics.stdev(run["customer_service"][arm]["exact_match"] for run in runs)
+        for arm in runs[0]["customer_service"]
+    }
+    return mean_leaves(runs) | {
+        "per_seed": per_seed,
+        "exact_match_sd": spread,
+        "versus_ippo": versus_ippo(per_seed),
     }
 
 
@@ -354,7 +412,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--quick", action="store_true", help="sub-minute smoke run with tiny budgets")
     parser.add_argument("--updates", type=int, default=0, help="override the number of training updates")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="customer-service seeds (research report: the first)",
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: small ops, busy CPU)")
     parser.add_argument("--skip-research", action="store_true", help="customer service only")
     parser.add_argument("--skip-customer-service", action="store_true", help="research report only")
@@ -387,6 +451,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--reader-epochs", type=int, default=None, help="supervised clause-reader epochs (train labels)"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        type=parse_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a MappoConfig setting for every learning arm (e.g. lora_rank=16); repeatable",
+    )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
     if args.offline_episodes is None:
@@ -396,11 +468,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
     backbone = Backbone.load("default")
-    out: dict[str, Any] = {"seed": args.seed, "quick": bool(args.quick), "backbone": backbone.describe()}
+    out: dict[str, Any] = {"seeds": args.seeds, "quick": bool(args.quick), "backbone": backbone.describe()}
     if not args.skip_customer_service:
-        out |= run_customer_service(args, backbone, args.seed)
+        out |= over_seeds({seed: run_customer_service(args, backbone, seed) for seed in args.seeds})
     if not args.skip_research:
-        out |= run_research_report(args, backbone, args.seed)
+        out |= run_research_report(args, backbone, args.seeds[0])
     out["wall_seconds"] = round(time.perf_counter() - started, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2, default=float))

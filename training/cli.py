@@ -169,17 +169,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0 if result.status == "succeeded" else 3
 
 
+def parse_setting(text: str) -> tuple[str, object]:
+    """One KEY=VALUE of `--set`: VALUE read as JSON when it parses (numbers, true/false), else as text."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"--set expects KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(raw)
+    except json.JSONDecodeError:
+        return key, raw
+
+
 def _parse_overrides(pairs: Sequence[str]) -> dict:
-    overrides = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--set expects KEY=VALUE, got {pair!r}")
-        try:
-            overrides[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            overrides[key] = raw
-    return overrides
+    return dict(parse_setting(pair) for pair in pairs)
 
 
 # -------------------------------------------------------------------------------------------- eval

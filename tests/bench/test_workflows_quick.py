@@ -3,7 +3,14 @@
 import pytest
 
 ARMS = ("rules", "ippo", "mappo", "mappo_counterfactual", "mappo_teacher")
-CS_KEYS = ("exact_match", "intent_f1", "steps_per_ticket", "messages_per_ticket", "train_seconds")
+CS_KEYS = (
+    "exact_match",
+    "intent_f1",
+    "steps_per_ticket",
+    "messages_per_ticket",
+    "train_seconds",
+    "wasted_messages_per_ticket",
+)
 RR_KEYS = ("accuracy", "depth", "structure", "readability")
 
 
@@ -20,9 +27,33 @@ def test_quick_run_writes_every_key(run_quick_bench):
         assert result["customer_service"][arm]["train_seconds"] > 0
         curve = result["customer_service_training"][arm]
         assert curve["messages_first"] >= 0 and 0 <= curve["useful_share"] <= 1
+        assert curve["dev_curve"][0]["update"] == 0 and curve["dev_curve"][-1]["update"] >= 1
+        paired = result["versus_ippo"].get(arm)
+        if arm != "ippo":
+            assert paired["seeds"] == 1 and paired["mean"] == pytest.approx(
+                result["customer_service"][arm]["exact_match"]
+                - result["customer_service"]["ippo"]["exact_match"]
+            )
     # the rule team is deterministic and competent even on the quick subset
     assert result["customer_service"]["rules"]["exact_match"] > 0.3
     assert result["teacher_student"]["useful_share_with"] >= 0
     for when in ("before", "after"):
         for key in RR_KEYS:
             assert 0 <= result["research_report"][when][key] <= 1
+
+
+def test_several_seeds_average_numbers_and_pair_every_arm_with_ippo():
+    from bench.workflows import over_seeds
+
+    def run(ippo: float, mappo: float) -> dict:
+        arms = {"ippo": {"exact_match": ippo}, "mappo": {"exact_match": mappo}}
+        return {"customer_service": arms, "customer_service_training": {"mappo": {"phase": "transfer"}}}
+
+    out = over_seeds({0: run(0.8, 0.9), 1: run(0.9, 0.85)})
+    assert out["customer_service"]["mappo"]["exact_match"] == pytest.approx(0.875)
+    assert out["customer_service_training"] == {"mappo": {}}  # text is not averaged
+    assert out["per_seed"][1]["customer_service"]["ippo"]["exact_match"] == 0.9
+    assert out["exact_match_sd"]["ippo"] == pytest.approx(0.0707, abs=1e-4)
+    paired = out["versus_ippo"]["mappo"]
+    assert paired["per_seed"] == {0: pytest.approx(0.1), 1: pytest.approx(-0.05)}
+    assert paired["wins"] == 1 and paired["ties"] == 0 and paired["mean"] == pytest.approx(0.025)
