@@ -37,6 +37,7 @@ import torch  # noqa: E402
 
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
+from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
 from training.cli import parse_setting  # noqa: E402
@@ -111,7 +112,7 @@ def scripted_policy(team: ScriptedTeam):
     return team.actions
 
 
-def train_keeping_best(trainer: MappoTrainer, dev_env: CustomerServiceEnv, every: int, progress) -> dict:
+def train_keeping_best(trainer: MappoTrainer, dev_env: Any, every: int, progress) -> dict:
     """PPO in chunks of `every` updates, keeping the actors that score best on the dev tickets.
 
     Periodic validation with best-checkpoint keeping (seed 001 §7.3): after the warm start and after each
@@ -159,13 +160,20 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     featurizer.text([t.text for t in train + dev + [t for ts in files.values() for t in ts]])  # embed once
     featurizer.save_cache()
 
-    def env_fn(split: str) -> CustomerServiceEnv:
+    def env_fn(split: str) -> Any:
         tickets = train if split == "train" else files["validation"]
-        return CustomerServiceEnv(tickets=tickets, shuffle=True, message_cost=args.message_cost)
+        return randomised(CustomerServiceEnv(tickets=tickets, shuffle=True, message_cost=args.message_cost))
+
+    def randomised(env: CustomerServiceEnv) -> Any:
+        return DomainRandomisation(env, **args.randomise) if args.randomise else env
 
     eval_envs = {name: CustomerServiceEnv(tickets=tickets, shuffle=False) for name, tickets in files.items()}
-    dev_env = CustomerServiceEnv(tickets=dev, shuffle=False)
     results: dict[str, dict[str, Any]] = {name: {} for name in files}
+    if args.randomise:  # the test tickets again, under the perturbations the team trained with
+        eval_envs["randomised"] = randomised(CustomerServiceEnv(tickets=files["test"], shuffle=False))
+        results["randomised"] = {}
+    # best-checkpoint keeping selects for the conditions the team trains under
+    dev_env = randomised(CustomerServiceEnv(tickets=dev, shuffle=False))
     curves: dict[str, Any] = {}
     for name, env in eval_envs.items():
         results[name]["rules"] = cs_metrics(env, scripted_policy(team)) | {"train_seconds": 0.0}
@@ -241,6 +249,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         "customer_service": results["test"],
         "customer_service_validation": results["validation"],
         "customer_service_holdout": results["holdout"],
+        **({"customer_service_randomised": results["randomised"]} if args.randomise else {}),
         "customer_service_training": curves,
         "teacher_student": {
             "useful_share_without": base,
@@ -459,8 +468,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         metavar="KEY=VALUE",
         help="override a MappoConfig setting for every learning arm (e.g. lora_rank=16); repeatable",
     )
+    parser.add_argument(
+        "--randomise",
+        action="append",
+        type=parse_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="train under domain randomisation (drop_context, drop_fraction, latency, failure; repeatable) "
+        "and score the test tickets under it too",
+    )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
+    args.randomise = dict(args.randomise)
     if args.offline_episodes is None:
         args.offline_episodes = 16 if args.quick else 1200
     if args.reader_epochs is None:

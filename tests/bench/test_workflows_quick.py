@@ -57,3 +57,15 @@ def test_several_seeds_average_numbers_and_pair_every_arm_with_ippo():
     paired = out["versus_ippo"]["mappo"]
     assert paired["per_seed"] == {0: pytest.approx(0.1), 1: pytest.approx(-0.05)}
     assert paired["wins"] == 1 and paired["ties"] == 0 and paired["mean"] == pytest.approx(0.025)
+
+
+@pytest.mark.slow
+def test_randomised_training_scores_the_test_tickets_under_the_same_perturbations(run_quick_bench):
+    result = run_quick_bench(
+        "workflows", "--threads", "1", "--skip-research", "--arms", "ippo",
+        "--randomise", "drop_context=0.5", "--randomise", "failure=0.3",
+    )  # fmt: skip
+    randomised, clean = result["customer_service_randomised"], result["customer_service"]
+    assert set(randomised) == {"rules", "ippo"} and randomised["ippo"]["tickets"] == clean["ippo"]["tickets"]
+    # lost actions and cut tickets cost even the deterministic rule team answers
+    assert randomised["rules"]["exact_match"] < clean["rules"]["exact_match"]

@@ -382,7 +382,8 @@ def evaluate(
     (every message beyond one per intent handled right: wrong actions, duplicates, send-backs, messages after
     the approval), and the ticket count.
     """
-    n = len(env.tickets) if limit is None else min(limit, len(env.tickets))
+    tickets = env.unwrapped.tickets  # `env` may be wrapped (e.g. in DomainRandomisation)
+    n = len(tickets) if limit is None else min(limit, len(tickets))
     exact = tp = fp = fn = steps = messages = 0
     for index in range(n):
         observations, _ = env.reset(seed=index, options={"ticket_index": index})
