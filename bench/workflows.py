@@ -61,6 +61,12 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "mappo_independent_silent": {"algorithm": "mappo", "sharing": "independent", "comm": False},
     "mappo_lora_silent": {"algorithm": "mappo", "sharing": "lora", "comm": False},
     "ippo_lora_comm": {"algorithm": "ippo", "sharing": "lora", "comm": True},
+    "mappo_agent_state_silent": {
+        "algorithm": "mappo",
+        "sharing": "independent",
+        "comm": False,
+        "critic_input": "state_and_obs",
+    },
 }
 
 FULL = {

@@ -56,6 +56,7 @@ class MappoConfig:
 
     algorithm: str = "mappo"  # "mappo" | "ippo"
     counterfactual: bool = False  # COMA-style counterfactual baseline for the advantage
+    critic_input: str = "state"  # MAPPO critic: "state" (V_i(s)) | "state_and_obs" (V_i(s, o_i))
     sharing: str = "lora"  # "independent" | "lora" | "shared"
     comm: bool | None = None  # learned communication; None = on for mappo, off for ippo
     updates: int = 50  # training updates (each collects `episodes_per_update` episodes)
@@ -95,6 +96,8 @@ class MappoConfig:
             raise ValueError(f"training.algorithm must be 'mappo' or 'ippo', got {self.algorithm!r}")
         if self.sharing not in ("independent", "lora", "shared"):
             raise ValueError(f"sharing must be 'independent', 'lora' or 'shared', got {self.sharing!r}")
+        if self.critic_input not in ("state", "state_and_obs"):
+            raise ValueError(f"critic_input must be 'state' or 'state_and_obs', got {self.critic_input!r}")
         if self.comm is None:
             self.comm = self.algorithm == "mappo"
         for name in ("updates", "episodes_per_update", "epochs", "minibatches", "hidden"):
@@ -404,20 +407,32 @@ class TeamActor(nn.Module):
 
 
 class CentralCritic(nn.Module):
-    """V_i(s) for every agent from the global state (MAPPO's centralised critic)."""
+    """V_i for every agent from the global state (MAPPO's centralised critic).
 
-    def __init__(self, state_dim: int, n_agents: int, hidden: int):
+    `agent_obs` (the "agent-specific global state" of the MAPPO paper): V_i reads [s ‖ o_i], so the value
+    can depend on what agent i actually saw — a cut or stale observation predicts a worse outcome than the
+    clean state alone shows.
+    """
+
+    def __init__(self, state_dim: int, n_agents: int, hidden: int, obs_dim: int = 0):
         super().__init__()
+        self.agent_obs = obs_dim > 0
+        in_dim = state_dim + obs_dim + (n_agents if self.agent_obs else 0)
         self.net = nn.Sequential(
-            nn.Linear(state_dim, hidden),
+            nn.Linear(in_dim, hidden),
             nn.Tanh(),
             nn.Linear(hidden, hidden),
             nn.Tanh(),
-            nn.Linear(hidden, n_agents),
+            nn.Linear(hidden, 1 if self.agent_obs else n_agents),
         )
 
     def forward(self, state: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:  # -> [B, N]
-        return self.net(state)
+        if not self.agent_obs:
+            return self.net(state)
+        B, N = obs.shape[:2]
+        ident = torch.eye(N, dtype=obs.dtype).expand(B, N, N)
+        x = torch.cat([state.unsqueeze(1).expand(B, N, state.shape[-1]), obs, ident], dim=-1)
+        return self.net(x).squeeze(-1)
 
 
 class IndependentCritic(nn.Module):
@@ -726,7 +741,8 @@ class MappoTrainer:
             clause_block=getattr(self.featurize, "clause_block", None),
         )
         if self.cfg.algorithm == "mappo":
-            self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden)
+            obs_dim = self.obs_dim if self.cfg.critic_input == "state_and_obs" else 0
+            self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden, obs_dim)
         else:
             self.critic = IndependentCritic(self.obs_dim, self.n, self.cfg.hidden)
         self.q_critic = (

@@ -7,6 +7,7 @@ import torch
 
 from training.events import EventStream
 from training.mappo import (
+    CentralCritic,
     CheckpointError,
     MappoConfig,
     MappoTrainer,
@@ -202,9 +203,27 @@ def _fresh_ckpt(tmp_path):
     return t.save_checkpoint(tmp_path / "fresh")
 
 
+def test_agent_specific_critic_reads_each_agents_own_observation():
+    torch.manual_seed(0)
+    critic = CentralCritic(state_dim=5, n_agents=3, hidden=16, obs_dim=4)
+    state, obs = torch.randn(2, 5), torch.randn(2, 3, 4)
+    v = critic(state, obs)
+    assert v.shape == (2, 3)
+    cut = obs.clone()
+    cut[:, 1] = 0.0  # agent 1 saw less; the others saw the same
+    w = critic(state, cut)
+    assert not torch.allclose(v[:, 1], w[:, 1])
+    assert torch.allclose(v[:, [0, 2]], w[:, [0, 2]])
+    # the state-only critic ignores observations altogether
+    plain = CentralCritic(state_dim=5, n_agents=3, hidden=16)
+    assert torch.equal(plain(state, obs), plain(state, cut))
+
+
 def test_unknown_settings_are_named():
     with pytest.raises(ValueError, match="sharing"):
         MappoConfig(sharing="partial")
+    with pytest.raises(ValueError, match="critic_input"):
+        MappoConfig(critic_input="obs")
     with pytest.raises(ValueError, match=r"unknown MAPPO setting\(s\) \['lr_'\]"):
         MappoConfig.from_dict({"lr_": 0.1})
 
