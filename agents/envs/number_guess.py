@@ -664,6 +664,23 @@ class NumberGuessEnv(ParallelEnv):
         j = int(self._require_agent(agent).removeprefix("clue_"))
         return (secret // self.radix**j) % self.radix
 
+    def paraphrase_ids(self, agent: str, text_ids: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+        """The same clues re-phrased: for each of informant `agent`'s `text_ids`, the id of the text that
+        states the same digit in another template of this env's split, drawn at random (a training env
+        only ever yields training templates). None for agents that state no digit (distractors, guesser).
+
+        Trainers use it to ask that a message depend on what a clue says, not on how it is phrased.
+        """
+        if self.agent_kind(agent) != "informative":
+            return None
+        n_templates = self.templates_per_clue()
+        ids = np.asarray(text_ids, dtype=np.int64)
+        if n_templates < 2:
+            return ids.copy()
+        digit, template = np.divmod(ids, n_templates)
+        other = (template + rng.integers(1, n_templates, size=ids.shape, dtype=np.int64)) % n_templates
+        return digit * n_templates + other
+
     def sample_batch(
         self,
         batch_size: int,
