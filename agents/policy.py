@@ -3,7 +3,7 @@
 For each agent i, from its pooled text embedding x_i (backbone output, with or without its LoRA
 adapter):
 
-    h_i   = tanh(W x_i + b)                      the agent's hidden state (shared reading of its text)
+    h_i   = tanh(W x_i + b)                      the agent's hidden state (W, b shared, or per agent)
     msg_i = R_i M h_i                            what it says (R_i: a fixed random rotation tagging the sender)
     α     = CommAttention(LayerNorm(x))  (or a fixed routing: uniform broadcast, random, none)
     m_i   = Σ_j w_ij msg_j                       w = α (evaluation), α̃ (explored episodes), delivered only
@@ -24,9 +24,9 @@ import torch
 from torch import nn
 
 from agents.comm import CommAttention, deliver, explore, masked_softmax
+from agents.spec import READINGS, RECEPTIONS
 
 ROUTINGS = ("learned", "broadcast", "random", "none")
-RECEPTIONS = ("weighted", "gated")
 
 
 @dataclass
@@ -62,10 +62,13 @@ class TeamPolicy(nn.Module):
         d_k: int = 32,
         value_baseline: bool = False,
         reception: str = "weighted",
+        reading: str = "shared",
     ):
         super().__init__()
         if reception not in RECEPTIONS:
             raise ValueError(f"reception must be one of {RECEPTIONS}, got {reception!r}")
+        if reading not in READINGS:
+            raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
         # "weighted": m_i = Σ_j w_ij msg_j. "gated": every delivered message is heard at full weight
         # (m_i = Σ_j 1[delivered] msg_j): attention decides who is heard, not how loud, so a phrasing
         # that shifts the weights among the useful senders does not change what the receiver reads.
@@ -90,7 +93,17 @@ class TeamPolicy(nn.Module):
         # not on who it is, so a sender cannot learn to silence itself: only the receiver's attention
         # (or delivery) can keep a useless sender out. Per-agent specialisation lives in the agent's
         # LoRA adapter (its embedding) and, for acting agents, in its own policy head.
-        self.trunk = nn.Linear(embed_dim, hidden)
+        # reading="per_agent" gives every agent its own first layer instead (`reader_w`, `reader_b`): a
+        # shared layer must read every agent's texts at once, and it misread unseen phrasings of one
+        # clue kind more often (held-out templates, bench/README.md). The price: a sender can then learn
+        # to say a constant, so the attention is no longer the only way a useless sender goes quiet
+        # (its delivered messages are still charged, so dropping it still pays).
+        self.reading = reading
+        if reading == "per_agent":
+            self.reader_w = stacked(n, embed_dim, hidden, fan_in=embed_dim)
+            self.reader_b = stacked(n, hidden, fan_in=embed_dim)
+        else:
+            self.trunk = nn.Linear(embed_dim, hidden)
         self.message = nn.Linear(hidden, d_msg, bias=False)
         # The channel tags every message with its sender: a fixed random rotation per agent (not
         # trained, so a sender still cannot silence itself). Without it the receiver hears a plain
@@ -116,6 +129,35 @@ class TeamPolicy(nn.Module):
         """Per-agent policy-head parameters (the acting agents' action heads, stacked)."""
         return [self.head_w1, self.head_b1, self.head_w2, self.head_b2]
 
+    def read(self, embeddings: torch.Tensor, columns: torch.Tensor | None = None) -> torch.Tensor:
+        """Hidden states `[B, K, hidden]` of the agents `columns` (default: all N) from their embeddings
+        `[B, K, embed_dim]`."""
+        if self.reading == "shared":
+            return torch.tanh(self.trunk(embeddings))
+        w, b = (
+            (self.reader_w, self.reader_b)
+            if columns is None
+            else (self.reader_w[columns], self.reader_b[columns])
+        )
+        return torch.tanh(torch.einsum("bkd,kdh->bkh", embeddings, w) + b)
+
+    def said(self, embeddings: torch.Tensor, columns: torch.Tensor | None = None) -> torch.Tensor:
+        """What the agents `columns` (default: all) say from these embeddings, before the sender tag."""
+        return self.message(self.read(embeddings, columns))
+
+    def paraphrase_gap(
+        self, embeddings: torch.Tensor, paraphrases: torch.Tensor, columns: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """How much what senders say changes with the phrasing of their texts, relative to how much it
+        changes across texts: per sender (column of `[B, K, embed_dim]`), E‖msg(a) − msg(b)‖² over a
+        batch of paraphrase pairs (a, b) divided by twice the batch variance of msg(a), averaged over
+        senders. 0 when a message depends only on what a text says, not how; scale-free, so it cannot
+        be lowered by shrinking every message (a plain squared distance silenced the team)."""
+        said, again = self.said(embeddings, columns), self.said(paraphrases, columns)
+        gap = (said - again).pow(2).sum(-1).mean(0)
+        spread = (said - said.mean(0, keepdim=True)).pow(2).sum(-1).mean(0)
+        return (gap / (2 * spread + 1e-8)).mean()
+
     def forward(
         self,
         embeddings: torch.Tensor,
@@ -137,9 +179,9 @@ class TeamPolicy(nn.Module):
         state and query from `embeddings`. None = the receivers hear the exact embeddings.
         """
         batch, n = embeddings.shape[:2]
-        hidden = torch.tanh(self.trunk(embeddings))
-        said = hidden if heard is None else torch.tanh(self.trunk(heard))
-        messages = torch.einsum("bnm,nmk->bnk", self.message(said), self.sender_code)
+        hidden = self.read(embeddings)
+        said = self.message(hidden) if heard is None else self.said(heard)
+        messages = torch.einsum("bnm,nmk->bnk", said, self.sender_code)
         state = nn.functional.layer_norm(embeddings, embeddings.shape[-1:])
         keys = None if heard is None else nn.functional.layer_norm(heard, heard.shape[-1:])
         allowed = self.allowed.expand(batch, n, n) & self.receivers.view(1, n, 1)

@@ -36,7 +36,7 @@ import torch
 
 from agents.backbone import Backbone
 from agents.comm import allowed_links, attention_entropy, communication_cost, consensus_score, novelty_score
-from agents.policy import RECEPTIONS, ROUTINGS, TeamPolicy
+from agents.policy import READINGS, RECEPTIONS, ROUTINGS, TeamPolicy
 from agents.protocol.link import load_link, make_link
 from training import checkpoint as ckpt
 from training.events import EventStream
@@ -65,6 +65,11 @@ class ReinforceCommConfig:
     d_msg: int = 16
     reception: str = "weighted"  # "weighted" | "gated" (delivered = heard at full weight; agents.policy)
     embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
+    # weight of the paraphrase-consistency loss: ‖msg(text) − msg(same clue, other training phrasing)‖²
+    paraphrase_consistency: float = 0.0
+    reading: str = (
+        "shared"  # "shared" | "per_agent": one first layer for every agent's text, or one per agent
+    )
     # communication
     routing: str = "learned"  # "learned" | "broadcast" | "random" | "none"
     attention_grad: str = "reinforce"  # "reinforce" (stop-gradient into α) | "backprop"
@@ -113,6 +118,10 @@ class ReinforceCommConfig:
             "entropy_coef": t.entropy_coef,
             "grad_clip": t.grad_clip,
             "train_adapters": t.train_adapters,
+            "reception": t.reception,
+            "reading": t.reading,
+            "embedding_noise": t.embedding_noise,
+            "paraphrase_consistency": t.paraphrase_consistency,
             "eval_every": t.eval_every,
             "eval_episodes": t.eval_episodes,
             "checkpoint_every": t.checkpoint_every,
@@ -141,10 +150,14 @@ class ReinforceCommConfig:
 
     def check(self) -> None:
         """Refuse settings the loop cannot run with, naming the setting."""
+        if self.reading not in READINGS:
+            raise TrainingError(f"reading must be one of {list(READINGS)}, got {self.reading!r}")
         if self.reception not in RECEPTIONS:
             raise TrainingError(f"reception must be one of {list(RECEPTIONS)}, got {self.reception!r}")
         if self.embedding_noise < 0:
             raise TrainingError("embedding_noise must be >= 0")
+        if self.paraphrase_consistency < 0:
+            raise TrainingError("paraphrase_consistency must be >= 0")
         if self.routing not in ROUTINGS:
             raise TrainingError(f"routing must be one of {list(ROUTINGS)}, got {self.routing!r}")
         if self.attention_grad not in ("reinforce", "backprop"):
@@ -283,6 +296,7 @@ class ReinforceCommTrainer:
             d_k=cfg.d_k,
             value_baseline=cfg.baseline == "value",
             reception=cfg.reception,
+            reading=cfg.reading,
         ).to(self.device)
         attention_params = list(self.policy.attention.parameters())
         other = [p for n, p in self.policy.named_parameters() if not n.startswith("attention.")]
@@ -318,6 +332,13 @@ class ReinforceCommTrainer:
         self._senders = self.policy.allowed[self.policy.receivers].any(0).cpu().numpy()
         self._text_bytes: dict[int, np.ndarray] = {}
         self._sampled_bytes: np.ndarray | None = None  # raw UTF-8 size of the texts last sampled
+        # (embeddings last sampled, the same clues in other training phrasings, their agent columns)
+        self._paraphrased: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+        if cfg.paraphrase_consistency and not hasattr(self.env, "paraphrase_ids"):
+            raise TrainingError(
+                f"environment {spec.environment.name!r} has no paraphrase_ids(); paraphrase_consistency "
+                "needs one that can re-phrase a clue"
+            )
 
     # ------------------------------------------------------------------ environment plumbing
     def _n_actions(self, agent: str) -> int:
@@ -380,7 +401,50 @@ class ReinforceCommTrainer:
         self._sampled_bytes = self._text_bytes[id(env)][np.arange(len(self.agents)), ids_array]
         index = torch.as_tensor(ids_array, device=self.device)
         agent_index = torch.arange(len(self.agents), device=self.device).unsqueeze(0)
-        return table[agent_index, index], secrets
+        embeddings = table[agent_index, index]
+        self._paraphrased = None
+        if self.config.paraphrase_consistency and env is self.env and torch.is_grad_enabled():
+            self._paraphrased = self._paraphrase(embeddings, ids_array, table, rng)
+        return embeddings, secrets
+
+    def _paraphrase(
+        self, embeddings: torch.Tensor, ids: np.ndarray, table: torch.Tensor, rng: np.random.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """The sampled clues re-phrased with other templates of the training env (env.paraphrase_ids)."""
+        columns, other = [], []
+        for i, agent in enumerate(self.agents):
+            alternative = self.env.paraphrase_ids(agent, ids[:, i], rng)
+            if alternative is not None:
+                columns.append(i)
+                other.append(table[i, torch.as_tensor(alternative, device=self.device)])
+        if not columns:
+            return None
+        return embeddings, torch.stack(other, dim=1), torch.tensor(columns, device=self.device)
+
+    def _consistency_on(self) -> bool:
+        """Paraphrase consistency starts once the team reads its clues (the milestone that starts the
+        attention: success EMA at `attention_start_success`). From the first update it pulls the
+        messages of a still-random reading together faster than the reward can pull them apart, and
+        learning stalled."""
+        cfg = self.config
+        return bool(cfg.paraphrase_consistency) and (
+            self.attention_started_at is not None or self.success_ema >= cfg.attention_start_success
+        )
+
+    def _paraphrase_loss(self, embeddings: torch.Tensor, noisy: torch.Tensor) -> torch.Tensor | None:
+        """Paraphrase consistency of the batch `embeddings` (as sampled; `noisy` as trained on): what each
+        clue agent says should not change when its clue is phrased another way. None when the batch
+        was not drawn by `sample` on the training env."""
+        if self._paraphrased is None or self._paraphrased[0] is not embeddings:
+            return None
+        _, paraphrases, columns = self._paraphrased
+        cfg = self.config
+        if cfg.embedding_noise:
+            noise = torch.randn(paraphrases.shape, generator=self.generator).to(paraphrases.device)
+            paraphrases = paraphrases + cfg.embedding_noise * noise
+        return cfg.paraphrase_consistency * self.policy.paraphrase_gap(
+            noisy[:, columns], paraphrases, columns
+        )
 
     @property
     def attention_learning(self) -> bool:
@@ -408,11 +472,13 @@ class ReinforceCommTrainer:
         """One REINFORCE step on a batch of episodes (the same step the throughput ceiling times)."""
         cfg, policy = self.config, self.policy
         batch = embeddings.shape[0]
+        sampled = embeddings
         if cfg.embedding_noise:
             # Training-only input noise: a reading that survives it does not hinge on the exact vector
             # of one training phrasing (held-out templates, bench/README.md).
             noise = torch.randn(embeddings.shape, generator=self.generator).to(embeddings.device)
             embeddings = embeddings + cfg.embedding_noise * noise
+        consistency = self._paraphrase_loss(sampled, embeddings) if self._consistency_on() else None
         beta = self.beta()
         explore_mask = None
         self._maybe_start_attention()
@@ -481,6 +547,8 @@ class ReinforceCommTrainer:
             loss = loss + cfg.value_coef * (out.value - reward).pow(2).mean()
         if cfg.entropy_coef:
             loss = loss - cfg.entropy_coef * (-(probs * log_probs).sum(-1)).mean()
+        if consistency is not None:
+            loss = loss + consistency
         row_entropy = attention_entropy(out.alpha[:, receivers], policy.allowed[receivers])
         floor = self._attention_entropy_coef()
         if floor and self.attention_learning:
