@@ -402,7 +402,7 @@ class TrainingSpec(_SpecNode):
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
     embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
-    paraphrase_consistency: float = 0.0  # weight of ‖msg(clue) − msg(same clue, other phrasing)‖²
+    paraphrase_consistency: float = 0.0  # weight of the scale-free gap msg(clue) vs msg(other phrasing)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ Loss of one update (B episodes, advantage A = R − b, b the baseline):
         + value_coef · mean_B[(V(s) − R)²]                       when the baseline is learned
         − entropy_coef · mean_B[H(π(· | h, m))]                  optional entropy bonus
         − attention_entropy_coef(t) · mean[H(α)]                  early attention-entropy floor
+        + paraphrase_consistency · gap(msg(clue), msg(same clue, other training phrasing))
+                                                                  optional, once the team reads (bench/README.md)
 
 How the explored weights enter: in an explored episode the messages are routed with α̃ =
 softmax(log α + βε), a sample of the attention policy; its log-density given the state is
@@ -65,11 +67,11 @@ class ReinforceCommConfig:
     d_msg: int = 16
     reception: str = "weighted"  # "weighted" | "gated" (delivered = heard at full weight; agents.policy)
     embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
-    # weight of the paraphrase-consistency loss: ‖msg(text) − msg(same clue, other training phrasing)‖²
+    # weight of the paraphrase-consistency loss (TeamPolicy.paraphrase_gap: a clue's message against the
+    # same clue in another training phrasing, scale-free); it starts once the team reads its clues
     paraphrase_consistency: float = 0.0
-    reading: str = (
-        "shared"  # "shared" | "per_agent": one first layer for every agent's text, or one per agent
-    )
+    # "shared" | "per_agent": one first layer reads every agent's text, or each agent has its own
+    reading: str = "shared"
     # communication
     routing: str = "learned"  # "learned" | "broadcast" | "random" | "none"
     attention_grad: str = "reinforce"  # "reinforce" (stop-gradient into α) | "backprop"
