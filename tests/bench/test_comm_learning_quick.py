@@ -45,3 +45,28 @@ def test_quick_benchmark_writes_all_keys(tmp_path):
     assert throughput["ceiling_ratio"] == pytest.approx(
         throughput["train_episodes_per_s"] / throughput["bare_update_episodes_per_s"]
     )
+
+
+@pytest.mark.slow
+def test_quick_heldout_only_runs_the_n64_section_with_overrides(tmp_path):
+    out = tmp_path / "held.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "comm_learning.py"),
+            "--quick",
+            "--heldout-only",
+            "--heldout-set",
+            "paraphrase_consistency=0.1",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        cwd=ROOT,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    assert set(result) == {"heldout", "quick", "wall_seconds"}
+    held = result["heldout"]
+    assert held["settings"]["paraphrase_consistency"] == 0.1 and held["settings"]["reading"] == "per_agent"
+    assert 0 <= held["success"] <= 1 and set(held["seeds"]) == {"0"}
