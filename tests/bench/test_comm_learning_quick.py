@@ -12,24 +12,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _run_quick(out: Path, *options: str) -> dict:
+    """`bench/comm_learning.py --quick` with `options`; its JSON result."""
+    command = [sys.executable, str(ROOT / "bench" / "comm_learning.py"), "--quick", "--out", str(out)]
+    subprocess.run([*command, *options], check=True, cwd=ROOT, timeout=240)
+    return json.loads(out.read_text())
+
+
 @pytest.mark.slow
 def test_quick_benchmark_writes_all_keys(tmp_path):
-    out = tmp_path / "comm.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "comm_learning.py"),
-            "--quick",
-            "--out",
-            str(out),
-            "--threads",
-            "1",
-        ],
-        check=True,
-        cwd=ROOT,
-        timeout=240,
-    )
-    result = json.loads(out.read_text())
+    result = _run_quick(tmp_path / "comm.json", "--threads", "1")
     for arm in ("none", "broadcast", "random", "learned"):
         assert 0 <= result["arms"][arm]["success"] <= 1
         assert result["arms"][arm]["messages_per_episode"] >= 0
@@ -49,23 +41,9 @@ def test_quick_benchmark_writes_all_keys(tmp_path):
 
 @pytest.mark.slow
 def test_quick_heldout_only_runs_the_n64_section_with_overrides(tmp_path):
-    out = tmp_path / "held.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "comm_learning.py"),
-            "--quick",
-            "--heldout-only",
-            "--heldout-set",
-            "paraphrase_consistency=0.1",
-            "--out",
-            str(out),
-        ],
-        check=True,
-        cwd=ROOT,
-        timeout=240,
+    result = _run_quick(
+        tmp_path / "held.json", "--heldout-only", "--heldout-set", "paraphrase_consistency=0.1"
     )
-    result = json.loads(out.read_text())
     assert set(result) == {"heldout", "quick", "wall_seconds"}
     held = result["heldout"]
     assert held["settings"]["paraphrase_consistency"] == 0.1 and held["settings"]["reading"] == "per_agent"
