@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.backbone import Backbone  # noqa: E402
 from agents.spec import load_spec  # noqa: E402
+from training.cli import parse_setting  # noqa: E402
 from training.reinforce_comm import ReinforceCommTrainer  # noqa: E402
 
 ARMS = ("none", "broadcast", "random", "learned")
@@ -306,17 +307,6 @@ def heldout_section(
     }
 
 
-def _setting(text: str) -> tuple[str, object]:
-    """KEY=VALUE of --heldout-set: the value read as JSON (numbers, true/false), else as a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 def _median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -356,7 +346,7 @@ def main(argv=None) -> int:
     parser.add_argument("--heldout-only", action="store_true", help="run only the held-out (N=64) section")
     parser.add_argument(
         "--heldout-set",
-        type=_setting,
+        type=parse_setting,
         action="append",
         default=[],
         metavar="KEY=VALUE",
