@@ -287,11 +287,11 @@ def mean_leaves(runs: list[Any]) -> Any:
 
 def versus_ippo(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """Per learning arm: its test exact match minus IPPO's, seed by seed (paired: same seed, same warm start)."""
+    if any("ippo" not in run["customer_service"] for run in per_seed.values()):
+        return {}
     out = {}
     for arm in next(iter(per_seed.values()))["customer_service"]:
-        if arm in ("rules", "ippo") or any(
-            "ippo" not in run["customer_service"] for run in per_seed.values()
-        ):
+        if arm in ("rules", "ippo"):
             continue
         diffs = {
             seed: run["customer_service"][arm]["exact_match"] - run["customer_service"]["ippo"]["exact_match"]
