@@ -20,7 +20,9 @@ exactly one digit tuple, so the clues together pin the number down.
 
 Each clue family has 12 paraphrase templates: the first 10 are the training split, the last 2 are held
 out (`templates`: "train" | "heldout" | "all") for generalisation tests; distractor templates are
-split the same way. `numbers`: "digits" ("at least 8") or "words" ("at least eight").
+split the same way. `numbers`: "digits" ("at least 8") or "words" ("at least eight"). `augment` adds
+that many re-worded copies of every training clue template (`agents/envs/rewording.py`: lead-ins,
+adverbs, synonyms; slots and meaning kept) to the training split only.
 
 Fast path for trainers: `sample_batch(batch_size, rng)` draws many episodes at once as arrays, and
 `vocabulary(agent)` lists every text an agent can show under the current split (so embeddings are
@@ -39,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.rewording import reworded_family
 from agents.spec import SpecError
 
 __all__ = ["NumberGuessEnv", "NumberGuessBatch", "number_to_words", "PARAM_DEFAULTS"]
@@ -51,6 +54,7 @@ PARAM_DEFAULTS: dict[str, Any] = {
     "templates": "train",
     "numbers": "digits",
     "max_rounds": 1,
+    "augment": 0,
 }
 SPLITS = ("train", "heldout", "all")
 NUMBER_STYLES = ("digits", "words")
@@ -365,6 +369,7 @@ class NumberGuessEnv(ParallelEnv):
         templates: str = "train",
         numbers: str = "digits",
         max_rounds: int = 1,
+        augment: int = 0,
         render_mode: str | None = None,
     ):
         params = {
@@ -375,6 +380,7 @@ class NumberGuessEnv(ParallelEnv):
             "templates": templates,
             "numbers": numbers,
             "max_rounds": max_rounds,
+            "augment": augment,
         }
         errors = self.validate_params(params)
         if errors:
@@ -388,6 +394,7 @@ class NumberGuessEnv(ParallelEnv):
         self.n, self.informative, self.distractors = n, informative, distractors
         self.clue_kinds = tuple(sorted(clue_kinds))
         self.templates, self.numbers, self.max_rounds = templates, numbers, max_rounds
+        self.augment = augment if templates == "train" else 0  # held-out phrasings are never re-worded
         self.render_mode = render_mode
         self.radix = 2 if self.clue_kinds == ("bits",) else _integer_root(n, informative)
 
@@ -458,6 +465,7 @@ class NumberGuessEnv(ParallelEnv):
         ok_k = integer("informative", 1, 16)
         ok_d = integer("distractors", 0, 32)
         integer("max_rounds", 1, 100)
+        integer("augment", 0, 50)
         for key, options in (("templates", SPLITS), ("numbers", NUMBER_STYLES)):
             if p[key] not in options:
                 errors.append(SpecError(f"$.{key}", f"must be one of {', '.join(options)}"))
@@ -520,6 +528,11 @@ class NumberGuessEnv(ParallelEnv):
             return family[-HELD_OUT:]
         return family
 
+    def _clue_templates(self, family: Sequence[Any], j: int) -> Sequence[Any]:
+        """The split's templates of a clue family, plus `augment` re-worded copies of each (train only)."""
+        templates = self._split(family)
+        return reworded_family(templates, self.augment, seed=j) if self.augment else templates
+
     def _render_clue_family(self, j: int) -> list[list[str]]:
         """Texts of informant j: [template][digit]."""
         r, k, small = self.radix, self.informative, self._small()
@@ -530,16 +543,19 @@ class NumberGuessEnv(ParallelEnv):
                 fam, slots = THRESHOLD, {"h": self._num(2**j)}
             else:
                 fam, slots = MID_BIT, {"m": self._num(2 ** (j + 1)), "w": self._num(2**j)}
-            return [[pair[d].format(**small, **slots) for d in range(2)] for pair in self._split(fam)]
+            return [
+                [pair[d].format(**small, **slots) for d in range(2)] for pair in self._clue_templates(fam, j)
+            ]
         w = r**j
         if j == 0:
             return [
-                [t.format(m=self._num(r), d=self._num(d)) for d in range(r)] for t in self._split(REMAINDER)
+                [t.format(m=self._num(r), d=self._num(d)) for d in range(r)]
+                for t in self._clue_templates(REMAINDER, j)
             ]
         fam = RANGE if j == k - 1 else MID_RANGE
         return [
             [t.format(m=self._num(w * r), lo=self._num(d * w), hi=self._num(d * w + w - 1)) for d in range(r)]
-            for t in self._split(fam)
+            for t in self._clue_templates(fam, j)
         ]
 
     def _render_distractors(self) -> list[list[str]]:

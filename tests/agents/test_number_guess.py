@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
@@ -116,6 +118,29 @@ def test_template_splits_are_disjoint_and_heldout_is_never_in_training():
         for agent, text in obs.items():
             if agent != "guesser":
                 assert text not in set(train.vocabulary(agent))
+
+
+@pytest.mark.parametrize("params", [N64, {}])
+def test_augment_adds_reworded_training_phrasings_that_state_the_same_digit(params):
+    plain = NumberGuessEnv(**params)
+    grown = NumberGuessEnv(**params, augment=3)
+    held = NumberGuessEnv(**params, augment=3, templates="heldout")
+    T = plain.templates_per_clue()
+    assert grown.templates_per_clue() == 4 * T and held.templates_per_clue() == HELD_OUT  # held out: never
+    assert set(held.vocabulary("clue_0")) == set(
+        NumberGuessEnv(**params, templates="heldout").vocabulary("clue_0")
+    )
+    for agent in plain.possible_agents[: plain.informative]:
+        vocab, base = grown.vocabulary(agent), plain.vocabulary(agent)
+        assert len(set(vocab)) == len(vocab) and set(base) <= set(vocab)
+        assert not set(vocab) & set(held.vocabulary(agent))
+        for secret in range(plain.n):
+            digit = int(plain.digit_of(agent, secret))
+            numbers = {tuple(sorted(re.findall(r"\d+", t))) for t in base[digit * T : (digit + 1) * T]}
+            for text in vocab[digit * 4 * T : (digit + 1) * 4 * T]:  # every copy keeps its digit's numbers
+                assert tuple(sorted(re.findall(r"\d+", text))) in numbers, text
+    assert grown.vocabulary("clue_1") == NumberGuessEnv(**params, augment=3).vocabulary("clue_1")  # fixed
+    assert [e.path for e in NumberGuessEnv.validate_params({"augment": -1})] == ["$.augment"]
 
 
 def test_every_clue_family_has_enough_paraphrases():
