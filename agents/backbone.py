@@ -106,6 +106,7 @@ class Backbone:
         self.dim = int(model.config.hidden_size)
         self.adapters: TeamAdapters | None = None
         self._cache: dict[tuple[str, str], torch.Tensor] = {}
+        self._token_cache: dict[str, torch.Tensor] = {}  # text -> [tokens, dim] states of the bare model
         self.encoded_sentences = 0  # texts actually run through the model (cache misses)
         self.path: Path | None = (
             None  # the model directory, set by `load`; generation reads the LM head there
@@ -208,7 +209,8 @@ class Backbone:
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
 
-    def _forward(self, texts: Sequence[str], adapter: str | None) -> torch.Tensor:
+    def _hidden(self, texts: Sequence[str], adapter: str | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Last hidden states `[len(texts), L, dim]` and the attention mask `[len(texts), L]`."""
         batch = self.tokenizer(
             list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
         ).to(self.device)
@@ -223,7 +225,34 @@ class Backbone:
                 raise BackboneError(f"adapter {adapter!r} requested but no adapters are attached")
             hidden = self.model(**inputs).last_hidden_state
         self.encoded_sentences += len(texts)
-        return self._pool(hidden, batch["attention_mask"]).float()
+        return hidden.float(), batch["attention_mask"]
+
+    def _forward(self, texts: Sequence[str], adapter: str | None) -> torch.Tensor:
+        hidden, mask = self._hidden(texts, adapter)
+        return self._pool(hidden, mask)
+
+    def encode_tokens(self, texts: Sequence[str], batch_size: int = 64) -> tuple[torch.Tensor, torch.Tensor]:
+        """The bare model's token states of `texts`: `[len(texts), L, dim]` (right-padded with zeros to
+        the longest) and a bool mask `[len(texts), L]` of the real tokens. Cached per text, like `encode`.
+
+        For readers that learn their own pooling over a frozen backbone (reinforce_comm's
+        `token_attention`): mean pooling of these states under the mask is `encode` with pooling "mean".
+        """
+        texts = list(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._token_cache))
+        with torch.no_grad():
+            for start in range(0, len(missing), batch_size):
+                chunk = missing[start : start + batch_size]
+                hidden, mask = self._hidden(chunk, None)
+                for text, states, real in zip(chunk, hidden, mask.bool(), strict=True):
+                    self._token_cache[text] = states[real].cpu()
+        rows = [self._token_cache[t] for t in texts]
+        length = max((len(r) for r in rows), default=1)
+        states = torch.zeros(len(rows), length, self.dim)
+        mask = torch.zeros(len(rows), length, dtype=torch.bool)
+        for i, row in enumerate(rows):
+            states[i, : len(row)], mask[i, : len(row)] = row, True
+        return states.to(self.device), mask.to(self.device)
 
     def _needs_grad(self, adapter: str | None) -> bool:
         return (
@@ -268,8 +297,11 @@ class Backbone:
         """
         if adapter is ...:
             self._cache.clear()
+            self._token_cache.clear()
             return
         keys = {adapter or ""} if adapter is None or isinstance(adapter, str) else {a or "" for a in adapter}
+        if "" in keys:
+            self._token_cache.clear()
         for cached in [k for k in self._cache if k[0] in keys]:
             del self._cache[cached]
 

@@ -1,7 +1,7 @@
 """A team's trainable parts above the frozen backbone: per-agent policy heads plus CommAttention.
 
 For each agent i, from its pooled text embedding x_i (backbone output, with or without its LoRA
-adapter):
+adapter; or, with `token_attention`, its own learned attention pooling over the backbone's token states):
 
     h_i   = tanh(W x_i + b)                      the agent's hidden state (W, b shared, or per agent)
     msg_i = R_i M h_i                            what it says (R_i: a fixed random rotation tagging the sender)
@@ -63,6 +63,7 @@ class TeamPolicy(nn.Module):
         value_baseline: bool = False,
         reception: str = "weighted",
         reading: str = "shared",
+        token_attention: bool = False,
     ):
         super().__init__()
         if reception not in RECEPTIONS:
@@ -104,6 +105,12 @@ class TeamPolicy(nn.Module):
             self.reader_b = stacked(n, hidden, fan_in=embed_dim)
         else:
             self.trunk = nn.Linear(embed_dim, hidden)
+        # token_attention: each agent pools the frozen backbone's token states of its text with its own
+        # learned query, x_i = Σ_t softmax_t(q_i · h_t) h_t, instead of taking the backbone's mean. The
+        # queries start at zero, i.e. at mean pooling. Mean pooling lets phrasing words outvote the few
+        # tokens that carry a clue, and an unseen phrasing then moves x_i; a learned pooling can settle
+        # on those tokens (the held-out numbers of bench/README.md: it puts its weight on the digits).
+        self.token_query = nn.Parameter(torch.zeros(n, embed_dim)) if token_attention else None
         self.message = nn.Linear(hidden, d_msg, bias=False)
         # The channel tags every message with its sender: a fixed random rotation per agent (not
         # trained, so a sender still cannot silence itself). Without it the receiver hears a plain
@@ -124,6 +131,15 @@ class TeamPolicy(nn.Module):
             if value_baseline
             else None
         )
+
+    def pool_tokens(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Each agent's text vectors from token states `[N, V, L, embed_dim]` (agent n's V texts, padded
+        with `mask` `[N, V, L]` False) through its learned query: `[N, V, embed_dim]`."""
+        if self.token_query is None:
+            raise ValueError("this policy was built without token_attention")
+        scores = torch.einsum("nvld,nd->nvl", states, self.token_query).masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num()  # an all-padding row (no text) pools to 0
+        return torch.einsum("nvl,nvld->nvd", weights, states)
 
     def head_parameters(self) -> list[nn.Parameter]:
         """Per-agent policy-head parameters (the acting agents' action heads, stacked)."""

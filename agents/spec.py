@@ -33,7 +33,9 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   `embedding_noise` adds Gaussian noise of that std to the input embeddings in training updates;
   `paraphrase_consistency` weighs a loss pulling what a clue agent says towards what it would say from
   the same clue in another training phrasing (needs an environment with `paraphrase_ids`, e.g.
-  number_guess). All four default to off; bench/README.md ("Held-out templates") has the figures.
+  number_guess); `token_attention` true lets every agent pool the backbone's token states of its text
+  with its own learned query (starting from mean pooling; not with `train_adapters`). All five default
+  to off; bench/README.md ("Held-out templates") has the figures.
 - Hostile input: documents over 1 MB (serialised), nested deeper than 24 levels or holding more than
   100,000 values are refused before any other check; lists and strings have caps (`LIMITS`).
 """
@@ -403,6 +405,7 @@ class TrainingSpec(_SpecNode):
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
     embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
     paraphrase_consistency: float = 0.0  # weight of the scale-free gap msg(clue) vs msg(other phrasing)
+    token_attention: bool = False  # each agent pools the backbone's token states with a learned query
 
 
 @dataclass(frozen=True)
@@ -1180,6 +1183,11 @@ class _Validator:
         self.string(sec, p, "reception", max_len=20, choices=RECEPTIONS)
         self.string(sec, p, "reading", max_len=20, choices=READINGS)
         self.number(sec, p, "embedding_noise", 0, 10)
+        token_attention = self.boolean(sec, p, "token_attention")
+        if token_attention is True and sec.get("train_adapters") is True:
+            self.err(
+                f"{p}.token_attention", "pools the bare backbone's token states: not with train_adapters"
+            )
         consistency = self.number(sec, p, "paraphrase_consistency", 0, 1000)
         env = top.get("environment")
         env_name = env.get("name") if isinstance(env, dict) else None

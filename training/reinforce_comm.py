@@ -72,6 +72,8 @@ class ReinforceCommConfig:
     paraphrase_consistency: float = 0.0
     # "shared" | "per_agent": one first layer reads every agent's text, or each agent has its own
     reading: str = "shared"
+    # each agent pools the backbone's token states with its own learned query (TeamPolicy.pool_tokens)
+    token_attention: bool = False
     # communication
     routing: str = "learned"  # "learned" | "broadcast" | "random" | "none"
     attention_grad: str = "reinforce"  # "reinforce" (stop-gradient into α) | "backprop"
@@ -122,6 +124,7 @@ class ReinforceCommConfig:
             "train_adapters": t.train_adapters,
             "reception": t.reception,
             "reading": t.reading,
+            "token_attention": t.token_attention,
             "embedding_noise": t.embedding_noise,
             "paraphrase_consistency": t.paraphrase_consistency,
             "eval_every": t.eval_every,
@@ -158,6 +161,11 @@ class ReinforceCommConfig:
             raise TrainingError(f"reception must be one of {list(RECEPTIONS)}, got {self.reception!r}")
         if self.embedding_noise < 0:
             raise TrainingError("embedding_noise must be >= 0")
+        if self.token_attention and self.train_adapters:
+            raise TrainingError(
+                "token_attention pools the bare backbone's token states; it cannot train adapters too "
+                "(set train_adapters or token_attention to false)"
+            )
         if self.paraphrase_consistency < 0:
             raise TrainingError("paraphrase_consistency must be >= 0")
         if self.routing not in ROUTINGS:
@@ -299,6 +307,7 @@ class ReinforceCommTrainer:
             value_baseline=cfg.baseline == "value",
             reception=cfg.reception,
             reading=cfg.reading,
+            token_attention=cfg.token_attention,
         ).to(self.device)
         attention_params = list(self.policy.attention.parameters())
         other = [p for n, p in self.policy.named_parameters() if not n.startswith("attention.")]
@@ -320,6 +329,7 @@ class ReinforceCommTrainer:
         self.reward = RewardComposer.from_spec(spec.reward)
         self.evolution = EvolutionScheduler.from_spec(spec)
         self._tables: dict[int, torch.Tensor] = {}
+        self._token_tables: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # token_attention only
         self._distractors = torch.tensor([self.kinds[a] == "distractor" for a in self.agents])
         # HCP: what each agent says reaches the others as a compressed frame (agents.protocol.link)
         self.link = make_link(
@@ -348,21 +358,42 @@ class ReinforceCommTrainer:
         return int(getattr(space, "n", 1))
 
     def embedding_table(self, env: Any) -> torch.Tensor:
-        """`[N, V_max, dim]` embeddings of every text each agent can show in `env` (encoded once)."""
+        """`[N, V_max, dim]` embeddings of every text each agent can show in `env` (encoded once). With
+        `token_attention` the table is pooled afresh from the cached token states by the agents' current
+        queries, so the task loss reaches them."""
         key = id(env)
-        if key not in self._tables:
+        vocabularies = None
+        if key not in self._text_bytes:
             vocabularies = [list(env.vocabulary(a)) for a in self.agents]
-            size = max(len(v) for v in vocabularies)
-            table = torch.zeros(len(self.agents), size, self.backbone.dim)
+            self._text_bytes[key] = np.zeros((len(self.agents), max(map(len, vocabularies))), np.int64)
+            for i, texts in enumerate(vocabularies):
+                self._text_bytes[key][i, : len(texts)] = [len(t.encode("utf-8")) for t in texts]
+        if self.config.token_attention:
+            return self.policy.pool_tokens(*self._token_table(env))
+        if key not in self._tables:
+            vocabularies = vocabularies or [list(env.vocabulary(a)) for a in self.agents]
+            table = torch.zeros(len(self.agents), max(map(len, vocabularies)), self.backbone.dim)
             with torch.no_grad():
                 for i, (agent, texts) in enumerate(zip(self.agents, vocabularies, strict=True)):
                     adapter = agent if self.adapters is not None else None
                     table[i, : len(texts)] = self.backbone.encode(texts, adapter=adapter).cpu()
             self._tables[key] = table.to(self.device)
-            self._text_bytes[key] = np.zeros((len(self.agents), size), dtype=np.int64)
-            for i, texts in enumerate(vocabularies):
-                self._text_bytes[key][i, : len(texts)] = [len(t.encode("utf-8")) for t in texts]
         return self._tables[key]
+
+    def _token_table(self, env: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Token states `[N, V_max, L, dim]` of every text each agent can show in `env`, and their mask."""
+        key = id(env)
+        if key not in self._token_tables:
+            encoded = [self.backbone.encode_tokens(list(env.vocabulary(a))) for a in self.agents]
+            size = max(states.shape[0] for states, _ in encoded)
+            length = max(states.shape[1] for states, _ in encoded)
+            states = torch.zeros(len(self.agents), size, length, self.backbone.dim, device=self.device)
+            mask = torch.zeros(len(self.agents), size, length, dtype=torch.bool, device=self.device)
+            for i, (agent_states, agent_mask) in enumerate(encoded):
+                v, t = agent_mask.shape
+                states[i, :v, :t], mask[i, :v, :t] = agent_states, agent_mask
+            self._token_tables[key] = (states, mask)
+        return self._token_tables[key]
 
     def hear(self, embeddings: torch.Tensor, skip: slice | None = None) -> torch.Tensor | None:
         """The senders' embeddings as the receivers get them over the HCP link (None without one).
