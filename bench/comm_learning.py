@@ -15,9 +15,10 @@ updates. Then: greedy success on 1,000 fresh episodes, delivered messages per ep
 on distractors, attention entropy at start and end.
 
 Generalisation: N=64, 3 clue agents with digits (a range of 16, a range of remainders mod 16, a
-remainder mod 4) and 4 distractors, trained on the 10 training paraphrase templates per clue and
-evaluated only on the 2 held-out templates (`HELDOUT_SETTINGS`; `--heldout-set KEY=VALUE` overrides one
-for a variant, `--heldout-only` runs just this section).
+remainder mod 4) and 4 distractors, trained on the 10 training paraphrase templates per clue (plus
+`--heldout-augment` re-worded copies of each) and evaluated only on the 2 held-out templates
+(`HELDOUT_SETTINGS`; `--heldout-set KEY=VALUE` overrides one for a variant, `--heldout-only` runs just
+this section).
 
 Protocol: the learned arm on the N=16 task with its messages sent as they are ("dense") and through the
 HCP semantic compression link (communication.protocol = "hcp": k-means codebook + quantised residual,
@@ -29,7 +30,7 @@ Throughput (same run): backbone sentences/s (uncached encoding), training episod
 (sample → embedding lookup → update) and of a bare loop running the same update on pre-built tensors;
 ceiling_ratio = loop / bare.
 
-    python bench/comm_learning.py --out results.json          # full (about 15 minutes on 2 cores)
+    python bench/comm_learning.py --out results.json          # full (about 25 minutes on 2 cores)
     python bench/comm_learning.py --out smoke.json --quick    # sub-minute smoke run
     python bench/comm_learning.py --out protocol.json --protocol-only   # the protocol section alone
     python bench/comm_learning.py --out heldout.json --heldout-only     # the N=64 held-out section alone
@@ -38,6 +39,7 @@ ceiling_ratio = loop / bare.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -71,16 +73,29 @@ SETTINGS = {
     "delivery_threshold": 0.05,
     "message_cost": 0.01,
 }
-# The held-out-template run (N=64) adds three settings, chosen on 3 seeds (bench/README.md): gated
+# The held-out-template run (N=64) adds four settings, chosen on seeds 0-4 (bench/README.md): gated
 # reception (a delivered message is heard at full weight, so an unseen phrasing that shifts the
 # attention among the clues does not change what the guesser reads), a first layer per agent (a shared
-# one must read every agent's texts at once, and misread unseen phrasings of the block clue most) and
-# Gaussian noise (std 0.1) on the embeddings in training updates.
-HELDOUT_SETTINGS = {"reception": "gated", "reading": "per_agent", "embedding_noise": 0.1}
+# one must read every agent's texts at once), Gaussian noise (std 0.1) on the embeddings in training
+# updates, and token attention: each agent pools the backbone's token states with its own learned query
+# instead of taking their mean, and learns to read the numbers rather than the phrasing around them.
+HELDOUT_SETTINGS = {
+    "reception": "gated",
+    "reading": "per_agent",
+    "embedding_noise": 0.1,
+    "token_attention": True,
+}
+HELDOUT_AUGMENT = 0  # re-worded copies of the training clue templates (environment param `augment`)
 
 
 def number_guess_spec(
-    n: int, informative: int, distractors: int, kinds: list[str], seed: int, templates: str = "train"
+    n: int,
+    informative: int,
+    distractors: int,
+    kinds: list[str],
+    seed: int,
+    templates: str = "train",
+    augment: int = 0,
 ) -> dict:
     """A team spec for number_guess: every sender may talk to the guesser, reward = task."""
     agents = (
@@ -109,6 +124,7 @@ def number_guess_spec(
                 "distractors": distractors,
                 "clue_kinds": kinds,
                 "templates": templates,
+                "augment": augment,
             },
         },
         "training": {"episodes": 10**9, "seed": seed, "eval_every": 0, "checkpoint_every": 0},
@@ -262,11 +278,12 @@ def heldout_section(
     eval_every: int,
     eval_episodes: int,
     final_episodes: int,
+    augment: int,
 ) -> dict:
     """N=64 runs on the training templates, scored on the held-out ones: medians plus per-seed figures."""
     runs = []
     for seed in seeds:
-        doc = number_guess_spec(64, 3, 4, ["ranges", "remainders"], seed)
+        doc = number_guess_spec(64, 3, 4, ["ranges", "remainders"], seed, augment=augment)
         run = run_arm(
             backbone,
             doc,
@@ -296,6 +313,7 @@ def heldout_section(
         "seconds": _median([r["train_seconds"] for r in runs]),
         "episodes": episodes,
         "settings": settings,
+        "augment": augment,
         "seeds": {
             str(r["seed"]): {
                 "success": r["heldout_success"],
@@ -352,6 +370,13 @@ def main(argv=None) -> int:
         metavar="KEY=VALUE",
         help="override a trainer setting of the N=64 runs (repeatable), e.g. paraphrase_consistency=0",
     )
+    parser.add_argument(
+        "--heldout-augment",
+        type=int,
+        default=HELDOUT_AUGMENT,
+        metavar="K",
+        help=f"re-worded copies of each training clue template in the N=64 runs (default {HELDOUT_AUGMENT})",
+    )
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -374,17 +399,19 @@ def main(argv=None) -> int:
         Path(args.out).write_text(json.dumps(result, indent=1))
         print(f"wrote {args.out} ({result['wall_seconds']} s)")
         return 0
-    heldout_settings = {**HELDOUT_SETTINGS, **dict(args.heldout_set)}
+    run_heldout = functools.partial(
+        heldout_section,
+        backbone,
+        heldout_seeds,
+        heldout_episodes,
+        {**HELDOUT_SETTINGS, **dict(args.heldout_set)},
+        eval_every,
+        eval_episodes,
+        final_episodes,
+        args.heldout_augment,
+    )
     if args.heldout_only:
-        section = heldout_section(
-            backbone,
-            heldout_seeds,
-            heldout_episodes,
-            heldout_settings,
-            eval_every,
-            eval_episodes,
-            final_episodes,
-        )
+        section = run_heldout()
         result = {"heldout": section, "quick": quick, "wall_seconds": round(time.perf_counter() - wall, 1)}
         Path(args.out).write_text(json.dumps(result, indent=1))
         print(f"wrote {args.out} ({result['wall_seconds']} s)")
@@ -434,9 +461,7 @@ def main(argv=None) -> int:
         for r in learned_runs
     }
 
-    heldout = heldout_section(
-        backbone, heldout_seeds, heldout_episodes, heldout_settings, eval_every, eval_episodes, final_episodes
-    )
+    heldout = run_heldout()
     protocol = protocol_section(backbone, seeds[:3], protocol_episodes, final_episodes, protocol_arms)
     rates = throughput(backbone, number_guess_spec(16, 4, 2, ["bits"], 0), 0.5 if quick else 5.0)
     print(json.dumps({k: round(v, 2) for k, v in rates.items()}), flush=True)

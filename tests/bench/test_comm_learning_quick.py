@@ -42,9 +42,15 @@ def test_quick_benchmark_writes_all_keys(tmp_path):
 @pytest.mark.slow
 def test_quick_heldout_only_runs_the_n64_section_with_overrides(tmp_path):
     result = _run_quick(
-        tmp_path / "held.json", "--heldout-only", "--heldout-set", "paraphrase_consistency=0.1"
+        tmp_path / "held.json",
+        "--heldout-only",
+        "--heldout-set",
+        "paraphrase_consistency=0.1",
+        "--heldout-augment",
+        "2",
     )
     assert set(result) == {"heldout", "quick", "wall_seconds"}
     held = result["heldout"]
     assert held["settings"]["paraphrase_consistency"] == 0.1 and held["settings"]["reading"] == "per_agent"
+    assert held["augment"] == 2
     assert 0 <= held["success"] <= 1 and set(held["seeds"]) == {"0"}

@@ -140,9 +140,11 @@ def test_trainer_adds_the_loss_when_weighted_once_the_team_reads(weight, start, 
 def test_n64_example_trains_with_the_bench_heldout_recipe_without_overrides():
     from pathlib import Path
 
-    from bench.comm_learning import HELDOUT_SETTINGS, SETTINGS
+    from bench.comm_learning import HELDOUT_AUGMENT, HELDOUT_SETTINGS, SETTINGS
 
     example = Path(__file__).resolve().parents[2] / "examples" / "number_guess_n64.json"
-    config = ReinforceCommConfig.from_spec(load_spec(example))
+    spec = load_spec(example)
+    config = ReinforceCommConfig.from_spec(spec)
     for key, value in {**SETTINGS, **HELDOUT_SETTINGS}.items():
         assert getattr(config, key) == value, key
+    assert spec.environment.params["augment"] == HELDOUT_AUGMENT
