@@ -154,7 +154,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
         (out / "events.jsonl").unlink(missing_ok=True)
     overrides = _parse_overrides(args.set or [])
-    total = args.episodes if args.episodes is not None else spec.training.episodes
+    # `--set episodes=N` is the budget too, as `--episodes N` is (an explicit --episodes wins)
+    budget = overrides.pop("episodes", spec.training.episodes)
+    total = args.episodes if args.episodes is not None else int(budget)
     if args.quiet:
         result = train(spec, out, resume=not args.fresh, episodes=total, overrides=overrides)
     else:

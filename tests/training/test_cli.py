@@ -40,6 +40,13 @@ def test_train_then_eval_and_bad_backbone_is_one_line(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "missing")]) == 2
 
 
+def test_set_episodes_is_the_training_budget(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(spec_doc(episodes=640)))
+    assert main(["train", str(spec), "--out", str(tmp_path / "run"), "--quiet", "--set", "episodes=64"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["episodes"] == 64  # not the spec's 640
+
+
 def test_other_modules_register_commands():
     commands = build_parser()._subparsers._group_actions[0].choices
     assert {"validate", "train", "eval", "submit", "follow"} <= set(commands)
