@@ -139,7 +139,7 @@ class TeamPolicy(nn.Module):
             raise ValueError("this policy was built without token_attention")
         # scaled by 1/√dim as in dot-product attention: unscaled, Adam's first steps made the pooling
         # one-hot within a few hundred updates, and a query that settled on a word that only partly
-        # tells the digit ("of" in "a multiple of 4 plus 1") never left it (N=64, seed 2: 0.77)
+        # tells the digit ("of" in "a multiple of 4 plus 0") never left it (N=64, seed 2: 0.77)
         scores = torch.einsum("nvld,nd->nvl", states, self.token_query) / math.sqrt(states.shape[-1])
         scores = scores.masked_fill(~mask, float("-inf"))
         weights = torch.softmax(scores, dim=-1).nan_to_num()  # an all-padding row (no text) pools to 0
