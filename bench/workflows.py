@@ -140,6 +140,11 @@ def train_keeping_best(trainer: MappoTrainer, dev_env: Any, every: int, progress
     return {"best_update": best_update, "dev_exact_match": best_score, "dev_curve": curve}
 
 
+def env_tag(params: dict[str, Any]) -> str:
+    """A file-name tag for the training env's parameters (logged rewards depend on them)."""
+    return "_".join(f"{k}{v}" for k, v in sorted(params.items()))
+
+
 def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     train = load_tickets("train")
     files = {
@@ -168,18 +173,21 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
 
     def env_fn(split: str) -> Any:
         tickets = train if split == "train" else files["validation"]
-        return randomised(CustomerServiceEnv(tickets=tickets, shuffle=True, message_cost=args.message_cost))
+        return randomised(CustomerServiceEnv(tickets=tickets, shuffle=True, **args.env))
 
     def randomised(env: CustomerServiceEnv) -> Any:
         return DomainRandomisation(env, **args.randomise) if args.randomise else env
 
-    eval_envs = {name: CustomerServiceEnv(tickets=tickets, shuffle=False) for name, tickets in files.items()}
+    # the same env parameters everywhere: observation settings (supervisor_view) matter when scoring too
+    eval_envs = {name: CustomerServiceEnv(tickets=t, shuffle=False, **args.env) for name, t in files.items()}
     results: dict[str, dict[str, Any]] = {name: {} for name in files}
     if args.randomise:  # the test tickets again, under the perturbations the team trained with
-        eval_envs["randomised"] = randomised(CustomerServiceEnv(tickets=files["test"], shuffle=False))
+        eval_envs["randomised"] = randomised(
+            CustomerServiceEnv(tickets=files["test"], shuffle=False, **args.env)
+        )
         results["randomised"] = {}
     # best-checkpoint keeping selects for the conditions the team trains under
-    dev_env = randomised(CustomerServiceEnv(tickets=dev, shuffle=False))
+    dev_env = randomised(CustomerServiceEnv(tickets=dev, shuffle=False, **args.env))
     curves: dict[str, Any] = {}
     for name, env in eval_envs.items():
         results[name]["rules"] = cs_metrics(env, scripted_policy(team)) | {"train_seconds": 0.0}
@@ -187,11 +195,11 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     if args.offline_episodes:
         # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the expert team
         logged = log_expert_episodes(
-            CustomerServiceEnv(tickets=labelled, shuffle=True, message_cost=args.message_cost),
+            CustomerServiceEnv(tickets=labelled, shuffle=True, **args.env),
             labelled,
             args.offline_episodes,
             CACHE
-            / f"cs_expert_logs_s{seed}_n{args.offline_episodes}_l{len(labelled)}_c{args.message_cost}.jsonl",
+            / f"cs_expert_logs_s{seed}_n{args.offline_episodes}_l{len(labelled)}_{env_tag(args.env)}.jsonl",
             seed=seed,
         )
     budget = QUICK if args.quick else FULL
@@ -483,9 +491,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="train under domain randomisation (drop_context, drop_fraction, latency, failure; repeatable) "
         "and score the test tickets under it too",
     )
+    parser.add_argument(
+        "--env",
+        action="append",
+        type=parse_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a customer-service env parameter for every stage (e.g. supervisor_view=draft, correct_reward=0); "
+        "repeatable",
+    )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
     args.randomise = dict(args.randomise)
+    args.env = {"message_cost": args.message_cost} | dict(args.env)
+    errors = CustomerServiceEnv.validate_params(args.env)
+    if errors:
+        parser.error(f"--env {errors[0].path[2:]}: {errors[0].message}")
     if args.offline_episodes is None:
         args.offline_episodes = 16 if args.quick else 1200
     if args.reader_epochs is None:
@@ -493,7 +514,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
     backbone = Backbone.load("default")
-    out: dict[str, Any] = {"seeds": args.seeds, "quick": bool(args.quick), "backbone": backbone.describe()}
+    out: dict[str, Any] = {
+        "seeds": args.seeds,
+        "quick": bool(args.quick),
+        "backbone": backbone.describe(),
+        "env_params": args.env,
+    }
     if not args.skip_customer_service:
         out |= over_seeds({seed: run_customer_service(args, backbone, seed) for seed in args.seeds})
     if not args.skip_research:

@@ -244,11 +244,21 @@ def intent_labels(tickets: Sequence[Any]) -> torch.Tensor:
 
 
 def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: str | Path, seed: int) -> list:
-    """Episodes of the scripted team reading the labels of `tickets` (the logs to clone), logged on `env`."""
+    """Episodes of the scripted team reading the labels of `tickets` (the logs to clone), logged on `env`.
+
+    The expert is privileged, like the critic's state: every one of its agents reads the whole ticket, so
+    a draft-only supervisor's logged actions approve as soon as the answer is complete (the logs still
+    record each agent's own observation).
+    """
     from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
 
     expert = ScriptedTeam(LabelledRouter(tickets))
-    return load_episodes(log_episodes(env, expert.actions, episodes, path, seed=seed))
+
+    def act(observations: Mapping[str, Any]) -> dict[str, int]:
+        ticket = env.unwrapped.ticket.text
+        return expert.actions({agent: {**obs, "ticket": ticket} for agent, obs in observations.items()})
+
+    return load_episodes(log_episodes(env, act, episodes, path, seed=seed))
 
 
 def warm_start(

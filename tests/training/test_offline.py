@@ -71,3 +71,24 @@ def test_clause_readers_learn_single_requests_and_read_a_two_request_ticket():
     assert found == {"order_tracking", "damaged_item"}
     with pytest.raises(ValueError, match="labels must be"):
         pretrain_reader(trainer, ["one text"], labels, epochs=1)
+
+
+def test_expert_logs_are_privileged_but_record_the_agents_own_view(tmp_path):
+    from agents.envs.customer_service.env import ROLE_ACTIONS, CustomerServiceEnv
+    from agents.envs.customer_service.tickets import HIDDEN_TICKET, INTENT_ROLE, SUPERVISOR, load_tickets
+    from training.offline import log_expert_episodes
+
+    tickets = load_tickets("validation")[:40]
+    env = CustomerServiceEnv(tickets, supervisor_view="draft")
+    episodes = log_expert_episodes(env, tickets, 40, tmp_path / "logs.jsonl", seed=0)
+    approve = ROLE_ACTIONS[SUPERVISOR].index("approve")
+    one_round = 0
+    for episode in episodes:
+        first, last = episode["steps"][0], episode["steps"][-1]
+        assert first["observations"][SUPERVISOR]["ticket"] == HIDDEN_TICKET
+        assert last["actions"][SUPERVISOR] == approve and episode["info"]["exact_match"]
+        intents = episode["info"]["true_intents"]
+        if len({INTENT_ROLE[i] for i in intents}) == len(intents):  # every role owns at most one intent
+            one_round += 1
+            assert len(episode["steps"]) == 2  # approved as soon as the draft was complete, no idle step
+    assert one_round > 20

@@ -16,7 +16,10 @@ intent of the ticket in the draft, −``wrong_penalty`` per action on an intent 
 anything else, −``timeout_penalty`` when ``max_steps`` pass without approval (truncation).
 
 Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draft, review so far — what a
-backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. `state()` is the
+backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
+``supervisor_view="draft"`` the supervisor's ``ticket`` is `HIDDEN_TICKET`: it reviews the outgoing answer
+without the customer's text (a privacy split, and the partial observability of seed 001 §6.2), so it must
+learn from the roles' messages when an answer is complete. `state()` is the
 global state for a centralised critic: the ticket text and a vector of draft / correct / true intents
 (privileged, training-time only) and progress. ``info`` carries exact match, per-intent correctness,
 tp/fp/fn, steps and messages so trainers need no internals.
@@ -36,10 +39,13 @@ from pettingzoo import ParallelEnv
 
 from agents.envs.customer_service.tickets import (
     ACTION_INTENT,
+    HIDDEN_TICKET,
     HOLDOUT_STYLES,
+    IDLE_STEP,
     INTENTS,
     SPLITS,
     SUPERVISOR,
+    SUPERVISOR_VIEWS,
     Ticket,
     TicketFileError,
     load_tickets,
@@ -79,6 +85,7 @@ DEFAULTS: dict[str, Any] = {
     "bad_approve_penalty": 1.0,
     "timeout_penalty": 1.0,
     "shuffle": True,
+    "supervisor_view": "ticket",
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
@@ -110,6 +117,7 @@ class CustomerServiceEnv(ParallelEnv):
         bad_approve_penalty: float = 1.0,
         timeout_penalty: float = 1.0,
         shuffle: bool = True,
+        supervisor_view: str = "ticket",
         render_mode: str | None = None,
     ) -> None:
         """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
@@ -128,12 +136,13 @@ class CustomerServiceEnv(ParallelEnv):
         self.message_cost, self.approve_bonus = float(message_cost), float(approve_bonus)
         self.bad_approve_penalty, self.timeout_penalty = float(bad_approve_penalty), float(timeout_penalty)
         self.shuffle = bool(shuffle)
+        self.supervisor_view = supervisor_view
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        charset = set(string.printable) | {c for t in self.tickets for c in t.text}
+        charset = set(string.printable) | {c for t in self.tickets for c in t.text + HIDDEN_TICKET}
         self._charset = "".join(sorted(charset))
-        self._max_text = max(len(t.text) for t in self.tickets)
+        self._max_text = max(len(HIDDEN_TICKET), *(len(t.text) for t in self.tickets))
         self._rng = np.random.default_rng()
         self._cursor = 0
         self.ticket: Ticket = self.tickets[0]
@@ -166,13 +175,15 @@ class CustomerServiceEnv(ParallelEnv):
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
-            if key in ("tickets", "max_steps", "shuffle"):
+            if key in ("tickets", "max_steps", "shuffle", "supervisor_view"):
                 continue
             error = _number_error(merged, key, 0.0, 100.0)
             if error:
                 errors.append(error)
         if not isinstance(merged["shuffle"], bool):
             errors.append(SpecError("$.shuffle", "must be true or false"))
+        if merged["supervisor_view"] not in SUPERVISOR_VIEWS:
+            errors.append(SpecError("$.supervisor_view", f"must be one of: {', '.join(SUPERVISOR_VIEWS)}"))
         return errors
 
     # ------------------------------------------------------------------------------------------ spaces
@@ -277,7 +288,7 @@ class CustomerServiceEnv(ParallelEnv):
             events.append(f"{agent}: {name}")
         self._messages += messages
         self._duplicates += duplicates
-        self._history.append("; ".join(events) if events else "nobody acted")
+        self._history.append("; ".join(events) if events else IDLE_STEP)
         reward = self._potential(self._draft) - before
         reward -= self.step_cost + self.message_cost * messages + self.duplicate_penalty * duplicates
         terminated = truncated = False
@@ -318,10 +329,20 @@ class CustomerServiceEnv(ParallelEnv):
         draft = np.array([intent in self._draft for intent in INTENTS], dtype=np.int8)
         status = self.status_text()
         return {
-            agent: {"ticket": self.ticket.text, "status": status, "draft": draft.copy(), "step": self._step}
+            agent: {
+                "ticket": self.ticket_seen_by(agent),
+                "status": status,
+                "draft": draft.copy(),
+                "step": self._step,
+            }
             for agent in self.possible_agents
             if agent in self.agents
         }
+
+    def ticket_seen_by(self, agent: str) -> str:
+        """The ticket text in ``agent``'s observation (hidden from a draft-only supervisor)."""
+        hidden = agent == SUPERVISOR and self.supervisor_view == "draft"
+        return HIDDEN_TICKET if hidden else self.ticket.text
 
     def state(self) -> dict[str, Any]:
         """Global state for a centralised critic.

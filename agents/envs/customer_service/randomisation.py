@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from agents.envs.customer_service.tickets import HIDDEN_TICKET
+
 
 class DomainRandomisation(ParallelEnv):
     """A ParallelEnv wrapper that drops context, delays and fails agent actions at random."""
@@ -97,7 +99,11 @@ class DomainRandomisation(ParallelEnv):
         for agent, obs in observations.items():
             dropped[agent] = bool(self._rng.random() < self.drop_context) and isinstance(obs, Mapping)
             if dropped[agent]:
-                observations[agent] = {k: self._drop(v) if isinstance(v, str) else v for k, v in obs.items()}
+                # the draft-only supervisor's placeholder holds no context to lose
+                observations[agent] = {
+                    k: self._drop(v) if isinstance(v, str) and v != HIDDEN_TICKET else v
+                    for k, v in obs.items()
+                }
         return observations, dropped
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:

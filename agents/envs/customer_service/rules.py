@@ -22,7 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from agents.envs.customer_service.tickets import (
+    HIDDEN_TICKET,
     HOLDOUT_STYLES,
+    IDLE_STEP,
     INTENT_ACTION,
     INTENT_ROLE,
     INTENTS,
@@ -380,8 +382,12 @@ class ScriptedTeam:
         """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
         from agents.envs.customer_service.env import ROLE_ACTIONS
 
-        predicted = self.intents_for(str(observation["ticket"]))
         drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
+        if agent == SUPERVISOR and observation["ticket"] == HIDDEN_TICKET:
+            # a draft-only reviewer: approve once the roles stop adding to a non-empty draft
+            idle = str(observation.get("status", "")).endswith(f"last: {IDLE_STEP}")
+            return ROLE_ACTIONS[SUPERVISOR].index("approve" if drafted and idle else "continue")
+        predicted = self.intents_for(str(observation["ticket"]))
         if agent == SUPERVISOR:
             if drafted - set(predicted):
                 return ROLE_ACTIONS[SUPERVISOR].index("send_back")

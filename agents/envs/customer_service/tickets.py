@@ -47,6 +47,15 @@ ROLES: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator")
 
 SUPERVISOR = "quality_supervisor"
 
+SUPERVISOR_VIEWS = ("ticket", "draft")
+"""What the quality supervisor observes: the whole ticket (default) or only the draft answer and progress."""
+
+HIDDEN_TICKET = "(not shown: the quality supervisor reviews the draft answer only)"
+"""The supervisor's ``ticket`` observation under ``supervisor_view="draft"``."""
+
+IDLE_STEP = "nobody acted"
+"""The status line's ``last:`` event after a step in which no agent acted."""
+
 INTENT_ROLE: dict[str, str] = {
     "product_question": "shopping_guide",
     "recommendation": "shopping_guide",

@@ -14,10 +14,12 @@ from agents.envs.customer_service.env import AGENTS, ROLE_ACTIONS, CustomerServi
 from agents.envs.customer_service.randomisation import DomainRandomisation
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam, exact_match
 from agents.envs.customer_service.tickets import (
+    HIDDEN_TICKET,
     INTENT_ACTION,
     INTENT_ROLE,
     INTENT_TEMPLATES,
     INTENTS,
+    SUPERVISOR,
     Ticket,
     TicketFileError,
     _clause,
@@ -268,6 +270,32 @@ def test_randomisation_perturbs_and_degrades_the_scripted_team(router):
         exact += next(iter(infos.values()))["exact_match"]
     assert exact / n < clean["exact_match"] - 0.05
     assert np.isfinite(exact)
+
+
+def test_draft_only_supervisor_sees_no_ticket_but_the_critic_state_does():
+    env = CustomerServiceEnv("validation", supervisor_view="draft")
+    parallel_api_test(env, num_cycles=20)
+    observations, _ = env.reset(seed=2)
+    assert observations[SUPERVISOR]["ticket"] == HIDDEN_TICKET
+    assert all(observations[a]["ticket"] == env.ticket.text for a in AGENTS if a != SUPERVISOR)
+    assert env.state()["ticket"] == env.ticket.text
+    assert env.observation_space(SUPERVISOR).contains(observations[SUPERVISOR])
+    wrapped = DomainRandomisation(CustomerServiceEnv("validation", supervisor_view="draft"), drop_context=1.0)
+    assert wrapped.reset(seed=0)[0][SUPERVISOR]["ticket"] == HIDDEN_TICKET  # nothing there to cut
+    error = CustomerServiceEnv.validate_params({"supervisor_view": "everything"})[0]
+    assert error.path == "$.supervisor_view" and "ticket, draft" in error.message
+    with pytest.raises(ValueError, match="supervisor_view"):
+        CustomerServiceEnv("validation", supervisor_view="nothing")
+
+
+def test_draft_only_rule_supervisor_approves_once_the_roles_stop(router):
+    tickets = load_tickets("validation")[:150]
+    team = ScriptedTeam(router)
+    seen = evaluate(CustomerServiceEnv(tickets), team.actions)
+    blind = evaluate(CustomerServiceEnv(tickets, supervisor_view="draft"), team.actions)
+    # the same answers go out; waiting for an idle step costs exactly one step per ticket
+    assert blind["exact_match"] == seen["exact_match"] and blind["intent_f1"] == seen["intent_f1"]
+    assert blind["steps_per_ticket"] == pytest.approx(seen["steps_per_ticket"] + 1)
 
 
 def test_pettingzoo_seed_test():
