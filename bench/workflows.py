@@ -251,6 +251,8 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             "messages_last": statistics.fmean(m["messages_per_episode"] for m in hist[-k:]),
             "success_first": statistics.fmean(m["success"] for m in hist[:k]),
             "success_last": statistics.fmean(m["success"] for m in hist[-k:]),
+            "explained_variance_first": statistics.fmean(m["explained_variance"] for m in hist[:k]),
+            "explained_variance_last": statistics.fmean(m["explained_variance"] for m in hist[-k:]),
             "useful_share": statistics.fmean(m["useful_share"] for m in hist),
             "useful_share_student": statistics.fmean(m["useful_share_student"] for m in hist),
             "phase": trainer.scheduler.phase,

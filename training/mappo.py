@@ -117,6 +117,15 @@ class MappoConfig:
 # ---------------------------------------------------------------------------------------------------------
 # 2. PPO pieces
 # ---------------------------------------------------------------------------------------------------------
+def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float:
+    """1 − Var(target − predicted) / Var(target): how much of the returns' spread the critic predicts
+    (1 perfect, 0 no better than their mean, negative worse; NaN when the returns do not vary)."""
+    spread = target.var(unbiased=False)
+    if target.numel() < 2 or float(spread) == 0.0:
+        return float("nan")
+    return float(1.0 - (target - predicted).var(unbiased=False) / spread)
+
+
 def compute_gae(
     rewards: torch.Tensor, values: torch.Tensor, dones: torch.Tensor, gamma: float, lam: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -955,6 +964,8 @@ class MappoTrainer:
         useful_student = float(((adv > self.cfg.useful_eps) & mask).sum())
         flat = adv[mask]
         adv_n = (adv - flat.mean()) / (flat.std() + 1e-8) if flat.numel() > 1 else adv
+        with torch.no_grad():  # before the value statistics move: the critic's prediction of these returns
+            critic_fit = explained_variance(self._values(b.obs, b.state)[mask], returns[mask])
         if self.value_norm is not None:
             self.value_norm.update(returns, mask)
         if self.q_norm is not None:
@@ -1031,6 +1042,7 @@ class MappoTrainer:
         n_student = float(mask.sum())
         n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if self.cfg.teacher_coef > 0 else 0.0
         out = {k: float(np.mean(v)) for k, v in stats.items()}
+        out["explained_variance"] = critic_fit
         out["useful_share_student"] = useful_student / max(n_student, 1.0)
         # teacher samples are corrections the student needed: each one is useful by construction
         out["useful_share"] = (useful_student + n_teacher) / max(n_student + n_teacher, 1.0)

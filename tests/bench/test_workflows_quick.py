@@ -27,6 +27,7 @@ def test_quick_run_writes_every_key(run_quick_bench):
         assert result["customer_service"][arm]["train_seconds"] > 0
         curve = result["customer_service_training"][arm]
         assert curve["messages_first"] >= 0 and 0 <= curve["useful_share"] <= 1
+        assert curve["explained_variance_last"] <= 1  # NaN (returns that never varied) fails too
         assert curve["dev_curve"][0]["update"] == 0 and curve["dev_curve"][-1]["update"] >= 1
         paired = result["versus_ippo"].get(arm)
         if arm != "ippo":
@@ -34,6 +35,7 @@ def test_quick_run_writes_every_key(run_quick_bench):
                 result["customer_service"][arm]["exact_match"]
                 - result["customer_service"]["ippo"]["exact_match"]
             )
+    assert result["env_params"] == {"message_cost": 0.1}
     # the rule team is deterministic and competent even on the quick subset
     assert result["customer_service"]["rules"]["exact_match"] > 0.3
     assert result["teacher_student"]["useful_share_with"] >= 0
@@ -69,3 +71,13 @@ def test_randomised_training_scores_the_test_tickets_under_the_same_perturbation
     assert set(randomised) == {"rules", "ippo"} and randomised["ippo"]["tickets"] == clean["ippo"]["tickets"]
     # lost actions and cut tickets cost even the deterministic rule team answers
     assert randomised["rules"]["exact_match"] < clean["rules"]["exact_match"]
+
+
+def test_env_parameters_are_validated_before_anything_runs(tmp_path, capsys):
+    from bench.workflows import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path / "x.json"), "--env", "supervisor_view=everything"])
+    assert exit_info.value.code == 2
+    assert "--env supervisor_view: must be one of: ticket, draft" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()

@@ -1,5 +1,7 @@
 """MAPPO pieces (GAE, clipping, value normalisation, counterfactual baseline) and short training runs."""
 
+import math
+
 import gymnasium
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from training.mappo import (
     ValueNorm,
     compute_gae,
     counterfactual_advantage,
+    explained_variance,
     ppo_clip_loss,
 )
 
@@ -73,6 +76,14 @@ def test_gae_matches_a_hand_computed_case():
     # per-agent columns are handled independently
     adv2, _ = compute_gae(rewards[:, None].repeat(1, 2), values[:, None].repeat(1, 2), dones, 0.9, 0.8)
     assert adv2[:, 1].tolist() == pytest.approx(adv.tolist())
+
+
+def test_explained_variance_scores_how_much_of_the_returns_the_critic_predicts():
+    returns = torch.tensor([0.0, 1.0, 2.0, 3.0])
+    assert explained_variance(returns.clone(), returns) == pytest.approx(1.0)
+    assert explained_variance(torch.full((4,), 1.5), returns) == pytest.approx(0.0)  # just the mean
+    assert explained_variance(returns.flip(0), returns) == pytest.approx(-3.0)  # worse than the mean
+    assert math.isnan(explained_variance(torch.zeros(3), torch.ones(3)))  # constant returns: undefined
 
 
 def test_ppo_clipping_stops_the_gradient_outside_the_trust_region():
