@@ -305,3 +305,23 @@ def test_short_mappo_run_on_customer_service_beats_random(tmp_path):
     learned = evaluate(env, trainer.policy())
     assert learned["intent_f1"] > random_team["intent_f1"] + 0.25, (learned, random_team)
     assert learned["exact_match"] > random_team["exact_match"] + 0.25, (learned, random_team)
+
+
+def test_masked_customer_service_actions_are_never_sampled():
+    """With `mask_invalid`, an untrained (near-uniform) team never approves an empty draft nor repeats an
+    answer: the env's action mask reaches the sampling."""
+    from agents.envs.customer_service.env import CustomerServiceEnv
+    from agents.envs.customer_service.tickets import load_tickets
+    from training.mappo import Featurizer
+
+    tickets = load_tickets("train")[:20]
+    cfg = MappoConfig(updates=1, episodes_per_update=4, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
+    trainer = MappoTrainer(
+        lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
+        cfg,
+        featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
+    )
+    for seed in range(30):
+        result = trainer.run_episode(seed=seed)
+        assert result.steps >= 2  # approving at step 1 would approve the empty draft
+        assert result.info["duplicates"] == 0

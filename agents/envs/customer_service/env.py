@@ -19,7 +19,9 @@ Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draf
 backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
 ``supervisor_view="draft"`` the supervisor's ``ticket`` is `HIDDEN_TICKET`: it reviews the outgoing answer
 without the customer's text (a privacy split, and the partial observability of seed 001 §6.2), so it must
-learn from the roles' messages when an answer is complete. `state()` is the
+learn from the roles' messages when an answer is complete. With ``mask_invalid`` every observation also holds
+``action_mask`` (`CustomerServiceEnv.action_mask`): no approving or sending back an empty draft, no repeating
+an answer already in it — what lets a team learn from scratch instead of settling into silence. `state()` is the
 global state for a centralised critic: the ticket text and a vector of draft / correct / true intents
 (privileged, training-time only) and progress. ``info`` carries exact match, per-intent correctness,
 tp/fp/fn, steps and messages so trainers need no internals.
@@ -86,6 +88,7 @@ DEFAULTS: dict[str, Any] = {
     "timeout_penalty": 1.0,
     "shuffle": True,
     "supervisor_view": "ticket",
+    "mask_invalid": False,
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
@@ -118,6 +121,7 @@ class CustomerServiceEnv(ParallelEnv):
         timeout_penalty: float = 1.0,
         shuffle: bool = True,
         supervisor_view: str = "ticket",
+        mask_invalid: bool = False,
         render_mode: str | None = None,
     ) -> None:
         """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
@@ -137,6 +141,7 @@ class CustomerServiceEnv(ParallelEnv):
         self.bad_approve_penalty, self.timeout_penalty = float(bad_approve_penalty), float(timeout_penalty)
         self.shuffle = bool(shuffle)
         self.supervisor_view = supervisor_view
+        self.mask_invalid = bool(mask_invalid)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -175,13 +180,14 @@ class CustomerServiceEnv(ParallelEnv):
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
-            if key in ("tickets", "max_steps", "shuffle", "supervisor_view"):
+            if key in ("tickets", "max_steps", "shuffle", "supervisor_view", "mask_invalid"):
                 continue
             error = _number_error(merged, key, 0.0, 100.0)
             if error:
                 errors.append(error)
-        if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.shuffle", "must be true or false"))
+        for key in ("shuffle", "mask_invalid"):
+            if not isinstance(merged[key], bool):
+                errors.append(SpecError(f"$.{key}", "must be true or false"))
         if merged["supervisor_view"] not in SUPERVISOR_VIEWS:
             errors.append(SpecError("$.supervisor_view", f"must be one of: {', '.join(SUPERVISOR_VIEWS)}"))
         return errors
@@ -190,15 +196,16 @@ class CustomerServiceEnv(ParallelEnv):
 
     @functools.cache  # noqa: B019 - PettingZoo requires the same space object each call
     def observation_space(self, agent: str) -> spaces.Dict:
-        """Dict space: ticket text, status text, draft multi-hot, step index."""
-        return spaces.Dict(
-            {
-                "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
-                "status": spaces.Text(max_length=400, min_length=1, charset=self._charset),
-                "draft": spaces.MultiBinary(len(INTENTS)),
-                "step": spaces.Discrete(self.max_steps + 1),
-            }
-        )
+        """Dict space: ticket text, status text, draft multi-hot, step index (and the action mask)."""
+        fields: dict[str, spaces.Space] = {
+            "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
+            "status": spaces.Text(max_length=400, min_length=1, charset=self._charset),
+            "draft": spaces.MultiBinary(len(INTENTS)),
+            "step": spaces.Discrete(self.max_steps + 1),
+        }
+        if self.mask_invalid:
+            fields["action_mask"] = spaces.MultiBinary(len(ROLE_ACTIONS[agent]))
+        return spaces.Dict(fields)
 
     @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -328,7 +335,7 @@ class CustomerServiceEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict]:
         draft = np.array([intent in self._draft for intent in INTENTS], dtype=np.int8)
         status = self.status_text()
-        return {
+        observations = {
             agent: {
                 "ticket": self.ticket_seen_by(agent),
                 "status": status,
@@ -338,6 +345,20 @@ class CustomerServiceEnv(ParallelEnv):
             for agent in self.possible_agents
             if agent in self.agents
         }
+        if self.mask_invalid:
+            for agent, obs in observations.items():
+                obs["action_mask"] = self.action_mask(agent)
+        return observations
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """Which of ``agent``'s actions make sense now: nobody approves or sends back an empty draft, and a
+        role does not repeat an answer already in it (``mask_invalid`` puts this in the observations)."""
+        names = ROLE_ACTIONS[agent]
+        if agent == SUPERVISOR:
+            return np.array([name == "continue" or bool(self._draft) for name in names], dtype=np.int8)
+        return np.array(
+            [name == "pass" or ACTION_INTENT[name] not in self._draft for name in names], dtype=np.int8
+        )
 
     def ticket_seen_by(self, agent: str) -> str:
         """The ticket text in ``agent``'s observation (hidden from a draft-only supervisor)."""

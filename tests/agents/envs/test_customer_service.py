@@ -298,6 +298,20 @@ def test_draft_only_rule_supervisor_approves_once_the_roles_stop(router):
     assert blind["steps_per_ticket"] == pytest.approx(seen["steps_per_ticket"] + 1)
 
 
+def test_action_mask_rules_out_empty_approvals_and_repeated_answers():
+    env = CustomerServiceEnv("validation", mask_invalid=True)
+    parallel_api_test(env, num_cycles=20)
+    observations, _ = env.reset(seed=0, options={"ticket": Ticket("t", "where is it?", ("order_tracking",))})
+    assert observations[SUPERVISOR]["action_mask"].tolist() == [1, 0, 0]  # nothing drafted: only continue
+    assert observations["logistics"]["action_mask"].tolist() == [1, 1, 1, 1]
+    observations, *_ = env.step({"logistics": act("logistics", "track_order")})
+    assert observations[SUPERVISOR]["action_mask"].tolist() == [1, 1, 1]
+    assert observations["logistics"]["action_mask"].tolist() == [1, 0, 1, 1]  # no second track_order
+    assert all(env.observation_space(a).contains(o) for a, o in observations.items())
+    assert "action_mask" not in CustomerServiceEnv("validation").reset(seed=0)[0][SUPERVISOR]
+    assert CustomerServiceEnv.validate_params({"mask_invalid": "yes"})[0].path == "$.mask_invalid"
+
+
 def test_pettingzoo_seed_test():
     parallel_seed_test(lambda: CustomerServiceEnv("validation"), num_cycles=40)
 
