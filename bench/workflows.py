@@ -61,6 +61,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "mappo_independent_silent": {"algorithm": "mappo", "sharing": "independent", "comm": False},
     "mappo_lora_silent": {"algorithm": "mappo", "sharing": "lora", "comm": False},
     "ippo_lora_comm": {"algorithm": "ippo", "sharing": "lora", "comm": True},
+    "ippo_comm": {"algorithm": "ippo", "sharing": "independent", "comm": True},
     "mappo_agent_state_silent": {
         "algorithm": "mappo",
         "sharing": "independent",
