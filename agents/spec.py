@@ -20,7 +20,8 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
 - Environment: `name` null means a design-only template (it validates, but cannot be trained; pass
   `require_environment=True` to make that an error). A registered environment checks its own
   `params` through `validate_params` and, when it has fixed agent names, `expected_agents(params)`
-  (the spec's agent ids must then equal them).
+  (the spec's agent ids must then equal them). An enabled curriculum needs an environment with
+  `difficulty_levels`, and `max_level` below that count.
 - Training (MAPPO/IPPO on customer_service): `reader` "clause" gives every actor its own per-clause ticket
   reader (trained on the training tickets' intents for `reader_epochs` before PPO; "whole" = one
   embedding per text, the default); `warm_start_episodes` > 0 logs that many episodes of the rule team
@@ -1111,6 +1112,7 @@ class _Validator:
         except EnvironmentUnavailableError as exc:
             self.err(f"{p}.name", str(exc))
             return
+        self.curriculum_levels(top, name, cls)
         n_before = len(self.errors) + self.dropped
         validate = getattr(cls, "validate_params", None)
         if validate is not None:
@@ -1150,6 +1152,25 @@ class _Validator:
                     f"environment {name!r} with these params has agents {_quote_list(want)}: "
                     + " and ".join(parts),
                 )
+
+    def curriculum_levels(self, top: dict, name: str, cls: type) -> None:
+        """An enabled curriculum needs an environment with difficulty levels (`difficulty_levels`), within them."""
+        sec = top.get("curriculum")
+        if not isinstance(sec, dict) or sec.get("enabled") is not True:
+            return
+        levels = getattr(cls, "difficulty_levels", None)
+        if not levels:
+            self.err(
+                "$.curriculum.enabled",
+                f"environment {name!r} has no difficulty levels for a curriculum to move; set enabled to false",
+            )
+            return
+        top_level = sec.get("max_level", CurriculumSpec.max_level)
+        if isinstance(top_level, int) and not isinstance(top_level, bool) and top_level > levels - 1:
+            self.err(
+                "$.curriculum.max_level",
+                f"environment {name!r} has difficulty levels 0..{levels - 1}; max_level must be at most {levels - 1}",
+            )
 
     def training(self, top: dict) -> None:
         sec = self.section(top, "training", TrainingSpec)

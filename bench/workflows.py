@@ -39,8 +39,9 @@ from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
 from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
-from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
+from agents.envs.customer_service.tickets import DIFFICULTY_LEVELS, load_tickets  # noqa: E402
 from training.cli import parse_setting  # noqa: E402
+from training.curriculum import AdaptiveCurriculum, CurriculumConfig  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
@@ -225,6 +226,11 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             success_fn=lambda info: bool(info.get("exact_match", False)),
             scheduler=EvolutionScheduler(events=events),
             golden=GoldenMetrics(events),
+            curriculum=(
+                AdaptiveCurriculum(CurriculumConfig(max_level=DIFFICULTY_LEVELS - 1), events=events)
+                if args.curriculum
+                else None
+            ),
         )
         untrained = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
         # every arm starts from the same supervised reading of the training tickets and the same clones
@@ -259,6 +265,11 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             "phase": trainer.scheduler.phase,
             "golden_alerts": trainer.golden.alerts(),
         }
+        if trainer.curriculum is not None:
+            curves[arm]["curriculum"] = {
+                "level": trainer.curriculum.level,
+                "moves": [list(move) for move in trainer.curriculum.moves],
+            }
         print(f"[workflows]   {arm}: {results['test'][arm]}", file=sys.stderr, flush=True)
     base = curves.get("mappo", {}).get("useful_share", 0.0)
     with_teacher = curves.get("mappo_teacher", {}).get("useful_share", 0.0)
@@ -502,6 +513,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         metavar="KEY=VALUE",
         help="a customer-service env parameter for every stage (e.g. supervisor_view=draft, correct_reward=0); "
         "repeatable",
+    )
+    parser.add_argument(
+        "--curriculum",
+        action="store_true",
+        help="train every learning arm under the adaptive curriculum (ticket difficulty 0..3, easiest first)",
     )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)

@@ -11,6 +11,8 @@ An environment class may offer two class-level hooks that the team-spec validato
   It must not raise on bad input.
 - `expected_agents(params: dict) -> list[str]` — the agent names the environment creates for valid
   params, when they are fixed (the spec's agent ids must then equal them).
+- `difficulty_levels: int` — how many difficulty levels `reset(options={"difficulty": level})` knows
+  (0 .. difficulty_levels − 1); without it a spec cannot enable the adaptive curriculum.
 
 Construction convention: `make_env(name, params, **kw)` calls `Class(**params, **kw)`.
 """

@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,8 @@ from agents.spec import (
     spec_warnings,
     validate_spec,
 )
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def number_guess_doc() -> dict:
@@ -210,6 +213,18 @@ def test_reward_checks_and_presets():
     assert load_spec(spec.to_dict()) == spec
     assert set(REWARD_PRESETS) == {"phase_rewards", "hierarchical"}
     assert {"task", "entropy_bonus", "human_feedback", "domain_performance"} <= set(REWARD_TERMS)
+
+
+def test_curriculum_needs_an_environment_with_difficulty_levels():
+    doc = number_guess_doc()
+    doc["curriculum"] = {"enabled": True}
+    assert "no difficulty levels" in {e.path: e.message for e in validate_spec(doc)}["$.curriculum.enabled"]
+    service = json.loads((EXAMPLES / "customer_service.json").read_text())
+    assert service["curriculum"]["enabled"] and validate_spec(service) == []
+    service["curriculum"]["max_level"] = 7
+    assert "at most 3" in {e.path: e.message for e in validate_spec(service)}["$.curriculum.max_level"]
+    service["curriculum"]["enabled"] = False  # a disabled curriculum is never checked against the env
+    assert validate_spec(service) == []
 
 
 def test_evolution_curriculum_and_breaker_ranges():

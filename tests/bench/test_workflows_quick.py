@@ -62,15 +62,17 @@ def test_several_seeds_average_numbers_and_pair_every_arm_with_ippo():
 
 
 @pytest.mark.slow
-def test_randomised_training_scores_the_test_tickets_under_the_same_perturbations(run_quick_bench):
+def test_randomised_curriculum_run_scores_the_test_tickets_under_the_same_perturbations(run_quick_bench):
     result = run_quick_bench(
-        "workflows", "--threads", "1", "--skip-research", "--arms", "ippo",
+        "workflows", "--threads", "1", "--skip-research", "--arms", "ippo", "--curriculum",
         "--randomise", "drop_context=0.5", "--randomise", "failure=0.3",
     )  # fmt: skip
     randomised, clean = result["customer_service_randomised"], result["customer_service"]
     assert set(randomised) == {"rules", "ippo"} and randomised["ippo"]["tickets"] == clean["ippo"]["tickets"]
     # lost actions and cut tickets cost even the deterministic rule team answers
     assert randomised["rules"]["exact_match"] < clean["rules"]["exact_match"]
+    curriculum = result["customer_service_training"]["ippo"]["curriculum"]
+    assert 0 <= curriculum["level"] <= 3 and all(abs(b - a) == 1 for a, b, _ in curriculum["moves"])
 
 
 def test_env_parameters_are_validated_before_anything_runs(tmp_path, capsys):

@@ -325,3 +325,27 @@ def test_masked_customer_service_actions_are_never_sampled():
         result = trainer.run_episode(seed=seed)
         assert result.steps >= 2  # approving at step 1 would approve the empty draft
         assert result.info["duplicates"] == 0
+
+
+def test_curriculum_level_decides_which_customer_service_tickets_are_trained_on():
+    from agents.envs.customer_service.env import CustomerServiceEnv
+    from agents.envs.customer_service.tickets import load_tickets
+    from training.curriculum import AdaptiveCurriculum, CurriculumConfig
+    from training.mappo import Featurizer
+
+    tickets = load_tickets("train")[:80]
+    difficulty = {t.id: t.difficulty for t in tickets}
+    cfg = MappoConfig(updates=1, episodes_per_update=24, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
+    curriculum = AdaptiveCurriculum(CurriculumConfig(window=1000))
+    trainer = MappoTrainer(
+        lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
+        cfg,
+        featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
+        success_fn=lambda info: info["exact_match"],
+        curriculum=curriculum,
+    )
+    _, easy = trainer.collect()
+    assert {difficulty[r.info["ticket_id"]] for r in easy} == {0}
+    curriculum.level = 3
+    _, all_levels = trainer.collect()
+    assert max(difficulty[r.info["ticket_id"]] for r in all_levels) > 0

@@ -41,6 +41,7 @@ from pettingzoo import ParallelEnv
 
 from agents.envs.customer_service.tickets import (
     ACTION_INTENT,
+    DIFFICULTY_LEVELS,
     HIDDEN_TICKET,
     HOLDOUT_STYLES,
     IDLE_STEP,
@@ -106,6 +107,7 @@ class CustomerServiceEnv(ParallelEnv):
     """Shopping guide, logistics, dispute mediator and quality supervisor resolve customer tickets."""
 
     metadata = {"name": "customer_service_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+    difficulty_levels = DIFFICULTY_LEVELS  # reset(options={"difficulty": level}) follows the curriculum
 
     def __init__(
         self,
@@ -148,6 +150,7 @@ class CustomerServiceEnv(ParallelEnv):
         charset = set(string.printable) | {c for t in self.tickets for c in t.text + HIDDEN_TICKET}
         self._charset = "".join(sorted(charset))
         self._max_text = max(len(HIDDEN_TICKET), *(len(t.text) for t in self.tickets))
+        self._difficulties = np.array([ticket.difficulty for ticket in self.tickets])
         self._rng = np.random.default_rng()
         self._cursor = 0
         self.ticket: Ticket = self.tickets[0]
@@ -237,7 +240,8 @@ class CustomerServiceEnv(ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict | None = None
     ) -> tuple[dict[str, dict], dict[str, dict]]:
-        """Start a ticket. ``options``: ``{"ticket_index": i}`` or ``{"ticket": Ticket}`` picks it."""
+        """Start a ticket. ``options``: ``{"ticket_index": i}`` or ``{"ticket": Ticket}`` picks it;
+        ``{"difficulty": level}`` (the adaptive curriculum's) draws one of difficulty ≤ level at random."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._cursor = 0
@@ -248,6 +252,8 @@ class CustomerServiceEnv(ParallelEnv):
             self.ticket = options["ticket"]
         elif "ticket_index" in options:
             self.ticket = self.tickets[int(options["ticket_index"]) % len(self.tickets)]
+        elif options.get("difficulty") is not None:
+            self.ticket = self._ticket_up_to(options["difficulty"])
         elif self.shuffle:
             self.ticket = self.tickets[int(self._rng.integers(len(self.tickets)))]
         else:
@@ -257,6 +263,14 @@ class CustomerServiceEnv(ParallelEnv):
         self._reset_episode()
         info = self._info()
         return self._observations(), {agent: dict(info) for agent in self.agents}
+
+    def _ticket_up_to(self, level: Any) -> Ticket:
+        """A random ticket of difficulty ≤ ``level`` (the easiest there are when the file has none that easy)."""
+        if isinstance(level, bool) or not isinstance(level, int | np.integer) or level < 0:
+            raise ValueError(f"options['difficulty'] must be a non-negative integer, got {level!r}")
+        level = max(int(level), int(self._difficulties.min()))
+        candidates = np.flatnonzero(self._difficulties <= level)
+        return self.tickets[int(candidates[self._rng.integers(len(candidates))])]
 
     def _potential(self, draft: set[str]) -> float:
         truth = set(self.ticket.intents)

@@ -53,6 +53,9 @@ SUPERVISOR_VIEWS = ("ticket", "draft")
 HIDDEN_TICKET = "(not shown: the quality supervisor reviews the draft answer only)"
 """The supervisor's ``ticket`` observation under ``supervisor_view="draft"``."""
 
+DIFFICULTY_LEVELS = 4
+"""Ticket difficulty levels (`Ticket.difficulty`); the adaptive curriculum's levels for this workflow."""
+
 IDLE_STEP = "nobody acted"
 """The status line's ``last:`` event after a step in which no agent acted."""
 
@@ -98,6 +101,17 @@ class Ticket:
     id: str
     text: str
     intents: tuple[str, ...]
+
+    @property
+    def difficulty(self) -> int:
+        """0 .. `DIFFICULTY_LEVELS` − 1: one less than the intent count, plus one when a role holds two.
+
+        One intent → 0; two for different roles → 1; two for one role (it must act twice and the
+        supervisor must wait for it) or three for different roles → 2; three with a shared role → 3.
+        """
+        roles = [INTENT_ROLE[intent] for intent in self.intents]
+        shared_role = len(set(roles)) < len(roles)
+        return min(DIFFICULTY_LEVELS - 1, max(0, len(self.intents) - 1) + int(shared_role))
 
     def to_json(self) -> str:
         """The ticket as one JSONL line."""

@@ -14,6 +14,7 @@ from agents.envs.customer_service.env import AGENTS, ROLE_ACTIONS, CustomerServi
 from agents.envs.customer_service.randomisation import DomainRandomisation
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam, exact_match
 from agents.envs.customer_service.tickets import (
+    DIFFICULTY_LEVELS,
     HIDDEN_TICKET,
     INTENT_ACTION,
     INTENT_ROLE,
@@ -310,6 +311,33 @@ def test_action_mask_rules_out_empty_approvals_and_repeated_answers():
     assert all(env.observation_space(a).contains(o) for a, o in observations.items())
     assert "action_mask" not in CustomerServiceEnv("validation").reset(seed=0)[0][SUPERVISOR]
     assert CustomerServiceEnv.validate_params({"mask_invalid": "yes"})[0].path == "$.mask_invalid"
+
+
+def test_difficulty_levels_follow_intents_and_shared_roles():
+    def level(*intents: str) -> int:
+        return Ticket("t", "text", intents).difficulty
+
+    assert level("complaint") == 0
+    assert level("order_tracking", "complaint") == 1
+    assert level("order_tracking", "delivery_delay") == 2  # logistics must act twice
+    assert level("product_question", "order_tracking", "complaint") == 2
+    assert level("product_question", "order_tracking", "delivery_delay") == 3
+    assert {t.difficulty for t in load_tickets("train")} == set(range(DIFFICULTY_LEVELS))
+
+
+def test_reset_draws_tickets_no_harder_than_the_curriculum_level():
+    env = CustomerServiceEnv("train")
+    for level in range(DIFFICULTY_LEVELS):
+        drawn = set()
+        for seed in range(200):
+            env.reset(seed=seed, options={"difficulty": level})
+            drawn.add(env.ticket.difficulty)
+        assert drawn == set(range(level + 1))  # every easier level still comes up, nothing harder
+    hard_only = CustomerServiceEnv([Ticket("t", "late and I moved", ("delivery_delay", "address_change"))])
+    hard_only.reset(seed=0, options={"difficulty": 0})  # the easiest there is when none is that easy
+    assert hard_only.ticket.difficulty == 2
+    with pytest.raises(ValueError, match="non-negative integer"):
+        env.reset(seed=0, options={"difficulty": -1})
 
 
 def test_pettingzoo_seed_test():
