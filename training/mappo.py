@@ -1156,6 +1156,8 @@ class MappoTrainer:
                 metrics["success"] = float(np.mean([float(self.success_fn(r.info)) for r in results]))
             if self.scheduler is not None:
                 metrics["phase"] = self.scheduler.phase
+            if self.curriculum is not None:
+                metrics["curriculum_level"] = self.curriculum.level
             self._golden(elapsed, batch)
             if self.replay is not None:
                 for r in results:

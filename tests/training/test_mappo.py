@@ -349,3 +349,5 @@ def test_curriculum_level_decides_which_customer_service_tickets_are_trained_on(
     curriculum.level = 3
     _, all_levels = trainer.collect()
     assert max(difficulty[r.info["ticket_id"]] for r in all_levels) > 0
+    trainer.train()
+    assert trainer.history[-1]["curriculum_level"] == 3  # every update's metrics show the level
