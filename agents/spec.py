@@ -26,7 +26,9 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   reader (trained on the training tickets' intents for `reader_epochs` before PPO; "whole" = one
   embedding per text, the default); `warm_start_episodes` > 0 logs that many episodes of the rule team
   reading the labels and clones them (`warm_start_epochs`) before PPO. Both need labelled tickets, so
-  any other environment is an error at that field's path.
+  any other environment is an error at that field's path. `self_imitation` > 0 (MAPPO/IPPO only) keeps
+  every training step in the dual replay and imitates the replayed steps whose return beat the critic
+  (`training.self_imitation`).
 - Training (reinforce_comm), for clues phrased in ways never seen in training: `reception` "gated" hears
   every delivered message at full weight ("weighted", the default, scales it by its attention weight);
   `reading` "per_agent" gives every agent its own first layer over its text embedding ("shared", the
@@ -401,6 +403,9 @@ class TrainingSpec(_SpecNode):
     reader_epochs: int = 300  # supervised clause-reader epochs on the training tickets' intents
     warm_start_episodes: int = 0  # episodes of the labelled rule team logged and cloned before PPO; 0 = off
     warm_start_epochs: int = 8  # behaviour-cloning epochs over those episodes
+    self_imitation: float = (
+        0.0  # MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off
+    )
     # reinforce_comm, for clues phrased in ways never seen in training (bench/README.md, held-out)
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
@@ -1201,6 +1206,14 @@ class _Validator:
         self.integer(sec, p, "reader_epochs", 0, 100_000)
         warm = self.integer(sec, p, "warm_start_episodes", 0, 1_000_000)
         self.integer(sec, p, "warm_start_epochs", 0, 10_000)
+        imitation = self.number(sec, p, "self_imitation", 0, 10)
+        if imitation not in (MISSING, _BAD, 0) and sec.get("algorithm", TrainingSpec.algorithm) not in (
+            "mappo",
+            "ippo",
+        ):
+            self.err(
+                f"{p}.self_imitation", "self-imitation replays PPO experience: set algorithm to mappo or ippo"
+            )
         self.string(sec, p, "reception", max_len=20, choices=RECEPTIONS)
         self.string(sec, p, "reading", max_len=20, choices=READINGS)
         self.number(sec, p, "embedding_noise", 0, 10)

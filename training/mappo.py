@@ -45,6 +45,8 @@ from torch import nn
 from agents.comm import CommAttention, allowed_links, masked_softmax
 from agents.envs.customer_service.clauses import split_clauses
 from training.events import EventStream
+from training.replay import DualReplay, ReplayConfig
+from training.self_imitation import remember, self_imitation_loss, stack
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -83,6 +85,12 @@ class MappoConfig:
     reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
     reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
+    self_imitation: float = (
+        0.0  # weight of self-imitation on replayed steps (0 = off; training.self_imitation)
+    )
+    replay_capacity: int = 2048  # steps in the recent replay buffer; the elite buffer holds a quarter as many
+    sil_minibatches: int = 4  # self-imitation minibatches after each update's PPO epochs
+    sil_batch_size: int = 128  # replayed steps per self-imitation minibatch (half from the elite buffer)
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
     eval_every: int = 10  # updates between validations (0 = never)
     eval_episodes: int = 64
@@ -100,7 +108,10 @@ class MappoConfig:
             raise ValueError(f"critic_input must be 'state' or 'state_and_obs', got {self.critic_input!r}")
         if self.comm is None:
             self.comm = self.algorithm == "mappo"
-        for name in ("updates", "episodes_per_update", "epochs", "minibatches", "hidden"):
+        if self.self_imitation < 0:
+            raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
+        names = ("updates", "episodes_per_update", "epochs", "minibatches", "hidden", "replay_capacity")
+        for name in (*names, "sil_minibatches", "sil_batch_size"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
 
@@ -731,7 +742,14 @@ class MappoTrainer:
         self.success_fn = success_fn
         self.delivery_threshold = delivery_threshold
         self.update_periods = dict(update_periods or {})
-        self.scheduler, self.golden, self.curriculum, self.replay = scheduler, golden, curriculum, replay
+        self.scheduler, self.golden, self.curriculum = scheduler, golden, curriculum
+        if replay is None and self.cfg.self_imitation > 0:
+            capacity = self.cfg.replay_capacity
+            replay = DualReplay(
+                ReplayConfig(recent_capacity=capacity, elite_capacity=max(1, capacity // 4)),
+                seed=self.cfg.seed,
+            )
+        self.replay = replay
         self.featurize = featurizer or Featurizer(backbone)
         self.agents = list(self.env.possible_agents)
         self.n = len(self.agents)
@@ -1039,6 +1057,8 @@ class MappoTrainer:
                 stats["entropy"].append(float(ent.detach()))
                 stats["clip_frac"].append(float(clip_frac / m.sum().clamp(min=1)))
                 stats["teacher_loss"].append(float(tl.detach()))
+        if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
+            stats |= self.self_imitate(updating)
         n_student = float(mask.sum())
         n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if self.cfg.teacher_coef > 0 else 0.0
         out = {k: float(np.mean(v)) for k, v in stats.items()}
@@ -1049,6 +1069,32 @@ class MappoTrainer:
         out["teacher_samples"] = n_teacher
         out["updating_agents"] = float(updating.sum())
         return out
+
+    def self_imitate(self, updating: torch.Tensor) -> dict[str, list[float]]:
+        """Replayed steps imitated where their return beat the critic (`training.self_imitation`)."""
+        losses, better = [], []
+        for _ in range(self.cfg.sil_minibatches):
+            s = stack(self.replay.sample(self.cfg.sil_batch_size))
+            logits, _ = self.actor(s["obs"], s["noise"], s["beta"], s["present"], s["valid"], s["heard"])
+            log_probs = torch.distributions.Categorical(logits=logits).log_prob(s["actions"])
+            returns = s["returns"] if self.value_norm is None else self.value_norm.normalize(s["returns"])
+            loss, share = self_imitation_loss(
+                log_probs,
+                self.critic(s["state"], s["obs"]),
+                returns,
+                s["present"] & updating,
+                self.cfg.value_coef,
+            )
+            self.optimizer.zero_grad()
+            (self.cfg.self_imitation * loss).backward()
+            self._freeze_resting_agents(updating)
+            nn.utils.clip_grad_norm_(
+                [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
+            )
+            self.optimizer.step()
+            losses.append(float(loss.detach()))
+            better.append(share)
+        return {"sil_loss": losses, "sil_better_share": better}
 
     def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
         """Agents outside their update period keep their own parameters this update (seed 000 §4.1)."""
@@ -1138,6 +1184,8 @@ class MappoTrainer:
                 break
             t0 = time.perf_counter()
             batch, results = self.collect()
+            if self.replay is not None:
+                remember(self.replay, batch, [r.ret for r in results], self.cfg.gamma)
             stats = self.update(batch)
             elapsed = time.perf_counter() - t0
             self.train_seconds += elapsed
@@ -1159,9 +1207,6 @@ class MappoTrainer:
             if self.curriculum is not None:
                 metrics["curriculum_level"] = self.curriculum.level
             self._golden(elapsed, batch)
-            if self.replay is not None:
-                for r in results:
-                    self.replay.add({"return": r.ret, "steps": r.steps}, priority=r.ret)
             if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0:
                 val = self.evaluate("validation")
                 metrics.update({f"val_{k}": v for k, v in val.items()})
@@ -1390,6 +1435,7 @@ def config_from_spec(team: Any, sharing: str = "lora") -> MappoConfig:
         eval_episodes=int(t.eval_episodes),
         checkpoint_every=every(t.checkpoint_every),
         cycle_updates=max(1, round(team.evolution.cycle_episodes / per_update)),
+        self_imitation=float(t.self_imitation),
     )
 
 

@@ -227,6 +227,17 @@ def test_curriculum_needs_an_environment_with_difficulty_levels():
     assert validate_spec(service) == []
 
 
+def test_self_imitation_is_a_ppo_setting():
+    service = json.loads((EXAMPLES / "customer_service.json").read_text())
+    service["training"]["self_imitation"] = 0.5
+    assert load_spec(service).training.self_imitation == 0.5
+    service["training"]["self_imitation"] = -1
+    assert "$.training.self_imitation" in paths(validate_spec(service))
+    doc = number_guess_doc()  # reinforce_comm by default
+    doc["training"] = {"self_imitation": 1.0}
+    assert "set algorithm to mappo or ippo" in validate_spec(doc)[0].message
+
+
 def test_evolution_curriculum_and_breaker_ranges():
     doc = small_doc()
     doc["evolution"] = {
