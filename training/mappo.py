@@ -16,6 +16,8 @@ Algorithms (`algorithm`):
   with its own critic V_i(o_i), its own parameters, and no communication (seed 001 §5.1).
 With `counterfactual=True` the advantage of agent i is COMA's: Q_i(s, a) − Σ_a' π_i(a'|o_i) Q_i(s, (a_-i, a')),
 "how much better was my action than my average action, the others' actions held fixed" (seed 001 §7.1).
+With `self_imitation` > 0 every training step also goes into the dual replay and, after the PPO epochs,
+replayed steps whose return beat the critic are imitated (`training.self_imitation`).
 
 Policy sharing (`sharing`, seed 001 §5): "independent" (each agent its own actor network), "lora"
 (default: one shared actor trunk plus a per-agent low-rank adapter on each trunk layer and a per-agent
@@ -85,9 +87,7 @@ class MappoConfig:
     reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
     reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
-    self_imitation: float = (
-        0.0  # weight of self-imitation on replayed steps (0 = off; training.self_imitation)
-    )
+    self_imitation: float = 0.0  # weight of imitating replayed steps that beat the critic (0 = off)
     replay_capacity: int = 2048  # steps in the recent replay buffer; the elite buffer holds a quarter as many
     sil_minibatches: int = 4  # self-imitation minibatches after each update's PPO epochs
     sil_batch_size: int = 128  # replayed steps per self-imitation minibatch (half from the elite buffer)
@@ -710,6 +710,8 @@ class MappoTrainer:
     reward composer plugs in here); by default the env reward is used. `teacher(agent, obs, info) -> action`
     enables teacher–student augmentation. `success_fn(info) -> bool` reads an episode's success from its
     last info (for curriculum and metrics). `messages_fn(infos, delivered)` counts messages of a step.
+    `curriculum` (an `AdaptiveCurriculum`) passes its level to `env.reset` as `{"difficulty": level}`;
+    `replay` (a `DualReplay`, made from the config when `self_imitation` > 0) keeps every training step.
     """
 
     def __init__(
