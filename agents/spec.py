@@ -28,7 +28,12 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   reading the labels and clones them (`warm_start_epochs`) before PPO. Both need labelled tickets, so
   any other environment is an error at that field's path. `self_imitation` > 0 (MAPPO/IPPO only) keeps
   every training step in the dual replay and imitates the replayed steps whose return beat the critic
-  (`training.self_imitation`).
+  (`training.self_imitation`). `policy_sharing` picks the actor networks of seed 001 §5 ("lora": one trunk
+  with a LoRA adapter per agent, the default; "independent"; "shared" with a role embedding);
+  `counterfactual` (MAPPO only) takes the COMA-style baseline; `teacher` "rules" (the environment's
+  rule-scripted team) or "expert" (customer_service: that team reading the training labels) turns the steps
+  where the teacher disagrees into cloning samples weighted by `teacher_coef`. Non-default values of these
+  under another algorithm are errors at their own path.
 - Training (reinforce_comm), for clues phrased in ways never seen in training: `reception` "gated" hears
   every delivered message at full weight ("weighted", the default, scales it by its attention weight);
   `reading` "per_agent" gives every agent its own first layer over its text embedding ("shared", the
@@ -127,6 +132,8 @@ FALLBACK_KINDS = ("none", "keyword_router", "scripted")
 ALGORITHMS = ("reinforce_comm", "mappo", "ippo")
 BASELINES = ("moving_average", "value")
 READERS = ("whole", "clause")  # training.reader: whole-text embeddings or per-clause readers
+SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (seed 001 §5)
+TEACHERS = ("none", "rules", "expert")  # training.teacher: teacher–student augmentation's teacher
 RECEPTIONS = ("weighted", "gated")  # training.reception: how a receiver hears its delivered messages
 READINGS = ("shared", "per_agent")  # training.reading: one first layer for every agent's text, or one each
 DEVICE_PATTERN = re.compile(r"^(cpu|auto|mps|cuda(:[0-9]{1,2})?)$")
@@ -406,6 +413,11 @@ class TrainingSpec(_SpecNode):
     self_imitation: float = (
         0.0  # MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off
     )
+    # MAPPO/IPPO: actor networks, credit assignment and teacher–student augmentation
+    policy_sharing: str = "lora"  # "lora" (shared trunk + per-agent LoRA) | "independent" | "shared"
+    counterfactual: bool = False  # MAPPO: COMA-style counterfactual baseline for the advantage
+    teacher: str = "none"  # "none" | "rules" (the env's rule-scripted team) | "expert" (rules reading labels)
+    teacher_coef: float = 1.0  # weight of cloning the teacher where it disagrees with the student
     # reinforce_comm, for clues phrased in ways never seen in training (bench/README.md, held-out)
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
@@ -1206,14 +1218,6 @@ class _Validator:
         self.integer(sec, p, "reader_epochs", 0, 100_000)
         warm = self.integer(sec, p, "warm_start_episodes", 0, 1_000_000)
         self.integer(sec, p, "warm_start_epochs", 0, 10_000)
-        imitation = self.number(sec, p, "self_imitation", 0, 10)
-        if imitation not in (MISSING, _BAD, 0) and sec.get("algorithm", TrainingSpec.algorithm) not in (
-            "mappo",
-            "ippo",
-        ):
-            self.err(
-                f"{p}.self_imitation", "self-imitation replays PPO experience: set algorithm to mappo or ippo"
-            )
         self.string(sec, p, "reception", max_len=20, choices=RECEPTIONS)
         self.string(sec, p, "reading", max_len=20, choices=READINGS)
         self.number(sec, p, "embedding_noise", 0, 10)
@@ -1225,6 +1229,7 @@ class _Validator:
         consistency = self.number(sec, p, "paraphrase_consistency", 0, 1000)
         env = top.get("environment")
         env_name = env.get("name") if isinstance(env, dict) else None
+        self.ppo_options(sec, p, env_name)
         if consistency not in (MISSING, _BAD, 0) and _cannot_paraphrase(env_name):
             self.err(
                 f"{p}.paraphrase_consistency",
@@ -1233,11 +1238,46 @@ class _Validator:
         for key, on in (
             ("reader", reader == "clause"),
             ("warm_start_episodes", warm not in (MISSING, _BAD, 0)),
+            ("teacher", sec.get("teacher") == "expert"),
         ):
             if on and env_name not in (None, "customer_service"):
                 self.err(
                     f"{p}.{key}", "needs labelled tickets: only the customer_service environment has them"
                 )
+
+    def ppo_options(self, sec: dict, p: str, env_name: Any) -> None:
+        """MAPPO/IPPO settings: each is an error at its own path under another algorithm."""
+        algorithm = sec.get("algorithm", TrainingSpec.algorithm)
+        imitation = self.number(sec, p, "self_imitation", 0, 10)
+        sharing = self.string(sec, p, "policy_sharing", max_len=20, choices=SHARINGS)
+        counterfactual = self.boolean(sec, p, "counterfactual")
+        teacher = self.string(sec, p, "teacher", max_len=20, choices=TEACHERS)
+        self.number(sec, p, "teacher_coef", 0, 100)
+        ppo_only = {
+            "self_imitation": imitation not in (MISSING, _BAD, 0),
+            "policy_sharing": sharing not in (MISSING, _BAD, TrainingSpec.policy_sharing),
+            "teacher": teacher not in (MISSING, _BAD, TrainingSpec.teacher),
+        }
+        for key, on in ppo_only.items():
+            if on and algorithm not in ("mappo", "ippo"):
+                self.err(f"{p}.{key}", f"a PPO setting: set algorithm to mappo or ippo, not {algorithm!r}")
+        if counterfactual is True and algorithm != "mappo":
+            self.err(
+                f"{p}.counterfactual",
+                f"the counterfactual baseline needs MAPPO's centralised critic: set algorithm to mappo, not {algorithm!r}",
+            )
+        if teacher == "rules" and env_name is not None and env_name not in _scripted_environments():
+            self.err(
+                f"{p}.teacher",
+                f"environment {env_name!r} ships no rule-scripted team; rules teachers exist for "
+                + ", ".join(_scripted_environments()),
+            )
+
+
+def _scripted_environments() -> tuple[str, ...]:
+    from agents.envs.scripted import SCRIPTED_ENVIRONMENTS  # lazy: envs import spec
+
+    return SCRIPTED_ENVIRONMENTS
 
 
 def _cannot_paraphrase(env_name: Any) -> bool:

@@ -1409,8 +1409,9 @@ def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
 # ---------------------------------------------------------------------------------------------------------
 # 5. Spec-driven entry point (what `training.api.train` calls for algorithm "mappo" / "ippo")
 # ---------------------------------------------------------------------------------------------------------
-def config_from_spec(team: Any, sharing: str = "lora") -> MappoConfig:
-    """MappoConfig from a TeamSpec: `training` (episodes → updates of `batch_size` episodes), heads, comm."""
+def config_from_spec(team: Any) -> MappoConfig:
+    """MappoConfig from a TeamSpec: `training` (episodes → updates of `batch_size` episodes, policy sharing,
+    credit assignment, teacher weight, self-imitation), heads, comm."""
     t = team.training
     per_update = max(1, int(t.batch_size))
 
@@ -1419,7 +1420,9 @@ def config_from_spec(team: Any, sharing: str = "lora") -> MappoConfig:
 
     return MappoConfig(
         algorithm=t.algorithm,
-        sharing=sharing,
+        sharing=t.policy_sharing,
+        counterfactual=bool(t.counterfactual),
+        teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         comm=bool(team.communication.enabled) and t.algorithm == "mappo",
         updates=max(1, t.episodes // per_update),
         episodes_per_update=per_update,
@@ -1449,13 +1452,12 @@ def run_spec(
     resume: bool = True,
     progress: Callable[[int, dict], None] | None = None,
     backbone: Any | None = None,
-    counterfactual: bool = False,
     human_feedback: Any | None = None,
 ) -> dict[str, Any]:
     """Train a TeamSpec whose `training.algorithm` is "mappo" or "ippo".
 
     Wires the spec's reward (composer, per evolution phase), evolution schedule, curriculum, per-agent
-    update periods and golden-range metrics into `MappoTrainer`; checkpoints go to
+    update periods, golden-range metrics and teacher (`training.teacher`) into `MappoTrainer`; checkpoints go to
     `out_dir/checkpoints/mappo/{last,best}` and a run resumes from `last` when `resume` is true.
     """
     from agents.envs import make_env
@@ -1463,12 +1465,12 @@ def run_spec(
     from training.evolution import EvolutionScheduler
     from training.golden import GoldenMetrics
     from training.reward import NoHumanFeedback, RewardComposer
+    from training.teacher import teacher_from_spec
 
     if team.training.algorithm not in ("mappo", "ippo"):
         raise ValueError(f"run_spec trains 'mappo' or 'ippo' teams, not {team.training.algorithm!r}")
     events = events if events is not None else EventStream()
     cfg = config_from_spec(team)
-    cfg.counterfactual = counterfactual
     env_name, params = team.environment.name, dict(team.environment.params)
     if backbone is None:
         from agents.backbone import Backbone
@@ -1516,6 +1518,7 @@ def run_spec(
         golden=GoldenMetrics(events),
         curriculum=curriculum,
         featurizer=featurizer_from_spec(team, backbone),
+        teacher=teacher_from_spec(team),
     )
     if trainer.agents != agent_ids:
         raise ValueError(

@@ -58,6 +58,28 @@ class PolicyTeacher:
     __call__ = act
 
 
+def teacher_from_spec(team: Any) -> ScriptedTeacher | None:
+    """The spec's teacher (`training.teacher`): None for "none"; the environment's rule-scripted team for
+    "rules"; for "expert", that team reading the labels of the environment's training tickets."""
+    kind = team.training.teacher
+    if kind == "none":
+        return None
+    name, params = team.environment.name, dict(team.environment.params)
+    if kind == "rules":
+        from agents.envs.scripted import scripted_team
+
+        return ScriptedTeacher(scripted_team(str(name)))
+    if kind != "expert":
+        raise ValueError(f"training.teacher must be 'none', 'rules' or 'expert', got {kind!r}")
+    from agents.envs import make_env
+    from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
+
+    tickets = getattr(make_env(name, params), "tickets", None)
+    if tickets is None:
+        raise ValueError(f"the expert teacher reads labelled tickets; environment {name!r} has none")
+    return ScriptedTeacher(ScriptedTeam(LabelledRouter(tickets)))
+
+
 @dataclass(frozen=True)
 class DiffStep:
     """A step where teacher and student acted differently on the same task."""

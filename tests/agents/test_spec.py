@@ -238,6 +238,51 @@ def test_self_imitation_is_a_ppo_setting():
     assert "set algorithm to mappo or ippo" in validate_spec(doc)[0].message
 
 
+def test_policy_sharing_credit_and_teacher_are_ppo_settings():
+    service = json.loads((EXAMPLES / "customer_service.json").read_text())
+    service["training"].update(
+        policy_sharing="independent", counterfactual=True, teacher="expert", teacher_coef=0.5
+    )
+    training = load_spec(service).training
+    assert (training.policy_sharing, training.counterfactual, training.teacher, training.teacher_coef) == (
+        "independent",
+        True,
+        "expert",
+        0.5,
+    )
+    service["training"].update(
+        policy_sharing="pooled", counterfactual="yes", teacher="oracle", teacher_coef=-1
+    )
+    assert {
+        "$.training.policy_sharing",
+        "$.training.counterfactual",
+        "$.training.teacher",
+        "$.training.teacher_coef",
+    } <= set(paths(validate_spec(service)))
+    service["training"].update(
+        algorithm="ippo", policy_sharing="shared", counterfactual=True, teacher="rules", teacher_coef=1
+    )
+    errors = validate_spec(service)
+    assert [e.path for e in errors] == ["$.training.counterfactual"]  # IPPO has no centralised critic
+    assert "set algorithm to mappo" in errors[0].message
+
+
+def test_ppo_settings_under_reinforce_comm_and_teachers_the_environment_lacks():
+    doc = number_guess_doc()  # reinforce_comm by default
+    doc["training"] = {"policy_sharing": "independent", "teacher": "rules", "counterfactual": True}
+    assert set(paths(validate_spec(doc))) >= {
+        "$.training.policy_sharing",
+        "$.training.teacher",
+        "$.training.counterfactual",
+    }
+    doc["training"] = {"algorithm": "mappo", "teacher": "rules"}
+    errors = validate_spec(doc)
+    assert [e.path for e in errors] == ["$.training.teacher"]
+    assert "ships no rule-scripted team" in errors[0].message and "customer_service" in errors[0].message
+    doc["training"] = {"algorithm": "mappo", "teacher": "expert"}
+    assert "needs labelled tickets" in validate_spec(doc)[0].message
+
+
 def test_evolution_curriculum_and_breaker_ranges():
     doc = small_doc()
     doc["evolution"] = {

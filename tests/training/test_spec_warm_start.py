@@ -1,4 +1,5 @@
-"""The product path (spec → `run_spec` → checkpoint → `TeamRuntime`) with clause readers and a warm start."""
+"""The product path (spec → `run_spec` → checkpoint → `TeamRuntime`) with clause readers, a warm start and
+the PPO options (policy sharing, counterfactual baseline, teacher)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,31 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     assert reader and all(torch.equal(weights[f"actor.reader.{k}"], v) for k, v in reader.items())
     answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
     assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
+
+
+def test_spec_options_reach_the_trainer_and_the_runtime_rebuilds_that_team(tmp_path):
+    torch.set_num_threads(1)
+    backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
+    doc = small_spec(tmp_path, backbone)
+    doc["training"] |= {
+        "reader": "whole",
+        "warm_start_episodes": 0,
+        "policy_sharing": "independent",
+        "counterfactual": True,
+        "teacher": "expert",
+    }
+    spec = load_spec(doc)
+    result = run_spec(spec, tmp_path / "run", backbone=backbone)
+    assert result["status"] == "succeeded"
+    # the expert disagrees with an untrained student somewhere: its corrections became samples
+    assert result["metrics"]["teacher_samples"] > 0
+    checkpoint = tmp_path / "run" / "checkpoints" / "mappo" / "last"
+    runtime = TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=backbone)
+    trainer = runtime.model.trainer
+    assert trainer.cfg.sharing == "independent" and trainer.cfg.counterfactual
+    doc["training"]["policy_sharing"] = "lora"  # a different team than the checkpoint holds
+    with pytest.raises(ValueError):
+        TeamRuntime.from_spec_checkpoint(load_spec(doc), checkpoint, backbone=backbone)
 
 
 @pytest.mark.parametrize(

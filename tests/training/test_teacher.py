@@ -1,10 +1,18 @@
 """Teacher–student augmentation: diff steps on the same task, and more useful samples with a teacher."""
 
+import json
+from pathlib import Path
+
 import torch
 from test_mappo import COORDINATION, MatrixGame, make_trainer
 
-from training.mappo import MappoConfig, MappoTrainer
-from training.teacher import PolicyTeacher, ScriptedTeacher, compare_trajectories
+from agents.envs import make_env
+from agents.envs.customer_service.env import ROLE_ACTIONS
+from agents.envs.customer_service.rules import KeywordRouter
+from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE
+from agents.spec import load_spec
+from training.mappo import MappoConfig, MappoTrainer, config_from_spec
+from training.teacher import PolicyTeacher, ScriptedTeacher, compare_trajectories, teacher_from_spec
 
 torch.set_num_threads(1)
 
@@ -55,3 +63,24 @@ def test_teacher_samples_raise_the_useful_share_and_speed_learning():
     assert share_taught > share_plain + 0.1
     assert taught.history[-1]["teacher_samples"] < taught.history[0]["teacher_samples"]  # fewer corrections
     assert taught.evaluate(episodes=1)["success"] == 1.0
+
+
+def test_a_team_spec_picks_sharing_credit_and_teacher():
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "customer_service.json").read_text())
+    cfg = config_from_spec(load_spec(doc))
+    assert (cfg.sharing, cfg.counterfactual, cfg.teacher_coef) == ("lora", False, 0.0)
+    assert teacher_from_spec(load_spec(doc)) is None
+    doc["training"].update(policy_sharing="shared", counterfactual=True, teacher="expert", teacher_coef=0.5)
+    spec = load_spec(doc)
+    cfg = config_from_spec(spec)
+    assert (cfg.sharing, cfg.counterfactual, cfg.teacher_coef) == ("shared", True, 0.5)
+    # the expert reads the training labels: it answers a training ticket's intents, then approves
+    expert = teacher_from_spec(spec)
+    env = make_env("customer_service", dict(doc["environment"].get("params", {})))
+    obs, _ = env.reset(seed=3)
+    ticket = env.unwrapped.ticket
+    role = INTENT_ROLE[ticket.intents[0]]
+    assert expert(role, obs[role], {}) == ROLE_ACTIONS[role].index(INTENT_ACTION[ticket.intents[0]])
+    doc["training"]["teacher"] = "rules"
+    rules = teacher_from_spec(load_spec(doc))
+    assert isinstance(rules.team.router, KeywordRouter)

@@ -59,6 +59,26 @@ export interface CurriculumSection {
   max_level?: number;
 }
 
+export type Algorithm = "reinforce_comm" | "mappo" | "ippo";
+export type PolicySharing = "lora" | "independent" | "shared";
+export type TeacherKind = "none" | "rules" | "expert";
+
+/** The trainer settings the designer edits; the spec holds more (readers, devices), kept as they are. */
+export interface TrainingSection {
+  algorithm?: Algorithm;
+  episodes?: number;
+  batch_size?: number;
+  lr?: number;
+  seed?: number;
+  policy_sharing?: PolicySharing;
+  counterfactual?: boolean;
+  teacher?: TeacherKind;
+  teacher_coef?: number;
+  self_imitation?: number;
+  warm_start_episodes?: number;
+  [key: string]: Json | undefined;
+}
+
 export interface CircuitBreakerSection {
   confidence_threshold?: number;
   consecutive_low?: number;
@@ -96,7 +116,7 @@ export interface TeamSpec {
   circuit_breaker?: CircuitBreakerSection;
   fallback?: FallbackSection;
   environment?: { name: string | null; params?: Record<string, Json> };
-  training?: Record<string, Json>;
+  training?: TrainingSection;
   [key: string]: unknown;
 }
 

@@ -15,6 +15,7 @@ import { ProblemsList } from "../designer/ProblemsList";
 import { RewardComposer } from "../designer/RewardComposer";
 import { SafetyEditor } from "../designer/SafetyEditor";
 import { ScheduleEditor } from "../designer/ScheduleEditor";
+import { TrainingEditor } from "../designer/TrainingEditor";
 import { useDesigner } from "../designer/store";
 import type { Catalogue, Workflow } from "../designer/types";
 import { type SaveStatus, useDraftSync } from "../designer/useDraftSync";
@@ -23,6 +24,7 @@ const TABS = [
   ["inspector", "Inspector", "The selected agent or edge"],
   ["reward", "Reward", "Reward terms and their weights per phase"],
   ["schedule", "Schedule", "Evolution phases, plateau rule and curriculum"],
+  ["training", "Training", "Algorithm, budget, policy sharing, credit and teachers"],
   ["safety", "Safety", "Circuit breaker and fallback rules"],
   ["advisor", "Advisor", "Does this workflow need multi-agent RL?"],
   ["history", "History", "Publish, compare and restore versions"],
@@ -199,6 +201,7 @@ function Designer() {
                   {tab === "inspector" && <Inspector roles={catalogue.roles} />}
                   {tab === "reward" && <RewardComposer catalogue={catalogue} />}
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
+                  {tab === "training" && <TrainingEditor />}
                   {tab === "safety" && <SafetyEditor />}
                 </fieldset>
               )}

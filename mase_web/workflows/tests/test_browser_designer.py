@@ -33,6 +33,16 @@ def sign_in(page, base_url: str, role: str = Role.PRODUCT_MANAGER):
     return user, project
 
 
+def open_template(page, base_url: str, template: str, name: str) -> Workflow:
+    """Sign in, save `template` as a new workflow and open it in the designer, valid."""
+    _, project = sign_in(page, base_url)
+    spec = json.loads((TEMPLATES / f"{template}.json").read_text())
+    workflow = Workflow.objects.create(project=project, name=name, spec=spec)
+    page.goto(f"{base_url}/workflows/{workflow.pk}/")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    return workflow
+
+
 def test_design_publish_reload_restore(live_services, browser_page):
     page = browser_page
     page.set_default_timeout(15_000)
@@ -187,11 +197,8 @@ def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
     page = browser_page
     page.set_default_timeout(15_000)
     base = live_services.base_url
-    _, project = sign_in(page, base)
+    workflow = open_template(page, base, "collaborative_writing", "Blog")
     spec = json.loads((TEMPLATES / "collaborative_writing.json").read_text())
-    workflow = Workflow.objects.create(project=project, name="Blog", spec=spec)
-    page.goto(f"{base}/workflows/{workflow.pk}/")
-    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     problems = page.get_by_test_id("problems")
 
     # A dependency edge (from the right dot) back to the start closes a cycle: the edge turns red and the error is listed.
@@ -242,3 +249,44 @@ def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
         "kind": "keyword_router",
         "rules": [{"keywords": ["refund", "return"], "route_to": "writer"}],
     }
+
+
+def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    base = live_services.base_url
+    workflow = open_template(page, base, "customer_service", "Support desk")
+    page.get_by_role("tab", name="Training").click()
+
+    page.get_by_label("Policy sharing").select_option("independent")
+    page.get_by_label("Counterfactual baseline").check()
+    page.get_by_label("Teacher", exact=True).select_option("expert")
+    page.get_by_label("Teacher weight").fill("0.5")
+    page.get_by_label("Self-imitation weight").fill("1")
+    # the server's validator speaks through the problems list: no budget is an error until fixed
+    page.get_by_label("Episodes", exact=True).fill("0")
+    page.get_by_test_id("problems").get_by_text("training.episodes").wait_for()
+    page.get_by_label("Episodes", exact=True).fill("4000")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    training = workflow.spec["training"]
+    assert {k: training[k] for k in ("algorithm", "episodes", "policy_sharing", "counterfactual")} == {
+        "algorithm": "mappo",
+        "episodes": 4000,
+        "policy_sharing": "independent",
+        "counterfactual": True,
+    }
+    assert (training["teacher"], training["teacher_coef"], training["self_imitation"]) == ("expert", 0.5, 1)
+
+    # Independent PPO has no centralised critic: its counterfactual option goes, and the saved spec stays valid.
+    page.get_by_label("Algorithm").select_option("ippo")
+    page.get_by_label("Counterfactual baseline").wait_for(state="detached")
+    page.get_by_label("Policy sharing").wait_for()
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert (
+        workflow.spec["training"]["algorithm"] == "ippo" and "counterfactual" not in workflow.spec["training"]
+    )
+    assert workflow.spec["training"]["teacher"] == "expert"

@@ -1,0 +1,108 @@
+import { NumberField } from "./NumberField";
+import { useDesigner } from "./store";
+import type { Algorithm, PolicySharing, TeacherKind, TrainingSection } from "./types";
+
+const ALGORITHMS: [Algorithm, string][] = [
+  ["mappo", "MAPPO — centralised critic"],
+  ["ippo", "Independent PPO — one critic per agent"],
+  ["reinforce_comm", "REINFORCE — learned communication only"],
+];
+const SHARINGS: [PolicySharing, string][] = [
+  ["lora", "shared trunk + a LoRA adapter per agent"],
+  ["independent", "a separate network per agent"],
+  ["shared", "one network, told the role"],
+];
+const TEACHERS: [TeacherKind, string][] = [
+  ["none", "none"],
+  ["rules", "rule-scripted team"],
+  ["expert", "rule team reading the training labels"],
+];
+// Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
+const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_coef", "self_imitation"] as const;
+
+interface ChoiceProps<T extends string> {
+  label: string;
+  hint: string;
+  value: T;
+  options: [T, string][];
+  onChange: (value: T) => void;
+}
+
+/** A labelled select over fixed choices, each with a readable description. */
+function Choice<T extends string>({ label, hint, value, options, onChange }: ChoiceProps<T>) {
+  return (
+    <label className="field" title={hint}>
+      <span>{label}</span>
+      <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as T)}>
+        {options.map(([id, text]) => (
+          <option key={id} value={id}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The section with the settings a new algorithm does not read removed. */
+export function withAlgorithm(training: TrainingSection, algorithm: Algorithm): TrainingSection {
+  const next: TrainingSection = { ...training, algorithm };
+  if (algorithm === "reinforce_comm") for (const key of PPO_ONLY) delete next[key];
+  if (algorithm === "ippo") delete next.counterfactual;
+  return next;
+}
+
+/** Trainer settings: algorithm and budget, and for PPO teams the actor networks, credit and teachers. */
+export function TrainingEditor() {
+  const training = useDesigner((s) => s.spec.training) ?? {};
+  const setSection = useDesigner.getState().setSection;
+  const save = (patch: Partial<TrainingSection>) => setSection("training", { ...training, ...patch });
+  const algorithm = training.algorithm ?? "reinforce_comm";
+  const teacher = training.teacher ?? "none";
+  const ppo = algorithm !== "reinforce_comm";
+
+  return (
+    <div className="training-editor">
+      <h2>Training</h2>
+      <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={ALGORITHMS} onChange={(a) => setSection("training", withAlgorithm(training, a))} />
+      <fieldset>
+        <NumberField label="Episodes" integer min={1} value={training.episodes ?? 3000} onChange={(episodes) => save({ episodes })} />
+        <NumberField label="Episodes per update" integer min={1} value={training.batch_size ?? 32} onChange={(batch_size) => save({ batch_size })} />
+        <NumberField label="Learning rate" min={0} max={1} step={0.0001} value={training.lr ?? 0.003} onChange={(lr) => save({ lr })} />
+        <NumberField label="Seed" integer min={0} value={training.seed ?? 0} onChange={(seed) => save({ seed })} />
+      </fieldset>
+      {ppo && (
+        <>
+          <h2>Actors and credit</h2>
+          <Choice label="Policy sharing" hint="Which weights the agents' actors share (seed 001 §5)." value={training.policy_sharing ?? "lora"} options={SHARINGS} onChange={(policy_sharing) => save({ policy_sharing })} />
+          {algorithm === "mappo" && (
+            <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
+              <input type="checkbox" checked={training.counterfactual ?? false} onChange={(e) => save({ counterfactual: e.target.checked })} />
+              <span>Counterfactual baseline</span>
+            </label>
+          )}
+          <h2>Learning aids</h2>
+          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={TEACHERS} onChange={(t) => save({ teacher: t })} />
+          {teacher !== "none" && <NumberField label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />}
+          <NumberField
+            label="Self-imitation weight"
+            min={0}
+            max={10}
+            step={0.1}
+            value={training.self_imitation ?? 0}
+            hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (bench/README.md)."
+            onChange={(self_imitation) => save({ self_imitation })}
+          />
+          <NumberField
+            label="Warm-start episodes"
+            integer
+            min={0}
+            value={training.warm_start_episodes ?? 0}
+            hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
+            onChange={(warm_start_episodes) => save({ warm_start_episodes })}
+          />
+        </>
+      )}
+    </div>
+  );
+}
