@@ -31,8 +31,9 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   (`training.self_imitation`). `policy_sharing` picks the actor networks of seed 001 §5 ("lora": one trunk
   with a LoRA adapter per agent, the default; "independent"; "shared" with a role embedding);
   `counterfactual` (MAPPO only) takes the COMA-style baseline; `teacher` "rules" (the environment's
-  rule-scripted team) or "expert" (customer_service: that team reading the training labels) turns the steps
-  where the teacher disagrees into cloning samples weighted by `teacher_coef`. Non-default values of these
+  rule-scripted team), "expert" (customer_service: that team reading the training labels) or "checkpoint"
+  (a trained team: `teacher_checkpoint` names its checkpoint or run directory, checked to exist) turns the
+  steps where the teacher disagrees into cloning samples weighted by `teacher_coef`. Non-default values of these
   under another algorithm are errors at their own path.
 - Training (reinforce_comm), for clues phrased in ways never seen in training: `reception` "gated" hears
   every delivered message at full weight ("weighted", the default, scales it by its attention weight);
@@ -133,7 +134,12 @@ ALGORITHMS = ("reinforce_comm", "mappo", "ippo")
 BASELINES = ("moving_average", "value")
 READERS = ("whole", "clause")  # training.reader: whole-text embeddings or per-clause readers
 SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (seed 001 §5)
-TEACHERS = ("none", "rules", "expert")  # training.teacher: teacher–student augmentation's teacher
+TEACHERS = (
+    "none",
+    "rules",
+    "expert",
+    "checkpoint",
+)  # training.teacher: teacher–student augmentation's teacher
 RECEPTIONS = ("weighted", "gated")  # training.reception: how a receiver hears its delivered messages
 READINGS = ("shared", "per_agent")  # training.reading: one first layer for every agent's text, or one each
 DEVICE_PATTERN = re.compile(r"^(cpu|auto|mps|cuda(:[0-9]{1,2})?)$")
@@ -416,7 +422,10 @@ class TrainingSpec(_SpecNode):
     # MAPPO/IPPO: actor networks, credit assignment and teacher–student augmentation
     policy_sharing: str = "lora"  # "lora" (shared trunk + per-agent LoRA) | "independent" | "shared"
     counterfactual: bool = False  # MAPPO: COMA-style counterfactual baseline for the advantage
-    teacher: str = "none"  # "none" | "rules" (the env's rule-scripted team) | "expert" (rules reading labels)
+    teacher: str = (
+        "none"  # "none" | "rules" (the env's scripted team) | "expert" (it reading labels) | "checkpoint"
+    )
+    teacher_checkpoint: str = ""  # teacher "checkpoint": a MAPPO checkpoint directory or a run directory
     teacher_coef: float = 1.0  # weight of cloning the teacher where it disagrees with the student
     # reinforce_comm, for clues phrased in ways never seen in training (bench/README.md, held-out)
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
@@ -1253,6 +1262,7 @@ class _Validator:
         counterfactual = self.boolean(sec, p, "counterfactual")
         teacher = self.string(sec, p, "teacher", max_len=20, choices=TEACHERS)
         self.number(sec, p, "teacher_coef", 0, 100)
+        self.teacher_checkpoint(sec, p, teacher)
         ppo_only = {
             "self_imitation": imitation not in (MISSING, _BAD, 0),
             "policy_sharing": sharing not in (MISSING, _BAD, TrainingSpec.policy_sharing),
@@ -1271,6 +1281,25 @@ class _Validator:
                 f"{p}.teacher",
                 f"environment {env_name!r} ships no rule-scripted team; rules teachers exist for "
                 + ", ".join(_scripted_environments()),
+            )
+
+    def teacher_checkpoint(self, sec: dict, p: str, teacher: Any) -> None:
+        """A checkpoint teacher names a directory holding a MAPPO checkpoint; other teachers name none."""
+        path = self.string(sec, p, "teacher_checkpoint", max_len=1000, allow_empty=True)
+        if path in (MISSING, _BAD):
+            path = ""
+        if teacher != "checkpoint":
+            if path:
+                self.err(f"{p}.teacher_checkpoint", 'only read when teacher is "checkpoint"')
+            return
+        from training.teacher import find_mappo_checkpoint  # lazy, and light: path checks only
+
+        if not path:
+            self.err(f"{p}.teacher_checkpoint", "name the teacher's run or checkpoint directory")
+        elif find_mappo_checkpoint(path) is None:
+            self.err(
+                f"{p}.teacher_checkpoint",
+                f"no MAPPO checkpoint at {path!r} (nor in its checkpoints/mappo/best or last)",
             )
 
 

@@ -1518,7 +1518,7 @@ def run_spec(
         golden=GoldenMetrics(events),
         curriculum=curriculum,
         featurizer=featurizer_from_spec(team, backbone),
-        teacher=teacher_from_spec(team),
+        teacher=teacher_from_spec(team, backbone),
     )
     if trainer.agents != agent_ids:
         raise ValueError(

@@ -19,8 +19,10 @@ by step — for analysis and for logged-episode pipelines.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 
@@ -58,9 +60,45 @@ class PolicyTeacher:
     __call__ = act
 
 
-def teacher_from_spec(team: Any) -> ScriptedTeacher | None:
+def find_mappo_checkpoint(path: str | Path) -> Path | None:
+    """The MAPPO checkpoint `path` names: the directory itself, or a run directory's best (else last)."""
+    root = Path(path)
+    for directory in (root, root / "checkpoints" / "mappo" / "best", root / "checkpoints" / "mappo" / "last"):
+        if (directory / "state.json").is_file() and (directory / "model.safetensors").is_file():
+            return directory
+    return None
+
+
+def checkpoint_teacher(team: Any, path: str | Path, backbone: Any) -> PolicyTeacher:
+    """A trained team as teacher, greedy: the checkpoint's own settings (it may share, communicate or
+    criticise differently from the student), the spec's environment, links and observation reader."""
+    from agents.comm import allowed_links
+    from agents.envs import make_env
+    from training.mappo import CheckpointError, MappoConfig, MappoTrainer, featurizer_from_spec
+
+    directory = find_mappo_checkpoint(path)
+    if directory is None:
+        raise CheckpointError(
+            f"no MAPPO checkpoint at {str(path)!r} (nor in its checkpoints/mappo/best or last)"
+        )
+    config = MappoConfig.from_dict(json.loads((directory / "state.json").read_text())["config"])
+    ids = [a.id for a in team.agents]
+    edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
+    teacher = MappoTrainer(
+        lambda split: make_env(team.environment.name, dict(team.environment.params)),
+        config,
+        backbone=backbone,
+        allowed_links=allowed_links(len(ids), edges or None, ids),
+        featurizer=featurizer_from_spec(team, backbone),
+    )
+    teacher.load_checkpoint(directory)
+    return PolicyTeacher(teacher.policy(greedy=True))
+
+
+def teacher_from_spec(team: Any, backbone: Any = None) -> ScriptedTeacher | PolicyTeacher | None:
     """The spec's teacher (`training.teacher`): None for "none"; the environment's rule-scripted team for
-    "rules"; for "expert", that team reading the labels of the environment's training tickets."""
+    "rules"; for "expert", that team reading the labels of the environment's training tickets; for
+    "checkpoint", the trained team at `training.teacher_checkpoint` (on `backbone`)."""
     kind = team.training.teacher
     if kind == "none":
         return None
@@ -69,8 +107,10 @@ def teacher_from_spec(team: Any) -> ScriptedTeacher | None:
         from agents.envs.scripted import scripted_team
 
         return ScriptedTeacher(scripted_team(str(name)))
+    if kind == "checkpoint":
+        return checkpoint_teacher(team, team.training.teacher_checkpoint, backbone)
     if kind != "expert":
-        raise ValueError(f"training.teacher must be 'none', 'rules' or 'expert', got {kind!r}")
+        raise ValueError(f"training.teacher must be 'none', 'rules', 'expert' or 'checkpoint', got {kind!r}")
     from agents.envs import make_env
     from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
 

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+
+from django.conf import settings
 from rest_framework import serializers
 
 from agents.spec import validate_spec
@@ -56,7 +59,26 @@ class LaunchSerializer(serializers.Serializer):
         errors = validate_spec(data["spec"], require_environment=True)
         if errors:
             raise serializers.ValidationError({"spec": {e.path: [e.message] for e in errors}})
+        problem = foreign_teacher(data["spec"], data["project"])
+        if problem:
+            raise serializers.ValidationError({"spec": {"$.training.teacher_checkpoint": [problem]}})
         return data
+
+
+def foreign_teacher(spec: dict, project: Project) -> str | None:
+    """Why a checkpoint teacher may not be read by a run of `project` (None when it may): on the server a
+    teacher must be one of the project's own runs, never another project's or an arbitrary directory."""
+    training = spec.get("training") or {}
+    if training.get("teacher") != "checkpoint":
+        return None
+    runs = (settings.DATA_DIR / "runs").resolve()
+    try:
+        run_id = Path(str(training.get("teacher_checkpoint", ""))).resolve().relative_to(runs).parts[0]
+    except (ValueError, IndexError):
+        return f"on this server a teacher is a run of this project: a directory under {runs}/<run id>"
+    if not run_id.isdigit() or not Run.objects.filter(pk=int(run_id), project=project).exists():
+        return f"{run_id!r} is not a run of project {project.name!r}"
+    return None
 
 
 class RunEventSerializer(serializers.ModelSerializer):

@@ -82,6 +82,24 @@ def test_spec_options_reach_the_trainer_and_the_runtime_rebuilds_that_team(tmp_p
         TeamRuntime.from_spec_checkpoint(load_spec(doc), checkpoint, backbone=backbone)
 
 
+def test_a_trained_run_teaches_a_student_with_other_settings(tmp_path):
+    torch.set_num_threads(1)
+    backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
+    doc = small_spec(tmp_path, backbone)
+    doc["training"] |= {"reader": "whole", "warm_start_episodes": 0}
+    run_spec(load_spec(doc), tmp_path / "teacher", backbone=backbone)  # lora sharing, the default
+    doc["training"] |= {"policy_sharing": "independent", "teacher": "checkpoint"}
+    assert [e.path for e in validate_spec(doc)] == ["$.training.teacher_checkpoint"]  # none named
+    doc["training"]["teacher_checkpoint"] = str(tmp_path / "nowhere")
+    assert "no MAPPO checkpoint" in validate_spec(doc)[0].message
+    doc["training"]["teacher_checkpoint"] = str(tmp_path / "teacher")
+    assert validate_spec(doc) == []
+    result = run_spec(load_spec(doc), tmp_path / "student", backbone=backbone)
+    assert result["status"] == "succeeded" and result["metrics"]["teacher_samples"] > 0
+    doc["training"]["teacher"] = "rules"  # a path no teacher reads is a mistake, not silence
+    assert [e.path for e in validate_spec(doc)] == ["$.training.teacher_checkpoint"]
+
+
 @pytest.mark.parametrize(
     ("training", "path"),
     [

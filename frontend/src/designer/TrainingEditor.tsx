@@ -16,9 +16,10 @@ const TEACHERS: [TeacherKind, string][] = [
   ["none", "none"],
   ["rules", "rule-scripted team"],
   ["expert", "rule team reading the training labels"],
+  ["checkpoint", "a trained run"],
 ];
 // Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
-const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_coef", "self_imitation"] as const;
+const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "self_imitation"] as const;
 
 interface ChoiceProps<T extends string> {
   label: string;
@@ -52,6 +53,13 @@ export function withAlgorithm(training: TrainingSection, algorithm: Algorithm): 
   return next;
 }
 
+/** The section with another teacher; only a checkpoint teacher keeps a checkpoint path. */
+export function withTeacher(training: TrainingSection, teacher: TeacherKind): TrainingSection {
+  const next: TrainingSection = { ...training, teacher };
+  if (teacher !== "checkpoint") delete next.teacher_checkpoint;
+  return next;
+}
+
 /** Trainer settings: algorithm and budget, and for PPO teams the actor networks, credit and teachers. */
 export function TrainingEditor() {
   const training = useDesigner((s) => s.spec.training) ?? {};
@@ -82,7 +90,13 @@ export function TrainingEditor() {
             </label>
           )}
           <h2>Learning aids</h2>
-          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={TEACHERS} onChange={(t) => save({ teacher: t })} />
+          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={TEACHERS} onChange={(t) => setSection("training", withTeacher(training, t))} />
+          {teacher === "checkpoint" && (
+            <label className="field" title="A run's directory (its best checkpoint is used) or a checkpoint path as the run page lists it; runs launched here may only learn from runs of their own project.">
+              <span>Teacher checkpoint</span>
+              <input value={training.teacher_checkpoint ?? ""} placeholder="runs/support-desk-v1" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
+            </label>
+          )}
           {teacher !== "none" && <NumberField label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />}
           <NumberField
             label="Self-imitation weight"

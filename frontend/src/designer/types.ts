@@ -61,7 +61,7 @@ export interface CurriculumSection {
 
 export type Algorithm = "reinforce_comm" | "mappo" | "ippo";
 export type PolicySharing = "lora" | "independent" | "shared";
-export type TeacherKind = "none" | "rules" | "expert";
+export type TeacherKind = "none" | "rules" | "expert" | "checkpoint";
 
 /** The trainer settings the designer edits; the spec holds more (readers, devices), kept as they are. */
 export interface TrainingSection {
@@ -73,6 +73,7 @@ export interface TrainingSection {
   policy_sharing?: PolicySharing;
   counterfactual?: boolean;
   teacher?: TeacherKind;
+  teacher_checkpoint?: string;
   teacher_coef?: number;
   self_imitation?: number;
   warm_start_episodes?: number;

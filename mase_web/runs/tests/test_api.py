@@ -183,3 +183,36 @@ def test_learned_communication_and_workflow_filter(team):
     listed = [r["id"] for r in client.get("/api/runs/?workflow=7").json()["results"]]
     assert listed == [run.pk] and other.pk not in listed
     assert client.get("/api/runs/?workflow=x").status_code == 400
+
+
+def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, tmp_path):
+    import json
+    from pathlib import Path
+
+    from mase_web.accounts.models import Project
+
+    project, users = team
+    settings.DATA_DIR = tmp_path
+    mine, theirs = make_run(project), make_run(Project.objects.get(name="elsewhere"))
+    loose = tmp_path / "loose"
+    for directory in (mine.out_dir, theirs.out_dir, loose):
+        best = directory / "checkpoints" / "mappo" / "best"
+        best.mkdir(parents=True)
+        (best / "state.json").write_text("{}")
+        (best / "model.safetensors").write_bytes(b"")
+    spec = json.loads(
+        (Path(__file__).resolve().parents[3] / "examples" / "customer_service.json").read_text()
+    )
+    spec["training"] |= {"teacher": "checkpoint"}
+    pm = users[Role.PRODUCT_MANAGER]
+    for other, says in (
+        (theirs.out_dir, f"'{theirs.pk}' is not a run of project 'team'"),
+        (loose, "a run of this project"),
+    ):
+        spec["training"]["teacher_checkpoint"] = str(other)
+        response = launch(pm, project, spec=spec)
+        assert response.status_code == 400, response.content
+        assert says in response.json()["errors"]["spec.$.training.teacher_checkpoint"][0]
+    spec["training"]["teacher_checkpoint"] = str(mine.out_dir)
+    assert launch(pm, project, spec=spec).status_code == 201
+    assert Run.objects.count() == 3

@@ -260,7 +260,12 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
 
     page.get_by_label("Policy sharing").select_option("independent")
     page.get_by_label("Counterfactual baseline").check()
+    # A trained run as teacher needs its directory: the validator asks for it until another teacher is chosen.
+    page.get_by_label("Teacher", exact=True).select_option("checkpoint")
+    page.get_by_label("Teacher checkpoint").fill("runs/nowhere")
+    page.get_by_test_id("problems").get_by_text("training.teacher_checkpoint").wait_for()
     page.get_by_label("Teacher", exact=True).select_option("expert")
+    page.get_by_label("Teacher checkpoint").wait_for(state="detached")
     page.get_by_label("Teacher weight").fill("0.5")
     page.get_by_label("Self-imitation weight").fill("1")
     # the server's validator speaks through the problems list: no budget is an error until fixed
@@ -278,6 +283,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
         "counterfactual": True,
     }
     assert (training["teacher"], training["teacher_coef"], training["self_imitation"]) == ("expert", 0.5, 1)
+    assert "teacher_checkpoint" not in training
 
     # Independent PPO has no centralised critic: its counterfactual option goes, and the saved spec stays valid.
     page.get_by_label("Algorithm").select_option("ippo")
