@@ -40,6 +40,7 @@ from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noq
 from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import DIFFICULTY_LEVELS, load_tickets  # noqa: E402
+from bench.paired import paired_stats  # noqa: E402
 from training.cli import parse_setting  # noqa: E402
 from training.curriculum import AdaptiveCurriculum, CurriculumConfig  # noqa: E402
 from training.events import EventStream  # noqa: E402
@@ -311,22 +312,17 @@ def versus_ippo(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """Per learning arm: its test exact match minus IPPO's, seed by seed (paired: same seed, same warm start)."""
     if any("ippo" not in run["customer_service"] for run in per_seed.values()):
         return {}
-    out = {}
-    for arm in next(iter(per_seed.values()))["customer_service"]:
-        if arm in ("rules", "ippo"):
-            continue
-        diffs = {
-            seed: run["customer_service"][arm]["exact_match"] - run["customer_service"]["ippo"]["exact_match"]
-            for seed, run in per_seed.items()
-        }
-        out[arm] = {
-            "per_seed": diffs,
-            "mean": statistics.fmean(diffs.values()),
-            "wins": sum(d > 0 for d in diffs.values()),
-            "ties": sum(d == 0 for d in diffs.values()),
-            "seeds": len(diffs),
-        }
-    return out
+    arms = [a for a in next(iter(per_seed.values()))["customer_service"] if a not in ("rules", "ippo")]
+    return {
+        arm: paired_stats(
+            {
+                seed: run["customer_service"][arm]["exact_match"]
+                - run["customer_service"]["ippo"]["exact_match"]
+                for seed, run in per_seed.items()
+            }
+        )
+        for arm in arms
+    }
 
 
 def over_seeds(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
