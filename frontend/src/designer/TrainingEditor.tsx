@@ -15,7 +15,7 @@ const SHARINGS: [PolicySharing, string][] = [
 const TEACHERS: [TeacherKind, string][] = [
   ["none", "none"],
   ["rules", "rule-scripted team"],
-  ["expert", "rule team reading the training labels"],
+  ["expert", "expert: rules reading the labels"],
   ["checkpoint", "a trained run"],
 ];
 // Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.

@@ -274,6 +274,8 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
     page.get_by_label("Episodes", exact=True).fill("4000")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "designer-training.png"))
     workflow.refresh_from_db()
     training = workflow.spec["training"]
     assert {k: training[k] for k in ("algorithm", "episodes", "policy_sharing", "counterfactual")} == {
