@@ -90,6 +90,7 @@ DEFAULTS: dict[str, Any] = {
     "shuffle": True,
     "supervisor_view": "ticket",
     "mask_invalid": False,
+    "privileged_state": True,
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
@@ -124,6 +125,7 @@ class CustomerServiceEnv(ParallelEnv):
         shuffle: bool = True,
         supervisor_view: str = "ticket",
         mask_invalid: bool = False,
+        privileged_state: bool = True,
         render_mode: str | None = None,
     ) -> None:
         """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
@@ -144,6 +146,7 @@ class CustomerServiceEnv(ParallelEnv):
         self.shuffle = bool(shuffle)
         self.supervisor_view = supervisor_view
         self.mask_invalid = bool(mask_invalid)
+        self.privileged_state = bool(privileged_state)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -183,12 +186,19 @@ class CustomerServiceEnv(ParallelEnv):
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
-            if key in ("tickets", "max_steps", "shuffle", "supervisor_view", "mask_invalid"):
+            if key in (
+                "tickets",
+                "max_steps",
+                "shuffle",
+                "supervisor_view",
+                "mask_invalid",
+                "privileged_state",
+            ):
                 continue
             error = _number_error(merged, key, 0.0, 100.0)
             if error:
                 errors.append(error)
-        for key in ("shuffle", "mask_invalid"):
+        for key in ("shuffle", "mask_invalid", "privileged_state"):
             if not isinstance(merged[key], bool):
                 errors.append(SpecError(f"$.{key}", "must be true or false"))
         if merged["supervisor_view"] not in SUPERVISOR_VIEWS:
@@ -383,9 +393,11 @@ class CustomerServiceEnv(ParallelEnv):
         """Global state for a centralised critic.
 
         ``vector`` = draft multi-hot (8) ‖ correctly-handled multi-hot (8) ‖ true intents (8, privileged:
-        training-time only) ‖ step/max_steps ‖ messages/(3·max_steps) ‖ send-backs/max_steps.
+        training-time only) ‖ step/max_steps ‖ messages/(3·max_steps) ‖ send-backs/max_steps. With
+        `privileged_state` false the two label blocks are zeros: the critic knows what the agents together
+        observe, no more (a state critic that knows hidden labels can mislead actors that cannot see them).
         """
-        truth = set(self.ticket.intents)
+        truth = set(self.ticket.intents) if self.privileged_state else set()
         draft = [float(i in self._draft) for i in INTENTS]
         correct = [float(i in self._draft and i in truth) for i in INTENTS]
         true = [float(i in truth) for i in INTENTS]

@@ -363,3 +363,19 @@ def test_shipped_files_are_exactly_what_the_generator_writes(tmp_path):
         assert (tmp_path / f"{name}.jsonl").read_bytes() == (
             DEFAULT_DATA_DIR / f"{name}.jsonl"
         ).read_bytes(), name
+
+
+def test_a_critic_state_without_labels_knows_only_what_the_agents_see():
+    privileged, plain = (
+        CustomerServiceEnv("validation"),
+        CustomerServiceEnv("validation", privileged_state=False),
+    )
+    for env in (privileged, plain):
+        env.reset(seed=4)
+        env.step({a: 0 for a in AGENTS})
+    labels = slice(8, 24)  # blocks: draft, correctly handled, true intents (8 each), then progress
+    assert privileged.state()["vector"][labels].sum() >= 1  # the true intents are there
+    assert not plain.state()["vector"][labels].any()
+    assert np.array_equal(privileged.state()["vector"][24:], plain.state()["vector"][24:])
+    assert plain.state_space.contains(plain.state())
+    assert CustomerServiceEnv.validate_params({"privileged_state": "no"})[0].path == "$.privileged_state"
