@@ -357,9 +357,8 @@ class TeamRuntime:
         the weights, and takes the breaker thresholds and fallback from the spec. Raises ValueError
         (`training.mappo.CheckpointError`) naming the problem for a missing or mismatched checkpoint.
         """
-        from agents.comm import allowed_links
         from agents.envs import make_env
-        from training.mappo import MappoTrainer, config_from_spec, featurizer_from_spec
+        from training.mappo import config_from_spec, trained_team
 
         if team.training.algorithm not in ("mappo", "ippo"):
             raise RuntimeInputError(
@@ -373,16 +372,7 @@ class TeamRuntime:
 
             b = team.backbone
             backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
-        ids = [a.id for a in team.agents]
-        edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
-        trainer = MappoTrainer(
-            lambda split: make_env(name, params),
-            config_from_spec(team),
-            backbone=backbone,
-            allowed_links=allowed_links(len(ids), edges or None, ids),
-            featurizer=featurizer_from_spec(team, backbone),
-        )
-        trainer.load_checkpoint(checkpoint_dir)
+        trainer = trained_team(team, config_from_spec(team), checkpoint_dir, backbone)
         breaker = CircuitBreaker(
             BreakerConfig.from_spec(team.circuit_breaker), events=events, clock=clock, name=team.name
         )

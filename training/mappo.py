@@ -1406,6 +1406,31 @@ def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
     return clause_featurizer(backbone) if team.training.reader == "clause" else Featurizer(backbone)
 
 
+def links_from_spec(team: Any) -> Any:
+    """Who may message whom: the spec's communication edges (none listed = everyone to everyone)."""
+
+    ids = [a.id for a in team.agents]
+    edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
+    return allowed_links(len(ids), edges or None, ids)
+
+
+def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, backbone: Any) -> MappoTrainer:
+    """A spec's team (environment, links, observation reader) with `config`, loaded from a checkpoint
+    (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
+    from agents.envs import make_env
+
+    name, params = team.environment.name, dict(team.environment.params)
+    trainer = MappoTrainer(
+        lambda split: make_env(name, params),
+        config,
+        backbone=backbone,
+        allowed_links=links_from_spec(team),
+        featurizer=featurizer_from_spec(team, backbone),
+    )
+    trainer.load_checkpoint(checkpoint_dir)
+    return trainer
+
+
 # ---------------------------------------------------------------------------------------------------------
 # 5. Spec-driven entry point (what `training.api.train` calls for algorithm "mappo" / "ippo")
 # ---------------------------------------------------------------------------------------------------------
@@ -1500,8 +1525,6 @@ def run_spec(
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
     )
     agent_ids = [a.id for a in team.agents]
-    comm_edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
-    allowed = allowed_links(len(agent_ids), comm_edges or None, agent_ids)
     trainer = MappoTrainer(
         lambda split: make_env(env_name, params),
         cfg,
@@ -1511,7 +1534,7 @@ def run_spec(
         success_fn=lambda info: float(
             info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
         ),
-        allowed_links=allowed,
+        allowed_links=links_from_spec(team),
         delivery_threshold=float(team.communication.delivery_threshold),
         update_periods={a.id: a.update_period for a in team.agents},
         scheduler=scheduler,

@@ -72,9 +72,7 @@ def find_mappo_checkpoint(path: str | Path) -> Path | None:
 def checkpoint_teacher(team: Any, path: str | Path, backbone: Any) -> PolicyTeacher:
     """A trained team as teacher, greedy: the checkpoint's own settings (it may share, communicate or
     criticise differently from the student), the spec's environment, links and observation reader."""
-    from agents.comm import allowed_links
-    from agents.envs import make_env
-    from training.mappo import CheckpointError, MappoConfig, MappoTrainer, featurizer_from_spec
+    from training.mappo import CheckpointError, MappoConfig, trained_team
 
     directory = find_mappo_checkpoint(path)
     if directory is None:
@@ -82,16 +80,7 @@ def checkpoint_teacher(team: Any, path: str | Path, backbone: Any) -> PolicyTeac
             f"no MAPPO checkpoint at {str(path)!r} (nor in its checkpoints/mappo/best or last)"
         )
     config = MappoConfig.from_dict(json.loads((directory / "state.json").read_text())["config"])
-    ids = [a.id for a in team.agents]
-    edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
-    teacher = MappoTrainer(
-        lambda split: make_env(team.environment.name, dict(team.environment.params)),
-        config,
-        backbone=backbone,
-        allowed_links=allowed_links(len(ids), edges or None, ids),
-        featurizer=featurizer_from_spec(team, backbone),
-    )
-    teacher.load_checkpoint(directory)
+    teacher = trained_team(team, config, directory, backbone)
     return PolicyTeacher(teacher.policy(greedy=True))
 
 
