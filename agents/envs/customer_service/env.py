@@ -13,7 +13,10 @@ Team reward (the same for every agent): potential-based credit for the draft (+`
 intent of the ticket in the draft, −``wrong_penalty`` per action on an intent the ticket does not have),
 −``step_cost`` per step, −``message_cost`` per message, −``duplicate_penalty`` per repeated action,
 +``approve_bonus`` when the supervisor approves the exact answer, −``bad_approve_penalty`` when it approves
-anything else, −``timeout_penalty`` when ``max_steps`` pass without approval (truncation).
+anything else, −``timeout_penalty`` when ``max_steps`` pass without approval (truncation). With
+``delayed_reward`` the whole episode's team reward is paid at its last step and nothing before — the same
+(undiscounted) return, but the signal a real ticket gives (the customer's verdict at the end), so each agent
+must work out which earlier steps earned it: the credit-assignment problem a centralised critic is for.
 
 Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draft, review so far — what a
 backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
@@ -91,10 +94,13 @@ DEFAULTS: dict[str, Any] = {
     "supervisor_view": "ticket",
     "mask_invalid": False,
     "privileged_state": True,
+    "delayed_reward": False,
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
 STATE_SIZE = 3 * len(INTENTS) + 3
+SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward")
+"""The true/false parameters."""
 
 
 def _number_error(params: Mapping[str, Any], key: str, low: float, high: float) -> SpecError | None:
@@ -126,6 +132,7 @@ class CustomerServiceEnv(ParallelEnv):
         supervisor_view: str = "ticket",
         mask_invalid: bool = False,
         privileged_state: bool = True,
+        delayed_reward: bool = False,
         render_mode: str | None = None,
     ) -> None:
         """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
@@ -147,6 +154,7 @@ class CustomerServiceEnv(ParallelEnv):
         self.supervisor_view = supervisor_view
         self.mask_invalid = bool(mask_invalid)
         self.privileged_state = bool(privileged_state)
+        self.delayed_reward = bool(delayed_reward)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -186,19 +194,12 @@ class CustomerServiceEnv(ParallelEnv):
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
-            if key in (
-                "tickets",
-                "max_steps",
-                "shuffle",
-                "supervisor_view",
-                "mask_invalid",
-                "privileged_state",
-            ):
+            if key in ("tickets", "max_steps", "supervisor_view", *SWITCHES):
                 continue
             error = _number_error(merged, key, 0.0, 100.0)
             if error:
                 errors.append(error)
-        for key in ("shuffle", "mask_invalid", "privileged_state"):
+        for key in SWITCHES:
             if not isinstance(merged[key], bool):
                 errors.append(SpecError(f"$.{key}", "must be true or false"))
         if merged["supervisor_view"] not in SUPERVISOR_VIEWS:
@@ -246,6 +247,7 @@ class CustomerServiceEnv(ParallelEnv):
         self._duplicates = 0
         self._approved = False
         self._history: list[str] = []
+        self._unpaid = 0.0  # the team reward earned so far but, with `delayed_reward`, not yet paid
 
     def reset(
         self, seed: int | None = None, options: dict | None = None
@@ -329,6 +331,9 @@ class CustomerServiceEnv(ParallelEnv):
         elif self._step >= self.max_steps:
             truncated = True
             reward -= self.timeout_penalty
+        if self.delayed_reward:
+            self._unpaid += reward
+            reward = self._unpaid if terminated or truncated else 0.0
         observations = self._observations()
         info = self._info()
         live = list(self.agents)

@@ -379,3 +379,23 @@ def test_a_critic_state_without_labels_knows_only_what_the_agents_see():
     assert np.array_equal(privileged.state()["vector"][24:], plain.state()["vector"][24:])
     assert plain.state_space.contains(plain.state())
     assert CustomerServiceEnv.validate_params({"privileged_state": "no"})[0].path == "$.privileged_state"
+
+
+def test_delayed_reward_pays_the_same_return_at_the_last_step_only():
+    def rewards(env) -> list[float]:
+        env.reset(seed=2)
+        rng = np.random.default_rng(0)
+        paid = []
+        while env.agents:
+            actions = {a: int(rng.integers(len(ROLE_ACTIONS[a]))) for a in env.agents}
+            paid.append(env.step(actions)[1]["logistics"])
+        return paid
+
+    for seed in range(5):
+        dense = rewards(CustomerServiceEnv("validation", delayed_reward=False, max_steps=4 + seed))
+        delayed = rewards(CustomerServiceEnv("validation", delayed_reward=True, max_steps=4 + seed))
+        assert len(dense) == len(delayed)
+        assert delayed[:-1] == [0.0] * (len(delayed) - 1)
+        assert delayed[-1] == pytest.approx(sum(dense))
+    assert any(r != 0 for r in dense[:-1])  # the dense env pays as it goes
+    assert CustomerServiceEnv.validate_params({"delayed_reward": 1})[0].path == "$.delayed_reward"
