@@ -11,6 +11,8 @@ An environment class may offer two class-level hooks that the team-spec validato
   It must not raise on bad input.
 - `expected_agents(params: dict) -> list[str]` — the agent names the environment creates for valid
   params, when they are fixed (the spec's agent ids must then equal them).
+- `parameters: tuple[ParamInfo, ...]` — each parameter's default, help and kind (`agents.envs.params.
+  describe_params`), from which the designer builds the environment's form.
 - `difficulty_levels: int` — how many difficulty levels `reset(options={"difficulty": level})` knows
   (0 .. difficulty_levels − 1); without it a spec cannot enable the adaptive curriculum.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "UnknownEnvironmentError",
     "EnvironmentUnavailableError",
     "env_class",
+    "env_parameters",
     "make_env",
     "register_env",
 ]
@@ -78,6 +82,14 @@ def env_class(name: str) -> type:
             f"environment {name!r} is registered as {target} but {module_name} has no class {class_name}"
         )
     return cls
+
+
+def env_parameters(name: str) -> list[dict[str, Any]]:
+    """The parameters of environment `name` as JSON-ready dicts (empty when it describes none)."""
+    return [
+        {**asdict(param), "choices": list(param.choices)}
+        for param in getattr(env_class(name), "parameters", ())
+    ]
 
 
 def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> Any:

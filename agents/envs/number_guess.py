@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.params import describe_params
 from agents.envs.rewording import reworded_family
 from agents.spec import SpecError
 
@@ -60,6 +61,25 @@ SPLITS = ("train", "heldout", "all")
 NUMBER_STYLES = ("digits", "words")
 CLUE_KIND_SETS = (("bits",), ("ranges", "remainders"))
 HELD_OUT = 2  # the last two templates of every family are never shown in training
+PARAMETERS = describe_params(
+    PARAM_DEFAULTS,
+    {
+        "n": "Size of the number range [0, n); with bit clues a power of two.",
+        "informative": "Agents holding a clue (one digit of the number each).",
+        "distractors": "Agents holding irrelevant sentences.",
+        "clue_kinds": "Bit clues (parity, thresholds), or ranges and remainders.",
+        "templates": "Clue phrasings: the training templates, the held-out ones, or all.",
+        "numbers": "Write numbers in clues as digits or as words.",
+        "max_rounds": "Guesses the guesser gets.",
+        "augment": "Re-worded copies of every training clue template.",
+    },
+    choices={
+        "clue_kinds": [list(kinds) for kinds in CLUE_KIND_SETS],
+        "templates": SPLITS,
+        "numbers": NUMBER_STYLES,
+    },
+)
+"""The parameters as the designer's Environment tab shows them."""
 
 # -- clue templates -----------------------------------------------------------------------------------
 # Binary families: (text when the digit is 0, text when it is 1). Number slots: {h} threshold,
@@ -358,6 +378,7 @@ class NumberGuessBatch:
 class NumberGuessEnv(ParallelEnv):
     """PettingZoo ParallelEnv of the number-guessing starter task (see the module docstring)."""
 
+    parameters = PARAMETERS
     metadata = {"name": "number_guess_v0", "render_modes": ["ansi"], "is_parallelizable": True}
 
     def __init__(

@@ -1,8 +1,10 @@
-"""The part of every environment's `validate_params` that is the same: shape and unknown keys."""
+"""What every environment's parameters share: the shape and unknown-key check of `validate_params`, and
+`describe_params`, the descriptions a form (the designer's Environment tab) is built from."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agents.spec import SpecError
@@ -19,3 +21,54 @@ def check_known_params(params: Any, defaults: Mapping[str, Any]) -> tuple[list[S
         if key not in defaults
     ]
     return errors, {**defaults, **{k: v for k, v in params.items() if k in defaults}}
+
+
+KINDS = ("bool", "integer", "number", "text", "choice", "list")
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One environment parameter as a form shows it: its default, what it does, and how it is entered."""
+
+    name: str
+    default: Any
+    help: str
+    kind: str  # one of KINDS: a checkbox, a number field, free text, a fixed choice or a list of names
+    choices: tuple[Any, ...] = ()
+
+
+def _kind(default: Any, choices: Sequence[Any]) -> str:
+    if choices:
+        return "choice"
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "integer"
+    if isinstance(default, float):
+        return "number"
+    return "list" if isinstance(default, list | tuple) else "text"
+
+
+def describe_params(
+    defaults: Mapping[str, Any],
+    help: Mapping[str, str],
+    choices: Mapping[str, Sequence[Any]] | None = None,
+    kinds: Mapping[str, str] | None = None,
+) -> tuple[ParamInfo, ...]:
+    """Every parameter of `defaults` described; an environment that forgets one fails at import, not in a form.
+    ``kinds`` names the kind where the default cannot tell it (a list that defaults to null)."""
+    choices, kinds = choices or {}, kinds or {}
+    if set(help) != set(defaults):
+        raise ValueError(f"parameter help must cover exactly {sorted(defaults)}, got {sorted(help)}")
+    if not set(kinds.values()) <= set(KINDS):
+        raise ValueError(f"parameter kinds must be among {KINDS}, got {sorted(kinds.values())}")
+    return tuple(
+        ParamInfo(
+            name,
+            default,
+            help[name],
+            kinds.get(name) or _kind(default, choices.get(name, ())),
+            tuple(choices.get(name, ())),
+        )
+        for name, default in defaults.items()
+    )

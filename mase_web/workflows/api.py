@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.advisor import advise
+from agents.envs import REGISTRY, env_parameters
 from agents.roles import REWARD_TERMS, ROLES
 from agents.spec import LIMITS, PHASES, REWARD_PRESETS, spec_warnings, validate_spec
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
@@ -312,7 +313,8 @@ class TemplateDetailView(APIView):
 
 
 class CatalogueView(APIView):
-    """What the designer's palette and reward composer offer: roles, reward terms, presets, phases."""
+    """What the designer's palette and editors offer: roles, reward terms, presets, phases, and each
+    environment's parameters (for the Environment tab)."""
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
@@ -325,5 +327,6 @@ class CatalogueView(APIView):
                 },
                 "phases": list(PHASES),
                 "limits": dict(LIMITS),
+                "environments": {name: env_parameters(name) for name in sorted(REGISTRY)},
             }
         )

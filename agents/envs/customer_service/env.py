@@ -57,7 +57,7 @@ from agents.envs.customer_service.tickets import (
     load_tickets,
     resolve_ticket_path,
 )
-from agents.envs.params import check_known_params
+from agents.envs.params import check_known_params, describe_params
 from agents.spec import SpecError
 
 AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
@@ -99,6 +99,30 @@ DEFAULTS: dict[str, Any] = {
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
 STATE_SIZE = 3 * len(INTENTS) + 3
+PARAMETERS = describe_params(
+    DEFAULTS,
+    {
+        "tickets": "A split (train, validation, test, holdout_styles) or the path of a JSONL ticket file.",
+        "max_steps": "Steps the team gets per ticket before it times out.",
+        "correct_reward": "Team reward for each of the ticket's intents answered.",
+        "wrong_penalty": "Team penalty for each answer to an intent the ticket does not have.",
+        "duplicate_penalty": "Penalty for answering an intent that is already in the draft.",
+        "step_cost": "Cost of every step: rewards quick resolutions.",
+        "message_cost": "Cost of every message to the customer.",
+        "approve_bonus": "Bonus when the supervisor approves exactly the right answer.",
+        "bad_approve_penalty": "Penalty when the supervisor approves an incomplete or wrong answer.",
+        "timeout_penalty": "Penalty when the steps run out without an approved answer.",
+        "shuffle": "Draw tickets at random (off: in file order).",
+        "supervisor_view": "What the quality supervisor sees: the customer's ticket, or only the draft answer.",
+        "mask_invalid": "Hide actions that make no sense now (approving an empty draft, repeating an answer); "
+        "lets a team learn from scratch.",
+        "privileged_state": "Let the centralised critic see the true intents (training time only).",
+        "delayed_reward": "Pay the whole team reward at the end of the ticket, as a customer's verdict would, "
+        "instead of step by step.",
+    },
+    choices={"supervisor_view": SUPERVISOR_VIEWS},
+)
+"""The parameters as the designer's Environment tab shows them."""
 SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward")
 """The true/false parameters."""
 
@@ -114,6 +138,7 @@ class CustomerServiceEnv(ParallelEnv):
     """Shopping guide, logistics, dispute mediator and quality supervisor resolve customer tickets."""
 
     metadata = {"name": "customer_service_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+    parameters = PARAMETERS
     difficulty_levels = DIFFICULTY_LEVELS  # reset(options={"difficulty": level}) follows the curriculum
 
     def __init__(

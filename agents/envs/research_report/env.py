@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from agents.envs.params import check_known_params
+from agents.envs.params import check_known_params, describe_params
 from agents.envs.research_report.corpus import (
     FACT_KINDS,
     FRAMEWORKS,
@@ -97,6 +97,23 @@ DEFAULTS: dict[str, Any] = {
     "shuffle": True,
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
+PARAMETERS = describe_params(
+    DEFAULTS,
+    {
+        "corpus": "A directory with topics.jsonl and documents.jsonl; empty = the shipped corpus.",
+        "topics": "Topic names to draw from, comma-separated; empty = every topic.",
+        "max_steps": "Steps the team gets per report before it times out.",
+        "max_sources": "Sources the researcher may pick before the research phase ends by itself.",
+        "step_cost": "Cost of every step.",
+        "final_weight": "Weight of the judge's score paid to every agent when the report is accepted.",
+        "false_flag_penalty": "The reviewer's penalty for each flag of an issue the draft does not have.",
+        "timeout_penalty": "Penalty to everyone when the steps run out without acceptance.",
+        "writer_model": "A local causal-LM directory the writer composes with; empty = template writing.",
+        "shuffle": "Draw topics at random (off: in order).",
+    },
+    kinds={"topics": "list"},
+)
+"""The parameters as the designer's Environment tab shows them."""
 
 TEXT_LIMIT = 3000
 SOURCE_TYPES: tuple[str, ...] = (
@@ -122,6 +139,7 @@ STATE_SIZE = len(PHASES) + 4 + len(FRAMEWORKS) + len(STRUCTURES) + len(DETAILS) 
 class ResearchReportEnv(ParallelEnv):
     """Researcher, analyst, writer and reviewer produce a report judged on four dimensions."""
 
+    parameters = PARAMETERS
     metadata = {"name": "research_report_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
 
     def __init__(

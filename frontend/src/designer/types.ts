@@ -165,7 +165,17 @@ export interface RewardTermInfo {
   penalty: boolean;
 }
 
+/** One environment parameter as the Environment tab shows it (agents/envs/params.py `ParamInfo`). */
+export interface EnvParam {
+  name: string;
+  default: Json;
+  help: string;
+  kind: "bool" | "integer" | "number" | "text" | "choice" | "list";
+  choices: Json[];
+}
+
 export interface Catalogue {
+  environments: Record<string, EnvParam[]>;
   roles: RoleInfo[];
   reward_terms: RewardTermInfo[];
   presets: Record<string, Record<string, Record<string, number>>>;

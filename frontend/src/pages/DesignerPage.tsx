@@ -8,6 +8,7 @@ import { Canvas } from "../designer/Canvas";
 import { CanvasToolbar } from "../designer/CanvasToolbar";
 import { DesignerErrorBoundary } from "../designer/DesignerErrorBoundary";
 import { pageData, workflowsApi } from "../designer/designerApi";
+import { EnvironmentEditor } from "../designer/EnvironmentEditor";
 import { HistoryPanel } from "../designer/HistoryPanel";
 import { Inspector } from "../designer/Inspector";
 import { Palette } from "../designer/Palette";
@@ -25,6 +26,7 @@ const TABS = [
   ["reward", "Reward", "Reward terms and their weights per phase"],
   ["schedule", "Schedule", "Evolution phases, plateau rule and curriculum"],
   ["training", "Training", "Algorithm, budget, policy sharing, credit and teachers"],
+  ["environment", "Environment", "The environment's settings: rewards, limits, what each agent sees"],
   ["safety", "Safety", "Circuit breaker and fallback rules"],
   ["advisor", "Advisor", "Does this workflow need multi-agent RL?"],
   ["history", "History", "Publish, compare and restore versions"],
@@ -202,6 +204,7 @@ function Designer() {
                   {tab === "reward" && <RewardComposer catalogue={catalogue} />}
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
                   {tab === "training" && <TrainingEditor />}
+                  {tab === "environment" && <EnvironmentEditor catalogue={catalogue} />}
                   {tab === "safety" && <SafetyEditor />}
                 </fieldset>
               )}

@@ -133,6 +133,14 @@ def test_template_gallery_and_catalogue(team):
     assert "custom" in {r["name"] for r in catalogue["roles"]}
     assert catalogue["presets"]["hierarchical"]["coherence_penalty"]["exploitation"] == -0.3
     assert catalogue["phases"] == ["exploration", "exploitation", "transfer"]
+    service = {p["name"]: p for p in catalogue["environments"]["customer_service"]}
+    assert service["delayed_reward"]["kind"] == "bool" and service["delayed_reward"]["default"] is False
+    assert (
+        service["supervisor_view"]["choices"] == ["ticket", "draft"]
+        and service["max_steps"]["kind"] == "integer"
+    )
+    clues = {p["name"]: p for p in catalogue["environments"]["number_guess"]}["clue_kinds"]
+    assert clues["kind"] == "choice" and clues["default"] in clues["choices"]
 
 
 def test_token_auth_for_scripts(team):

@@ -298,3 +298,36 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
         workflow.spec["training"]["algorithm"] == "ippo" and "counterfactual" not in workflow.spec["training"]
     )
     assert workflow.spec["training"]["teacher"] == "expert"
+
+
+def test_environment_tab_edits_the_environments_own_parameters(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    workflow = open_template(page, live_services.base_url, "customer_service", "Support desk")
+    page.get_by_role("tab", name="Environment").click()
+    page.get_by_role("heading", name="Environment: customer_service").wait_for()
+
+    page.get_by_label("Delayed reward").check()
+    page.get_by_label("Supervisor view").select_option(label="draft")
+    # the environment's own validator speaks through the problems list
+    page.get_by_label("Max steps").fill("1")
+    page.get_by_test_id("problems").get_by_text("environment.params.max_steps").wait_for()
+    page.get_by_label("Max steps").fill("8")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "designer-environment.png"))
+    workflow.refresh_from_db()
+    params = workflow.spec["environment"]["params"]
+    assert params == {"tickets": "train", "max_steps": 8, "delayed_reward": True, "supervisor_view": "draft"}
+
+    # a setting put back to its default leaves the spec; "Reset to defaults" clears them all
+    page.get_by_label("Delayed reward").uncheck()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert "delayed_reward" not in workflow.spec["environment"]["params"]
+    page.get_by_role("button", name="Reset to defaults").click()
+    page.get_by_label("Max steps").and_(page.locator("[value='6']")).wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert workflow.spec["environment"] == {"name": "customer_service"}
