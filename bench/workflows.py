@@ -48,6 +48,7 @@ from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer, clause_featurizer  # noqa: E402
 from training.offline import load_episodes, log_episodes, log_expert_episodes, pretrain, warm_start  # noqa: E402
+from training.teacher import PolicyTeacher, ScriptedTeacher  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
 
@@ -64,6 +65,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "mappo_lora_silent": {"algorithm": "mappo", "sharing": "lora", "comm": False},
     "ippo_lora_comm": {"algorithm": "ippo", "sharing": "lora", "comm": True},
     "ippo_comm": {"algorithm": "ippo", "sharing": "independent", "comm": True},
+    # teacher–student with a stronger checkpoint as teacher: this run's kept IPPO team (needs `ippo` in --arms)
+    "mappo_checkpoint_teacher": {"algorithm": "mappo", "sharing": "independent", "teacher_coef": 1.0},
     "mappo_agent_state_silent": {
         "algorithm": "mappo",
         "sharing": "independent",
@@ -148,6 +151,29 @@ def env_tag(params: dict[str, Any]) -> str:
     return "_".join(f"{k}{v}" for k, v in sorted(params.items()))
 
 
+def arm_teacher(
+    arm: str, cfg: MappoConfig, expert: ScriptedTeam, kept_teams: dict[str, MappoTrainer]
+) -> ScriptedTeacher | PolicyTeacher | None:
+    """The arm's teacher: none without a teacher weight; this run's kept IPPO team (greedy) for the
+    checkpoint-teacher arm; else the expert (the scripted team reading the training labels)."""
+    if cfg.teacher_coef <= 0:
+        return None
+    if arm == "mappo_checkpoint_teacher":
+        return PolicyTeacher(kept_teams["ippo"].policy(greedy=True))
+    return ScriptedTeacher(expert)
+
+
+def useful_gain(curves: dict[str, Any], without: str, with_teacher: str) -> dict[str, Any]:
+    """`useful_share` of an arm and of the same arm with a teacher, and the relative gain."""
+    base = curves.get(without, {}).get("useful_share", 0.0)
+    taught = curves.get(with_teacher, {}).get("useful_share", 0.0)
+    return {
+        "useful_share_without": base,
+        "useful_share_with": taught,
+        "relative_gain": (taught - base) / base if base > 0 else None,
+    }
+
+
 def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     train = load_tickets("train")
     files = {
@@ -210,13 +236,14 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         budget = budget | {"updates": args.updates}
     budget = budget | dict(args.set)
     reader_state: dict[str, torch.Tensor] | None = None
+    kept_teams: dict[str, MappoTrainer] = {}
     for arm, settings in (ARMS | ABLATIONS).items():
         if (args.arms and arm not in args.arms) or (arm in ABLATIONS and arm not in (args.arms or ())):
             continue
         torch.manual_seed(seed)
         cfg = MappoConfig(**(budget | settings | {"seed": seed}))
         events = EventStream()
-        teacher = (lambda agent, obs, info: teacher_team.act(agent, obs)) if cfg.teacher_coef > 0 else None
+        teacher = arm_teacher(arm, cfg, teacher_team, kept_teams)
         trainer = MappoTrainer(
             env_fn,
             cfg,
@@ -246,6 +273,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             flush=True,
         )
         kept = train_keeping_best(trainer, dev_env, args.select_every, _progress(arm))
+        kept_teams[arm] = trainer
         hist = trainer.history
         k = max(1, len(hist) // 5)
         policy = trainer.policy(greedy=True)
@@ -272,19 +300,18 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
                 "moves": [list(move) for move in trainer.curriculum.moves],
             }
         print(f"[workflows]   {arm}: {results['test'][arm]}", file=sys.stderr, flush=True)
-    base = curves.get("mappo", {}).get("useful_share", 0.0)
-    with_teacher = curves.get("mappo_teacher", {}).get("useful_share", 0.0)
     return {
         "customer_service": results["test"],
         "customer_service_validation": results["validation"],
         "customer_service_holdout": results["holdout"],
         **({"customer_service_randomised": results["randomised"]} if args.randomise else {}),
         "customer_service_training": curves,
-        "teacher_student": {
-            "useful_share_without": base,
-            "useful_share_with": with_teacher,
-            "relative_gain": (with_teacher - base) / base if base > 0 else None,
-        },
+        "teacher_student": useful_gain(curves, "mappo", "mappo_teacher")
+        | (
+            {"checkpoint_teacher": useful_gain(curves, "mappo_independent", "mappo_checkpoint_teacher")}
+            if "mappo_checkpoint_teacher" in curves
+            else {}
+        ),
         "tickets": {
             "train": len(train),
             "labelled": len(labelled),
@@ -517,6 +544,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--arms", nargs="*", help="train only these customer-service arms (development)")
     args = parser.parse_args(argv)
+    if "mappo_checkpoint_teacher" in (args.arms or ()) and "ippo" not in args.arms:
+        parser.error("--arms mappo_checkpoint_teacher learns from this run's IPPO team: add ippo to --arms")
     args.randomise = dict(args.randomise)
     args.env = {"message_cost": args.message_cost} | dict(args.env)
     errors = CustomerServiceEnv.validate_params(args.env)

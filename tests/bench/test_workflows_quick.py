@@ -83,3 +83,30 @@ def test_env_parameters_are_validated_before_anything_runs(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert "--env supervisor_view: must be one of: ticket, draft" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.slow
+def test_a_trained_ippo_team_teaches_the_checkpoint_teacher_arm(run_quick_bench):
+    result = run_quick_bench(
+        "workflows", "--threads", "1", "--skip-research",
+        "--arms", "ippo", "mappo_independent", "mappo_checkpoint_teacher",
+    )  # fmt: skip
+    gain = result["teacher_student"]["checkpoint_teacher"]
+    taught = result["customer_service_training"]["mappo_checkpoint_teacher"]
+    assert gain["useful_share_with"] == taught["useful_share"] > 0
+    # the teacher's corrections come on top of the student's own useful samples
+    assert taught["useful_share"] > taught["useful_share_student"]
+    assert set(result["customer_service"]) == {
+        "rules",
+        "ippo",
+        "mappo_independent",
+        "mappo_checkpoint_teacher",
+    }
+
+
+def test_the_checkpoint_teacher_arm_needs_the_ippo_arm(tmp_path, capsys):
+    from bench.workflows import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "x.json"), "--arms", "mappo_checkpoint_teacher"])
+    assert "add ippo to --arms" in capsys.readouterr().err
