@@ -1,4 +1,5 @@
-"""The `mase` command line: `mase validate SPEC`, `mase train SPEC --out DIR`, `mase eval DIR`, and
+"""The `mase` command line: `mase validate SPEC`, `mase train SPEC --out DIR`, `mase eval DIR`,
+`mase envs [NAME]` (the environments and their parameters), and
 the commands other modules register (e.g. `mase submit` / `mase follow` from training.remote).
 
 Each command module exposes `register(subparsers)`, which adds its sub-parser and sets `func` (a
@@ -211,8 +212,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------------------------------- envs
+def cmd_envs(args: argparse.Namespace) -> int:
+    """The registered environments, or one environment's parameters (default, kind, what it does)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from agents.envs import REGISTRY, env_parameters
+
+    names = [args.name] if args.name else sorted(REGISTRY)
+    described = {name: env_parameters(name) for name in names}
+    if args.json:
+        print(json.dumps(described))
+        return 0
+    for name, params in described.items():
+        table = Table(title=f"{name} — environment.params")
+        for column in ("parameter", "default", "kind", "what it does"):
+            table.add_column(column, overflow="fold")
+        for param in params:
+            kind = " | ".join(json.dumps(c) for c in param["choices"]) or param["kind"]
+            table.add_row(param["name"], json.dumps(param["default"]), kind, param["help"])
+        Console().print(table)
+    return 0
+
+
 def register(subparsers) -> None:
-    """Add `validate`, `train` and `eval`."""
+    """Add `validate`, `train`, `eval` and `envs`."""
     validate = subparsers.add_parser("validate", help="check a team spec file")
     validate.add_argument("spec", help="path of the spec JSON")
     validate.add_argument(
@@ -243,6 +268,11 @@ def register(subparsers) -> None:
     evaluate.add_argument("--checkpoint", help="a checkpoint directory (default: the newest)")
     evaluate.add_argument("--json", action="store_true", help="print the metrics as JSON")
     evaluate.set_defaults(func=cmd_eval)
+
+    envs = subparsers.add_parser("envs", help="list the environments, or one environment's parameters")
+    envs.add_argument("name", nargs="?", help="an environment name (default: all)")
+    envs.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    envs.set_defaults(func=cmd_envs)
 
 
 def build_parser() -> argparse.ArgumentParser:

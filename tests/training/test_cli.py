@@ -50,3 +50,15 @@ def test_set_episodes_is_the_training_budget(tmp_path, capsys):
 def test_other_modules_register_commands():
     commands = build_parser()._subparsers._group_actions[0].choices
     assert {"validate", "train", "eval", "submit", "follow"} <= set(commands)
+
+
+def test_envs_lists_each_environments_parameters(capsys):
+    assert main(["envs", "customer_service", "--json"]) == 0
+    params = {p["name"]: p for p in json.loads(capsys.readouterr().out)["customer_service"]}
+    assert params["delayed_reward"]["default"] is False and params["max_steps"]["kind"] == "integer"
+    assert main(["envs"]) == 0
+    tables = capsys.readouterr().out
+    assert all(name in tables for name in ("number_guess", "customer_service", "research_report"))
+    assert "delayed_reward" in tables and "supervisor_view" in tables
+    assert main(["envs", "chess"]) == 2
+    assert "unknown environment 'chess'" in capsys.readouterr().err
