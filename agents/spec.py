@@ -33,7 +33,8 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   `counterfactual` (MAPPO only) takes the COMA-style baseline; `teacher` "rules" (the environment's
   rule-scripted team), "expert" (customer_service: that team reading the training labels) or "checkpoint"
   (a trained team: `teacher_checkpoint` names its checkpoint or run directory, checked to exist) turns the
-  steps where the teacher disagrees into cloning samples weighted by `teacher_coef`. Non-default values of these
+  steps where the teacher disagrees into cloning samples weighted by `teacher_coef`, faded linearly to 0
+  over the first `teacher_fade_episodes` (0 = never; set only with a teacher). Non-default values of these
   under another algorithm are errors at their own path.
 - Training (reinforce_comm), for clues phrased in ways never seen in training: `reception` "gated" hears
   every delivered message at full weight ("weighted", the default, scales it by its attention weight);
@@ -427,6 +428,7 @@ class TrainingSpec(_SpecNode):
     )
     teacher_checkpoint: str = ""  # teacher "checkpoint": a MAPPO checkpoint directory or a run directory
     teacher_coef: float = 1.0  # weight of cloning the teacher where it disagrees with the student
+    teacher_fade_episodes: int = 0  # the teacher's weight falls linearly to 0 over these episodes; 0 = never
     # reinforce_comm, for clues phrased in ways never seen in training (bench/README.md, held-out)
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
@@ -1262,6 +1264,9 @@ class _Validator:
         counterfactual = self.boolean(sec, p, "counterfactual")
         teacher = self.string(sec, p, "teacher", max_len=20, choices=TEACHERS)
         self.number(sec, p, "teacher_coef", 0, 100)
+        fade = self.integer(sec, p, "teacher_fade_episodes", 0, 10_000_000)
+        if fade not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
+            self.err(f"{p}.teacher_fade_episodes", "fades a teacher: set training.teacher first")
         self.teacher_checkpoint(sec, p, teacher)
         ppo_only = {
             "self_imitation": imitation not in (MISSING, _BAD, 0),

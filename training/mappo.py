@@ -87,6 +87,9 @@ class MappoConfig:
     reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
     reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
+    teacher_fade_updates: int = (
+        0  # the teacher's weight falls linearly to 0 over this many updates (0 = never)
+    )
     self_imitation: float = 0.0  # weight of imitating replayed steps that beat the critic (0 = off)
     replay_capacity: int = 2048  # steps in the recent replay buffer; the elite buffer holds a quarter as many
     sil_minibatches: int = 4  # self-imitation minibatches after each update's PPO epochs
@@ -110,6 +113,8 @@ class MappoConfig:
             self.comm = self.algorithm == "mappo"
         if self.self_imitation < 0:
             raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
+        if self.teacher_fade_updates < 0:
+            raise ValueError(f"teacher_fade_updates must be >= 0, got {self.teacher_fade_updates}")
         names = ("updates", "episodes_per_update", "epochs", "minibatches", "hidden", "replay_capacity")
         for name in (*names, "sil_minibatches", "sil_batch_size"):
             if int(getattr(self, name)) < 1:
@@ -843,7 +848,7 @@ class MappoTrainer:
                 logp = dist.log_prob(act)
             actions = {a: int(act[i]) for i, a in enumerate(self.agents) if present[i]}
             teacher_actions = torch.full((self.n,), -1, dtype=torch.long)
-            if record is not None and self.teacher is not None:
+            if record is not None and self.teacher is not None and self.teacher_weight() > 0:
                 for i, a in enumerate(self.agents):
                     if present[i]:
                         t_act = self.teacher(
@@ -981,6 +986,7 @@ class MappoTrainer:
         """PPO epochs over minibatches of the batch; returns loss statistics."""
         adv, returns, q_targets = self.advantages(b)
         mask = b.present
+        teacher_weight = self.teacher_weight()
         useful_student = float(((adv > self.cfg.useful_eps) & mask).sum())
         flat = adv[mask]
         adv_n = (adv - flat.mean()) / (flat.std() + 1e-8) if flat.numel() > 1 else adv
@@ -1037,12 +1043,12 @@ class MappoTrainer:
                 tl = torch.zeros(())
                 t_act = b.teacher_actions[idx]
                 t_mask = (t_act >= 0) & m
-                if self.cfg.teacher_coef > 0 and t_mask.any():
+                if teacher_weight > 0 and t_mask.any():
                     t_logp = (
                         torch.log_softmax(logits, -1).gather(-1, t_act.clamp(min=0).unsqueeze(-1)).squeeze(-1)
                     )
                     tl = -(t_logp * t_mask).sum() / t_mask.sum()
-                    loss = loss + self.cfg.teacher_coef * tl
+                    loss = loss + teacher_weight * tl
                 self.optimizer.zero_grad()
                 loss.backward()
                 self._freeze_resting_agents(updating)
@@ -1062,7 +1068,7 @@ class MappoTrainer:
         if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
             stats |= self.self_imitate(updating)
         n_student = float(mask.sum())
-        n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if self.cfg.teacher_coef > 0 else 0.0
+        n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if teacher_weight > 0 else 0.0
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["explained_variance"] = critic_fit
         out["useful_share_student"] = useful_student / max(n_student, 1.0)
@@ -1071,6 +1077,14 @@ class MappoTrainer:
         out["teacher_samples"] = n_teacher
         out["updating_agents"] = float(updating.sum())
         return out
+
+    def teacher_weight(self) -> float:
+        """`teacher_coef`, faded linearly to 0 over the first `teacher_fade_updates` updates: a teacher speeds
+        the start and, kept at full weight, holds the student at the teacher's level (bench/README.md)."""
+        if self.teacher is None:
+            return 0.0
+        fade = self.cfg.teacher_fade_updates
+        return self.cfg.teacher_coef * (max(0.0, 1.0 - self.update_index / fade) if fade > 0 else 1.0)
 
     def self_imitate(self, updating: torch.Tensor) -> dict[str, list[float]]:
         """Replayed steps imitated where their return beat the critic (`training.self_imitation`)."""
@@ -1448,6 +1462,7 @@ def config_from_spec(team: Any) -> MappoConfig:
         sharing=t.policy_sharing,
         counterfactual=bool(t.counterfactual),
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
+        teacher_fade_updates=every(t.teacher_fade_episodes),
         comm=bool(team.communication.enabled) and t.algorithm == "mappo",
         updates=max(1, t.episodes // per_update),
         episodes_per_update=per_update,

@@ -265,6 +265,12 @@ def test_policy_sharing_credit_and_teacher_are_ppo_settings():
     errors = validate_spec(service)
     assert [e.path for e in errors] == ["$.training.counterfactual"]  # IPPO has no centralised critic
     assert "set algorithm to mappo" in errors[0].message
+    # a teacher may fade out; a fade without a teacher, or a negative one, is an error at its path
+    service["training"].update(counterfactual=False, teacher_fade_episodes=500)
+    assert not validate_spec(service) and load_spec(service).training.teacher_fade_episodes == 500
+    for teacher, fade in (("none", 500), ("rules", -1)):
+        service["training"].update(teacher=teacher, teacher_fade_episodes=fade)
+        assert paths(validate_spec(service)) == ["$.training.teacher_fade_episodes"], teacher
 
 
 def test_ppo_settings_under_reinforce_comm_and_teachers_the_environment_lacks():

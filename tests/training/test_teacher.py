@@ -84,3 +84,36 @@ def test_a_team_spec_picks_sharing_credit_and_teacher():
     doc["training"]["teacher"] = "rules"
     rules = teacher_from_spec(load_spec(doc))
     assert isinstance(rules.team.router, KeywordRouter)
+
+
+class Contrarian:
+    """Always plays 1: a teacher the student disagrees with once it has learned."""
+
+    def act(self, agent, observation):
+        return 1
+
+
+def test_a_faded_teacher_stops_correcting_after_its_fade():
+    def trainer(fade: int) -> MappoTrainer:
+        cfg = MappoConfig(
+            updates=4, episodes_per_update=16, epochs=1, minibatches=1, eval_every=0, checkpoint_every=0,
+            teacher_coef=2.0, teacher_fade_updates=fade, seed=0,
+        )  # fmt: skip
+        return MappoTrainer(
+            lambda split: MatrixGame(COORDINATION), cfg, teacher=ScriptedTeacher(Contrarian())
+        )
+
+    faded, constant = trainer(2), trainer(0)
+    assert faded.teacher_weight() == 2.0
+    faded.train()
+    constant.train()
+    # weight 2 → 1 over the first two updates, then 0: no more queries, no more corrections
+    assert [m["teacher_samples"] > 0 for m in faded.history] == [True, True, False, False]
+    assert all(m["teacher_samples"] > 0 for m in constant.history)
+    assert faded.teacher_weight() == 0.0 and constant.teacher_weight() == 2.0
+
+
+def test_the_spec_fades_a_teacher_over_episodes():
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "customer_service.json").read_text())
+    doc["training"].update(teacher="expert", teacher_fade_episodes=640, batch_size=32)
+    assert config_from_spec(load_spec(doc)).teacher_fade_updates == 20

@@ -19,7 +19,7 @@ const TEACHERS: [TeacherKind, string][] = [
   ["checkpoint", "a trained run"],
 ];
 // Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
-const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "self_imitation"] as const;
+const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "teacher_fade_episodes", "self_imitation"] as const;
 
 interface ChoiceProps<T extends string> {
   label: string;
@@ -53,10 +53,11 @@ export function withAlgorithm(training: TrainingSection, algorithm: Algorithm): 
   return next;
 }
 
-/** The section with another teacher; only a checkpoint teacher keeps a checkpoint path. */
+/** The section with another teacher; only a checkpoint teacher keeps a checkpoint path, and no teacher no fade. */
 export function withTeacher(training: TrainingSection, teacher: TeacherKind): TrainingSection {
   const next: TrainingSection = { ...training, teacher };
   if (teacher !== "checkpoint") delete next.teacher_checkpoint;
+  if (teacher === "none") delete next.teacher_fade_episodes;
   return next;
 }
 
@@ -97,7 +98,19 @@ export function TrainingEditor() {
               <input value={training.teacher_checkpoint ?? ""} placeholder="runs/support-desk-v1" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
             </label>
           )}
-          {teacher !== "none" && <NumberField label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />}
+          {teacher !== "none" && (
+            <>
+              <NumberField label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />
+              <NumberField
+                label="Teacher fade-out episodes"
+                integer
+                min={0}
+                value={training.teacher_fade_episodes ?? 0}
+                hint="0 = never. The teacher's weight falls to 0 over this many episodes: a teacher speeds the start, and kept on it holds the student at the teacher's level (bench/README.md)."
+                onChange={(teacher_fade_episodes) => save({ teacher_fade_episodes })}
+              />
+            </>
+          )}
           <NumberField
             label="Self-imitation weight"
             min={0}

@@ -75,6 +75,7 @@ export interface TrainingSection {
   teacher?: TeacherKind;
   teacher_checkpoint?: string;
   teacher_coef?: number;
+  teacher_fade_episodes?: number;
   self_imitation?: number;
   warm_start_episodes?: number;
   [key: string]: Json | undefined;

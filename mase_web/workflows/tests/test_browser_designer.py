@@ -267,6 +267,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
     page.get_by_label("Teacher", exact=True).select_option("expert")
     page.get_by_label("Teacher checkpoint").wait_for(state="detached")
     page.get_by_label("Teacher weight").fill("0.5")
+    page.get_by_label("Teacher fade-out episodes").fill("800")
     page.get_by_label("Self-imitation weight").fill("1")
     # the server's validator speaks through the problems list: no budget is an error until fixed
     page.get_by_label("Episodes", exact=True).fill("0")
@@ -285,6 +286,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
         "counterfactual": True,
     }
     assert (training["teacher"], training["teacher_coef"], training["self_imitation"]) == ("expert", 0.5, 1)
+    assert training["teacher_fade_episodes"] == 800
     assert "teacher_checkpoint" not in training
 
     # Independent PPO has no centralised critic: its counterfactual option goes, and the saved spec stays valid.
@@ -298,6 +300,14 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
         workflow.spec["training"]["algorithm"] == "ippo" and "counterfactual" not in workflow.spec["training"]
     )
     assert workflow.spec["training"]["teacher"] == "expert"
+
+    # no teacher, nothing to fade: the fade goes with it, so the spec stays valid
+    page.get_by_label("Teacher", exact=True).select_option("none")
+    page.get_by_label("Teacher fade-out episodes").wait_for(state="detached")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert "teacher_fade_episodes" not in workflow.spec["training"]
 
 
 def test_environment_tab_edits_the_environments_own_parameters(live_services, browser_page):
