@@ -40,6 +40,7 @@ from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noq
 from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import DIFFICULTY_LEVELS, load_tickets  # noqa: E402
+from agents.envs.customer_service.triage import triage  # noqa: E402
 from bench.paired import paired_stats  # noqa: E402
 from training.cli import parse_setting  # noqa: E402
 from training.curriculum import AdaptiveCurriculum, CurriculumConfig  # noqa: E402
@@ -188,7 +189,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     split_at = len(train) - max(1, len(train) // 10)
     train, dev = train[:split_at], train[split_at:]
     router = KeywordRouter.tuned(train)
-    team = ScriptedTeam(router)
+    team = ScriptedTeam(router, queues=args.env.get("role_view") == "triage")
     # The supervised stages (clause readers, cloned expert logs) see the labels of the first
     # `labelled_share` of the training tickets only; PPO trains on all of them, so the rest are tickets the
     # team first meets online, with only the env's reward to learn from.
@@ -197,7 +198,10 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     # training labels, the teacher of teacher–student augmentation); it knows nothing about other tickets
     teacher_team = ScriptedTeam(LabelledRouter(train))
     featurizer = clause_featurizer(backbone, CACHE / "customer_service_clauses.safetensors")
-    featurizer.text([t.text for t in train + dev + [t for ts in files.values() for t in ts]])  # embed once
+    texts = [t.text for t in train + dev + [t for ts in files.values() for t in ts]]
+    if args.env.get("role_view") == "triage":  # the specialists read their triage queues
+        texts += [queue for text in texts for queue in triage(text).values()]
+    featurizer.text(texts)  # embed once
     featurizer.save_cache()
 
     def env_fn(split: str) -> Any:

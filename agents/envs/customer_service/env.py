@@ -22,7 +22,9 @@ Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draf
 backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
 ``supervisor_view="draft"`` the supervisor's ``ticket`` is `HIDDEN_TICKET`: it reviews the outgoing answer
 without the customer's text (a privacy split, and the partial observability of seed 001 §6.2), so it must
-learn from the roles' messages when an answer is complete. With ``mask_invalid`` every observation also holds
+learn from the roles' messages when an answer is complete. With ``role_view="triage"`` each specialist's
+``ticket`` is only its queue: the requests a keyword triage desk filed with it (`triage.triage`), so a
+misfiled request reaches its owner only through a teammate's message. With ``mask_invalid`` every observation also holds
 ``action_mask`` (`CustomerServiceEnv.action_mask`): no approving or sending back an empty draft, no repeating
 an answer already in it — what lets a team learn from scratch instead of settling into silence. `state()` is the
 global state for a centralised critic: the ticket text and a vector of draft / correct / true intents
@@ -57,6 +59,7 @@ from agents.envs.customer_service.tickets import (
     load_tickets,
     resolve_ticket_path,
 )
+from agents.envs.customer_service.triage import ROLE_VIEWS, triage
 from agents.envs.params import check_known_params, describe_params
 from agents.spec import SpecError
 
@@ -92,6 +95,7 @@ DEFAULTS: dict[str, Any] = {
     "timeout_penalty": 1.0,
     "shuffle": True,
     "supervisor_view": "ticket",
+    "role_view": "ticket",
     "mask_invalid": False,
     "privileged_state": True,
     "delayed_reward": False,
@@ -99,6 +103,8 @@ DEFAULTS: dict[str, Any] = {
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
 STATE_SIZE = 3 * len(INTENTS) + 3
+VIEWS = {"supervisor_view": SUPERVISOR_VIEWS, "role_view": ROLE_VIEWS}
+"""The parameters that choose what an agent observes, and their values."""
 PARAMETERS = describe_params(
     DEFAULTS,
     {
@@ -114,13 +120,15 @@ PARAMETERS = describe_params(
         "timeout_penalty": "Penalty when the steps run out without an approved answer.",
         "shuffle": "Draw tickets at random (off: in file order).",
         "supervisor_view": "What the quality supervisor sees: the customer's ticket, or only the draft answer.",
+        "role_view": "What the three specialists see: the whole ticket, or only the requests a keyword triage "
+        "desk files in their queue (misfiled ones must be passed on by a teammate).",
         "mask_invalid": "Hide actions that make no sense now (approving an empty draft, repeating an answer); "
         "lets a team learn from scratch.",
         "privileged_state": "Let the centralised critic see the true intents (training time only).",
         "delayed_reward": "Pay the whole team reward at the end of the ticket, as a customer's verdict would, "
         "instead of step by step.",
     },
-    choices={"supervisor_view": SUPERVISOR_VIEWS},
+    choices=VIEWS,
 )
 """The parameters as the designer's Environment tab shows them."""
 SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward")
@@ -155,6 +163,7 @@ class CustomerServiceEnv(ParallelEnv):
         timeout_penalty: float = 1.0,
         shuffle: bool = True,
         supervisor_view: str = "ticket",
+        role_view: str = "ticket",
         mask_invalid: bool = False,
         privileged_state: bool = True,
         delayed_reward: bool = False,
@@ -177,6 +186,7 @@ class CustomerServiceEnv(ParallelEnv):
         self.bad_approve_penalty, self.timeout_penalty = float(bad_approve_penalty), float(timeout_penalty)
         self.shuffle = bool(shuffle)
         self.supervisor_view = supervisor_view
+        self.role_view = role_view
         self.mask_invalid = bool(mask_invalid)
         self.privileged_state = bool(privileged_state)
         self.delayed_reward = bool(delayed_reward)
@@ -185,7 +195,7 @@ class CustomerServiceEnv(ParallelEnv):
         self.agents: list[str] = []
         charset = set(string.printable) | {c for t in self.tickets for c in t.text + HIDDEN_TICKET}
         self._charset = "".join(sorted(charset))
-        self._max_text = max(len(HIDDEN_TICKET), *(len(t.text) for t in self.tickets))
+        self._max_text = max(len(HIDDEN_TICKET), *(len(t) for t in self._texts_seen()))
         self._difficulties = np.array([ticket.difficulty for ticket in self.tickets])
         self._rng = np.random.default_rng()
         self._cursor = 0
@@ -219,7 +229,7 @@ class CustomerServiceEnv(ParallelEnv):
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
         for key in DEFAULTS:
-            if key in ("tickets", "max_steps", "supervisor_view", *SWITCHES):
+            if key in ("tickets", "max_steps", *VIEWS, *SWITCHES):
                 continue
             error = _number_error(merged, key, 0.0, 100.0)
             if error:
@@ -227,8 +237,9 @@ class CustomerServiceEnv(ParallelEnv):
         for key in SWITCHES:
             if not isinstance(merged[key], bool):
                 errors.append(SpecError(f"$.{key}", "must be true or false"))
-        if merged["supervisor_view"] not in SUPERVISOR_VIEWS:
-            errors.append(SpecError("$.supervisor_view", f"must be one of: {', '.join(SUPERVISOR_VIEWS)}"))
+        for key, views in VIEWS.items():
+            if merged[key] not in views:
+                errors.append(SpecError(f"$.{key}", f"must be one of: {', '.join(views)}"))
         return errors
 
     # ------------------------------------------------------------------------------------------ spaces
@@ -415,9 +426,18 @@ class CustomerServiceEnv(ParallelEnv):
         )
 
     def ticket_seen_by(self, agent: str) -> str:
-        """The ticket text in ``agent``'s observation (hidden from a draft-only supervisor)."""
-        hidden = agent == SUPERVISOR and self.supervisor_view == "draft"
-        return HIDDEN_TICKET if hidden else self.ticket.text
+        """The ticket text in ``agent``'s observation: hidden from a draft-only supervisor, and under
+        ``role_view="triage"`` a specialist's own queue of requests (`triage.triage`)."""
+        if agent == SUPERVISOR:
+            return HIDDEN_TICKET if self.supervisor_view == "draft" else self.ticket.text
+        return triage(self.ticket.text)[agent] if self.role_view == "triage" else self.ticket.text
+
+    def _texts_seen(self) -> list[str]:
+        """Every ticket text an agent may observe (sizes the text spaces)."""
+        texts = [t.text for t in self.tickets]
+        if self.role_view == "triage":
+            texts += [queue for t in self.tickets for queue in triage(t.text).values()]
+        return texts
 
     def state(self) -> dict[str, Any]:
         """Global state for a centralised critic.

@@ -222,22 +222,25 @@ class KeywordRouter:
             result.append((self.hand_matches(clause), _ngrams(words), free))
         return result
 
-    def predict(self, text: str) -> tuple[str, ...]:
-        """The intents the rules find in ``text`` (in `INTENTS` order; never empty)."""
-        return self._decide(self.features(text), self.mined, self.exceptions, self.fallback)
+    def predict(self, text: str, fallback: bool = True) -> tuple[str, ...]:
+        """The intents the rules find in ``text`` (in `INTENTS` order); when they find none, the fallback
+        intent (a ticket always asks something), or nothing with ``fallback=False``."""
+        return self._decide(
+            self.features(text), self.mined, self.exceptions, self.fallback if fallback else None
+        )
 
     @staticmethod
     def _decide(
         features: list[tuple[set[str], set[str], set[str]]],
         mined: dict[str, set[str]],
         exceptions: dict[str, set[str]],
-        fallback: str,
+        fallback: str | None,
     ) -> tuple[str, ...]:
         found: set[str] = set()
         for hand, grams, free in features:
             found |= {intent for intent in hand if not grams & exceptions.get(intent, set())}
             found |= {intent for intent, keywords in mined.items() if free & keywords}
-        if not found:
+        if not found and fallback is not None:
             found.add(fallback)
         return tuple(intent for intent in INTENTS if intent in found)
 
@@ -355,8 +358,8 @@ class LabelledRouter:
     def __init__(self, tickets: Sequence[Ticket]) -> None:
         self.labels = {t.text: tuple(t.intents) for t in tickets}
 
-    def predict(self, text: str) -> tuple[str, ...]:
-        """The ticket's labelled intents (empty for an unknown text)."""
+    def predict(self, text: str, fallback: bool = True) -> tuple[str, ...]:
+        """The ticket's labelled intents (empty for an unknown text; labels need no fallback)."""
         return self.labels.get(text, ())
 
 
@@ -365,18 +368,22 @@ class ScriptedTeam:
 
     Role agents take the action of the first predicted intent they own that is not yet in the draft
     answer; the supervisor approves once every predicted intent is in the draft (and sends back a draft
-    holding actions for intents the router did not find). Works on raw or randomised observations.
+    holding actions for intents the router did not find). Works on raw or randomised observations. With
+    ``queues`` the roles read triage queues (``role_view="triage"``), not whole tickets: a queue where the
+    rules find no request asks nothing, so the router's fallback intent does not apply there.
     """
 
-    def __init__(self, router: KeywordRouter | LabelledRouter | None = None) -> None:
+    def __init__(self, router: KeywordRouter | LabelledRouter | None = None, queues: bool = False) -> None:
         self.router = router if router is not None else KeywordRouter.tuned()
-        self._cache: dict[str, tuple[str, ...]] = {}
+        self.queues = queues
+        self._cache: dict[tuple[str, bool], tuple[str, ...]] = {}
 
-    def intents_for(self, text: str) -> tuple[str, ...]:
+    def intents_for(self, text: str, fallback: bool = True) -> tuple[str, ...]:
         """Router prediction for a ticket text (cached: every agent asks every step)."""
-        if text not in self._cache:
-            self._cache[text] = self.router.predict(text)
-        return self._cache[text]
+        key = (text, fallback)
+        if key not in self._cache:
+            self._cache[key] = self.router.predict(text, fallback=fallback)
+        return self._cache[key]
 
     def act(self, agent: str, observation: dict) -> int:
         """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
@@ -387,7 +394,9 @@ class ScriptedTeam:
             # a draft-only reviewer: approve once the roles stop adding to a non-empty draft
             idle = str(observation.get("status", "")).endswith(f"last: {IDLE_STEP}")
             return ROLE_ACTIONS[SUPERVISOR].index("approve" if drafted and idle else "continue")
-        predicted = self.intents_for(str(observation["ticket"]))
+        predicted = self.intents_for(
+            str(observation["ticket"]), fallback=agent == SUPERVISOR or not self.queues
+        )
         if agent == SUPERVISOR:
             if drafted - set(predicted):
                 return ROLE_ACTIONS[SUPERVISOR].index("send_back")
