@@ -38,7 +38,7 @@ import torch  # noqa: E402
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
 from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
-from agents.envs.customer_service.rules import KeywordRouter, LabelledRouter, ScriptedTeam  # noqa: E402
+from agents.envs.customer_service.rules import ExpertTeam, KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import DIFFICULTY_LEVELS, load_tickets  # noqa: E402
 from agents.envs.customer_service.triage import triage  # noqa: E402
 from bench.paired import paired_stats  # noqa: E402
@@ -49,7 +49,7 @@ from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer, clause_featurizer  # noqa: E402
 from training.offline import load_episodes, log_episodes, log_expert_episodes, pretrain, warm_start  # noqa: E402
-from training.teacher import PolicyTeacher, ScriptedTeacher  # noqa: E402
+from training.teacher import ExpertTeacher, PolicyTeacher  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
 
@@ -153,15 +153,15 @@ def env_tag(params: dict[str, Any]) -> str:
 
 
 def arm_teacher(
-    arm: str, cfg: MappoConfig, expert: ScriptedTeam, kept_teams: dict[str, MappoTrainer]
-) -> ScriptedTeacher | PolicyTeacher | None:
+    arm: str, cfg: MappoConfig, expert: ExpertTeam, kept_teams: dict[str, MappoTrainer]
+) -> ExpertTeacher | PolicyTeacher | None:
     """The arm's teacher: none without a teacher weight; this run's kept IPPO team (greedy) for the
     checkpoint-teacher arm; else the expert (the scripted team reading the training labels)."""
     if cfg.teacher_coef <= 0:
         return None
     if arm == "mappo_checkpoint_teacher":
         return PolicyTeacher(kept_teams["ippo"].policy(greedy=True))
-    return ScriptedTeacher(expert)
+    return ExpertTeacher(expert)
 
 
 def useful_gain(curves: dict[str, Any], without: str, with_teacher: str) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
     labelled = train[: max(1, round(len(train) * args.labelled_share))]
     # the expert: the scripted team reading the labels of the tickets it knows (logs to clone; with all
     # training labels, the teacher of teacher–student augmentation); it knows nothing about other tickets
-    teacher_team = ScriptedTeam(LabelledRouter(train))
+    teacher_team = ExpertTeam(train)
     featurizer = clause_featurizer(backbone, CACHE / "customer_service_clauses.safetensors")
     texts = [t.text for t in train + dev + [t for ts in files.values() for t in ts]]
     if args.env.get("role_view") == "triage":  # the specialists read their triage queues

@@ -250,13 +250,13 @@ def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: s
     a draft-only supervisor's logged actions approve as soon as the answer is complete (the logs still
     record each agent's own observation).
     """
-    from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
+    from agents.envs.customer_service.rules import ExpertTeam
 
-    expert = ScriptedTeam(LabelledRouter(tickets))
+    expert = ExpertTeam(tickets)
 
     def act(observations: Mapping[str, Any]) -> dict[str, int]:
-        ticket = env.unwrapped.ticket.text
-        return expert.actions({agent: {**obs, "ticket": ticket} for agent, obs in observations.items()})
+        ticket_id = env.unwrapped.ticket.id
+        return {agent: expert.act_on_ticket(agent, obs, ticket_id) for agent, obs in observations.items()}
 
     return load_episodes(log_episodes(env, act, episodes, path, seed=seed))
 

@@ -5,6 +5,7 @@ turns the steps where they differ into extra training samples (it reports about 
 samples). Here a teacher is anything with `act(agent, observation, info) -> action | None`:
 
 - `ScriptedTeacher` wraps a rule-scripted team (e.g. the customer-service `ScriptedTeam`);
+- `ExpertTeacher` wraps the customer-service expert, which reads the labels and the whole ticket;
 - `PolicyTeacher` wraps a stronger trained team (e.g. `MappoTrainer.policy()` of a better checkpoint).
 
 `MappoTrainer(teacher=...)` asks the teacher at every step the student takes, on the student's own
@@ -43,6 +44,17 @@ class ScriptedTeacher:
     def act(self, agent: str, observation: Any, info: Mapping[str, Any]) -> int | None:
         """The scripted action."""
         return int(self.team.act(agent, observation))
+
+    __call__ = act
+
+
+class ExpertTeacher(ScriptedTeacher):
+    """The customer-service expert (`ExpertTeam`): reads the whole ticket named by the step's info, like
+    the logs it was cloned from, so it teaches agents that see only part of it."""
+
+    def act(self, agent: str, observation: Any, info: Mapping[str, Any]) -> int | None:
+        """The expert's action on the ticket the info names."""
+        return int(self.team.act_on_ticket(agent, observation, info.get("ticket_id")))
 
     __call__ = act
 
@@ -101,12 +113,12 @@ def teacher_from_spec(team: Any, backbone: Any = None) -> ScriptedTeacher | Poli
     if kind != "expert":
         raise ValueError(f"training.teacher must be 'none', 'rules', 'expert' or 'checkpoint', got {kind!r}")
     from agents.envs import make_env
-    from agents.envs.customer_service.rules import LabelledRouter, ScriptedTeam
+    from agents.envs.customer_service.rules import ExpertTeam
 
     tickets = getattr(make_env(name, params), "tickets", None)
     if tickets is None:
         raise ValueError(f"the expert teacher reads labelled tickets; environment {name!r} has none")
-    return ScriptedTeacher(ScriptedTeam(LabelledRouter(tickets)))
+    return ExpertTeacher(ExpertTeam(tickets))
 
 
 @dataclass(frozen=True)

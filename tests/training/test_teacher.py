@@ -10,6 +10,7 @@ from agents.envs import make_env
 from agents.envs.customer_service.env import ROLE_ACTIONS
 from agents.envs.customer_service.rules import KeywordRouter
 from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE
+from agents.envs.customer_service.triage import EMPTY_QUEUE, triage
 from agents.spec import load_spec
 from training.mappo import MappoConfig, MappoTrainer, config_from_spec
 from training.teacher import PolicyTeacher, ScriptedTeacher, compare_trajectories, teacher_from_spec
@@ -117,3 +118,25 @@ def test_the_spec_fades_a_teacher_over_episodes():
     doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "customer_service.json").read_text())
     doc["training"].update(teacher="expert", teacher_fade_episodes=640, batch_size=32)
     assert config_from_spec(load_spec(doc)).teacher_fade_updates == 20
+
+
+def test_the_expert_teacher_reads_the_whole_ticket_when_its_agents_see_part_of_it():
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "customer_service.json").read_text())
+    doc["environment"]["params"] = {"role_view": "triage", "supervisor_view": "draft"}
+    doc["training"].update(teacher="expert", teacher_coef=1.0)
+    expert = teacher_from_spec(load_spec(doc))
+    env = make_env("customer_service", doc["environment"]["params"])
+    misfiled = next(
+        t
+        for t in env.unwrapped.tickets
+        if triage(t.text)["logistics"] == EMPTY_QUEUE and "delivery_delay" in t.intents
+    )
+    obs, infos = env.reset(seed=0, options={"ticket": misfiled})
+    # logistics sees nothing of the delay (and the supervisor no ticket); the expert still knows
+    assert obs["logistics"]["ticket"] == EMPTY_QUEUE
+    assert expert("logistics", obs["logistics"], infos["logistics"]) in {
+        ROLE_ACTIONS["logistics"].index(INTENT_ACTION[i])
+        for i in misfiled.intents
+        if INTENT_ROLE[i] == "logistics"
+    }
+    assert expert("logistics", obs["logistics"], {}) == 0  # without the ticket's id: its own empty queue

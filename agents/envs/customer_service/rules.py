@@ -413,6 +413,21 @@ class ScriptedTeam:
         return {agent: self.act(agent, obs) for agent, obs in observations.items()}
 
 
+class ExpertTeam(ScriptedTeam):
+    """The scripted team reading the labels of known tickets, each agent the whole ticket whatever the env
+    shows it (a draft-only supervisor, triage queues): privileged like the critic's state, for offline logs
+    and the teacher only. It finds the ticket by the ``ticket_id`` the env puts in every info."""
+
+    def __init__(self, tickets: Sequence[Ticket]) -> None:
+        super().__init__(LabelledRouter(tickets))
+        self.texts = {t.id: t.text for t in tickets}
+
+    def act_on_ticket(self, agent: str, observation: dict, ticket_id: str | None) -> int:
+        """The expert's action for ``agent`` with the whole text of ticket ``ticket_id`` in view."""
+        text = self.texts.get(str(ticket_id))
+        return self.act(agent, observation if text is None else {**observation, "ticket": text})
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """CLI: tune the router on train; report it per split (or on ``--tickets``), alone and as a scripted team."""
     from agents.envs.customer_service.env import CustomerServiceEnv, evaluate
