@@ -40,7 +40,7 @@ from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noq
 from agents.envs.customer_service.randomisation import DomainRandomisation  # noqa: E402
 from agents.envs.customer_service.rules import ExpertTeam, KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import DIFFICULTY_LEVELS, load_tickets  # noqa: E402
-from agents.envs.customer_service.triage import triage  # noqa: E402
+from agents.envs.customer_service.triage import misfiled, triage  # noqa: E402
 from bench.paired import paired_stats  # noqa: E402
 from training.cli import parse_setting  # noqa: E402
 from training.curriculum import AdaptiveCurriculum, CurriculumConfig  # noqa: E402
@@ -219,6 +219,10 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             CustomerServiceEnv(tickets=files["test"], shuffle=False, **args.env)
         )
         results["randomised"] = {}
+    stranded = [t for t in files["test"] if misfiled(t)] if args.env.get("role_view") == "triage" else []
+    if stranded:  # the test tickets where only a teammate can bring a request to its owner
+        eval_envs["misfiled"] = CustomerServiceEnv(tickets=stranded, shuffle=False, **args.env)
+        results["misfiled"] = {}
     # best-checkpoint keeping selects for the conditions the team trains under
     dev_env = randomised(CustomerServiceEnv(tickets=dev, shuffle=False, **args.env))
     curves: dict[str, Any] = {}
@@ -309,6 +313,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         "customer_service_validation": results["validation"],
         "customer_service_holdout": results["holdout"],
         **({"customer_service_randomised": results["randomised"]} if args.randomise else {}),
+        **({"customer_service_misfiled": results["misfiled"]} if "misfiled" in results else {}),
         "customer_service_training": curves,
         "teacher_student": useful_gain(curves, "mappo", "mappo_teacher")
         | (
@@ -323,6 +328,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
             "test": len(files["test"]),
             "validation": len(files["validation"]),
             "holdout": len(files["holdout"]),
+            "misfiled": len(stranded),
             "test_file": str(args.tickets or "test"),
         },
     }

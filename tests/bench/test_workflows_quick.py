@@ -75,6 +75,18 @@ def test_randomised_curriculum_run_scores_the_test_tickets_under_the_same_pertur
     assert 0 <= curriculum["level"] <= 3 and all(abs(b - a) == 1 for a, b, _ in curriculum["moves"])
 
 
+@pytest.mark.slow
+def test_a_triage_run_scores_the_misfiled_test_tickets_apart(run_quick_bench):
+    result = run_quick_bench(
+        "workflows", "--threads", "1", "--skip-research", "--arms", "ippo", "--env", "role_view=triage",
+    )  # fmt: skip
+    misfiled = result["customer_service_misfiled"]
+    assert set(misfiled) == {"rules", "ippo"}
+    assert 0 < misfiled["rules"]["tickets"] == result["tickets"]["misfiled"] < result["tickets"]["test"]
+    # no rule role hears of a request filed away from it, so the rule team resolves none of these
+    assert misfiled["rules"]["exact_match"] == 0.0 < result["customer_service"]["rules"]["exact_match"]
+
+
 def test_env_parameters_are_validated_before_anything_runs(tmp_path, capsys):
     from bench.workflows import main
 

@@ -15,7 +15,7 @@ import functools
 
 from agents.envs.customer_service.clauses import split_clauses
 from agents.envs.customer_service.rules import KeywordRouter, normalise
-from agents.envs.customer_service.tickets import INTENT_ROLE, ROLES
+from agents.envs.customer_service.tickets import INTENT_ROLE, ROLES, Ticket
 
 ROLE_VIEWS = ("ticket", "triage")
 """What the specialists observe: the whole ticket (default) or their triage queue."""
@@ -50,3 +50,9 @@ def triage(text: str) -> dict[str, str]:
         for role in queues_for(clause):
             filed[role].append(clause)
     return {role: QUEUE_SEPARATOR.join(clauses) or EMPTY_QUEUE for role, clauses in filed.items()}
+
+
+def misfiled(ticket: Ticket) -> tuple[str, ...]:
+    """The ticket's intents whose owner the triage filed nothing with: only a teammate can tell them."""
+    queues = triage(ticket.text)
+    return tuple(intent for intent in ticket.intents if queues[INTENT_ROLE[intent]] == EMPTY_QUEUE)
