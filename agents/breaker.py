@@ -405,8 +405,11 @@ def _field(rule: Any, key: str) -> Any:
     return rule[key] if isinstance(rule, Mapping) else getattr(rule, key)
 
 
-def make_fallback(spec: Any | None, environment: str | None) -> Fallback:
-    """The fallback a team spec's ``fallback`` section asks for, on environment ``environment``.
+def make_fallback(
+    spec: Any | None, environment: str | None, params: Mapping[str, Any] | None = None
+) -> Fallback:
+    """The fallback a team spec's ``fallback`` section asks for, on environment ``environment`` with
+    ``params``.
 
     ``spec`` is an `agents.spec.FallbackSpec` or a mapping ``{"kind": ..., "rules": [...]}``; None or
     kind "none" gives the no-op `Fallback`. Raises ValueError naming what to change when the kind is not
@@ -418,7 +421,7 @@ def make_fallback(spec: Any | None, environment: str | None) -> Fallback:
     if kind == "scripted":
         from agents.envs.scripted import scripted_team
 
-        return ScriptedFallback(scripted_team(str(environment)))
+        return ScriptedFallback(scripted_team(str(environment), params))
     if kind == "keyword_router":
         if environment != "customer_service":
             raise ValueError(

@@ -380,7 +380,7 @@ class TeamRuntime:
             trainer,
             lambda: make_env(name, params),
             breaker=breaker,
-            fallback=make_fallback(team.fallback, name),
+            fallback=make_fallback(team.fallback, name, params),
             config=config,
             events=events,
             decision_sink=decision_sink,

@@ -107,7 +107,7 @@ def teacher_from_spec(team: Any, backbone: Any = None) -> ScriptedTeacher | Poli
     if kind == "rules":
         from agents.envs.scripted import scripted_team
 
-        return ScriptedTeacher(scripted_team(str(name)))
+        return ScriptedTeacher(scripted_team(str(name), params))
     if kind == "checkpoint":
         return checkpoint_teacher(team, team.training.teacher_checkpoint, backbone)
     if kind != "expert":

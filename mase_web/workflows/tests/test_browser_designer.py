@@ -319,6 +319,7 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
 
     page.get_by_label("Delayed reward").check()
     page.get_by_label("Supervisor view").select_option(label="draft")
+    page.get_by_label("Role view").select_option(label="triage")
     # the environment's own validator speaks through the problems list
     page.get_by_label("Max steps").fill("1")
     page.get_by_test_id("problems").get_by_text("environment.params.max_steps").wait_for()
@@ -329,7 +330,13 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     page.screenshot(path=str(ARTIFACTS / "designer-environment.png"))
     workflow.refresh_from_db()
     params = workflow.spec["environment"]["params"]
-    assert params == {"tickets": "train", "max_steps": 8, "delayed_reward": True, "supervisor_view": "draft"}
+    assert params == {
+        "tickets": "train",
+        "max_steps": 8,
+        "delayed_reward": True,
+        "supervisor_view": "draft",
+        "role_view": "triage",
+    }
 
     # a setting put back to its default leaves the spec; "Reset to defaults" clears them all
     page.get_by_label("Delayed reward").uncheck()

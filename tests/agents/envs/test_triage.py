@@ -64,3 +64,10 @@ def test_no_fallback_for_a_queue_with_no_request(role):
     team = ScriptedTeam(KeywordRouter.tuned(), queues=True)
     observation = {"ticket": EMPTY_QUEUE, "draft": [0] * 8, "status": "", "step": 0}
     assert team.act(role, observation) == 0  # pass
+
+
+def test_rule_fallbacks_and_teachers_know_their_roles_read_queues():
+    from agents.envs.scripted import scripted_team
+
+    assert scripted_team("customer_service", {"role_view": "triage"}).queues
+    assert not scripted_team("customer_service", {}).queues and not scripted_team("customer_service").queues
