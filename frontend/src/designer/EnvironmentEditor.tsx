@@ -97,10 +97,13 @@ export function EnvironmentEditor({ catalogue }: { catalogue: Catalogue }) {
         <p className="muted">This environment describes no parameters; set them in the spec.</p>
       ) : (
         <>
-          <p className="muted">Hover a setting for what it does. Only settings changed from the default are saved.</p>
+          <p className="muted">Only settings changed from the default are saved.</p>
           <fieldset>
             {described.map((param) => (
-              <ParamField key={param.name} param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />
+              <div key={param.name} className="env-param">
+                <ParamField param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />
+                <p className="hint">{param.help}</p>
+              </div>
             ))}
           </fieldset>
           <button type="button" disabled={Object.keys(params).length === 0} onClick={() => save({})}>

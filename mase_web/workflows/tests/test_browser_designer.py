@@ -320,6 +320,8 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     page.get_by_label("Delayed reward").check()
     page.get_by_label("Supervisor view").select_option(label="draft")
     page.get_by_label("Role view").select_option(label="triage")
+    # what each setting does is written under it, not only on hover
+    page.get_by_text("What the three specialists see").wait_for()
     # the environment's own validator speaks through the problems list
     page.get_by_label("Max steps").fill("1")
     page.get_by_test_id("problems").get_by_text("environment.params.max_steps").wait_for()
@@ -327,6 +329,7 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
+    page.get_by_label("Role view").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "designer-environment.png"))
     workflow.refresh_from_db()
     params = workflow.spec["environment"]["params"]
