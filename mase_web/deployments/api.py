@@ -39,7 +39,7 @@ from mase_web.deployments.serializers import (
 from mase_web.deployments.tasks import dispatch_batch
 from mase_web.deployments.ticket_file import parse_ticket_lines
 from mase_web.runs.models import Run
-from mase_web.workflows.models import Workflow
+from mase_web.workflows.facade import workflow_in_project
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
@@ -152,7 +152,7 @@ class DeploymentViewSet(
         deployment = Deployment.objects.create(
             project_id=run.project_id,
             name=data.get("name") or run.name,
-            workflow=Workflow.objects.filter(pk=workflow_id).first() if workflow_id else None,
+            workflow=workflow_in_project(run.project_id, workflow_id),
             run=run,
             checkpoint=checkpoint,
             spec=run.spec,

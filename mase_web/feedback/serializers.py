@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from mase_web.accounts.models import Project
+from mase_web.accounts.fields import ProjectField, request_user
 from mase_web.feedback.models import (
     MAX_OVERLAP,
     FeedbackItem,
@@ -20,7 +20,7 @@ MAX_ITEMS_PER_REQUEST = 500
 
 
 class QueueSerializer(serializers.ModelSerializer):
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    project = ProjectField()
     overlap = serializers.IntegerField(
         min_value=1,
         max_value=MAX_OVERLAP,
@@ -139,14 +139,24 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-def check_assigned(item: FeedbackItem, context: dict) -> None:
-    """Annotators answer only the items assigned to them."""
-    user = context["request"].user
-    if not item.assignments.filter(annotator=user).exists():
-        raise serializers.ValidationError({"item": ["this item is not assigned to you"]})
+class AssignedItemField(serializers.PrimaryKeyRelatedField):
+    """An item id, found only among the items assigned to the caller: an item of another queue or
+    project answers exactly as one that does not exist."""
+
+    default_error_messages = {
+        "does_not_exist": "no item {pk_value} is assigned to you",
+        "incorrect_type": "an item is named by its id (a whole number)",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(queryset=FeedbackItem.objects.all(), **kwargs)
+
+    def get_queryset(self):
+        return super().get_queryset().filter(assignments__annotator=request_user(self)).distinct()
 
 
 class RatingSerializer(serializers.ModelSerializer):
+    item = AssignedItemField()
     value = serializers.IntegerField(
         min_value=1,
         max_value=5,
@@ -165,7 +175,6 @@ class RatingSerializer(serializers.ModelSerializer):
 
     def validate(self, data):
         item: FeedbackItem = data["item"]
-        check_assigned(item, self.context)
         if item.queue.kind != FeedbackQueue.Kind.RATING:
             raise serializers.ValidationError({"item": ["this item is compared pairwise, not rated"]})
         unknown = sorted(set(data.get("tags", [])) - set(item.queue.tags))
@@ -177,6 +186,7 @@ class RatingSerializer(serializers.ModelSerializer):
 
 
 class JudgementSerializer(serializers.ModelSerializer):
+    item = AssignedItemField()
     comment = serializers.CharField(max_length=5000, allow_blank=True, default="")
 
     class Meta:
@@ -186,7 +196,6 @@ class JudgementSerializer(serializers.ModelSerializer):
         validators = []
 
     def validate(self, data):
-        check_assigned(data["item"], self.context)
         if data["item"].queue.kind != FeedbackQueue.Kind.PAIRWISE:
             raise serializers.ValidationError({"item": ["this item is rated 1–5, not compared"]})
         return data

@@ -69,7 +69,7 @@ class RunViewSet(
 
     @extend_schema(request=LaunchSerializer, responses={201: RunDetailSerializer})
     def create(self, request, *args, **kwargs):
-        launch = LaunchSerializer(data=request.data)
+        launch = LaunchSerializer(data=request.data, context={"request": request})
         launch.is_valid(raise_exception=True)
         data = launch.validated_data
         if not can(request.user, "launch_run", data["project"]):

@@ -6,6 +6,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from agents.spec import validate_spec
+from mase_web.accounts.fields import ProjectField, request_user
 from mase_web.accounts.models import Project
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from mase_web.workflows.facade import VersionNotFound, published_spec
@@ -33,7 +34,7 @@ class RunDetailSerializer(RunSerializer):
 class LaunchSerializer(serializers.Serializer):
     """Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`."""
 
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all(), required=False)
+    project = ProjectField(required=False)
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=Run.Kind.choices, default=Run.Kind.TRAINING)
     device = serializers.ChoiceField(choices=Run.Device.choices, default=Run.Device.CPU)
@@ -49,11 +50,21 @@ class LaunchSerializer(serializers.Serializer):
         data["source"] = {"kind": "spec"}
         if "workflow" in data:
             try:
-                published = published_spec(data.pop("workflow"), data.pop("version", None))
+                published = published_spec(
+                    request_user(self), data.pop("workflow"), data.pop("version", None)
+                )
             except VersionNotFound as exc:
                 raise serializers.ValidationError({"workflow": [str(exc)]}) from None
+            if "project" in data and data["project"].pk != published.project_id:
+                raise serializers.ValidationError(
+                    {
+                        "workflow": [
+                            f"workflow {published.workflow_id} belongs to another project; launch it there"
+                        ]
+                    }
+                )
             data["spec"], data["source"] = published.spec, {"kind": "workflow", **published.source}
-            data.setdefault("project", Project.objects.get(pk=published.project_id))
+            data["project"] = Project.objects.get(pk=published.project_id)
         if "project" not in data:
             raise serializers.ValidationError({"project": ["required when launching from a spec"]})
         errors = validate_spec(data["spec"], require_environment=True)

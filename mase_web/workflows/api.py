@@ -254,7 +254,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
     def import_into(self, request, pk=None):
         """Replace the draft with an imported spec; an invalid spec is refused and nothing is saved."""
         workflow = self.get_object()
-        body = ImportSerializer(data=request.data)
+        body = ImportSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         spec = body.validated_data["spec"]
         errors = validate_spec(spec)
@@ -271,7 +271,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
     @action(detail=False, methods=["post"], url_path="import")
     def import_new(self, request):
         """Create a workflow from an imported spec (`project` required); nothing is saved when invalid."""
-        body = ImportSerializer(data=request.data)
+        body = ImportSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         project = body.validated_data.get("project")
         if project is None:

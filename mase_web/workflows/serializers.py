@@ -3,7 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from mase_web.accounts.models import Project
+from mase_web.accounts.fields import ProjectField
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion
 
@@ -62,7 +62,7 @@ class WorkflowListSerializer(serializers.ModelSerializer):
 class WorkflowSerializer(serializers.ModelSerializer):
     """A workflow with its draft. On create, `template` (a gallery slug) pre-fills the spec."""
 
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    project = ProjectField()
     project_name = serializers.CharField(source="project.name", read_only=True)
     spec = SpecField(required=False)
     layout = LayoutField(required=False)
@@ -100,7 +100,7 @@ class WorkflowSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(f"unknown template {slug!r}; choose one of: {names}")
         return slug
 
-    def validate_project(self, project: Project) -> Project:
+    def validate_project(self, project):
         if self.instance is not None and project != self.instance.project:
             raise serializers.ValidationError("a workflow cannot move to another project")
         return project
@@ -160,7 +160,7 @@ class ValidationResultSerializer(serializers.Serializer):
 class ImportSerializer(serializers.Serializer):
     """A spec document to import (it must be a valid team spec), with optional layout."""
 
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all(), required=False)
+    project = ProjectField(required=False)
     name = serializers.CharField(max_length=200, required=False)
     spec = SpecField()
     layout = LayoutField(required=False)

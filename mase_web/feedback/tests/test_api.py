@@ -24,7 +24,8 @@ def rate(user, item: int, value, tags=(), comment=""):
     return client_for(user).post("/api/feedback/ratings/", body, format="json")
 
 
-@pytest.mark.parametrize(("who", "status"), [("pm", 201), ("ann1", 403), ("op", 403), ("stranger", 403)])
+# A stranger is told the project is not among theirs, exactly as for a project that does not exist.
+@pytest.mark.parametrize(("who", "status"), [("pm", 201), ("ann1", 403), ("op", 403), ("stranger", 400)])
 def test_only_managers_create_queues(people, who, status):
     project, users = people
     body = {"project": project.pk, "name": "q", "overlap": 1}
@@ -93,8 +94,10 @@ def test_rating_validation_and_update(people):
     assert response.status_code == 400 and "unknown tag" in response.json()["errors"]["tags"][0]
     response = rate(ann1, second, 4)  # assigned to ann2
     assert response.status_code == 400
-    assert response.json()["errors"]["item"] == ["this item is not assigned to you"]
-    assert rate(ann1, 999_999, 4).status_code == 400
+    assert response.json()["errors"]["item"] == [f"no item {second} is assigned to you"]
+    missing = rate(ann1, 999_999, 4)  # answers as an item of someone else's: no existence oracle
+    assert missing.status_code == 400
+    assert missing.json()["errors"]["item"] == ["no item 999999 is assigned to you"]
     assert Rating.objects.count() == 0
 
     created = rate(ann1, first, 4, tags=["great"], comment="clear answer")

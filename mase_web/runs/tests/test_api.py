@@ -22,7 +22,7 @@ def launch(user, project, **overrides):
         (Role.ADMIN, 201),
         (Role.OPERATOR, 403),
         (Role.ANNOTATOR, 403),
-        ("stranger", 403),
+        ("stranger", 400),  # another project's id answers as a missing one
         (None, 403),
     ],
 )
@@ -163,7 +163,9 @@ def test_launch_from_a_published_workflow_version(team):
         "version": 1,
     }
     stranger = client_for(users["stranger"]).post("/api/runs/", body, format="json")
-    assert stranger.status_code == 403
+    assert stranger.status_code == 400  # never the spec: the workflow is not among theirs
+    assert stranger.json()["errors"]["workflow"] == [f"no workflow {workflow.pk} among those you may read"]
+    assert Run.objects.count() == 1
 
 
 def test_learned_communication_and_workflow_filter(team):
