@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from agents import places
+
 if TYPE_CHECKING:  # pragma: no cover
     from agents.adapters import TeamAdapters
 
@@ -134,7 +136,7 @@ class Backbone:
         if model in ("default", "", None):
             path, name = default_model_path(), "all-MiniLM-L6-v2"
         else:
-            path, name = Path(str(model)).expanduser(), str(model)
+            path, name = places.model_path(str(model)), str(model)
             if not path.is_dir():
                 raise BackboneError(
                     f'backbone.model {model!r} is not a local directory; use "default" or the path of a '

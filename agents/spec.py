@@ -61,6 +61,7 @@ from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from agents import places
 from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
 
 __all__ = [
@@ -1336,13 +1337,18 @@ def _reroot(path: str, root: str) -> str:
     return root + path[1:]
 
 
-def validate_spec(doc: Any, *, require_environment: bool = False) -> list[SpecError]:
+def validate_spec(doc: Any, *, require_environment: bool = False, confined: bool = False) -> list[SpecError]:
     """Every error in a team-spec document, each with its JSON path; [] when the spec is valid.
 
     Never raises, whatever `doc` is (wrong types, deep nesting, huge documents). With
-    `require_environment=True` a design-only spec (environment name null) is an error too.
+    `require_environment=True` a design-only spec (environment name null) is an error too. With
+    `confined=True` (a server) files are named, never given as paths (`agents.places`), and the
+    validator opens no path the document holds.
     """
     v = _Validator()
+    if confined:
+        v.errors += [SpecError(path, message) for path, message in places.path_problems(doc)]
+        doc = places.without_paths(doc)
     try:
         v.document(doc, require_environment)
     except Exception as exc:  # a validator bug must not turn hostile input into a 500; log it loudly

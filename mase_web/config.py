@@ -101,6 +101,12 @@ def parse_redis_url(raw: str) -> str:
     )
 
 
+def env_path(name: str, default: Path) -> Path:
+    """A directory from the environment (`~` expanded), else `default`."""
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser().resolve() if value else default
+
+
 def data_dir() -> Path:
     """MASE_DATA_DIR holds the SQLite database, the embedded Redis socket, runs and checkpoints."""
     if not os.environ.get("MASE_DATA_DIR") and os.environ.get("PYTEST_VERSION"):

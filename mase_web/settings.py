@@ -144,6 +144,12 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": config.os.environ.get("LOG_LEVEL", "INFO").upper()},
 }
 
+# --- Files a spec may name ------------------------------------------------------------------------
+# A spec on this server names models and ticket files by name, resolved only in these directories
+# (agents.places); a path in a spec is refused, so a spec never reaches the server's other files.
+MODELS_DIR = config.env_path("MASE_MODELS_DIR", DATA_DIR / "models")
+TICKETS_DIR = config.env_path("MASE_TICKETS_DIR", DATA_DIR / "tickets")
+
 # --- Runs --------------------------------------------------------------------------------------
 # A running run's worker renews its lease every few seconds; a lease older than this is a dead worker.
 RUN_HEARTBEAT_TIMEOUT = config.env_int("RUN_HEARTBEAT_TIMEOUT", 30)

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from agents import places
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import RunEventRecorder, worker_name
 from training.events import EventStream
@@ -109,6 +110,9 @@ def execute(run_id: int, task_id: str) -> str | None:
     recorder = RunEventRecorder(run.pk).attach(stream)
     run.out_dir.mkdir(parents=True, exist_ok=True)
     try:
+        refused = places.path_problems(run.spec)
+        if refused:  # a spec stored past the API's check must not reach the server's files either
+            raise ValueError("; ".join(f"{path}: {message}" for path, message in refused))
         if run.kind == Run.Kind.TRAINING:
             from mase_web.feedback.sources import project_feedback
 

@@ -67,7 +67,7 @@ class LaunchSerializer(serializers.Serializer):
             data["project"] = Project.objects.get(pk=published.project_id)
         if "project" not in data:
             raise serializers.ValidationError({"project": ["required when launching from a spec"]})
-        errors = validate_spec(data["spec"], require_environment=True)
+        errors = validate_spec(data["spec"], require_environment=True, confined=True)
         if errors:
             raise serializers.ValidationError({"spec": {e.path: [e.message] for e in errors}})
         problem = foreign_teacher(data["spec"], data["project"])

@@ -56,7 +56,7 @@ def _problems(errors) -> list[dict[str, str]]:
 
 def spec_report(spec) -> dict:
     """The validator's and the advisor's verdict on one document (what the designer shows live)."""
-    errors = validate_spec(spec)
+    errors = validate_spec(spec, confined=True)
     advice = None
     if not errors:
         try:
@@ -157,7 +157,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
         body.is_valid(raise_exception=True)
         with transaction.atomic():
             workflow = Workflow.objects.select_for_update().get(pk=workflow.pk)
-            errors = validate_spec(workflow.spec)
+            errors = validate_spec(workflow.spec, confined=True)
             if errors:
                 return _invalid_spec_response(errors, "fix them before publishing")
             number = (workflow.versions.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -257,7 +257,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
         body = ImportSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         spec = body.validated_data["spec"]
-        errors = validate_spec(spec)
+        errors = validate_spec(spec, confined=True)
         if errors:
             return _invalid_spec_response(errors, "nothing was saved")
         workflow.spec, workflow.layout = spec, body.validated_data.get("layout", {})
@@ -278,7 +278,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
             raise ValidationError({"project": ["required: the project to import into"]})
         _require(request.user, "edit_workflow", project)
         spec = body.validated_data["spec"]
-        errors = validate_spec(spec)
+        errors = validate_spec(spec, confined=True)
         if errors:
             return _invalid_spec_response(errors, "nothing was saved")
         name = body.validated_data.get("name") or str(spec.get("name") or "Imported workflow")[:200]

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents import places
+
 INTENTS: tuple[str, ...] = (
     "product_question",
     "recommendation",
@@ -125,10 +127,9 @@ def _sorted_intents(intents: Sequence[str]) -> tuple[str, ...]:
 
 
 def resolve_ticket_path(split_or_path: str | Path) -> Path:
-    """The file behind a split name ("train", "validation", "test", "holdout_styles") or a path."""
-    if isinstance(split_or_path, str) and split_or_path in (*SPLITS, HOLDOUT_STYLES):
-        return DEFAULT_DATA_DIR / f"{split_or_path}.jsonl"
-    return Path(split_or_path)
+    """The file behind a split name ("train", "validation", "test", "holdout_styles"), a ticket file's name
+    in the ticket directory (`agents.places`), or a path."""
+    return places.ticket_path(split_or_path, DEFAULT_DATA_DIR)
 
 
 def load_tickets(split_or_path: str | Path) -> list[Ticket]:

@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents import places
 from agents.envs.params import check_known_params, describe_params
 from agents.envs.research_report.corpus import (
     FACT_KINDS,
@@ -225,7 +226,7 @@ class ResearchReportEnv(ParallelEnv):
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
                 errors.append(SpecError(f"$.{key}", "must be a number between 0 and 100"))
         model = merged["writer_model"]
-        if model is not None and (not isinstance(model, str) or not Path(model).is_dir()):
+        if model is not None and (not isinstance(model, str) or not places.model_path(model).is_dir()):
             errors.append(
                 SpecError("$.writer_model", "must be a local Hugging Face causal-LM directory (or null)")
             )
@@ -636,6 +637,7 @@ def _shipped_topic_names() -> set[str]:
 
 def _load_writer(model_dir: str) -> Callable[[str], str]:
     """A paragraph rewriter on a local causal LM (greedy, short); the writer backbone when configured."""
+    model_dir = str(places.model_path(model_dir))
     try:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
