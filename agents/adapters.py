@@ -1,7 +1,8 @@
 """Per-agent skill adapters: one named PEFT LoRA adapter per agent on the one shared backbone.
 
-Seed 000 calls an agent's LoRA adapter its "skill DNA": every agent reads text through the same frozen
-transformer, and only its small adapter (on the attention key/value projections by default) is its own.
+An agent's LoRA adapter is its "skill DNA" (docs/design.md#backbone-and-adapters): every agent reads
+text through the same frozen transformer, and only its small adapter (on the attention key/value
+projections by default) is its own.
 
 Two PEFT 0.21 behaviours shape this module:
 - `set_adapter(name)` switches `requires_grad` off for every other adapter. A per-agent forward pass

@@ -1,6 +1,6 @@
-"""Complexity advisor (seed 001 §3–4): does this workflow need MARL, or would rules do?
+"""Complexity advisor (docs/design.md#complexity-advisor): does this workflow need MARL, or would rules do?
 
-Seed 001 §3.2 names three indicators; when a workflow scores high on all three, multi-agent RL is
+Three indicators decide; when a workflow scores high on all three, multi-agent RL is
 worth exploring, otherwise a rule engine or a fixed DAG is simpler, steadier and easier to debug:
 
 - decision density — how many steps make non-trivial choices that depend on the current state;
@@ -8,7 +8,7 @@ worth exploring, otherwise a rule engine or a fixed DAG is simpler, steadier and
 - long/short-term reward conflict — whether a good final result needs some agent to give up
   short-term efficiency (a reviewer who checks carefully slows the step but saves rework).
 
-Seed 001 §4.2 adds the agent count: 2–5 agents is the sweet spot, more needs a reason.
+The agent count matters too: 2–5 agents is the sweet spot, more needs a reason.
 
 `advise(spec)` scores each indicator in [0, 1] from the spec's structure only (no training, no
 model): the roles' decision weights and input uncertainty (`agents.roles`), branching and joins in the
@@ -45,7 +45,7 @@ ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
         0.5,
         "max_rounds",
         1,
-        "number_guess is a test bed for learned communication (seed 003 §5.3): a parser could solve the "
+        "number_guess is a test bed for learned communication: a parser could solve the "
         "task itself, the point is to check that the team learns whom to listen to",
     ),
     "customer_service": EnvironmentProfile(
@@ -225,7 +225,7 @@ def _reward_conflict(spec: TeamSpec, reasons: list[str], factors: dict[str, floa
 
 
 def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
-    """Score a spec's need for MARL (seed 001 §3–4) and recommend "rules" or "marl", with reasons.
+    """Score a spec's need for MARL (docs/design.md#complexity-advisor) and recommend "rules" or "marl", with reasons.
 
     A pure function of the spec's structure. A document is validated first (SpecValidationError,
     a ValueError, when it is invalid).
@@ -244,7 +244,7 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
         warnings.append(
             SpecError(
                 "$.agents",
-                f"{n} agents: above {hi} the coordination cost usually outweighs specialisation (seed 001 §4.2); "
+                f"{n} agents: above {hi} the coordination cost usually outweighs specialisation (see docs/design.md#complexity-advisor); "
                 "merge roles unless the task is very large and modular",
             )
         )
@@ -252,21 +252,19 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
     mean = sum(indicators) / 3
     if n == 1:
         recommendation = "rules"
-        reasons.append(
-            "a single agent has nobody to coordinate with: improve its prompt and tools instead (seed 001 §4.3)"
-        )
+        reasons.append("a single agent has nobody to coordinate with: improve its prompt and tools instead")
     elif min(indicators) >= MARL_THRESHOLDS["each"] and mean >= MARL_THRESHOLDS["mean"]:
         recommendation = "marl"
         reasons.append(
             f"all three indicators are at least {MARL_THRESHOLDS['each']} (mean {mean:.2f}): learned collaboration "
-            "can find patterns a rule designer would miss (seed 001 §3.2)"
+            "can find patterns a rule designer would miss"
         )
     else:
         recommendation = "rules"
         weakest = min(zip(indicators, ("decision density", "uncertainty", "reward conflict"), strict=True))
         reasons.append(
             f"{weakest[1]} is {_level(weakest[0])} ({weakest[0]:.2f}; mean {mean:.2f}): hand-written rules or a fixed "
-            "DAG are simpler, steadier and easier to debug here (seed 001 §3.1)"
+            "DAG are simpler, steadier and easier to debug here"
         )
     profile, _ = _env_profile(spec)
     if profile is not None:

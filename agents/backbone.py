@@ -38,8 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 POOLINGS = ("mean", "cls", "last")
 
-# Attention projections LoRA may target, per naming family. Key/value only: seed 000 puts the agent's
-# "skill DNA" on what an agent attends to and reads, leaving the query path shared.
+# Attention projections LoRA may target, per naming family. Key/value only: an agent's
+# "skill DNA" sits on what it attends to and reads, leaving the query path shared
+# (docs/design.md#backbone-and-adapters).
 _KV_FAMILIES = (("k_proj", "v_proj"), ("key", "value"))
 # Fused query/key/value projections: LoRA on such a module would also adapt the queries.
 _FUSED_QKV = ("query_key_value", "qkv_proj", "c_attn", "Wqkv", "qkv", "in_proj")

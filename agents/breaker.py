@@ -1,4 +1,4 @@
-"""Circuit breaker and rule fallbacks for a running team (seed 001 §7.4, "熔断").
+"""Circuit breaker and rule fallbacks for a running team (docs/design.md#circuit-breaker).
 
 When a trained team keeps deciding with low confidence, or the model misbehaves (NaN/inf outputs, the
 backbone raising or timing out, an episode looping past the step limit), the runtime stops trusting it:

@@ -1,4 +1,4 @@
-"""Learned communication between agents: soft attention over who to listen to (seed 003 §3).
+"""Learned communication between agents: soft attention over who to listen to (docs/design.md#communication-attention).
 
 For agents with hidden states h_i (any task, any backbone):
 
@@ -130,7 +130,7 @@ def communication_cost(delivered: torch.Tensor, message_cost: float) -> torch.Te
 def novelty_score(own: torch.Tensor, received: torch.Tensor) -> torch.Tensor:
     """Information novelty per agent in [0, 1]: (1 − cos(own state, received message)) / 2.
 
-    Seed 003 rewards receiving information that differs from what the agent already has; the trainer
+    The novelty bonus rewards receiving information that differs from what the agent already has; the trainer
     pays it only in episodes that succeeded, so noise that is merely different is not rewarded.
     """
     cosine = torch.nn.functional.cosine_similarity(own, received, dim=-1, eps=1e-8)
@@ -152,7 +152,7 @@ def consensus_score(vectors: torch.Tensor, receivers: torch.Tensor) -> torch.Ten
 
 class CommAttention(nn.Module):
     """Who-listens-to-whom attention: α = softmax_j(W_Q h_i · W_K h_j / √d_k), self and disallowed
-    links masked. Small linear maps independent of the backbone (seed 003 §3.1: train only these).
+    links masked. Small linear maps independent of the backbone (only these train; docs/design.md#communication-attention).
 
     `forward(h, allowed)` takes hidden states `[B, N, dim]` and a `[N, N]` (or `[B, N, N]`) boolean
     link mask and returns α `[B, N, N]` (rows of agents that may hear nobody are all zero).

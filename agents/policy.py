@@ -96,7 +96,7 @@ class TeamPolicy(nn.Module):
         # LoRA adapter (its embedding) and, for acting agents, in its own policy head.
         # reading="per_agent" gives every agent its own first layer instead (`reader_w`, `reader_b`): a
         # shared layer must read every agent's texts at once, and it misread unseen phrasings of one
-        # clue kind more often (held-out templates, bench/README.md). The price: a sender can then learn
+        # clue kind more often (held-out templates, docs/experiments/2026-11-30-per-agent-reading.md). The price: a sender can then learn
         # to say a constant, so the attention is no longer the only way a useless sender goes quiet
         # (its delivered messages are still charged, so dropping it still pays).
         self.reading = reading
@@ -109,7 +109,7 @@ class TeamPolicy(nn.Module):
         # learned query, x_i = Σ_t softmax_t(q_i · h_t) h_t, instead of taking the backbone's mean. The
         # queries start at zero, i.e. at mean pooling. Mean pooling lets phrasing words outvote the few
         # tokens that carry a clue, and an unseen phrasing then moves x_i; a learned pooling can settle
-        # on those tokens (the held-out numbers of bench/README.md: it puts its weight on the digits).
+        # on those tokens (the held-out numbers of docs/experiments/2026-11-30-token-attention.md: it puts its weight on the digits).
         self.token_query = nn.Parameter(torch.zeros(n, embed_dim)) if token_attention else None
         self.message = nn.Linear(hidden, d_msg, bias=False)
         # The channel tags every message with its sender: a fixed random rotation per agent (not
@@ -144,10 +144,6 @@ class TeamPolicy(nn.Module):
         scores = scores.masked_fill(~mask, float("-inf"))
         weights = torch.softmax(scores, dim=-1).nan_to_num()  # an all-padding row (no text) pools to 0
         return torch.einsum("nvl,nvld->nvd", weights, states)
-
-    def head_parameters(self) -> list[nn.Parameter]:
-        """Per-agent policy-head parameters (the acting agents' action heads, stacked)."""
-        return [self.head_w1, self.head_b1, self.head_w2, self.head_b2]
 
     def read(self, embeddings: torch.Tensor, columns: torch.Tensor | None = None) -> torch.Tensor:
         """Hidden states `[B, K, hidden]` of the agents `columns` (default: all N) from their embeddings

@@ -1,8 +1,8 @@
 """The roles an agent in a team spec can take, and the reward terms a spec can weigh.
 
-Roles come from the source documents: the number-guessing starter task (seed 003 §5.3), e-commerce
-customer service (seed 000 §4.1), the research-report workflow (seed 001 §6), collaborative writing
-(seed 003 §4) and code generation (seed 000 §4.2). Each role carries a one-line description and a
+Roles come from the shipped workflows (docs/design.md#environments): the number-guessing starter task,
+e-commerce customer service, the research-report workflow, collaborative writing and code generation.
+Each role carries a one-line description and a
 default system prompt (the designer pre-fills it when a node is dropped on the canvas), plus two
 numbers the complexity advisor (`agents.advisor`) reads:
 
@@ -44,7 +44,7 @@ def _role(name: str, description: str, prompt: str, decision: float, uncertainty
 
 
 _ROLE_LIST = (
-    # Number guessing (seed 003 §5.3): the clues are spread over agents; only communication solves it.
+    # Number guessing (docs/design.md#number-guessing): the clues are spread over agents; only communication solves it.
     _role(
         "informant",
         "Holds one private clue about the secret and shares it with the team.",
@@ -67,7 +67,7 @@ _ROLE_LIST = (
         1.0,
         0.3,
     ),
-    # E-commerce customer service (seed 000 §4.1).
+    # E-commerce customer service (docs/design.md#customer-service).
     _role(
         "shopping_guide",
         "Recommends and compares products for the customer.",
@@ -100,7 +100,7 @@ _ROLE_LIST = (
         0.6,
         0.5,
     ),
-    # Research report (seed 001 §6).
+    # Research report (docs/design.md#research-report).
     _role(
         "researcher",
         "Searches for and selects the latest relevant sources on the topic.",
@@ -134,7 +134,7 @@ _ROLE_LIST = (
         0.8,
         0.4,
     ),
-    # Collaborative writing (seed 003 §4).
+    # Collaborative writing (docs/design.md#design-only-templates).
     _role(
         "planner",
         "Plans the structure, core arguments and subheadings of a piece of writing.",
@@ -151,7 +151,7 @@ _ROLE_LIST = (
         0.5,
         0.3,
     ),
-    # Code generation (seed 000 §4.2).
+    # Code generation (docs/design.md#design-only-templates).
     _role(
         "architect",
         "Designs the solution: modules, interfaces and a UML-style sketch.",
@@ -231,16 +231,14 @@ _TERM_LIST = (
     ),
     RewardTermInfo(
         "coherence_penalty",
-        "Penalty for incoherent or off-task behaviour of an agent (seed 000 §5.1).",
+        "Penalty for incoherent or off-task behaviour of an agent.",
         False,
         True,
     ),
     RewardTermInfo(
         "collaboration_bonus", "Bonus when an agent's output is used by a teammate.", False, False
     ),
-    RewardTermInfo(
-        "communication_cost", "Cost proportional to the messages sent (seed 003 §3.3).", False, True
-    ),
+    RewardTermInfo("communication_cost", "Cost proportional to the messages sent.", False, True),
     RewardTermInfo(
         "novelty",
         "Bonus for receiving information that differs from what the agent already has.",
@@ -250,7 +248,7 @@ _TERM_LIST = (
     RewardTermInfo("consensus", "Bonus for agents reaching agreement quickly.", False, False),
     RewardTermInfo(
         "shaping",
-        "The environment's own shaping rewards (e.g. +0.1 per relevant source, seed 001 §6.2).",
+        "The environment's own shaping rewards (e.g. +0.1 per relevant source in the research report).",
         False,
         False,
     ),

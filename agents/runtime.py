@@ -3,7 +3,7 @@
 `TeamRuntime` plays one episode of a PettingZoo ParallelEnv per request (a customer-service ticket, a
 report topic …) with a trained team (`training.mappo.MappoTrainer`, fresh or from a checkpoint). Every
 step it asks the `CircuitBreaker` who answers — the team, the half-open trial, or the rule fallback —
-and writes one decision-log record per agent (seed 001 §7.4):
+and writes one decision-log record per agent (docs/design.md#runtime-and-decision-log):
 
     {"request_id", "task_id", "step", "agent", "observation" (summary), "action", "action_index",
      "source": "model" | "trial" | "fallback", "confidence", "reason": {"alternatives": [{"action", "p"}],

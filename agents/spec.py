@@ -7,8 +7,8 @@ One validator serves the CLI and the web API alike:
     warnings = spec_warnings(doc)        # advice that does not block (e.g. more than 5 agents)
 
 `TeamSpec` is a tree of frozen dataclasses whose attribute names equal the JSON keys, with every
-default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema is documented in
-/work/helpers/SPEC_CONTRACT.md; the notes below record the decisions that contract leaves open.
+default filled in; `spec.to_dict()` round-trips through `load_spec`. The dataclasses below are the
+schema, explained in docs/design.md#team-spec; the notes below record the finer rules.
 
 - Reward: `reward = Σ weight[phase] · term` over the terms; a weight missing for a phase is 0. Weight
   keys must be phase names declared in `evolution.phases`. A `preset` supplies terms; explicit terms
@@ -16,7 +16,7 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
 - Evolution phases are named from `PHASES`, each at most once, in the order the scheduler walks them;
   thresholds lie in [0, 1] (a mean agent score) and never decrease from one phase to the next.
 - Edges: `dependency` edges (workflow steps) must form a DAG; `communication` edges list the allowed
-  links. A spec with no communication edges lets every agent attend to every other (seed 003 §3).
+  links. A spec with no communication edges lets every agent attend to every other (docs/design.md#communication-attention).
 - Environment: `name` null means a design-only template (it validates, but cannot be trained; pass
   `require_environment=True` to make that an error). A registered environment checks its own
   `params` through `validate_params` and, when it has fixed agent names, `expected_agents(params)`
@@ -28,7 +28,7 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   reading the labels and clones them (`warm_start_epochs`) before PPO. Both need labelled tickets, so
   any other environment is an error at that field's path. `self_imitation` > 0 (MAPPO/IPPO only) keeps
   every training step in the dual replay and imitates the replayed steps whose return beat the critic
-  (`training.self_imitation`). `policy_sharing` picks the actor networks of seed 001 §5 ("lora": one trunk
+  (`training.self_imitation`). `policy_sharing` picks the actor networks (docs/design.md#policy-sharing; "lora": one trunk
   with a LoRA adapter per agent, the default; "independent"; "shared" with a role embedding);
   `counterfactual` (MAPPO only) takes the COMA-style baseline; `teacher` "rules" (the environment's
   rule-scripted team), "expert" (customer_service: that team reading the training labels) or "checkpoint"
@@ -45,13 +45,14 @@ default filled in; `spec.to_dict()` round-trips through `load_spec`. The schema 
   the same clue in another training phrasing (needs an environment with `paraphrase_ids`, e.g.
   number_guess); `token_attention` true lets every agent pool the backbone's token states of its text
   with its own learned query (starting from mean pooling; not with `train_adapters`). All five default
-  to off; bench/README.md ("Held-out templates") has the figures.
+  to off; docs/decisions/0005-token-attention-for-unseen-phrasings.md has the figures.
 - Hostile input: documents over 1 MB (serialised), nested deeper than 24 levels or holding more than
   100,000 values are refused before any other check; lists and strings have caps (`LIMITS`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -60,6 +61,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
+
+import networkx as nx
 
 from agents import places
 from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
@@ -106,9 +109,9 @@ log = logging.getLogger(__name__)
 SPEC_VERSION = 1
 
 PHASES = ("exploration", "exploitation", "transfer")
-"""Evolution phases of seed 000 §2.2, in the order the scheduler walks them."""
+"""Evolution phases (docs/design.md#evolution), in the order the scheduler walks them."""
 
-# Caps against hostile or runaway documents. Seed 001 §4.2 puts the sweet spot at 2–5 agents; 64 is a hard cap.
+# Caps against hostile or runaway documents. 2–5 agents is the sweet spot (docs/design.md#complexity-advisor); 64 is a hard cap.
 LIMITS = {
     "document_bytes": 1_000_000,
     "depth": 24,
@@ -130,12 +133,12 @@ LIMITS = {
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 POOLINGS = ("mean", "cls", "last")
 EDGE_KINDS = ("communication", "dependency")
-PROTOCOLS = ("dense", "hcp")  # null = dense embeddings; "hcp" = seed 000 §3.1 semantic compression
+PROTOCOLS = ("dense", "hcp")  # null = dense; "hcp" = compression (docs/design.md#semantic-compression)
 FALLBACK_KINDS = ("none", "keyword_router", "scripted")
 ALGORITHMS = ("reinforce_comm", "mappo", "ippo")
 BASELINES = ("moving_average", "value")
 READERS = ("whole", "clause")  # training.reader: whole-text embeddings or per-clause readers
-SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (seed 001 §5)
+SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (docs/design.md#policy-sharing)
 TEACHERS = (
     "none",
     "rules",
@@ -283,7 +286,7 @@ class EdgeSpec(_SpecNode):
 
 @dataclass(frozen=True)
 class CommunicationSpec(_SpecNode):
-    """Learned attention communication (seed 003 §3) and its reward shaping."""
+    """Learned attention communication (docs/design.md#communication-attention) and its reward shaping."""
 
     enabled: bool = True
     d_k: int = 32
@@ -295,7 +298,7 @@ class CommunicationSpec(_SpecNode):
     beta_decay_episodes: int = 2000
     novelty_bonus: float = 0.0
     consensus_bonus: float = 0.0
-    protocol: str | None = None  # None | "dense" (embeddings) | "hcp" (semantic compression, seed 000 §3.1)
+    protocol: str | None = None  # None | "dense" | "hcp" (docs/design.md#semantic-compression)
 
 
 @dataclass(frozen=True)
@@ -332,7 +335,7 @@ class PhaseSpec(_SpecNode):
 
 @dataclass(frozen=True)
 class PlateauSpec(_SpecNode):
-    """Seed 000 §6: `cycles` evolution cycles without > `min_improvement` gain -> flag the reward."""
+    """Plateau rule (docs/design.md#plateau-rule): `cycles` evolution cycles without > `min_improvement` gain -> flag the reward."""
 
     cycles: int = 3
     min_improvement: float = 0.02
@@ -364,7 +367,7 @@ class CurriculumSpec(_SpecNode):
 
 @dataclass(frozen=True)
 class CircuitBreakerSpec(_SpecNode):
-    """Seed 001 §7.4: switch to the rule fallback after consecutive low-confidence decisions."""
+    """Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence decisions."""
 
     confidence_threshold: float = 0.5
     consecutive_low: int = 3
@@ -430,7 +433,7 @@ class TrainingSpec(_SpecNode):
     teacher_checkpoint: str = ""  # teacher "checkpoint": a MAPPO checkpoint directory or a run directory
     teacher_coef: float = 1.0  # weight of cloning the teacher where it disagrees with the student
     teacher_fade_episodes: int = 0  # the teacher's weight falls linearly to 0 over these episodes; 0 = never
-    # reinforce_comm, for clues phrased in ways never seen in training (bench/README.md, held-out)
+    # reinforce_comm, for clues phrased in ways never seen in training (docs/decisions/0005-token-attention-for-unseen-phrasings.md)
     reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
     reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
     embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
@@ -460,7 +463,7 @@ class TeamSpec(_SpecNode):
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (all defaults written out); `load_spec(spec.to_dict()) == spec`."""
         doc = _to_json(self)
-        # Key order as in the contract: version and identity first.
+        # Key order: version and identity first.
         order = ["spec_version", "name", "description"]
         return {**{k: doc[k] for k in order}, **{k: v for k, v in doc.items() if k not in order}}
 
@@ -508,7 +511,7 @@ def _default_terms() -> tuple[RewardTermSpec, ...]:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Reward presets (seed 000 §2.2 and §5.1)
+# Reward presets (docs/design.md#reward-presets)
 # ----------------------------------------------------------------------------------------------------
 
 REWARD_PRESETS: Mapping[str, Mapping[str, Mapping[str, float]]] = _freeze(
@@ -574,16 +577,6 @@ def _quote_list(items: Iterable[str], limit: int = 20) -> str:
     items = list(items)
     shown = ", ".join(json.dumps(i) for i in items[:limit])
     return shown + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
-
-
-def _default_of(cls: type, name: str) -> Any:
-    for f in fields(cls):
-        if f.name == name:
-            if f.default is not MISSING:
-                return f.default
-            if f.default_factory is not MISSING:
-                return f.default_factory()
-    return MISSING
 
 
 def _allowed_keys(cls: type) -> list[str]:
@@ -921,38 +914,20 @@ class _Validator:
 
     def dependency_cycles(self, deps: list[tuple[int, str, str]]) -> None:
         """Dependency edges must form a DAG; report each cycle found (at the edge that closes it)."""
-        out: dict[str, list[tuple[int, str]]] = {}
+        graph = nx.DiGraph()
         for i, s, t in deps:
-            out.setdefault(s, []).append((i, t))
-        state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-        reported = 0
-        for root in sorted(out):
-            if state.get(root):
-                continue
-            path: list[str] = [root]
-            state[root] = 1
-            iters = [iter(out.get(root, []))]
-            while iters:
-                nxt = next(iters[-1], None)
-                if nxt is None:
-                    state[path.pop()] = 2
-                    iters.pop()
-                    continue
-                i, t = nxt
-                if state.get(t) == 1:
-                    cycle = path[path.index(t) :] + [t]
-                    if reported < 10:
-                        self.err(
-                            f"$.edges[{i}]",
-                            "dependency edges form a cycle: "
-                            + " -> ".join(cycle)
-                            + "; a workflow must be a DAG",
-                        )
-                    reported += 1
-                elif not state.get(t):
-                    state[t] = 1
-                    path.append(t)
-                    iters.append(iter(out.get(t, [])))
+            graph.add_edge(s, t, index=i)
+        cycles = list(itertools.islice(nx.simple_cycles(graph), 11))  # hostile specs may hold very many
+        for cycle in cycles[:10]:
+            start = cycle.index(min(cycle))  # name each cycle from the same node, whatever the search order
+            cycle = cycle[start:] + cycle[:start]
+            closing = graph.edges[cycle[-1], cycle[0]]["index"]
+            self.err(
+                f"$.edges[{closing}]",
+                "dependency edges form a cycle: "
+                + " -> ".join([*cycle, cycle[0]])
+                + "; a workflow must be a DAG",
+            )
 
     def communication(self, top: dict) -> None:
         sec = self.section(top, "communication", CommunicationSpec)
@@ -1506,7 +1481,7 @@ def load_spec(source: str | Path | Mapping | TeamSpec, *, require_environment: b
 # Warnings (advice that does not block)
 # ----------------------------------------------------------------------------------------------------
 
-SWEET_SPOT_AGENTS = (2, 5)  # seed 001 §4.2
+SWEET_SPOT_AGENTS = (2, 5)  # docs/design.md#complexity-advisor
 
 
 def spec_warnings(doc: Any) -> list[SpecError]:
@@ -1538,7 +1513,7 @@ def _warnings(doc: Any) -> list[SpecError]:
             SpecError(
                 "$.agents",
                 f"{n_agents} agents: teams of {lo}–{hi} agents usually balance specialisation against coordination "
-                "cost best (seed 001 §4.2); merge roles unless the task is very large and modular",
+                "cost best (see docs/design.md#complexity-advisor); merge roles unless the task is very large and modular",
             )
         )
     elif n_agents == 1:

@@ -73,7 +73,7 @@ SETTINGS = {
     "delivery_threshold": 0.05,
     "message_cost": 0.01,
 }
-# The held-out-template run (N=64) adds four settings, chosen on seeds 0-4 (bench/README.md): gated
+# The held-out-template run (N=64) adds four settings, chosen on seeds 0-4 (docs/decisions/0005-token-attention-for-unseen-phrasings.md): gated
 # reception (a delivered message is heard at full weight, so an unseen phrasing that shifts the
 # attention among the clues does not change what the guesser reads), a first layer per agent (a shared
 # one must read every agent's texts at once), Gaussian noise (std 0.1) on the embeddings in training

@@ -56,7 +56,7 @@ from agents.protocol.compression import (  # noqa: E402
 from agents.protocol.gossip import GossipConfig, simulate_workload  # noqa: E402
 from agents.protocol.wire import OVERHEAD_BYTES, Frame, FrameKind, encode_frame  # noqa: E402
 
-SEED_RAW_GB_PER_H = 12.7  # seed 000 §3.1: 100 agents, uncompressed
+SEED_RAW_GB_PER_H = 12.7  # design target: 100 agents, uncompressed (docs/design.md#communication-protocol)
 
 
 @dataclass

@@ -106,7 +106,7 @@ def build_team(args, backbone: Backbone, team: ScriptedTeam, train, val) -> tupl
     started = time.perf_counter()
     info: dict[str, Any] = {}
     if args.offline_episodes:
-        # sim-to-real (seed 001 §7.3): start from behaviour cloning of the rule team's logged episodes
+        # sim-to-real (docs/design.md#sim-to-real): start from behaviour cloning of the rule team's logged episodes
         log = log_episodes(
             CustomerServiceEnv(tickets=train, shuffle=True),
             team.actions,

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from scipy import stats
 
 SPLITS = {
     "test": "customer_service",
@@ -43,7 +44,7 @@ def per_seed_results(paths: Sequence[Path]) -> dict[int, dict[str, Any]]:
 def sign_test_p(wins: int, losses: int) -> float:
     """One-sided exact sign test: P(at least `wins` of wins + losses fair coin flips come up heads)."""
     n = wins + losses
-    return sum(math.comb(n, k) for k in range(wins, n + 1)) / 2**n if n else 1.0
+    return float(stats.binomtest(wins, n, 0.5, alternative="greater").pvalue) if n else 1.0
 
 
 def paired_stats(diffs: Mapping[int, float]) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def paired_stats(diffs: Mapping[int, float]) -> dict[str, Any]:
         "mean": statistics.fmean(values),
         "median": statistics.median(values),
         "sd": sd,
-        "t": statistics.fmean(values) / (sd / math.sqrt(len(values))) if sd > 0 else None,
+        "t": float(stats.ttest_1samp(values, 0.0).statistic) if sd > 0 else None,
         "wins": wins,
         "losses": losses,
         "ties": len(values) - wins - losses,

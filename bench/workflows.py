@@ -1,6 +1,6 @@
 """Workflow benchmark: MAPPO against the rule baseline and independent PPO on the source workflows.
 
-Customer service (seed 000 §4.1), all arms in one run with the same seeds, trained on the train split and
+Customer service (docs/design.md#customer-service), all arms in one run with the same seeds, trained on the train split and
 scored greedily on the test split (or `--tickets FILE`) and on the held-out phrasing styles:
 
 - rules                 the tuned keyword router as a rule-scripted team (no training)
@@ -9,7 +9,7 @@ scored greedily on the test split (or `--tickets FILE`) and on the held-out phra
 - mappo_counterfactual  MAPPO with the COMA counterfactual baseline
 - mappo_teacher         MAPPO + teacher–student augmentation (teacher = the rule-scripted team)
 
-Research report (seed 001 §6): the judge's four dimensions before and after MAPPO training.
+Research report (docs/design.md#research-report): the judge's four dimensions before and after MAPPO training.
 
     python bench/workflows.py --out bench/results/workflows.json [--tickets FILE] [--quick]
 
@@ -84,7 +84,7 @@ FULL = {
     "lr": 3e-4,
     "hidden": 128,
     # after the warm start, routing noise on the attention only perturbs a policy that already works
-    # (ablation in bench/README.md): fine-tune without it
+    # (the workflow protocol, docs/experiments/2026-11-29-workflows-first-results.md): fine-tune without it
     "explore_share": 0.0,
     "entropy_coef": 0.003,
     "eval_every": 0,
@@ -128,7 +128,7 @@ def scripted_policy(team: ScriptedTeam):
 def train_keeping_best(trainer: MappoTrainer, dev_env: Any, every: int, progress) -> dict:
     """PPO in chunks of `every` updates, keeping the actors that score best on the dev tickets.
 
-    Periodic validation with best-checkpoint keeping (seed 001 §7.3): after the warm start and after each
+    Periodic validation with best-checkpoint keeping (docs/design.md#sim-to-real): after the warm start and after each
     chunk the greedy team is scored on `dev_env` (training-split tickets that no stage trains on); the
     best actors (ties: the earlier) are restored at the end. Every scoring is kept as the dev curve.
     """
@@ -230,7 +230,7 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         results[name]["rules"] = cs_metrics(env, scripted_policy(team)) | {"train_seconds": 0.0}
     logged = []
     if args.offline_episodes:
-        # sim-to-real (seed 001 §7.3): every learning arm starts from the same logs of the expert team
+        # sim-to-real (docs/design.md#sim-to-real): every learning arm starts from the same logs of the expert team
         logged = log_expert_episodes(
             CustomerServiceEnv(tickets=labelled, shuffle=True, **args.env),
             labelled,

@@ -1,4 +1,4 @@
-"""Adaptive curriculum: task difficulty follows the team's recent success rate (seed 000 §2.1).
+"""Adaptive curriculum: task difficulty follows the team's recent success rate (docs/design.md#curriculum).
 
 After every `window` episodes at one level the curriculum looks at the success rate: above `upper` the
 difficulty rises one level, below `lower` it falls one level, otherwise it stays. The window restarts on

@@ -1,15 +1,15 @@
-"""Evolution scheduler (seed 000 §2.2): phases, the plateau rule and per-agent update periods.
+"""Evolution scheduler (docs/design.md#evolution): phases, the plateau rule and per-agent update periods.
 
 A run moves through phases exploration → exploitation → transfer. Each phase has its own reward (see
 `training.reward`, preset `phase_rewards`) and a threshold: at the end of an evolution cycle, when the
 mean agent score passes the current phase's threshold, the team advances to the next phase.
 
-Plateau rule (seed 000 §6): when `plateau_cycles` (3) consecutive cycles bring no more than
+Plateau rule (docs/design.md#plateau-rule): when `plateau_cycles` (3) consecutive cycles bring no more than
 `min_improvement` (2%, relative) over the best mean score so far, the scheduler emits a "plateau" event
 recommending that the reward be restructured or external knowledge injected. The counter then restarts,
 so a run that stays stuck is reminded every `plateau_cycles` cycles, not every cycle.
 
-Per-agent update periods (seed 000 §4.1: logistics hourly, others daily): agent `a` updates its
+Per-agent update periods (docs/design.md#update-periods; e.g. logistics hourly, others daily): agent `a` updates its
 parameters on training update `u` only when `u % update_period[a] == 0`.
 
 Every transition is an event on the run's `EventStream` ("phase", "plateau").

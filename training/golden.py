@@ -1,4 +1,4 @@
-"""Golden-range metrics (seed 000 §6): healthy ranges for a self-evolving team, with alert thresholds.
+"""Golden-range metrics (docs/design.md#golden-ranges): healthy ranges for a self-evolving team, with alert thresholds.
 
 | metric                      | golden range    | alert when          |
 |-----------------------------|-----------------|---------------------|
@@ -11,12 +11,12 @@
 Each observation gets a level: "ok" inside the golden range, "warn" outside it but not past the alert
 threshold, "alert" past it.
 
-Scaling to the run's own clock. The seed's durations are for a production system that evolves over days;
-a training run here lasts minutes. `clock_scale` says how many seed seconds one second of the run stands
-for: durations measured on the run's clock are multiplied by it before they are compared with the seed's
-hours. The default, 3600, reads one run second as one seed hour, so a policy update every 2–4 s and a
+Scaling to the run's own clock. The golden durations are for a production system that evolves over days;
+a training run here lasts minutes. `clock_scale` says how many table seconds one second of the run stands
+for: durations measured on the run's clock are multiplied by it before they are compared with the golden
+hours. The default, 3600, reads one run second as one hour of the table, so a policy update every 2–4 s and a
 phase of 12–36 s are "golden". `sample_scale` does the same for the replay buffer size (default 1: the
-seed's absolute sample counts). Latency and diversity are never scaled.
+table's absolute sample counts). Latency and diversity are never scaled.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class GoldenMetrics:
         self._levels: dict[str, str] = {}
 
     def convert(self, name: str, raw: float) -> float:
-        """Raw measurement → the seed's unit (hours for durations, scaled counts)."""
+        """Raw measurement → the table's unit (hours for durations, scaled counts)."""
         r = self.ranges[name]
         if r.kind == "duration":
             return float(raw) * self.clock_scale / 3600.0

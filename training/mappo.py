@@ -1,4 +1,4 @@
-"""MAPPO for agent teams: clipped PPO with GAE, a centralised critic, learned communication (seed 001 §5–7).
+"""MAPPO for agent teams: clipped PPO with GAE, a centralised critic, learned communication (docs/design.md#mappo).
 
 Read top to bottom:
 
@@ -13,13 +13,13 @@ Read top to bottom:
 Algorithms (`algorithm`):
 - "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.
 - "ippo": independent PPO, the comparison baseline: each agent learns alone from its own observation
-  with its own critic V_i(o_i), its own parameters, and no communication (seed 001 §5.1).
+  with its own critic V_i(o_i), its own parameters, and no communication (docs/design.md#mappo).
 With `counterfactual=True` the advantage of agent i is COMA's: Q_i(s, a) − Σ_a' π_i(a'|o_i) Q_i(s, (a_-i, a')),
-"how much better was my action than my average action, the others' actions held fixed" (seed 001 §7.1).
+"how much better was my action than my average action, the others' actions held fixed" (docs/design.md#counterfactual-baseline).
 With `self_imitation` > 0 every training step also goes into the dual replay and, after the PPO epochs,
 replayed steps whose return beat the critic are imitated (`training.self_imitation`).
 
-Policy sharing (`sharing`, seed 001 §5): "independent" (each agent its own actor network), "lora"
+Policy sharing (`sharing`, docs/design.md#policy-sharing): "independent" (each agent its own actor network), "lora"
 (default: one shared actor trunk plus a per-agent low-rank adapter on each trunk layer and a per-agent
 head — the same idea as the backbone's per-agent PEFT LoRA, applied to the policy network), "shared"
 (one network for everyone, told apart by a learned role embedding).
@@ -80,7 +80,7 @@ class MappoConfig:
     lora_rank: int = 4
     msg_dim: int = 32
     d_k: int = 32
-    explore_share: float = 0.5  # share of training episodes routing with noisy attention (seed 003)
+    explore_share: float = 0.5  # share of training episodes routing with noisy attention
     beta_start: float = 1.0
     beta_end: float = 0.05
     protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
@@ -1080,7 +1080,7 @@ class MappoTrainer:
 
     def teacher_weight(self) -> float:
         """`teacher_coef`, faded linearly to 0 over the first `teacher_fade_updates` updates: a teacher speeds
-        the start and, kept at full weight, holds the student at the teacher's level (bench/README.md)."""
+        the start and, kept at full weight, holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."""
         if self.teacher is None:
             return 0.0
         fade = self.cfg.teacher_fade_updates
@@ -1113,7 +1113,7 @@ class MappoTrainer:
         return {"sil_loss": losses, "sil_better_share": better}
 
     def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
-        """Agents outside their update period keep their own parameters this update (seed 000 §4.1)."""
+        """Agents outside their update period keep their own parameters this update (docs/design.md#update-periods)."""
         if bool(updating.all()):
             return
         for i in range(self.n):

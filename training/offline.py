@@ -1,4 +1,4 @@
-"""Offline pre-training from logged episodes (seed 001 §7.3: learn from rule-system or human logs first).
+"""Offline pre-training from logged episodes (docs/design.md#sim-to-real: learn from rule-system or human logs first).
 
 A logged episode is one JSONL line::
 

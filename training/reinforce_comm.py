@@ -1,8 +1,8 @@
-"""REINFORCE with a baseline for a team that learns whom to listen to (seed 003 §3.3, §4.3).
+"""REINFORCE with a baseline for a team that learns whom to listen to (docs/design.md#reinforce-communication).
 
 One file, top to bottom: hyper-parameters, the update step, the training loop with its events and
 checkpoints. The team (agents.policy.TeamPolicy) sits on one frozen backbone; each training update
-plays `batch_size` parallel one-step episodes, e.g. of the number-guessing task (seed 003 §5.3).
+plays `batch_size` parallel one-step episodes, e.g. of the number-guessing task (docs/design.md#number-guessing).
 
 Loss of one update (B episodes, advantage A = R − b, b the baseline):
 
@@ -12,7 +12,7 @@ Loss of one update (B episodes, advantage A = R − b, b the baseline):
         − entropy_coef · mean_B[H(π(· | h, m))]                  optional entropy bonus
         − attention_entropy_coef(t) · mean[H(α)]                  early attention-entropy floor
         + paraphrase_consistency · gap(msg(clue), msg(same clue, other training phrasing))
-                                                                  optional, once the team reads (bench/README.md)
+                                                                  optional, once the team reads (docs/experiments/2026-11-30-per-agent-reading.md)
 
 How the explored weights enter: in an explored episode the messages are routed with α̃ =
 softmax(log α + βε), a sample of the attention policy; its log-density given the state is
@@ -22,7 +22,7 @@ advantage as the action's log-probability: the episode's reward judges both the 
 answer. With `attention_grad="reinforce"` (default) the task loss does not backpropagate into α:
 attention changes only through this score-function term, so it is steered by what routing choices
 *earned*, not by which message is momentarily most useful to the head — the latter is what makes
-plain backprop collapse onto one sender on some seeds (bench/README.md).
+plain backprop collapse onto one sender on some seeds (docs/decisions/0004-routing-gradient.md).
 """
 
 from __future__ import annotations
@@ -508,7 +508,7 @@ class ReinforceCommTrainer:
         sampled = embeddings
         if cfg.embedding_noise:
             # Training-only input noise: a reading that survives it does not hinge on the exact vector
-            # of one training phrasing (held-out templates, bench/README.md).
+            # of one training phrasing (held-out templates, docs/experiments/2026-11-29-heldout-phrasings.md).
             noise = torch.randn(embeddings.shape, generator=self.generator).to(embeddings.device)
             embeddings = embeddings + cfg.embedding_noise * noise
         consistency = self._paraphrase_loss(sampled, embeddings) if self._consistency_on() else None

@@ -1,12 +1,12 @@
-"""Dual experience replay (seed 000 §2.1): a recent buffer and an elite, prioritised buffer.
+"""Dual experience replay (docs/design.md#dual-replay): a recent buffer and an elite, prioritised buffer.
 
 - `RecentBuffer`: the last `capacity` samples, first in first out; sampled uniformly. It breaks the
-  correlation between consecutive samples (seed 001 §7.3).
+  correlation between consecutive samples.
 - `EliteBuffer`: the `capacity` samples with the highest priority seen so far (e.g. an episode's
   return); sampled with probability ∝ (priority − min + ε)^α, as in prioritised replay, so the best
   experience is replayed most.
 - `DualReplay` holds both, samples a configurable share from each, and reports its size against the
-  seed's golden range (100k–500k samples, alert below 50k; thresholds are parameters).
+  golden range (docs/design.md#golden-ranges: 100k–500k samples, alert below 50k; thresholds are parameters).
 """
 
 from __future__ import annotations
@@ -97,9 +97,9 @@ class ReplayConfig:
     elite_capacity: int = 50_000
     elite_share: float = 0.5
     alpha: float = 1.0
-    golden_low: int = 100_000  # seed 000 §6: 10–50万样本
+    golden_low: int = 100_000  # golden range: 100k–500k samples
     golden_high: int = 500_000
-    alert_below: int = 50_000  # seed 000 §6: alert under 5万样本
+    alert_below: int = 50_000  # golden range: alert under 50k samples
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.elite_share <= 1.0:

@@ -6,7 +6,7 @@ is looked up by name in a fixed table, and a weight must be a finite number.
 
 Sign convention: every term value is measured as a non-negative magnitude where that makes sense
 (a *penalty* or a *cost* is how much of it there was), and the weight carries the direction. So the
-seed's exploitation reward `0.9·task − 0.1·coherence` is `{"task": 0.9, "coherence_penalty": -0.1}`.
+exploitation preset's reward `0.9·task − 0.1·coherence` is `{"task": 0.9, "coherence_penalty": -0.1}`.
 
 Human feedback enters through `HumanFeedbackSource`: anything with `rating(episode_key) -> float | None`.
 The web layer fills one from annotators' ratings; the CLI reads a JSONL file (`JsonlHumanFeedback`).
@@ -38,7 +38,7 @@ REWARD_TERMS: dict[str, str] = {
     "domain_performance": "task score on the current training domain",
 }
 
-# The seed's presets (seed 000 §2.2 and §5.1) live once, as data, in agents.spec: {preset: {term: {phase: w}}}.
+# The presets (docs/design.md#reward-presets) live once, as data, in agents.spec: {preset: {term: {phase: w}}}.
 PRESETS: dict[str, dict[str, dict[str, float]]] = {
     name: {term: dict(weights) for term, weights in table.items()} for name, table in REWARD_PRESETS.items()
 }

@@ -11,7 +11,7 @@ critic now expects:
 Only actions that did better than expected pull the policy (the clip at zero), so nothing worse than
 the current policy is ever imitated, and the value is raised where it was too pessimistic.
 
-The steps live in the dual replay of seed 000 §2.1 (`training.replay.DualReplay`): the recent buffer holds
+The steps live in the dual replay (docs/design.md#dual-replay; `training.replay.DualReplay`): the recent buffer holds
 the last steps, the elite buffer the steps of the highest-return episodes; a minibatch mixes both. The
 replay is not checkpointed (it can hold hundreds of megabytes of observations): a resumed run refills it
 from its next episodes.

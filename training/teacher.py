@@ -1,8 +1,8 @@
-"""Teacher–student augmentation (seed 000 §3.2): learn from the steps where a stronger policy disagrees.
+"""Teacher–student augmentation (docs/design.md#teacher-student): learn from the steps where a stronger policy disagrees.
 
-The seed runs a teacher and the current student on the same task, compares the two trajectories and
-turns the steps where they differ into extra training samples (it reports about 40% more useful
-samples). Here a teacher is anything with `act(agent, observation, info) -> action | None`:
+The idea: run a teacher and the current student on the same task, compare the two trajectories and
+turn the steps where they differ into extra training samples (the design target is about 40% more
+useful samples). Here a teacher is anything with `act(agent, observation, info) -> action | None`:
 
 - `ScriptedTeacher` wraps a rule-scripted team (e.g. the customer-service `ScriptedTeam`);
 - `ExpertTeacher` wraps the customer-service expert, which reads the labels and the whole ticket;
@@ -14,7 +14,7 @@ behaviour-cloning sample weighted by `MappoConfig.teacher_coef`. A teacher sampl
 construction (it corrects an action); a student sample is useful when its advantage is above
 `useful_eps`. The trainer reports `useful_share` (with teacher samples) and `useful_share_student`.
 
-`compare_trajectories` is the seed's literal procedure — two full runs on the same task, compared step
+`compare_trajectories` is that literal procedure — two full runs on the same task, compared step
 by step — for analysis and for logged-episode pipelines.
 """
 

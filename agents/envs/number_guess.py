@@ -1,4 +1,4 @@
-"""Number guessing (seed 003 §5.3): the clues are spread over agents; only communication solves it.
+"""Number guessing (docs/design.md#number-guessing): the clues are spread over agents; only communication solves it.
 
 A secret integer x in [0, n) is drawn. Informative agents ("clue_0", "clue_1", …) each hold one
 natural-language clue; distractor agents ("distractor_0", …) hold irrelevant sentences; the

@@ -1,6 +1,6 @@
 """The communication layer: semantic compression, wire format, priority channels, gossip, auctions.
 
-Seed 000 §2.1, §3.1, §5.2. Every component exposes `stats()` as a plain dict so a trainer or the runtime
+Design: docs/design.md#communication-protocol. Every component exposes `stats()` as a plain dict so a trainer or the runtime
 can emit it as a `metrics` event; `CodebookDriftMonitor.observe` returns `alert` payloads (the
 "communication storm" warning): ``stream.emit("alert", **alert)``.
 """

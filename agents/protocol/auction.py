@@ -1,7 +1,7 @@
 """Task allocation by an improved sealed-bid auction, a load balancer, and round-robin as the baseline.
 
-Seed 000 §2.1: "the communication coordination layer allocates tasks by an improved auction; a dynamic
-load balancer watches every agent's workload".
+The design (docs/design.md#auction): the coordination layer allocates tasks by an improved auction, and a
+dynamic load balancer watches every agent's workload.
 
 Auction (`SealedBidAuction`). Each agent bids once, privately, for a task:
 

@@ -1,4 +1,4 @@
-"""Priority channels of the Hybrid Communication Protocol (seed 000 §3.1, §5.2).
+"""Priority channels of the Hybrid Communication Protocol (docs/design.md#priority-channels).
 
 Three channels with latency budgets: urgent (50 ms, a dedicated lane), regular (200 ms, shared) and
 background (seconds, shared). The `PriorityScheduler` models one outgoing link as two lanes:

@@ -1,4 +1,4 @@
-"""Semantic compression of agent messages (the "HCP" codec of seed 000 §3.1) and its health checks.
+"""Semantic compression of agent messages (the "HCP" codec, docs/design.md#semantic-compression) and its health checks.
 
 A message is embedded by the backbone (pooled sentence vector); the sender maps it to the nearest entry
 of a k-means *semantic codebook* fitted on the team's traffic and transmits the entry id plus a
@@ -15,7 +15,7 @@ Two choices make small budgets keep the intent:
   nearest codebook entries (``search_codes``) before sending.
 
 Also here: conversation-history compression (keep all codes, keep only the residuals that matter) and
-codebook-drift detection, whose alert is the "communication storm" warning of seed 000 §5.2.
+codebook-drift detection, whose alert is the "communication storm" warning (docs/design.md#communication-storms).
 
 The codec works on embedding arrays only; it never loads a model.
 """
@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
+from sklearn.cluster import KMeans
 
 from agents.protocol.wire import (
     MAX_CODE_BITS,
@@ -112,42 +113,16 @@ def _principal_directions(m: np.ndarray, k: int) -> np.ndarray:
 
 
 def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: np.ndarray | None = None):
-    """Lloyd's k-means with k-means++ seeding (or a warm start); returns (centroids, assignment)."""
-    rng = np.random.default_rng(seed)
-    best = None
-    sq = (x * x).sum(axis=1)
-    for _restart in range(1 if init is not None else restarts):
-        if init is not None:
-            cents = init.copy()
-        else:
-            idx = [int(rng.integers(len(x)))]
-            d2 = sq - 2 * x @ x[idx[0]] + sq[idx[0]]
-            for _ in range(1, k):
-                p = np.maximum(d2, 0)
-                p = p / p.sum() if p.sum() > 0 else np.full(len(x), 1 / len(x))
-                idx.append(int(rng.choice(len(x), p=p)))
-                d2 = np.minimum(d2, sq - 2 * x @ x[idx[-1]] + sq[idx[-1]])
-            cents = x[idx].copy()
-        assign = None
-        for _ in range(iters):
-            dist = sq[:, None] - 2 * x @ cents.T + (cents * cents).sum(axis=1)[None, :]
-            new = dist.argmin(axis=1)
-            if assign is not None and np.array_equal(new, assign):
-                break
-            assign = new
-            sums = np.zeros_like(cents)
-            np.add.at(sums, assign, x)
-            counts = np.bincount(assign, minlength=k)
-            cents[counts > 0] = sums[counts > 0] / counts[counts > 0, None]
-            # An empty cluster is re-seeded on the worst-served point so no code id is wasted.
-            for j in np.flatnonzero(counts == 0):
-                worst = dist[np.arange(len(x)), assign].argmax()
-                cents[j] = x[worst]
-                dist[worst] = 0.0  # the next empty cluster takes the next-worst point
-        inertia = float(((x - cents[assign]) ** 2).sum())
-        if best is None or inertia < best[0]:
-            best = (inertia, cents, assign)
-    return best[1], best[2]
+    """k-means (scikit-learn's Lloyd with k-means++ seeding, or a warm start from `init`); returns
+    (centroids, assignment). Empty clusters are re-seeded on far points, so no code id is wasted."""
+    model = KMeans(
+        n_clusters=k,
+        init="k-means++" if init is None else init,
+        n_init=restarts if init is None else 1,
+        max_iter=iters,
+        random_state=seed,
+    ).fit(x)
+    return model.cluster_centers_.astype(x.dtype), model.labels_
 
 
 class SemanticCodec:

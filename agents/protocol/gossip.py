@@ -1,4 +1,4 @@
-"""Decentralised state sync by push–pull gossip with anti-entropy (seed 000 §2.1, §5.2).
+"""Decentralised state sync by push–pull gossip with anti-entropy (docs/design.md#gossip).
 
 Every agent keeps a view of every agent's state as a version number per key (key = the agent that owns
 the state; only the owner changes it). Time advances in rounds.
@@ -22,7 +22,7 @@ O(log N) rounds; a busy one uses the base `fanout`, because many concurrent upda
 exchange; above `storm_load` (a communication storm) it drops to one peer and the storm is counted.
 
 Anti-entropy: every `anti_entropy_period` rounds each agent, hot or not, does a full exchange with one
-random peer; this repairs what rumours missed, e.g. a group that was partitioned. The seed enables it
+random peer; this repairs what rumours missed, e.g. a group that was partitioned. The design enables it
 above 50 agents (every 5 minutes); with 10-second rounds that is every 30 rounds.
 
 Central baseline (`central_messages`): a controller receives each update (1 message) and acknowledges it
@@ -53,7 +53,7 @@ class GossipConfig:
     stop_after: int = 1  # consecutive useless exchanges that end the spreading early
     max_backoff: int = 32  # longest silence (rounds) before a cold agent pulls; 0 disables back-off pulls
     idle_pull_prob: float = 0.0  # extra chance a cold agent pulls each round
-    anti_entropy_period: int = 30  # rounds; the seed's 5 minutes at 10 s per round
+    anti_entropy_period: int = 30  # rounds; the design's 5 minutes at 10 s per round
     anti_entropy_min_agents: int = 50  # anti-entropy only when the team is larger than this
     seed: int = 0
 

@@ -1,4 +1,4 @@
-"""Complexity advisor: indicators follow the spec's structure, and the verdict follows seed 001 §3–4."""
+"""Complexity advisor: indicators follow the spec's structure, and the verdict follows docs/design.md#complexity-advisor."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def template(name: str) -> dict:
 
 
 def pipeline(n: int = 3) -> dict:
-    """A linear pipeline of relaying roles with only a task reward: the seed's 'rules are enough' case."""
+    """A linear pipeline of relaying roles with only a task reward: the textbook 'rules are enough' case."""
     ids = [f"step_{i}" for i in range(n)]
     return {
         "name": "Pipeline",
@@ -83,7 +83,8 @@ def test_each_indicator_responds_to_the_structure_it_reads():
 def test_more_than_five_agents_warns_and_one_agent_means_rules():
     big = pipeline(6)
     advice = advise(big)
-    assert [w.path for w in advice.warnings] == ["$.agents"] and "seed 001 §4.2" in advice.warnings[0].message
+    assert [w.path for w in advice.warnings] == ["$.agents"]
+    assert "docs/design.md#complexity-advisor" in advice.warnings[0].message
     assert advise(pipeline(5)).warnings == ()
     solo = {"name": "Solo", "agents": [{"id": "writer", "role": "writer"}]}
     one = advise(solo)

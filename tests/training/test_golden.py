@@ -1,4 +1,4 @@
-"""Golden-range metrics: levels against the seed's ranges, clock scaling, alert events, diversity."""
+"""Golden-range metrics: levels against the golden ranges, clock scaling, alert events, diversity."""
 
 import pytest
 
@@ -16,7 +16,7 @@ def test_levels_follow_the_seed_table():
 
 
 def test_durations_are_scaled_to_the_runs_clock():
-    gm = GoldenMetrics(clock_scale=3600.0)  # one run second = one seed hour
+    gm = GoldenMetrics(clock_scale=3600.0)  # one run second = one golden-range hour
     assert gm.observe("policy_update_interval_h", 3.0)["level"] == "ok"
     assert gm.observe("policy_update_interval_h", 0.2)["level"] == "alert"  # 0.2 h < 30 min
     assert gm.observe("phase_duration_h", 8.0)["level"] == "warn"

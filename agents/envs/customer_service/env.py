@@ -1,4 +1,4 @@
-"""CustomerServiceEnv: the e-commerce customer-service workflow (seed 000 §4.1) as a PettingZoo ParallelEnv.
+"""CustomerServiceEnv: the e-commerce customer-service workflow (docs/design.md#customer-service) as a PettingZoo ParallelEnv.
 
 Four agents work one ticket together. Every step each agent acts at once:
 
@@ -21,7 +21,7 @@ must work out which earlier steps earned it: the credit-assignment problem a cen
 Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draft, review so far — what a
 backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
 ``supervisor_view="draft"`` the supervisor's ``ticket`` is `HIDDEN_TICKET`: it reviews the outgoing answer
-without the customer's text (a privacy split, and the partial observability of seed 001 §6.2), so it must
+without the customer's text (a privacy split, and the partial observability of a real workflow), so it must
 learn from the roles' messages when an answer is complete. With ``role_view="triage"`` each specialist's
 ``ticket`` is only its queue: the requests a keyword triage desk filed with it (`triage.triage`), so a
 misfiled request reaches its owner only through a teammate's message. With ``mask_invalid`` every observation also holds

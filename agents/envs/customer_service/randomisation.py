@@ -1,4 +1,4 @@
-"""Domain randomisation for sim-to-real (seed 001 §7.2): dropped context, injected latency and failures.
+"""Domain randomisation for sim-to-real (docs/design.md#sim-to-real): dropped context, injected latency and failures.
 
 `DomainRandomisation` wraps any PettingZoo ParallelEnv whose observations are dicts (text fields are
 shortened, other fields are kept) and perturbs each agent independently every step:
@@ -7,7 +7,7 @@ shortened, other fields are kept) and perturbs each agent independently every st
   removed from every text field of that agent's observation, as when a real LLM call's context is cut;
 - **latency** (``latency``): the agent's action arrives one step late — this step the env receives the
   action it sent last time (or the no-op), as a slow API reply would; ``info["latency_ms"]`` carries a
-  simulated call latency (slow calls above 500 ms, the seed's alert threshold);
+  simulated call latency (slow calls above 500 ms, the golden-range alert threshold);
 - **failure** (``failure``): the action is lost and the no-op (action 0: pass / continue) is applied.
 
 Trainers read what happened from ``info[agent]["randomisation"]``. Same seed, same perturbations.

@@ -1,10 +1,10 @@
-"""Keyword/rule baseline for the customer-service workflow (seed 001 §3.1) and rule-scripted agents.
+"""Keyword/rule baseline for the customer-service workflow (docs/design.md#sim-to-real) and rule-scripted agents.
 
 `KeywordRouter` is the router a competent engineer would write: normalise chat spelling, split the
 ticket into clauses, match hand-written patterns per intent, skip matches under a negation ("no need
 to refund"), then *tune on the training split* by mining high-precision word n-grams per intent (the
 thresholds are chosen by exact match on train). `ScriptedTeam` turns the router into one rule-scripted
-policy per role of `CustomerServiceEnv`; it is used for pre-training (sim-to-real, seed 001 §7.3) and
+policy per role of `CustomerServiceEnv`; it is used for pre-training (docs/design.md#sim-to-real) and
 as the runtime's rule fallback.
 
 CLI (reports exact match and intent F1 of the tuned router on every split)::

@@ -1,1 +1,1 @@
-"""Research-report workflow (seed 001 §6): corpus, 4-dimension judge, the PettingZoo env, scripted agents."""
+"""Research-report workflow (docs/design.md#research-report): corpus, 4-dimension judge, the PettingZoo env, scripted agents."""

@@ -1,4 +1,4 @@
-"""The research-report sandbox corpus (seed 001 §6): topics, documents and their key facts, as JSONL.
+"""The research-report sandbox corpus (docs/design.md#research-report): topics, documents and their key facts, as JSONL.
 
 ``data/research_report/topics.jsonl``: one topic per line ``{"topic", "question", "keywords",
 "framework", "structure"}`` — the framework (pest | swot | timeline) and report structure that suit it.

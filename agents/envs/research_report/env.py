@@ -1,4 +1,4 @@
-"""ResearchReportEnv: the research-report workflow of seed 001 §6 as a PettingZoo ParallelEnv.
+"""ResearchReportEnv: the research-report workflow (docs/design.md#research-report) as a PettingZoo ParallelEnv.
 
 Four agents pass one report along four phases; every step each agent acts, but only the agent whose
 phase it is does something (the others' only valid action is ``wait``; ``action_mask`` in every
@@ -13,7 +13,7 @@ observation says which actions are valid, invalid ones are ignored):
    and, after a send-back, fixes the issues the reviewer flagged.
 4. review — ``reviewer``: ``flag_{fact_error,logic_gap,redundancy}``, ``send_back`` or ``accept`` (ends).
 
-Rewards (per agent; seed 001 §6.2): the judge's weighted score (accuracy, depth, structure,
+Rewards (per agent; docs/design.md#research-report): the judge's weighted score (accuracy, depth, structure,
 readability) × ``final_weight`` to every agent at accept; shaping to the agent that earned it:
 +0.1 researcher per relevant reliable source, +0.05 analyst per adopted fact that appears in a submitted
 draft, +0.02 writer per paragraph not flagged in a review round, +0.05 reviewer per flag that led to a

@@ -1,6 +1,6 @@
 """The research report, how the writer composes it, what a reviewer can find in it, and the 4-dimension judge.
 
-Seed 001 §6.2: the final reward scores the report on factual **accuracy**, logical **depth**, **structure**
+The final reward (docs/design.md#research-report) scores the report on factual **accuracy**, logical **depth**, **structure**
 and **readability**, summed with weights. The judge here is deterministic and reads the report's facts,
 so every score can be explained:
 

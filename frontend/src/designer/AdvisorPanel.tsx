@@ -12,7 +12,7 @@ function Meter({ label, value, hint }: { label: string; value: number; hint: str
   );
 }
 
-/** Seed 001 §3–4: does this workflow need multi-agent RL, or would rules do? */
+/** Complexity advisor (docs/design.md#complexity-advisor): does this workflow need multi-agent RL, or would rules do? */
 export function AdvisorPanel() {
   const report = useDesigner((s) => s.report);
   const agents = useDesigner((s) => s.spec.agents.length);

@@ -10,7 +10,7 @@ export const DEFAULT_PHASES = [
 ];
 
 const PRESET_LABELS: Record<string, string> = {
-  phase_rewards: "Phase rewards (seed 000): exploration 0.7·entropy + 0.3·task, …",
+  phase_rewards: "Phase rewards: exploration 0.7·entropy + 0.3·task, …",
   hierarchical: "Hierarchical (against runaway agents): task − 0.3·coherence + 0.2·collaboration",
 };
 
@@ -39,7 +39,7 @@ export function RewardComposer({ catalogue }: { catalogue: Catalogue }) {
     <div className="reward-composer" data-testid="reward-composer">
       <h2>Reward</h2>
       <p className="hint">reward = Σ weight × term, with its own weights in each evolution phase. Weights lie in [−10, 10].</p>
-      <label className="field" title="A seed preset supplies terms; the terms below override or extend it.">
+      <label className="field" title="A preset supplies terms; the terms below override or extend it.">
         <span>Preset</span>
         <select value={preset ?? ""} onChange={(e) => save({ preset: e.target.value || null })} data-testid="reward-preset">
           <option value="">none</option>

@@ -64,7 +64,7 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
         </label>
       )}
       <fieldset>
-        <legend title="Flag the reward for restructuring when the score stops improving (seed 000: 3 cycles, 2%).">Plateau rule</legend>
+        <legend title="Flag the reward for restructuring when the score stops improving (default: 3 cycles, 2%).">Plateau rule</legend>
         <NumberField label="Cycles without improvement" integer min={1} value={plateau.cycles} onChange={(cycles) => saveEvolution({ plateau: { ...plateau, cycles } })} />
         <NumberField label="Minimum improvement" min={0} max={1} step={0.01} value={plateau.min_improvement} hint="0.02 = 2%" onChange={(min_improvement) => saveEvolution({ plateau: { ...plateau, min_improvement } })} />
         <NumberField label="Episodes per cycle" integer min={1} value={evolution.cycle_episodes ?? 500} onChange={(cycle_episodes) => saveEvolution({ cycle_episodes })} />

@@ -6,7 +6,7 @@ interface Props {
   onUse: (template: TemplateSummary) => void;
 }
 
-/** The five workflows of the sources, each a card that starts a new workflow from it. */
+/** The five shipped workflows (docs/design.md#environments), each a card that starts a new workflow from it. */
 export function TemplateGallery({ templates, disabled, onUse }: Props) {
   return (
     <ul className="gallery" data-testid="template-gallery">

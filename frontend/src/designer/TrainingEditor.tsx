@@ -83,7 +83,7 @@ export function TrainingEditor() {
       {ppo && (
         <>
           <h2>Actors and credit</h2>
-          <Choice label="Policy sharing" hint="Which weights the agents' actors share (seed 001 §5)." value={training.policy_sharing ?? "lora"} options={SHARINGS} onChange={(policy_sharing) => save({ policy_sharing })} />
+          <Choice label="Policy sharing" hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? "lora"} options={SHARINGS} onChange={(policy_sharing) => save({ policy_sharing })} />
           {algorithm === "mappo" && (
             <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
               <input type="checkbox" checked={training.counterfactual ?? false} onChange={(e) => save({ counterfactual: e.target.checked })} />
@@ -106,7 +106,7 @@ export function TrainingEditor() {
                 integer
                 min={0}
                 value={training.teacher_fade_episodes ?? 0}
-                hint="0 = never. The teacher's weight falls to 0 over this many episodes: a teacher speeds the start, and kept on it holds the student at the teacher's level (bench/README.md)."
+                hint="0 = never. The teacher's weight falls to 0 over this many episodes: a teacher speeds the start, and kept on it holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."
                 onChange={(teacher_fade_episodes) => save({ teacher_fade_episodes })}
               />
             </>
@@ -117,7 +117,7 @@ export function TrainingEditor() {
             max={10}
             step={0.1}
             value={training.self_imitation ?? 0}
-            hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (bench/README.md)."
+            hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (docs/decisions/0003-self-imitation.md)."
             onChange={(self_imitation) => save({ self_imitation })}
           />
           <NumberField

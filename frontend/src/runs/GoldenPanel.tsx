@@ -7,7 +7,7 @@ interface Props {
   bounds: Record<string, GoldenBounds>;
 }
 
-/** The seed's golden-range metrics: latest value of each, coloured ok / warn / alert. */
+/** The golden-range metrics: latest value of each, coloured ok / warn / alert. */
 export function GoldenPanel({ readings, bounds }: Props) {
   const known = new Set(GOLDEN_RANGES.map((r) => r.name));
   const extra = Object.keys(readings).filter((name) => !known.has(name));
@@ -56,7 +56,7 @@ export function GoldenPanel({ readings, bounds }: Props) {
           ))}
         </tbody>
       </table>
-      <p className="muted small">Durations are scaled to the run's own clock (by default one run second reads as one seed hour).</p>
+      <p className="muted small">Durations are scaled to the run's own clock (by default one run second reads as one hour of the golden ranges).</p>
     </section>
   );
 }

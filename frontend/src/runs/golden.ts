@@ -1,5 +1,5 @@
 /**
- * The seed's golden ranges (seed 000 §6; training/golden.py), used to label the golden metrics panel.
+ * The golden ranges (docs/design.md#golden-ranges; training/golden.py), used to label the golden metrics panel.
  * Durations are already scaled to the run's own clock by the library before they are reported.
  */
 export interface GoldenRangeInfo {

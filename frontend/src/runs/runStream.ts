@@ -25,7 +25,7 @@ export interface GoldenReading {
   episode: number | null;
 }
 
-/** Range and thresholds an alert event carried for a golden metric (overrides the seed table). */
+/** Range and thresholds an alert event carried for a golden metric (overrides the default table). */
 export interface GoldenBounds {
   golden: [number, number] | null;
   alertBelow: number | null;
