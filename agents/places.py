@@ -141,3 +141,13 @@ def without_paths(doc: Any) -> Any:
             environment["params"] = {**environment["params"], key: safe}
             doc["environment"] = environment
     return doc
+
+
+def find_checkpoint(path: str | Path) -> Path | None:
+    """The MAPPO checkpoint a teacher path names: the directory itself, or a run directory's best (else
+    last) checkpoint; None when there is none."""
+    root = Path(path)
+    for directory in (root, root / "checkpoints" / "mappo" / "best", root / "checkpoints" / "mappo" / "last"):
+        if (directory / "state.json").is_file() and (directory / "model.safetensors").is_file():
+            return directory
+    return None

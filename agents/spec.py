@@ -65,6 +65,9 @@ from typing import Any
 import networkx as nx
 
 from agents import places
+from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class
+from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
+from agents.errors import SpecError, SpecValidationError, reroot
 from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
 
 __all__ = [
@@ -156,30 +159,7 @@ PRESETS = ("phase_rewards", "hierarchical")
 # ----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SpecError:
-    """One problem in a spec: where (a JSON path such as `$.agents[2].lora.r`) and what to change."""
-
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
-
-    def to_dict(self) -> dict[str, str]:
-        """Plain-JSON form, as the web API returns field errors."""
-        return {"path": self.path, "message": self.message}
-
-
-class SpecValidationError(ValueError):
-    """A spec failed validation; `errors` holds every problem, the message names the first one."""
-
-    def __init__(self, errors: Iterable[SpecError]):
-        self.errors: list[SpecError] = list(errors)
-        first = str(self.errors[0]) if self.errors else "invalid team spec"
-        more = len(self.errors) - 1
-        suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more > 0 else ""
-        super().__init__(f"invalid team spec: {first}{suffix}")
+# SpecError and SpecValidationError live in agents.errors (the environments raise them too).
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1091,8 +1071,6 @@ class _Validator:
         if sec is None:
             return
         p = "$.environment"
-        from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class  # lazy: envs import spec
-
         name = self.string(sec, p, "name", max_len=100, choices=sorted(REGISTRY), nullable=True, default=None)
         params = sec.get("params", {})
         if not isinstance(params, dict):
@@ -1131,7 +1109,7 @@ class _Validator:
                     )
                 ]
             for e in found:
-                self.err(_reroot(getattr(e, "path", "$"), f"{p}.params"), str(getattr(e, "message", e)))
+                self.err(reroot(getattr(e, "path", "$"), f"{p}.params"), str(getattr(e, "message", e)))
         expected = getattr(cls, "expected_agents", None)
         if expected is not None and ids is not None and len(self.errors) + self.dropped == n_before:
             try:
@@ -1273,11 +1251,9 @@ class _Validator:
             if path:
                 self.err(f"{p}.teacher_checkpoint", 'only read when teacher is "checkpoint"')
             return
-        from training.teacher import find_mappo_checkpoint  # lazy, and light: path checks only
-
         if not path:
             self.err(f"{p}.teacher_checkpoint", "name the teacher's run or checkpoint directory")
-        elif find_mappo_checkpoint(path) is None:
+        elif places.find_checkpoint(path) is None:
             self.err(
                 f"{p}.teacher_checkpoint",
                 f"no MAPPO checkpoint at {path!r} (nor in its checkpoints/mappo/best or last)",
@@ -1285,31 +1261,18 @@ class _Validator:
 
 
 def _scripted_environments() -> tuple[str, ...]:
-    from agents.envs.scripted import SCRIPTED_ENVIRONMENTS  # lazy: envs import spec
-
     return SCRIPTED_ENVIRONMENTS
 
 
 def _cannot_paraphrase(env_name: Any) -> bool:
     """Whether `env_name` is a registered environment without `paraphrase_ids`. A design-only spec (no
     environment) or an unknown or unimportable one is not judged here: $.environment reports those."""
-    from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class  # lazy: envs import spec
-
     if not isinstance(env_name, str) or env_name not in REGISTRY:
         return False
     try:
         return not hasattr(env_class(env_name), "paraphrase_ids")
     except EnvironmentUnavailableError:
         return False
-
-
-def _reroot(path: str, root: str) -> str:
-    """An environment reports paths rooted at its params ("$.n"); place them under `root`."""
-    if not isinstance(path, str) or not path.startswith("$"):
-        return root
-    if path.startswith("$.environment.params"):
-        return path
-    return root + path[1:]
 
 
 def validate_spec(doc: Any, *, require_environment: bool = False, confined: bool = False) -> list[SpecError]:
@@ -1589,8 +1552,6 @@ def _warnings(doc: Any) -> list[SpecError]:
 def spec_catalog() -> dict[str, Any]:
     """Everything the designer offers in its menus, as plain JSON: roles with default prompts, reward
     terms and presets, phases, enumerations, registered environments and size limits."""
-    from agents.envs import REGISTRY
-
     return {
         "spec_version": SPEC_VERSION,
         "roles": [r.to_dict() for r in ROLES.values()],
@@ -1608,53 +1569,3 @@ def spec_catalog() -> dict[str, Any]:
         "sweet_spot_agents": list(SWEET_SPOT_AGENTS),
         "defaults": _to_json(TeamSpec(name="", agents=())),
     }
-
-
-# ----------------------------------------------------------------------------------------------------
-# Command line: python -m agents.spec FILE...
-# ----------------------------------------------------------------------------------------------------
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Validate spec files from the shell: errors and warnings, one per line; exit status 1 on errors."""
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.spec", description="Validate MASE team spec files."
-    )
-    parser.add_argument("files", nargs="+", help="team spec JSON files")
-    parser.add_argument("--require-environment", action="store_true", help="refuse design-only specs")
-    parser.add_argument("--advice", action="store_true", help="also print the complexity advisor's verdict")
-    args = parser.parse_args(argv)
-    status = 0
-    for name in args.files:
-        try:
-            spec = load_spec(name, require_environment=args.require_environment)
-        except SpecValidationError as exc:
-            status = 1
-            for e in exc.errors:
-                print(f"{name}: error: {e}")
-            continue
-        warnings = spec_warnings(spec)
-        print(f"{name}: ok ({len(spec.agents)} agents, environment {spec.environment.name or 'none'})")
-        for w in warnings:
-            print(f"{name}: warning: {w}")
-        if args.advice:
-            from agents.advisor import advise
-
-            advice = advise(spec)
-            print(
-                f"{name}: advice: {advice.recommendation} (decision density {advice.decision_density:.2f}, "
-                f"uncertainty {advice.uncertainty:.2f}, reward conflict {advice.reward_conflict:.2f})"
-            )
-            for reason in advice.reasons:
-                print(f"{name}:   - {reason}")
-    return status
-
-
-if __name__ == "__main__":
-    # Run the imported module's main: under `python -m` this file is also `__main__`, whose classes
-    # would differ from agents.spec's (the advisor checks isinstance against the latter).
-    from agents.spec import main as _main
-
-    raise SystemExit(_main())

@@ -20,6 +20,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.advisor import advise
+from agents.spec import _read_document, spec_warnings, validate_spec
+
 # Modules whose `register(subparsers)` adds commands; this module registers its own first.
 COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "agents.runtime"]
 
@@ -34,8 +37,6 @@ def _print_error(message: str) -> int:
 # ---------------------------------------------------------------------------------------- validate
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check a spec file; print every error with its JSON path (exit 1 when there are any)."""
-    from agents.spec import _read_document, spec_warnings, validate_spec
-
     try:
         doc = _read_document(args.spec)
     except ValueError as exc:
@@ -49,6 +50,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"{args.spec}: {len(errors)} error(s)")
         return 1
     print(f"{args.spec}: valid")
+    if args.advice:
+        advice = advise(doc)
+        print(
+            f"advice: {advice.recommendation} (decision density {advice.decision_density:.2f}, "
+            f"uncertainty {advice.uncertainty:.2f}, reward conflict {advice.reward_conflict:.2f})"
+        )
+        for reason in advice.reasons:
+            print(f"  - {reason}")
     return 0
 
 
@@ -243,6 +252,7 @@ def register(subparsers) -> None:
     validate.add_argument(
         "--require-environment", action="store_true", help="also require $.environment.name (needed to train)"
     )
+    validate.add_argument("--advice", action="store_true", help="also print the complexity advisor's verdict")
     validate.set_defaults(func=cmd_validate)
 
     train = subparsers.add_parser("train", help="train a team spec (resumes from the last checkpoint)")

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agents.places import find_checkpoint
+
 
 class Teacher(Protocol):
     """A stronger policy queried on the student's observations."""
@@ -72,21 +74,12 @@ class PolicyTeacher:
     __call__ = act
 
 
-def find_mappo_checkpoint(path: str | Path) -> Path | None:
-    """The MAPPO checkpoint `path` names: the directory itself, or a run directory's best (else last)."""
-    root = Path(path)
-    for directory in (root, root / "checkpoints" / "mappo" / "best", root / "checkpoints" / "mappo" / "last"):
-        if (directory / "state.json").is_file() and (directory / "model.safetensors").is_file():
-            return directory
-    return None
-
-
 def checkpoint_teacher(team: Any, path: str | Path, backbone: Any) -> PolicyTeacher:
     """A trained team as teacher, greedy: the checkpoint's own settings (it may share, communicate or
     criticise differently from the student), the spec's environment, links and observation reader."""
     from training.mappo import CheckpointError, MappoConfig, trained_team
 
-    directory = find_mappo_checkpoint(path)
+    directory = find_checkpoint(path)
     if directory is None:
         raise CheckpointError(
             f"no MAPPO checkpoint at {str(path)!r} (nor in its checkpoints/mappo/best or last)"

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from agents.errors import SpecError, SpecValidationError, reroot
+
 __all__ = [
     "REGISTRY",
     "UnknownEnvironmentError",
@@ -96,10 +98,8 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
     """A new environment `name` built from `params` (checked first) plus extra keyword arguments.
 
     Raises UnknownEnvironmentError / EnvironmentUnavailableError for a bad name and
-    agents.spec.SpecValidationError (a ValueError) for bad params.
+    agents.errors.SpecValidationError (a ValueError) for bad params.
     """
-    from agents.spec import SpecError, SpecValidationError, _reroot
-
     cls = env_class(name)
     params = dict(params or {})
     validate = getattr(cls, "validate_params", None)
@@ -108,6 +108,6 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
         if errors:
             # Environments root paths at their params ("$.n") or at the spec ("$.environment.params.n").
             raise SpecValidationError(
-                [SpecError(_reroot(e.path, "$.environment.params"), e.message) for e in errors]
+                [SpecError(reroot(e.path, "$.environment.params"), e.message) for e in errors]
             )
     return cls(**params, **kw)

@@ -43,7 +43,7 @@ from pettingzoo import ParallelEnv
 
 from agents.envs.params import describe_params
 from agents.envs.rewording import reworded_family
-from agents.spec import SpecError
+from agents.errors import SpecError, SpecValidationError
 
 __all__ = ["NumberGuessEnv", "NumberGuessBatch", "number_to_words", "PARAM_DEFAULTS"]
 
@@ -405,8 +405,6 @@ class NumberGuessEnv(ParallelEnv):
         }
         errors = self.validate_params(params)
         if errors:
-            from agents.spec import SpecValidationError
-
             raise SpecValidationError(
                 [SpecError("$.environment.params" + e.path[1:], e.message) for e in errors]
             )

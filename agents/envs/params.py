@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.spec import SpecError
+from agents.errors import SpecError
 
 
 def check_known_params(params: Any, defaults: Mapping[str, Any]) -> tuple[list[SpecError], dict[str, Any]]:

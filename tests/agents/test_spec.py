@@ -500,18 +500,18 @@ def test_error_flood_is_capped_with_a_count():
     assert errors[-1].path == "$" and "4,800 more errors" in errors[-1].message
 
 
-def test_command_line_validates_files(tmp_path, capsys):
-    from agents.spec import main
+def test_command_line_validates_files_with_advice(tmp_path, capsys):
+    from training.cli import main
 
     good = tmp_path / "good.json"
     good.write_text(json.dumps(number_guess_doc()))
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"name": "x", "agents": [{"id": "a", "role": "oracle"}]}))
-    assert main([str(good), "--advice"]) == 0
+    assert main(["validate", str(good), "--advice"]) == 0
     out = capsys.readouterr().out
-    assert "good.json: ok (7 agents" in out and "warning: $.agents" in out and "advice: rules" in out
-    assert main([str(good), str(bad)]) == 1
-    assert "bad.json: error: $.agents[0].role" in capsys.readouterr().out
+    assert "good.json: valid" in out and "warning: $.agents" in out and "advice: rules" in out
+    assert main(["validate", str(bad)]) == 1
+    assert "$.agents[0].role" in capsys.readouterr().out
 
 
 def test_catalog_lists_what_the_designer_offers():

@@ -61,7 +61,7 @@ from agents.envs.customer_service.tickets import (
 )
 from agents.envs.customer_service.triage import ROLE_VIEWS, triage
 from agents.envs.params import check_known_params, describe_params
-from agents.spec import SpecError
+from agents.errors import SpecError
 
 AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
 ROLE_ACTIONS: dict[str, tuple[str, ...]] = {

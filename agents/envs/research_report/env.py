@@ -55,7 +55,7 @@ from agents.envs.research_report.judge import (
     paragraph_issues,
     report_issues,
 )
-from agents.spec import SpecError
+from agents.errors import SpecError
 
 AGENTS: tuple[str, ...] = ("researcher", "analyst", "writer", "reviewer")
 PHASES: tuple[str, ...] = ("research", "analysis", "writing", "review", "done")
