@@ -8,13 +8,16 @@ INSTALLED := $(VENV)/.installed
 BUNDLE := mase_web/static/dist/assets/main.js
 FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
 
-.PHONY: run test setup lint
+.PHONY: run test setup lint frontend-test
 
 run: setup
 	$(PY) manage.py serve
 
-test: setup lint
+test: setup lint frontend-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+frontend-test: frontend/node_modules/.package-lock.json
+	cd frontend && npm test
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .

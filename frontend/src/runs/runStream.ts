@@ -112,20 +112,26 @@ function formatValue(value: unknown): string {
   return Math.abs(n) >= 1000 ? n.toLocaleString(undefined, { maximumFractionDigits: 0 }) : String(+n.toPrecision(4));
 }
 
+const BREAKER_LEVELS: Record<string, FeedItem["level"]> = { critical: "alert", warning: "warn", info: "ok" };
+
 function alertItem(event: RunEventMessage): FeedItem {
   const p = event.payload;
   const source = str(p.source);
   const rawLevel = str(p.level);
   if (source === "breaker") {
+    // agents/breaker.py reports levels critical/warning/info, the breaker's name as `breaker` and the
+    // why as `message`; the feed speaks ok/warn/alert.
     const state = str(p.state);
-    const level = (rawLevel || (state === "open" ? "alert" : state === "closed" ? "ok" : "warn")) as FeedItem["level"];
+    const byState = state === "open" ? "alert" : state === "closed" ? "ok" : "warn";
+    const level = (BREAKER_LEVELS[rawLevel] ?? (["ok", "warn", "alert"].includes(rawLevel) ? rawLevel : byState)) as FeedItem["level"];
+    const name = str(p.breaker) || str(p.name);
     return {
       seq: event.seq,
       time: event.time,
       kind: "alert",
       level,
-      title: `Circuit breaker ${state || "changed"}${p.name ? ` (${str(p.name)})` : ""}`,
-      detail: str(p.reason),
+      title: `Circuit breaker ${state || "changed"}${name ? ` (${name})` : ""}`,
+      detail: str(p.reason) || str(p.message),
     };
   }
   const golden = Array.isArray(p.golden) ? (p.golden as unknown[]) : null;
