@@ -51,6 +51,7 @@ from agents.envs.customer_service.tickets import (
     HOLDOUT_STYLES,
     IDLE_STEP,
     INTENTS,
+    ROLE_ACTIONS,
     SPLITS,
     SUPERVISOR,
     SUPERVISOR_VIEWS,
@@ -64,15 +65,6 @@ from agents.envs.params import check_known_params, describe_params
 from agents.errors import SpecError
 
 AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
-ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "shopping_guide": ("pass", "answer_product_question", "recommend_product"),
-    "logistics": ("pass", "track_order", "explain_delay", "change_address"),
-    "dispute_mediator": ("pass", "process_refund", "handle_damage", "resolve_complaint"),
-    SUPERVISOR: ("continue", "approve", "send_back"),
-}
-"""Action names per agent; an agent's action is the index into its tuple."""
-
-
 def action_name(agent: str, actions: Mapping[str, Any]) -> str:
     """The name of ``agent``'s action in ``actions`` (0 when absent); a clear error when out of range."""
     index = int(actions.get(agent, 0))

@@ -9,12 +9,11 @@ as the runtime's rule fallback.
 
 CLI (reports exact match and intent F1 of the tuned router on every split)::
 
-    python -m agents.envs.customer_service.rules [--tickets FILE]
+    python -m agents.envs.customer_service [--tickets FILE]
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import re
 from collections import Counter, defaultdict
@@ -23,13 +22,12 @@ from dataclasses import dataclass, field
 
 from agents.envs.customer_service.tickets import (
     HIDDEN_TICKET,
-    HOLDOUT_STYLES,
     IDLE_STEP,
     INTENT_ACTION,
     INTENT_ROLE,
     INTENTS,
+    ROLE_ACTIONS,
     ROLES,
-    SPLITS,
     SUPERVISOR,
     Ticket,
     load_tickets,
@@ -387,8 +385,6 @@ class ScriptedTeam:
 
     def act(self, agent: str, observation: dict) -> int:
         """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
-        from agents.envs.customer_service.env import ROLE_ACTIONS
-
         drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
         if agent == SUPERVISOR and observation["ticket"] == HIDDEN_TICKET:
             # a draft-only reviewer: approve once the roles stop adding to a non-empty draft
@@ -426,27 +422,3 @@ class ExpertTeam(ScriptedTeam):
         """The expert's action for ``agent`` with the whole text of ticket ``ticket_id`` in view."""
         text = self.texts.get(str(ticket_id))
         return self.act(agent, observation if text is None else {**observation, "ticket": text})
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """CLI: tune the router on train; report it per split (or on ``--tickets``), alone and as a scripted team."""
-    from agents.envs.customer_service.env import CustomerServiceEnv, evaluate
-
-    parser = argparse.ArgumentParser(description="Evaluate the keyword/rule baseline router and workflow.")
-    parser.add_argument("--tickets", help="evaluate on this JSONL ticket file instead of the shipped splits")
-    args = parser.parse_args(argv)
-    router = KeywordRouter.tuned()
-    team = ScriptedTeam(router)
-    names = [args.tickets] if args.tickets else [*SPLITS, HOLDOUT_STYLES]
-    for name in names:
-        tickets = load_tickets(name)
-        workflow = evaluate(CustomerServiceEnv(tickets), team.actions)
-        print(
-            f"{name}: router exact_match={exact_match(router, tickets):.3f} intent_f1={intent_f1(router, tickets):.3f}"
-            f" | workflow exact_match={workflow['exact_match']:.3f} steps={workflow['steps_per_ticket']:.2f}"
-            f" messages={workflow['messages_per_ticket']:.2f} | n={len(tickets)}"
-        )
-
-
-if __name__ == "__main__":
-    main()

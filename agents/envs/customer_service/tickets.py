@@ -824,3 +824,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "shopping_guide": ("pass", "answer_product_question", "recommend_product"),
+    "logistics": ("pass", "track_order", "explain_delay", "change_address"),
+    "dispute_mediator": ("pass", "process_refund", "handle_damage", "resolve_complaint"),
+    SUPERVISOR: ("continue", "approve", "send_back"),
+}
+"""Action names per agent; an agent's action is the index into its tuple."""
