@@ -31,6 +31,7 @@ class Places:
 
     models_dir: Path | None
     tickets_dir: Path | None
+    runs_dir: Path | None = None  # a server's run directories: a checkpoint teacher names a run by id
 
 
 def _env_dir(name: str) -> Path | None:
@@ -41,10 +42,10 @@ def _env_dir(name: str) -> Path | None:
 _places = Places(_env_dir("MASE_MODELS_DIR"), _env_dir("MASE_TICKETS_DIR"))
 
 
-def configure(models_dir: Path | None, tickets_dir: Path | None) -> None:
+def configure(models_dir: Path | None, tickets_dir: Path | None, runs_dir: Path | None = None) -> None:
     """Set the directories (the web layer calls this once with its settings; the CLI reads the env)."""
     global _places
-    _places = Places(models_dir, tickets_dir)
+    _places = Places(models_dir, tickets_dir, runs_dir)
 
 
 def places() -> Places:
@@ -76,6 +77,10 @@ def ticket_path(value: str | Path, shipped_dir: Path) -> Path:
 
 MODEL_MESSAGE = (
     'on this server a model is "default" or the name of a model in the server\'s models directory; '
+    "paths are not accepted"
+)
+TEACHER_MESSAGE = (
+    "on this server a teacher checkpoint is one of this project's runs, named by its id (e.g. \"12\"); "
     "paths are not accepted"
 )
 TICKETS_MESSAGE = (
@@ -113,6 +118,10 @@ def path_problems(doc: Any) -> list[tuple[str, str]]:
         writer = params.get("writer_model")
         if isinstance(writer, str):
             problems += _model_problem("$.environment.params.writer_model", writer)
+    training = doc.get("training")
+    teacher = training.get("teacher_checkpoint") if isinstance(training, dict) else None
+    if isinstance(teacher, str) and teacher and not is_name(teacher):
+        problems.append(("$.training.teacher_checkpoint", TEACHER_MESSAGE))
     return problems
 
 
@@ -140,13 +149,17 @@ def without_paths(doc: Any) -> Any:
             environment = dict(doc["environment"])
             environment["params"] = {**environment["params"], key: safe}
             doc["environment"] = environment
+    if "$.training.teacher_checkpoint" in problems:
+        doc["training"] = {**doc["training"], "teacher_checkpoint": "refused"}
     return doc
 
 
 def find_checkpoint(path: str | Path) -> Path | None:
-    """The MAPPO checkpoint a teacher path names: the directory itself, or a run directory's best (else
-    last) checkpoint; None when there is none."""
+    """The MAPPO checkpoint a teacher names: a run id in the runs directory (a server), or a path; the
+    directory itself, or a run directory's best (else last) checkpoint; None when there is none."""
     root = Path(path)
+    if is_name(str(path)) and _places.runs_dir is not None and (_places.runs_dir / str(path)).is_dir():
+        root = _places.runs_dir / str(path)
     for directory in (root, root / "checkpoints" / "mappo" / "best", root / "checkpoints" / "mappo" / "last"):
         if (directory / "state.json").is_file() and (directory / "model.safetensors").is_file():
             return directory

@@ -566,9 +566,10 @@ def _allowed_keys(cls: type) -> list[str]:
 class _Validator:
     """Collects every error of one document. Each check returns the value, its default, or _BAD."""
 
-    def __init__(self) -> None:
+    def __init__(self, confined: bool = False) -> None:
         self.errors: list[SpecError] = []
         self.dropped = 0
+        self.confined = confined  # a server: look at no path the document names (agents.places)
 
     def err(self, path: str, message: str) -> None:
         if len(self.errors) < LIMITS["errors"]:
@@ -1253,7 +1254,8 @@ class _Validator:
             return
         if not path:
             self.err(f"{p}.teacher_checkpoint", "name the teacher's run or checkpoint directory")
-        elif places.find_checkpoint(path) is None:
+        elif not self.confined and places.find_checkpoint(path) is None:
+            # On a server the web layer checks the teacher is one of the project's own runs instead.
             self.err(
                 f"{p}.teacher_checkpoint",
                 f"no MAPPO checkpoint at {path!r} (nor in its checkpoints/mappo/best or last)",
@@ -1283,7 +1285,7 @@ def validate_spec(doc: Any, *, require_environment: bool = False, confined: bool
     `confined=True` (a server) files are named, never given as paths (`agents.places`), and the
     validator opens no path the document holds.
     """
-    v = _Validator()
+    v = _Validator(confined)
     if confined:
         v.errors += [SpecError(path, message) for path, message in places.path_problems(doc)]
         doc = places.without_paths(doc)

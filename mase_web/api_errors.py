@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.http import JsonResponse
+from django.views import defaults
 from rest_framework.views import exception_handler
 
 
@@ -32,3 +34,10 @@ def json_exception_handler(exc, context):
         errors = _flatten(data)
         response.data = {"detail": "Invalid input.", "errors": errors}
     return response
+
+
+def not_found(request, exception=None):
+    """Django's 404 (no URL matched, e.g. /api/workflows/abc/): the error shape under /api/, a page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found.", "errors": {}}, status=404)
+    return defaults.page_not_found(request, exception)

@@ -45,6 +45,14 @@ def env_int(name: str, default: int) -> int:
         raise ConfigError(f"{name}={raw!r} is not an integer") from None
 
 
+def env_int_at_least(name: str, default: int, minimum: int = 1) -> int:
+    """An integer setting that must be at least `minimum` (a limit or a duration)."""
+    value = env_int(name, default)
+    if value < minimum:
+        raise ConfigError(f"{name}={value} must be at least {minimum}")
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if not raw:
@@ -170,6 +178,8 @@ def secret_key(production: bool) -> str:
     """SECRET_KEY is required in production; in development one is made once and kept in MASE_DATA_DIR."""
     key = os.environ.get("SECRET_KEY", "")
     if key:
+        if production:
+            check_secret_key_strength(key)
         return key
     if production:
         raise ConfigError("SECRET_KEY must be set when MASE_ENV=production (a long random string)")
@@ -178,6 +188,29 @@ def secret_key(production: bool) -> str:
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+# Values copied from templates and examples; a key starting with one of them is public knowledge.
+PLACEHOLDER_SECRET_KEYS = ("django-insecure", "change-me", "changeme", "change_me", "secret", "your-secret")
+SECRET_KEY_MIN_LENGTH = 50
+SECRET_KEY_MIN_DISTINCT = 5
+
+
+def check_secret_key_strength(key: str) -> None:
+    """Refuse a production SECRET_KEY that is short, repetitive or a known placeholder."""
+    hint = "use a long random string, e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    if key.strip().lower().startswith(PLACEHOLDER_SECRET_KEYS):
+        raise ConfigError(f"SECRET_KEY is a placeholder value, not a secret; {hint}")
+    if len(key) < SECRET_KEY_MIN_LENGTH:
+        raise ConfigError(
+            f"SECRET_KEY is too short for MASE_ENV=production ({len(key)} characters, "
+            f"at least {SECRET_KEY_MIN_LENGTH} needed); {hint}"
+        )
+    if len(set(key)) < SECRET_KEY_MIN_DISTINCT:
+        raise ConfigError(
+            f"SECRET_KEY is too repetitive for MASE_ENV=production (fewer than {SECRET_KEY_MIN_DISTINCT} "
+            f"distinct characters); {hint}"
+        )
 
 
 def environment() -> str:

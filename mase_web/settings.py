@@ -11,6 +11,9 @@ PRODUCTION = MASE_ENV == "production"
 
 SECRET_KEY = config.secret_key(PRODUCTION)
 DEBUG = config.env_bool("DEBUG", False)
+if PRODUCTION and DEBUG:
+    # Debug pages show settings, SQL and source to anyone who triggers an error.
+    raise config.ConfigError("DEBUG must be off when MASE_ENV=production; unset DEBUG or set DEBUG=0")
 ALLOWED_HOSTS = config.env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]"])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise config.ConfigError(
@@ -25,9 +28,11 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-if PRODUCTION:
+# HSTS is sent only on HTTPS requests; behind a TLS-terminating proxy, opt in to trusting its
+# X-Forwarded-Proto (only safe when the proxy overwrites that header from clients).
+if config.env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_HSTS_SECONDS = config.env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_SECONDS = config.env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600 if PRODUCTION else 0)
 
 INSTALLED_APPS = [
     "daphne",
@@ -41,6 +46,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our own origin (the CSP allows no CDN)
     "channels",
     "mase_web.accounts",
     "mase_web.realtime",
@@ -53,6 +59,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "mase_web.core.security.ContentSecurityPolicyMiddleware",
+    "mase_web.middleware.RefuseUnstorableQueryMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -75,6 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "mase_web.core.navigation.navigation",
             ],
         },
     },
@@ -132,8 +141,14 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "mase_web.api_schema.ErrorDocumentingAutoSchema",
     "EXCEPTION_HANDLER": "mase_web.api_errors.json_exception_handler",
+    # Size limit, depth limit, and no text or number that a database cannot store (see api_parsers).
+    "DEFAULT_PARSER_CLASSES": [
+        "mase_web.api_parsers.LimitedJSONParser",
+        "mase_web.api_parsers.CheckedFormParser",
+        "mase_web.api_parsers.CheckedMultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {"TITLE": "MASE API", "VERSION": "1", "SERVE_INCLUDE_SCHEMA": False}
 
@@ -159,3 +174,29 @@ RUN_MAX_DELIVERIES = config.env_int("RUN_MAX_DELIVERIES", 3)
 # makes OpenMP threads spin against each other on a busy machine (a loaded 2-core box trained
 # number_guess ~25x slower with 2 threads than with 1). Raise it on dedicated many-core CPU workers.
 RUN_TORCH_THREADS = config.env_int("RUN_TORCH_THREADS", 1)
+
+# --- Sign-in throttle and API docs (hardening) ---------------------------------------------------
+# The cache lives in the project's Redis so every web process shares the sign-in failure counts.
+# Never call cache.clear(): it is FLUSHDB on the database Celery's queues live in.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS.url,
+        "KEY_PREFIX": "mase-cache",
+        "OPTIONS": {"socket_connect_timeout": 3, "socket_timeout": 3},
+    }
+}
+# Failed sign-ins (login page, /api/token/, admin) allowed per account and per client address
+# within SIGNIN_THROTTLE_WINDOW seconds of the first one; further attempts get a 429.
+SIGNIN_FAILURES_PER_ACCOUNT = config.env_int_at_least("SIGNIN_FAILURES_PER_ACCOUNT", 10)
+SIGNIN_FAILURES_PER_ADDRESS = config.env_int_at_least("SIGNIN_FAILURES_PER_ADDRESS", 30)
+SIGNIN_THROTTLE_WINDOW = config.env_int_at_least("SIGNIN_THROTTLE_WINDOW", 15 * 60)
+# Reverse proxies in front of MASE that append the client address to X-Forwarded-For (0: none,
+# the TCP peer is the client); the throttle counts per address the outermost proxy saw.
+TRUSTED_PROXIES = config.env_int_at_least("TRUSTED_PROXIES", 0, minimum=0)
+
+# Swagger UI's assets come from drf-spectacular-sidecar, not a CDN. In production the schema and
+# the docs page need a signed-in user; in development they stay open.
+SPECTACULAR_SETTINGS.update({"SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR"})
+if PRODUCTION:
+    SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] = ["rest_framework.permissions.IsAuthenticated"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
@@ -104,28 +105,69 @@ def describe(event: dict) -> str | None:
     return None
 
 
-async def _follow(server: Server, run_id: int, after: int, console: Console) -> str:
+TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+@dataclass
+class _Progress:
+    """What a follower has seen: the last event printed, a `finished` status not yet confirmed by the
+    run's state, and whether the run reported an error."""
+
+    last: int
+    pending: str | None = None
+    saw_error: bool = False
+
+
+async def _ended(server: Server, run_id: int, seen: _Progress) -> dict | None:
+    """The run when it has ended and every event of it was printed, else None.
+
+    The run's state decides, not the events alone: an old `finished` of a resumed run is not its end,
+    and a run ended without any event (failed at claim time, say) still ends the follow.
+    """
+    try:
+        run = await asyncio.to_thread(server.request, "GET", f"runs/{run_id}/")
+    except RemoteError:  # a passing outage: the stream's own `finished`, else keep following
+        return None if seen.pending is None else {"state": seen.pending, "error": ""}
+    return run if run["state"] in TERMINAL and (run.get("last_seq") or 0) <= seen.last else None
+
+
+async def _follow(server: Server, run_id: int, after: int, console: Console, poll: float = 5.0) -> str:
     import websockets
 
     headers = {"Authorization": f"Token {server.token}", "Origin": server.url.rstrip("/")}
-    last, retries, connected = after, 0, False
+    seen, retries, connected = _Progress(after), 0, False
     while True:
         try:
             async with websockets.connect(
-                f"{server.ws_url}/ws/runs/{run_id}/?after={last}", additional_headers=headers
+                f"{server.ws_url}/ws/runs/{run_id}/?after={seen.last}", additional_headers=headers
             ) as ws:
-                retries, connected = 0, True
-                async for raw in ws:
-                    frame = json.loads(raw)
-                    for event in frame.get("events", []):
-                        if event["seq"] <= last:
-                            continue
-                        last = event["seq"]
+                if not connected:
+                    console.print(f"[dim]following run {run_id} (Ctrl-C stops following, not the run)[/]")
+                retries, connected, check_soon = 0, True, True
+                while True:
+                    # Silence or a heartbeat is when to ask the server whether the run ended; soon after
+                    # connecting (the backlog is in) or a `finished` event, more often.
+                    try:
+                        frame = json.loads(await asyncio.wait_for(ws.recv(), 0.5 if check_soon else poll))
+                    except TimeoutError:
+                        frame = {"type": "silence"}
+                    events = [e for e in frame.get("events", []) if e["seq"] > seen.last]
+                    for event in events:
+                        seen.last = event["seq"]
                         line = describe(event)
                         if line:
                             console.print(f"[dim]#{event['seq']:>5}[/] {line}")
+                        seen.saw_error |= event["type"] == "error"
                         if event["type"] == "finished":
-                            return event["payload"].get("status", "failed")
+                            seen.pending = event["payload"].get("status", "failed")
+                        elif event["type"] == "started":  # a resumed run: that end was not the last
+                            seen.pending = None
+                    if events and not any(e["type"] == "finished" for e in events):
+                        continue
+                    run = await _ended(server, run_id, seen)
+                    if run is not None:
+                        return _say_end(console, run_id, run, seen)
+                    check_soon = seen.pending is not None
         except websockets.InvalidStatus as exc:
             raise RemoteError(
                 f"the server refused to stream run {run_id} (HTTP {exc.response.status_code})"
@@ -141,8 +183,15 @@ async def _follow(server: Server, run_id: int, after: int, console: Console) -> 
             await asyncio.sleep(min(10, 0.5 * 2**retries))
 
 
+def _say_end(console: Console, run_id: int, run: dict, seen: _Progress) -> str:
+    state = run["state"]
+    reason = f": {escape(run['error'])}" if run.get("error") and not seen.saw_error else ""
+    console.print(f"[bold {'green' if state == 'succeeded' else 'red'}]run {run_id} {state}[/]{reason}")
+    return state
+
+
 def follow(server: Server, run_id: int, after: int = 0, console: Console | None = None) -> str:
-    """Print a run's events until it finishes; returns its final status."""
+    """Print a run's events until it ends; returns its final state."""
     return asyncio.run(_follow(server, run_id, after, console or Console()))
 
 

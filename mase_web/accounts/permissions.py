@@ -57,6 +57,16 @@ def projects_where(user, action: str) -> QuerySet[Project]:
     return Project.objects.filter(memberships__user=user, memberships__role__in=roles).distinct()
 
 
+def actions_anywhere(user) -> frozenset[str]:
+    """The actions `user` may perform in at least one project (one query; for navigation and page guards)."""
+    if not user.is_authenticated:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset(ALLOWED_ROLES)
+    roles = set(Membership.objects.filter(user=user).values_list("role", flat=True))
+    return frozenset(action for action, allowed in ALLOWED_ROLES.items() if roles & allowed)
+
+
 class ProjectActionPermission(BasePermission):
     """DRF object permission: `view.read_action` for safe methods, `view.write_action` otherwise.
 

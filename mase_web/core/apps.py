@@ -11,4 +11,4 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         # Web and worker processes resolve the names a spec gives to models and ticket files here.
-        places.configure(settings.MODELS_DIR, settings.TICKETS_DIR)
+        places.configure(settings.MODELS_DIR, settings.TICKETS_DIR, settings.DATA_DIR / "runs")

@@ -80,10 +80,18 @@ def wait_for_http(url: str, group: ProcessGroup, timeout: float = 60.0) -> None:
     raise RuntimeError(f"the web server did not answer at {url} within {timeout:.0f}s")
 
 
+def service_env(redis_url: str) -> dict[str, str]:
+    """The environment of the web server and the worker: this one, plus the Redis they share.
+
+    DEBUG stays as the environment sets it (off unless asked for): debug pages list every URL and setting.
+    """
+    return child_env(REDIS_URL=redis_url)
+
+
 def run(host: str, port: int, redis_target, announce) -> int:
     """Start everything, announce the URL, supervise until Ctrl-C/SIGTERM or a child dies."""
     embedded = EmbeddedRedis(redis_target.socket_path).start() if redis_target.embedded else None
-    env = child_env(REDIS_URL=redis_target.url, DEBUG="1")
+    env = service_env(redis_target.url)
     group = ProcessGroup()
     stopping = False
 

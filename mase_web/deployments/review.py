@@ -14,18 +14,29 @@ from django.db import connections
 from django.db.models import QuerySet
 from rest_framework import serializers
 
+from mase_web.api_parsers import INT64_MAX
 from mase_web.deployments.models import BREAKER_STATES, DecisionStep, Deployment
 
 SEARCH_CONFIG = "english"
 
 
+def _id_field() -> serializers.IntegerField:
+    # Bounded: SQLite raises OverflowError on an integer beyond 64 bits in a query.
+    return serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=INT64_MAX,
+        error_messages={"max_value": f"is not an id (ids are at most {INT64_MAX})"},
+    )
+
+
 class DecisionFilters(serializers.Serializer):
     """The query parameters of /api/decisions/ and its export; a bad one is a 400 naming it."""
 
-    deployment = serializers.IntegerField(required=False, min_value=1)
-    run = serializers.IntegerField(required=False, min_value=1)
-    episode = serializers.IntegerField(required=False, min_value=1)
-    batch = serializers.IntegerField(required=False, min_value=1)
+    deployment = _id_field()
+    run = _id_field()
+    episode = _id_field()
+    batch = _id_field()
     agent = serializers.CharField(required=False, max_length=100)
     source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
     breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)

@@ -10,7 +10,9 @@ from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, Deci
 
 
 class DeploymentSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
     run_name = serializers.CharField(source="run.name", read_only=True)
     project_name = serializers.CharField(source="project.name", read_only=True)
     environment = serializers.SerializerMethodField()
@@ -69,7 +71,9 @@ class ForceSerializer(serializers.Serializer):
 
 
 class EpisodeSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
     deployment_name = serializers.CharField(source="deployment.name", read_only=True)
     run = serializers.IntegerField(source="deployment.run_id", read_only=True)
     answer = serializers.SerializerMethodField()
@@ -123,7 +127,7 @@ class EpisodeDetailSerializer(EpisodeSerializer):
 
 
 class TransitionSerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.username", read_only=True, default=None)
+    actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True, default=None)
 
     class Meta:
         model = BreakerTransition

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agents.envs.customer_service.tickets import INTENTS
+from mase_web.api_parsers import MalformedJSON, UnstorableInput, load_json, text_problem
 
 MAX_TICKETS = 5000
 MAX_TEXT = 4000
@@ -44,10 +44,19 @@ def parse_ticket_lines(content: str) -> tuple[list[dict], list[str]]:
     for number, line in enumerate(content.splitlines(), start=1):
         if not line.strip():
             continue
+        # A raw NUL would only read as an "invalid control character"; say what it is.
+        raw_problem = text_problem(line)
+        if raw_problem:
+            errors.append(f"line {number}: the line {raw_problem}")
+            continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
+            item = load_json(line, root="$")
+        except MalformedJSON as exc:
+            errors.append(f"line {number}: not valid JSON ({exc.reason})")
+            continue
+        except UnstorableInput as exc:  # located problems read "line 2: $.text: holds a NUL character ..."
+            located = "; ".join(f"{path}: {' '.join(messages)}" for path, messages in exc.problems.items())
+            errors.append(f"line {number}: {located}")
             continue
         ticket, problem = _check(item)
         if ticket is not None and ticket["id"] in seen:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from mase_web.accounts.permissions import projects_where
+from mase_web.core.navigation import not_found, section_page
+from mase_web.deployments.models import Deployment
 
-@login_required
+
+@section_page("deployments")
 def deployment_list(request):
     return render(
         request, "app.html", {"page": "deployments", "title": "Deployments · MASE", "page_data": {}}
@@ -15,12 +19,14 @@ def deployment_list(request):
 
 @login_required
 def deployment_detail(request, pk: int):
+    if not Deployment.objects.filter(pk=pk, project__in=projects_where(request.user, "view_run")).exists():
+        return not_found(request, "deployment")
     data = {"deployment": pk}
     return render(
         request, "app.html", {"page": "deployment", "title": f"Deployment {pk} · MASE", "page_data": data}
     )
 
 
-@login_required
+@section_page("review")
 def review(request):
     return render(request, "app.html", {"page": "review", "title": "Decision review · MASE", "page_data": {}})

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from mase_web.core.navigation import section_page
 
-@login_required
+
+@section_page("annotate")
 def annotate(request):
     return render(request, "app.html", {"page": "annotate", "title": "Annotate · MASE", "page_data": {}})
 
 
-@login_required
+@section_page("feedback")
 def feedback_manage(request):
     return render(request, "app.html", {"page": "feedback", "title": "Feedback · MASE", "page_data": {}})

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import Max
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
+from mase_web.api_parsers import INT64_MAX
 from mase_web.celery import app as celery_app
 from mase_web.runs.models import Run, RunEvent
+from mase_web.runs.recorder import append_ending
 from mase_web.runs.serializers import (
     CheckpointSerializer,
     LaunchSerializer,
@@ -36,6 +39,8 @@ def _positive_int(raw: str | None, name: str, default: int) -> int:
         raise ValidationError({name: ["must be a whole number"]}) from None
     if value < 0:
         raise ValidationError({name: ["must be zero or more"]})
+    if value > INT64_MAX:  # SQLite raises OverflowError on a larger integer in a query
+        raise ValidationError({name: [f"must be at most {INT64_MAX}"]})
     return value
 
 
@@ -87,10 +92,12 @@ class RunViewSet(
         run = self.get_object()
         if run.is_terminal:
             raise ValidationError({"state": [f"the run already ended ({run.state})"]})
-        Run.objects.filter(pk=run.pk).update(cancel_requested=True)
-        Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
-            state=Run.State.CANCELLED, finished_at=timezone.now()
-        )
+        with transaction.atomic():
+            Run.objects.filter(pk=run.pk).update(cancel_requested=True)
+            if Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
+                state=Run.State.CANCELLED, finished_at=timezone.now()
+            ):  # no trainer will report this end: close the event stream here, so followers stop
+                append_ending(run.pk, Run.State.CANCELLED)
         if run.task_id:  # the backstop: a delivery that has not started yet never will
             celery_app.control.revoke(run.task_id)
         return Response(RunSerializer(self.get_queryset().get(pk=run.pk)).data)
@@ -119,7 +126,7 @@ class RunViewSet(
         ],
         responses=RunEventSerializer(many=True),
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # pages by `after` and `limit`
     def events(self, request, pk=None):
         """The run's events in sequence order (the same stream the WebSocket sends)."""
         run = self.get_object()
@@ -138,9 +145,7 @@ class RunViewSet(
         run = self.get_object()
         latest = RunEvent.objects.filter(run=run, type="attention").order_by("-seq").first()
         if latest is None:
-            return Response(
-                {"detail": "this run has reported no attention yet"}, status=status.HTTP_404_NOT_FOUND
-            )
+            raise NotFound("this run has reported no attention yet")
         p = latest.payload
         return Response(
             {"seq": latest.seq, "step": p.get("step"), "mode": p.get("mode"), "agents": p.get("agents"),
@@ -148,7 +153,7 @@ class RunViewSet(
         )  # fmt: skip
 
     @extend_schema(responses=CheckpointSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # a run's checkpoints are few
     def checkpoints(self, request, pk=None):
         return Response(CheckpointSerializer(self.get_object().checkpoints.all(), many=True).data)
 

@@ -4,7 +4,9 @@ A run is owned by one worker at a time through a lease: the worker that claims i
 `heartbeat_at` while it runs. A worker killed mid-run stops renewing; recovery (at every worker's
 start-up and periodically, see `signals.py`) puts runs with a stale lease back on their queue, and
 the next delivery resumes from the last checkpoint, continuing the event numbering from the last
-event stored. A run that keeps killing its worker is failed after `RUN_MAX_DELIVERIES`.
+event stored. A run that keeps killing its worker is failed after `RUN_MAX_DELIVERIES`. The database,
+not the broker, says what must run: a queued run whose message the broker lost (an embedded Redis
+killed with its queue) is dispatched again by the same recovery.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from agents import places
 from mase_web.runs.models import Run, RunEvent
-from mase_web.runs.recorder import RunEventRecorder, worker_name
+from mase_web.runs.recorder import RunEventRecorder, append_ending, worker_name
 from training.events import EventStream
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,7 @@ def claim(run_id: int, task_id: str) -> Claim | None:
     if run.cancel_requested:
         run.state, run.finished_at = Run.State.CANCELLED, now
         run.save(update_fields=["state", "finished_at"])
+        append_ending(run.pk, Run.State.CANCELLED)
         return None
     run.deliveries += 1
     if run.deliveries > settings.RUN_MAX_DELIVERIES:
@@ -66,6 +69,7 @@ def claim(run_id: int, task_id: str) -> Claim | None:
             "(out of memory or a crash in native code?)"
         )
         run.save(update_fields=["state", "finished_at", "error", "deliveries"])
+        append_ending(run.pk, Run.State.FAILED, run.error)
         return None
     resumed = run.started_at is not None
     run.state, run.worker, run.task_id, run.heartbeat_at = Run.State.RUNNING, worker_name(), task_id, now
@@ -149,6 +153,35 @@ def recover_orphans() -> list[int]:
             state=Run.State.QUEUED
         ):
             log.warning("run %s: worker %s stopped renewing its lease; requeued", run.pk, run.worker)
-            dispatch(run)
-            recovered.append(run.pk)
+            # Conditional on the old delivery, like `requeue_lost`: only one new message is sent.
+            if dispatch(run, replacing=run.task_id):
+                recovered.append(run.pk)
     return recovered
+
+
+def requeue_lost(settle: float = 0.2) -> list[int]:
+    """Dispatch again the queued runs whose delivery the broker no longer holds; returns their ids.
+
+    A run dispatched less than a heartbeat timeout ago is left alone (its message may still be on its
+    way). The broker is read twice, `settle` seconds apart, because a worker takes a message off the
+    queue a moment before recording it as unacknowledged. `dispatch(replacing=...)` makes one
+    recoverer win, and `claim()` still refuses a duplicate delivery of a run that is running.
+    """
+    from mase_web.runs.tasks import dispatch, held_task_ids
+
+    cutoff = timezone.now() - heartbeat_timeout()
+    stale = Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, created_at__lt=cutoff)
+    candidates = list(Run.objects.filter(stale, state=Run.State.QUEUED).only("pk", "task_id", "device"))
+    if not candidates:
+        return []
+    held = held_task_ids()
+    time.sleep(settle)
+    held |= held_task_ids()
+    requeued = []
+    for run in candidates:
+        if run.task_id in held:
+            continue
+        if dispatch(run, replacing=run.task_id):
+            log.warning("run %s: the broker lost its delivery %s; dispatched again", run.pk, run.task_id)
+            requeued.append(run.pk)
+    return requeued

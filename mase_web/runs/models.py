@@ -45,6 +45,8 @@ class Run(models.Model):
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
+    # When the delivery named by task_id was sent: recovery leaves a run queued moments ago alone.
+    dispatched_at = models.DateTimeField(null=True, blank=True)
     deliveries = models.PositiveIntegerField(
         default=0, help_text="How many times a worker picked the run up."
     )

@@ -70,6 +70,35 @@ def enrich(event: Event) -> dict:
     return payload
 
 
+def append_ending(run_id: int, status: str, error: str = "") -> None:
+    """Close a run's event stream when it ends outside its trainer (a queued run cancelled, a run given
+    up on): an `error` event with the reason, if any, then one `finished` event, so followers stop.
+
+    Call it inside the transaction that moves the run to its terminal state; the events are published
+    once it commits. Nothing is added when the stream already ends with `finished` of this status.
+    """
+    status = str(status)  # a plain string, not the model's enum, goes into the payload
+    last = RunEvent.objects.filter(run_id=run_id).order_by("-seq").first()
+    if last is not None and last.type == "finished" and last.payload.get("status") == status:
+        return
+    seq, now = last.seq if last else 0, timezone.now()
+    rows = [RunEvent(run_id=run_id, type="error", payload={"message": error}, time=now)] if error else []
+    rows.append(RunEvent(run_id=run_id, type="finished", payload={"status": status, "metrics": {}}, time=now))
+    for row in rows:
+        seq += 1
+        row.seq = seq
+    RunEvent.objects.bulk_create(rows)
+
+    def publish() -> None:
+        try:
+            message = {"type": "run.events", "events": [e.as_message() for e in rows]}
+            publisher().send(run_group(run_id), message)
+        except Exception:  # stored: a live viewer's next reconnect or gap fill reads them
+            log.exception("could not publish the end of run %s", run_id)
+
+    transaction.on_commit(publish)
+
+
 class RunEventRecorder:
     def __init__(
         self,
@@ -107,6 +136,8 @@ class RunEventRecorder:
         )
         if event.type == "started":
             self._started.set()
+        elif event.type == "finished":  # no system metrics after the end: `finished` stays the last event
+            self._started.clear()
         with self._lock:
             self._buffer.append(row)
             full = len(self._buffer) >= self.max_batch

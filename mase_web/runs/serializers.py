@@ -1,20 +1,20 @@
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.conf import settings
 from rest_framework import serializers
 
 from agents.spec import validate_spec
 from mase_web.accounts.fields import ProjectField, request_user
 from mase_web.accounts.models import Project
+from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from mase_web.workflows.facade import VersionNotFound, published_spec
 
 
 class RunSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
-    last_seq = serializers.IntegerField(read_only=True, required=False)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
+    last_seq = serializers.IntegerField(read_only=True, required=False, allow_null=True)
 
     class Meta:
         model = Run
@@ -70,26 +70,10 @@ class LaunchSerializer(serializers.Serializer):
         errors = validate_spec(data["spec"], require_environment=True, confined=True)
         if errors:
             raise serializers.ValidationError({"spec": {e.path: [e.message] for e in errors}})
-        problem = foreign_teacher(data["spec"], data["project"])
+        problem = teacher_problem(data["spec"], data["project"].pk)
         if problem:
             raise serializers.ValidationError({"spec": {"$.training.teacher_checkpoint": [problem]}})
         return data
-
-
-def foreign_teacher(spec: dict, project: Project) -> str | None:
-    """Why a checkpoint teacher may not be read by a run of `project` (None when it may): on the server a
-    teacher must be one of the project's own runs, never another project's or an arbitrary directory."""
-    training = spec.get("training") or {}
-    if training.get("teacher") != "checkpoint":
-        return None
-    runs = (settings.DATA_DIR / "runs").resolve()
-    try:
-        run_id = Path(str(training.get("teacher_checkpoint", ""))).resolve().relative_to(runs).parts[0]
-    except (ValueError, IndexError):
-        return f"on this server a teacher is a run of this project: a directory under {runs}/<run id>"
-    if not run_id.isdigit() or not Run.objects.filter(pk=int(run_id), project=project).exists():
-        return f"{run_id!r} is not a run of project {project.name!r}"
-    return None
 
 
 class RunEventSerializer(serializers.ModelSerializer):

@@ -1,4 +1,5 @@
-"""Worker start-up: recover runs orphaned by dead workers, then keep checking periodically."""
+"""Worker start-up: recover runs orphaned by dead workers or lost by the broker, then keep checking
+periodically."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ log = logging.getLogger(__name__)
 
 
 def _recover_forever() -> None:
-    from mase_web.runs.execution import recover_orphans
+    from mase_web.runs.execution import recover_orphans, requeue_lost
 
     while True:
-        try:
-            recover_orphans()
-        except Exception:  # recovery must never kill the worker; the next round retries
-            log.exception("recovering orphaned runs failed")
-        finally:
-            connection.close()
+        for recover in (recover_orphans, requeue_lost):
+            try:
+                recover()
+            except Exception:  # recovery must never kill the worker; the next round retries
+                log.exception("recovering runs failed (%s)", recover.__name__)
+            finally:
+                connection.close()
         time.sleep(settings.RUN_HEARTBEAT_TIMEOUT / 2)
 
 

@@ -29,9 +29,9 @@ from agents.envs import REGISTRY, env_parameters
 from agents.roles import REWARD_TERMS, ROLES
 from agents.spec import LIMITS, PHASES, REWARD_PRESETS, spec_warnings, validate_spec
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
+from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion
-from mase_web.workflows.parsers import LimitedJSONParser
 from mase_web.workflows.serializers import (
     DiffSerializer,
     ImportSerializer,
@@ -294,7 +294,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
 
 
 class TemplateListView(APIView):
-    """The template gallery: the five workflows of the sources, ready to open in the designer."""
+    """The template gallery: the five shipped workflows, ready to open in the designer."""
 
     @extend_schema(responses=TemplateSummarySerializer(many=True))
     def get(self, request):

@@ -16,7 +16,7 @@ from typing import Any
 from agents.spec import LIMITS, json_type_name
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "examples" / "templates"
-# Gallery order: the starter task first, then the workflows of the sources.
+# Gallery order: the starter task first, then the shipped workflows (docs/design.md#environments).
 TEMPLATE_ORDER = (
     "number_guessing",
     "customer_service",
@@ -82,7 +82,7 @@ def layout_problems(layout: Any) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class Template:
-    """One gallery entry: a shipped team spec from the sources."""
+    """One gallery entry: a shipped team spec (examples/templates/)."""
 
     slug: str
     spec: dict

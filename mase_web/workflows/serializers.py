@@ -67,8 +67,12 @@ class WorkflowSerializer(serializers.ModelSerializer):
     spec = SpecField(required=False)
     layout = LayoutField(required=False)
     template = serializers.CharField(write_only=True, required=False, max_length=80)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
-    updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
+    updated_by = serializers.CharField(
+        source="updated_by.username", read_only=True, allow_null=True, default=None
+    )
     latest_version = serializers.SerializerMethodField()
 
     class Meta:
@@ -123,7 +127,7 @@ class WorkflowSerializer(serializers.ModelSerializer):
 
 
 class WorkflowVersionSerializer(serializers.ModelSerializer):
-    author = serializers.CharField(source="author.username", read_only=True, default=None)
+    author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
 
     class Meta:
         model = WorkflowVersion

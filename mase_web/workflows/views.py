@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import render
 
 from mase_web.accounts.permissions import can
+from mase_web.core.navigation import not_found, section_page
 from mase_web.workflows.models import Workflow
 
 
-@login_required
+@section_page("workflows")
 def workflow_list(request):
     return render(request, "app.html", {"page": "workflows", "title": "Workflows · MASE", "page_data": {}})
 
@@ -19,7 +19,7 @@ def workflow_list(request):
 def designer(request, pk: int):
     workflow = Workflow.objects.filter(pk=pk).select_related("project").first()
     if workflow is None or not can(request.user, "view_workflow", workflow.project):
-        raise Http404("no such workflow among your projects")
+        return not_found(request, "workflow")
     data = {"workflow_id": workflow.pk, "can_edit": can(request.user, "edit_workflow", workflow.project)}
     return render(
         request, "app.html", {"page": "designer", "title": f"{workflow.name} · MASE", "page_data": data}

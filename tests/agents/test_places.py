@@ -78,3 +78,27 @@ def test_writer_model_is_confined_too(dirs):
     spec = json.loads((EXAMPLES / "research_report.json").read_text())
     spec["environment"]["params"] = {**spec["environment"].get("params", {}), "writer_model": "/usr/lib"}
     assert confined_errors(spec) == {"$.environment.params.writer_model": places.MODEL_MESSAGE}
+
+
+def test_a_teacher_is_a_run_id_on_a_server(tmp_path):
+    runs = tmp_path / "runs"
+    best = runs / "12" / "checkpoints" / "mappo" / "best"
+    best.mkdir(parents=True)
+    (best / "state.json").write_text("{}")
+    (best / "model.safetensors").write_bytes(b"")
+    before = places.places()
+    places.configure(None, None, runs)
+    try:
+        spec = cs_spec()
+        spec["training"] |= {
+            "algorithm": "mappo",
+            "teacher": "checkpoint",
+            "teacher_checkpoint": str(runs / "12"),
+        }
+        assert confined_errors(spec) == {"$.training.teacher_checkpoint": places.TEACHER_MESSAGE}
+        spec["training"]["teacher_checkpoint"] = "12"
+        assert confined_errors(spec) == {}
+        assert places.find_checkpoint("12") == best
+        assert places.find_checkpoint("13") is None
+    finally:
+        places.configure(before.models_dir, before.tickets_dir, before.runs_dir)

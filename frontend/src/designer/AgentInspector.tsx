@@ -6,12 +6,14 @@ import type { AgentSpec, RoleInfo } from "./types";
 interface Props {
   agent: AgentSpec;
   roles: RoleInfo[];
+  /** The role may read but not change the workflow: fields show their values, disabled. */
+  readOnly?: boolean;
 }
 
 const DEFAULT_LORA = { r: 4, alpha: 8, dropout: 0, target_modules: null };
 
 /** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
-export function AgentInspector({ agent, roles }: Props) {
+export function AgentInspector({ agent, roles, readOnly = false }: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
   const [idText, setIdText] = useState(agent.id);
@@ -26,6 +28,7 @@ export function AgentInspector({ agent, roles }: Props) {
   return (
     <div className="inspector" data-testid="agent-inspector">
       <h2>Agent {agent.id}</h2>
+      {readOnly && <p className="hint read-only-note">Your role can read this agent's settings but not change them.</p>}
       <label className="field" title="Unique id: lowercase letters, digits and _. Edges follow a rename.">
         <span>Id</span>
         <input
@@ -51,14 +54,14 @@ export function AgentInspector({ agent, roles }: Props) {
       <label className="field column" title="The agent's instructions; required.">
         <span>System prompt</span>
         <textarea
-          rows={5}
+          rows={readOnly ? Math.min(16, Math.max(5, Math.ceil((agent.prompt ?? "").length / 40))) : 5}
           value={agent.prompt ?? ""}
           placeholder="Describe what this agent does and whom it works with."
           onChange={(e) => updateAgent(agent.id, { prompt: e.target.value })}
           data-testid="agent-prompt"
         />
       </label>
-      {role && role.default_prompt && agent.prompt !== role.default_prompt && (
+      {!readOnly && role && role.default_prompt && agent.prompt !== role.default_prompt && (
         <button className="link" onClick={() => updateAgent(agent.id, { prompt: role.default_prompt })}>
           Use the role's default prompt
         </button>

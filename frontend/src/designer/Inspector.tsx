@@ -3,17 +3,26 @@ import { EdgeInspector } from "./EdgeInspector";
 import { useDesigner } from "./store";
 import type { RoleInfo } from "./types";
 
-/** Shows the inspector of whatever is selected on the canvas. */
+/** Shows the inspector of whatever is selected on the canvas (to read only, where the role cannot edit). */
 export function Inspector({ roles }: { roles: RoleInfo[] }) {
   const selection = useDesigner((s) => s.selection);
   const spec = useDesigner((s) => s.spec);
+  const readOnly = useDesigner((s) => s.readOnly);
   if (selection?.kind === "agent") {
     const agent = spec.agents.find((a) => a.id === selection.id);
-    if (agent) return <AgentInspector key={agent.id} agent={agent} roles={roles} />;
+    if (agent) return <AgentInspector key={agent.id} agent={agent} roles={roles} readOnly={readOnly} />;
   }
   if (selection?.kind === "edge") {
     const edge = spec.edges?.[selection.index];
     if (edge) return <EdgeInspector edge={edge} index={selection.index} />;
+  }
+  if (readOnly) {
+    return (
+      <div className="inspector empty-state">
+        <h2>Inspector</h2>
+        <p>Select an agent or an edge on the canvas to read its settings here.</p>
+      </div>
+    );
   }
   return (
     <div className="inspector empty-state">

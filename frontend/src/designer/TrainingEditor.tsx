@@ -95,7 +95,7 @@ export function TrainingEditor() {
           {teacher === "checkpoint" && (
             <label className="field" title="A run's directory (its best checkpoint is used) or a checkpoint path as the run page lists it; runs launched here may only learn from runs of their own project.">
               <span>Teacher checkpoint</span>
-              <input value={training.teacher_checkpoint ?? ""} placeholder="runs/support-desk-v1" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
+              <input value={training.teacher_checkpoint ?? ""} placeholder="a run id, e.g. 12" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
             </label>
           )}
           {teacher !== "none" && (

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
@@ -48,7 +47,11 @@ def world():
     workflow = Workflow.objects.create(project=theirs, name="Their team", spec=secret_spec, created_by=owner)
     WorkflowVersion.objects.create(workflow=workflow, number=1, spec=secret_spec, note="v1", author=owner)
     run = Run.objects.create(project=theirs, name="their run", spec=secret_spec, state=Run.State.SUCCEEDED)
-    checkpoint = Checkpoint.objects.create(run=run, step=1, path=str(run.out_dir / "checkpoints" / "x"))
+    last = run.out_dir / "checkpoints" / "mappo" / "last"  # a real checkpoint: its existence must not show
+    last.mkdir(parents=True, exist_ok=True)
+    (last / "state.json").write_text("{}")
+    (last / "model.safetensors").write_bytes(b"")
+    checkpoint = Checkpoint.objects.create(run=run, step=1, path=str(last))
     deployment = Deployment.objects.create(
         project=theirs, name="their deployment", run=run, checkpoint=checkpoint.path, spec=secret_spec
     )
@@ -78,10 +81,7 @@ def world():
 
 def _teacher_spec(run_id: int) -> dict:
     spec = _spec()
-    spec["training"] |= {
-        "teacher": "checkpoint",
-        "teacher_checkpoint": str(settings.DATA_DIR / "runs" / str(run_id)),
-    }
+    spec["training"] |= {"teacher": "checkpoint", "teacher_checkpoint": str(run_id)}
     return spec
 
 

@@ -44,6 +44,19 @@ def team(db):
     return project, users
 
 
+@pytest.fixture
+def gpu_queue():
+    """The broker's channel, with the `gpu` queue emptied before and after: no worker consumes it outside
+    the tests that start one, so a run queued there stays queued, and no delivery leaks into other tests."""
+    from mase_web.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge("gpu")
+        yield conn.default_channel
+        conn.default_channel.qos.restore_unacked()
+        conn.default_channel.queue_purge("gpu")
+
+
 def client_for(user) -> APIClient:
     client = APIClient()
     if user is not None:

@@ -93,10 +93,19 @@ def test_cancel_a_queued_run_and_resume_it(team):
     assert client_for(users[Role.ANNOTATOR]).post(f"/api/runs/{run.pk}/cancel/").status_code == 404
     response = operator.post(f"/api/runs/{run.pk}/cancel/")
     assert response.status_code == 200 and response.json()["state"] == "cancelled"
+    assert ending(run) == [(1, "finished", "cancelled")]  # no trainer ran: the server closed the stream
     assert operator.post(f"/api/runs/{run.pk}/cancel/").status_code == 400  # already ended
     resumed = operator.post(f"/api/runs/{run.pk}/resume/")
     assert resumed.status_code == 200 and resumed.json()["state"] == "queued"
     assert operator.post(f"/api/runs/{run.pk}/resume/").status_code == 400  # queued runs cannot resume
+    assert operator.post(f"/api/runs/{run.pk}/cancel/").status_code == 200
+    assert ending(run) == [(1, "finished", "cancelled")]  # the stream already ends so: still one end
+
+
+def ending(run) -> list[tuple[int, str, str | None]]:
+    return [
+        (e.seq, e.type, e.payload.get("status")) for e in RunEvent.objects.filter(run=run).order_by("seq")
+    ]
 
 
 def test_events_after_and_compare(team):
@@ -131,6 +140,19 @@ def test_a_run_that_keeps_killing_its_worker_fails(team, settings):
     assert claim(run.pk, "task") is None
     run.refresh_from_db()
     assert run.state == "failed" and "gave up after" in run.error
+    assert ending(run) == [(1, "error", None), (2, "finished", "failed")]
+    assert RunEvent.objects.get(run=run, type="error").payload["message"] == run.error
+
+
+def test_a_run_cancelled_before_its_redelivery_ends_its_stream(team):
+    from django.utils import timezone
+
+    project, _ = team
+    run = make_run(project, state="running", cancel_requested=True)
+    RunEvent.objects.create(run=run, seq=1, type="started", payload={}, time=timezone.now())
+    assert claim(run.pk, "redelivery") is None
+    run.refresh_from_db()
+    assert run.state == "cancelled" and ending(run) == [(1, "started", None), (2, "finished", "cancelled")]
 
 
 def test_a_live_lease_is_not_taken_twice(team):
@@ -191,13 +213,16 @@ def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, 
     import json
     from pathlib import Path
 
+    from agents import places
     from mase_web.accounts.models import Project
 
     project, users = team
     settings.DATA_DIR = tmp_path
+    before = places.places()
+    places.configure(before.models_dir, before.tickets_dir, tmp_path / "runs")
     mine, theirs = make_run(project), make_run(Project.objects.get(name="elsewhere"))
-    loose = tmp_path / "loose"
-    for directory in (mine.out_dir, theirs.out_dir, loose):
+    untrained = make_run(project)
+    for directory in (mine.out_dir, theirs.out_dir):
         best = directory / "checkpoints" / "mappo" / "best"
         best.mkdir(parents=True)
         (best / "state.json").write_text("{}")
@@ -207,14 +232,20 @@ def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, 
     )
     spec["training"] |= {"teacher": "checkpoint"}
     pm = users[Role.PRODUCT_MANAGER]
-    for other, says in (
-        (theirs.out_dir, f"'{theirs.pk}' is not a run of project 'team'"),
-        (loose, "a run of this project"),
-    ):
-        spec["training"]["teacher_checkpoint"] = str(other)
-        response = launch(pm, project, spec=spec)
-        assert response.status_code == 400, response.content
-        assert says in response.json()["errors"]["spec.$.training.teacher_checkpoint"][0]
-    spec["training"]["teacher_checkpoint"] = str(mine.out_dir)
-    assert launch(pm, project, spec=spec).status_code == 201
-    assert Run.objects.count() == 3
+    try:
+        for teacher, says in (
+            (str(theirs.pk), f"no run {theirs.pk} in this project"),  # as if it did not exist
+            ("987654", "no run 987654 in this project"),
+            (str(untrained.pk), f"run {untrained.pk} has no MAPPO checkpoint yet"),
+            (str(mine.out_dir), "paths are not accepted"),  # a server path is never a teacher
+            ("best-run", "named by its id"),
+        ):
+            spec["training"]["teacher_checkpoint"] = teacher
+            response = launch(pm, project, spec=spec)
+            assert response.status_code == 400, response.content
+            assert says in response.json()["errors"]["spec.$.training.teacher_checkpoint"][0]
+        spec["training"]["teacher_checkpoint"] = str(mine.pk)
+        assert launch(pm, project, spec=spec).status_code == 201
+    finally:
+        places.configure(before.models_dir, before.tickets_dir, before.runs_dir)
+    assert Run.objects.count() == 4

@@ -1,17 +1,23 @@
-"""Runs on real Celery worker processes: success, cancel, and kill -9 of the worker mid-run."""
+"""Runs on real Celery worker processes: success, cancel, kill -9 of the worker mid-run, and kill -9 of
+the whole `manage.py serve` tree (embedded Redis and its queue included) with a run queued."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import sys
+import urllib.request
 
 import pytest
+from rest_framework.authtoken.models import Token
 
-from conftest import _spawn, _stop, _wait_until
+from conftest import ROOT, _spawn, _stop, _wait_until, database_url_of, free_port
 from mase_web.accounts.models import Role
 from mase_web.celery import app
 from mase_web.core.launcher import worker_command
+from mase_web.core.tests.helpers import clean_env
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.tests.conftest import (
     assert_continuous,
@@ -105,3 +111,77 @@ def _descendants(pid: int) -> list[int]:
     import psutil
 
     return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+
+
+def serve(env: dict, log) -> tuple[subprocess.Popen, str]:
+    """`manage.py serve` on a free port, once its web server answers; returns it and its URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _spawn([sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)], env, log)
+
+    def answers() -> bool:
+        try:
+            with urllib.request.urlopen(f"{url}/api/health/", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    _wait_until(answers, "manage.py serve", proc, log, timeout=120)
+    return proc, url
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # two start-ups of the whole product and two trainings on a shared machine
+def test_killing_the_whole_serve_tree_loses_neither_the_running_nor_the_queued_run(team, tmp_path):
+    """The database says what must run: after a restart the running run resumes (stale lease) and the
+    queued one, whose message died with the embedded Redis, is dispatched again."""
+    from django.db import connection
+
+    from training.remote import Server
+
+    project, users = team
+    env = clean_env(
+        tmp_path / "data", DATABASE_URL=database_url_of(connection.settings_dict), RUN_HEARTBEAT_TIMEOUT="4"
+    )  # its own embedded Redis under tmp_path; a short lease so recovery comes soon after the restart
+    first, url = serve(env, tmp_path / "first-serve.log")
+    try:
+        api = Server(url, Token.objects.create(user=users[Role.PRODUCT_MANAGER]).key)
+
+        def launch_there(name: str, spec: dict) -> int:
+            return api.request("POST", "runs/", {"project": project.pk, "name": name, "spec": spec})["id"]
+
+        running = launch_there("long", quick_spec(episodes=1280, checkpoint_every=320))
+        wait_for_event(running, "started")
+        queued = launch_there("behind it", quick_spec(episodes=192))  # one worker process: it waits
+        wait_for_event(running, "checkpoint")
+        tree = [*_descendants(first.pid), first.pid]
+        assert any("redis-server" in " ".join(_cmdline(pid)) for pid in tree)
+        for pid in tree:  # everything at once, the embedded Redis (and the queue in it) included
+            with contextlib.suppress(ProcessLookupError):  # a child may die with its parent first
+                os.kill(pid, signal.SIGKILL)
+        first.wait()
+    finally:
+        _stop(first)
+    assert Run.objects.get(pk=queued).state == "queued" and Run.objects.get(pk=running).state == "running"
+
+    second, _ = serve(env, tmp_path / "second-serve.log")
+    try:
+        ended = {pk: wait_for_state(pk, {"succeeded", "failed"}, timeout=240) for pk in (running, queued)}
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{(tmp_path / 'second-serve.log').read_text()[-4000:]}") from None
+    finally:
+        _stop(second)
+    assert ended[running].state == "succeeded" and ended[queued].state == "succeeded"
+    assert ended[running].deliveries == 2 and ended[queued].deliveries == 1  # each ran once after the restart
+    for pk in (running, queued):
+        assert_continuous(pk)
+        assert RunEvent.objects.filter(run_id=pk, type="finished").count() == 1
+
+
+def _cmdline(pid: int) -> list[str]:
+    import psutil
+
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.NoSuchProcess:
+        return []

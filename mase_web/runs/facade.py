@@ -1,0 +1,29 @@
+"""What other apps may ask of runs (plain functions; the caller passes an already authorised project)."""
+
+from __future__ import annotations
+
+from agents.places import find_checkpoint
+from mase_web.runs.models import Run
+
+MAX_ID_DIGITS = 18  # a 64-bit id; longer digit strings are no run (and would overflow SQLite)
+
+
+def teacher_problem(spec: object, project_id: int) -> str | None:
+    """Why a spec's checkpoint teacher may not be read by a run of the project (None when it may).
+
+    On the server a teacher is one of the project's own runs, named by its id; another project's run
+    answers exactly as a run that does not exist. The form of the value is the validator's to check.
+    """
+    training = spec.get("training") if isinstance(spec, dict) else None
+    if not isinstance(training, dict) or training.get("teacher") != "checkpoint":
+        return None
+    run_id = training.get("teacher_checkpoint")
+    if not isinstance(run_id, str) or not run_id:
+        return None
+    if not run_id.isdigit() or len(run_id) > MAX_ID_DIGITS:
+        return "a teacher is one of this project's runs, named by its id (e.g. \"12\")"
+    if not Run.objects.filter(pk=int(run_id), project_id=project_id).exists():
+        return f"no run {run_id} in this project"
+    if find_checkpoint(run_id) is None:
+        return f"run {run_id} has no MAPPO checkpoint yet; train it until it writes one"
+    return None
