@@ -12,8 +12,8 @@ import json
 from django.db.models import Q
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView
@@ -21,6 +21,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from mase_web.accounts.permissions import can, projects_where
+from mase_web.api_parsers import INT64_MAX
 from mase_web.feedback import enqueue, stats
 from mase_web.feedback.assignment import assign
 from mase_web.feedback.export import export_lines
@@ -35,6 +36,28 @@ from mase_web.feedback.serializers import (
     RewardModelSerializer,
 )
 from mase_web.feedback.tasks import dispatch
+
+
+class QueueProgressSerializer(QueueSerializer):
+    """A queue as listed and read: with the caller's progress, and the whole queue's for its managers."""
+
+    my_progress = serializers.DictField(read_only=True, help_text="your assigned and answered items")
+    can_manage = serializers.BooleanField(read_only=True)
+    progress = serializers.DictField(required=False, help_text="the whole queue's; only for managers")
+
+    class Meta(QueueSerializer.Meta):
+        fields = [*QueueSerializer.Meta.fields, "my_progress", "can_manage", "progress"]
+
+
+class AssignedItemSerializer(ItemSerializer):
+    """An item assigned to the caller, with the caller's answer when they gave one."""
+
+    my_rating = RatingSerializer(read_only=True, allow_null=True)
+    my_judgement = JudgementSerializer(read_only=True, allow_null=True)
+
+    class Meta(ItemSerializer.Meta):
+        fields = [*ItemSerializer.Meta.fields, "my_rating", "my_judgement"]
+        read_only_fields = fields
 
 
 class FeedbackPages(PageNumberPagination):
@@ -87,11 +110,13 @@ class QueueViewSet(
             data["progress"] = stats.progress(queue)
         return data
 
+    @extend_schema(responses=QueueProgressSerializer(many=True))
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         rows = [self._with_progress(q, QueueSerializer(q).data) for q in page]
         return self.get_paginated_response(rows)
 
+    @extend_schema(responses=QueueProgressSerializer)
     def retrieve(self, request, *args, **kwargs):
         queue = self.get_object()
         return Response(self._with_progress(queue, QueueSerializer(queue).data))
@@ -128,6 +153,7 @@ class QueueViewSet(
         deployment = Deployment.objects.filter(pk=options["deployment"], project_id=queue.project_id).first()
         if deployment is None:
             raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
+        rival = _rival_deployment(queue, deployment, options.get("compare_with"))
         items = enqueue.from_deployment(
             queue,
             deployment,
@@ -135,6 +161,7 @@ class QueueViewSet(
             options.get("max_confidence"),
             options["fallback_only"],
             options["limit"],
+            compare_with=rival,
         )
         saved = enqueue.add_items(queue, items)
         return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
@@ -177,8 +204,9 @@ class QueueViewSet(
         response["Content-Disposition"] = f'attachment; filename="feedback-queue-{queue.pk}.jsonl"'
         return response
 
-    @extend_schema(request=None, responses=RewardModelSerializer(many=True))
-    @action(detail=True, methods=["get", "post"], url_path="reward-models")
+    @extend_schema(methods=["GET"], responses=RewardModelSerializer(many=True))
+    @extend_schema(methods=["POST"], request=None, responses={201: RewardModelSerializer})
+    @action(detail=True, methods=["get", "post"], url_path="reward-models", pagination_class=None)
     def reward_models(self, request, pk=None):
         """GET: the queue's reward models, newest first. POST: train a new one on its ratings (Celery)."""
         queue = self._manager_queue()
@@ -204,6 +232,26 @@ class RewardModelViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         )
 
 
+def _rival_deployment(queue: FeedbackQueue, deployment, compare_with: int | None):
+    """The deployment whose answers become episode B of a pairwise queue's pairs (None: any other)."""
+    from mase_web.deployments.models import Deployment
+
+    if compare_with is None:
+        return None
+    if queue.kind != FeedbackQueue.Kind.PAIRWISE:
+        raise ValidationError({"compare_with": ["only pairwise queues compare two deployments"]})
+    rival = Deployment.objects.filter(pk=compare_with, project_id=queue.project_id).first()
+    if rival is None:
+        raise ValidationError({"compare_with": ["no such deployment in this queue's project"]})
+    if rival.pk == deployment.pk or rival.checkpoint == deployment.checkpoint:
+        raise ValidationError(
+            {"compare_with": [
+                "the same team (same deployment or checkpoint) answers alike: compare with another checkpoint"
+            ]}
+        )  # fmt: skip
+    return rival
+
+
 class MyItemsView(GenericAPIView):
     """The items assigned to you, with your answer when you gave one (`?queue=`, `?pending=1`)."""
 
@@ -216,7 +264,8 @@ class MyItemsView(GenericAPIView):
             OpenApiParameter("pending", bool, description="only items you have not answered"),
             OpenApiParameter("page", int, description="page number"),
             OpenApiParameter("page_size", int, description="items per page (at most 500)"),
-        ]
+        ],
+        responses=AssignedItemSerializer(many=True),
     )
     def get(self, request):
         user = request.user
@@ -225,7 +274,8 @@ class MyItemsView(GenericAPIView):
         ).select_related("queue")
         queue_id = request.query_params.get("queue")
         if queue_id:
-            if not queue_id.isdigit():
+            # isascii: "²" passes isdigit() but not int(); the bound keeps SQLite from an OverflowError.
+            if not (queue_id.isascii() and queue_id.isdigit()) or int(queue_id) > INT64_MAX:
                 raise ValidationError({"queue": ["must be a queue id"]})
             items = items.filter(queue_id=int(queue_id))
         answered = Q(ratings__annotator=user) | Q(judgements__annotator=user)
@@ -267,6 +317,12 @@ class AnswerView(GenericAPIView):
         )
 
 
+def _answer_schema(serializer):
+    """The first answer is created (201); a later one for the same item updates it (200)."""
+    return extend_schema_view(post=extend_schema(responses={201: serializer, 200: serializer}))
+
+
+@_answer_schema(RatingSerializer)
 class RatingView(AnswerView):
     """Rate an item 1–5 with tags from the queue's list and a comment."""
 
@@ -274,6 +330,7 @@ class RatingView(AnswerView):
     model = Rating
 
 
+@_answer_schema(JudgementSerializer)
 class JudgementView(AnswerView):
     """Judge a pair: A, B or tie, with a comment."""
 

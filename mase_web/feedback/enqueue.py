@@ -1,4 +1,9 @@
-"""Putting items in a queue: from snapshot payloads, or from a deployment's logged episodes and steps."""
+"""Putting items in a queue: from snapshot payloads, or from a deployment's logged episodes and steps.
+
+A pair never compares an episode with itself or with its twin (`twin_reason`): the same episode key, the
+same content, or the same ticket text answered by the same deployment or checkpoint (the same team gives
+the same answer, so there is nothing to choose between).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,10 @@ def add_items(queue: FeedbackQueue, items: Iterable[FeedbackItem]) -> list[Feedb
     fresh, seen = [], set(held)
     for item in items:
         key = (item.episode_key, item.episode_key_b)
-        if key not in seen:
+        twin = item.kind == FeedbackItem.Kind.PAIR and twin_reason(
+            item.episode_key, item.snapshot, item.episode_key_b, item.snapshot_b or {}
+        )
+        if key not in seen and not twin:
             item.queue = queue
             fresh.append(item)
             seen.add(key)
@@ -32,6 +40,32 @@ def add_items(queue: FeedbackQueue, items: Iterable[FeedbackItem]) -> list[Feedb
         saved = list(queue.items.order_by("-id")[: len(saved)])[::-1]
     assign(queue, saved)
     return saved
+
+
+def _answered_by(snapshot: dict) -> tuple[str, object] | None:
+    """Who answered a snapshot's episode: its checkpoint when known, else its deployment (None: unknown)."""
+    meta = snapshot.get("meta") or {}
+    for field in ("checkpoint", "deployment"):
+        if meta.get(field) not in (None, ""):
+            return field, meta[field]
+    return None
+
+
+def twin_reason(key_a: str, snapshot_a: dict, key_b: str, snapshot_b: dict) -> tuple[str, str] | None:
+    """(field, message) when episode B is episode A or its twin, else None."""
+    if key_a == key_b:
+        return "episode_key_b", f"episode B is episode A ({key_a!r}); a pair compares two different episodes"
+    if snapshot_a.get("task") == snapshot_b.get("task"):
+        a, b = _answered_by(snapshot_a), _answered_by(snapshot_b)
+        if a is not None and a == b:
+            return "snapshot_b", (
+                f"A and B answer the same ticket with the same {a[0]} ({a[1]}): they are twins; "
+                "pair answers from different deployments or checkpoints"
+            )
+    same = ("task", "answer", "steps")
+    if all(snapshot_a.get(f) == snapshot_b.get(f) for f in same):
+        return "snapshot_b", "A and B are identical (same task, answer and steps)"
+    return None
 
 
 def from_payload(items: list[dict]) -> list[FeedbackItem]:
@@ -50,7 +84,11 @@ def from_payload(items: list[dict]) -> list[FeedbackItem]:
 def _deployment_episodes(deployment, max_confidence, fallback_only):
     from mase_web.deployments.models import DecisionStep
 
-    episodes = deployment.episodes.exclude(status="running").order_by("created_at", "id")
+    episodes = (
+        deployment.episodes.exclude(status="running")
+        .select_related("deployment")
+        .order_by("created_at", "id")
+    )
     if max_confidence is not None:
         episodes = episodes.filter(steps__confidence__lt=max_confidence)
     if fallback_only:
@@ -58,16 +96,39 @@ def _deployment_episodes(deployment, max_confidence, fallback_only):
     return episodes.distinct().prefetch_related("steps")
 
 
+def _rivals(deployment, compare_with, tasks: set[str]):
+    """Finished episodes of `tasks` that another team answered: `compare_with`, or the project's others."""
+    from mase_web.deployments.models import Episode
+
+    others = (
+        Episode.objects.filter(deployment__project_id=deployment.project_id, task_text__in=tasks)
+        .exclude(deployment=deployment)
+        .exclude(status="running")
+        .select_related("deployment")
+        .prefetch_related("steps")
+        .order_by("created_at", "id")
+    )
+    return others.filter(deployment=compare_with) if compare_with is not None else others
+
+
 def from_deployment(
-    queue: FeedbackQueue, deployment, unit: str, max_confidence: float | None, fallback_only: bool, limit: int
+    queue: FeedbackQueue,
+    deployment,
+    unit: str,
+    max_confidence: float | None,
+    fallback_only: bool,
+    limit: int,
+    compare_with=None,
 ) -> list[FeedbackItem]:
     """Items for a deployment's finished episodes (or their steps) that match the filters, oldest first.
 
-    Pairwise queues get pairs of episodes that handled the same task text.
+    Pairwise queues get pairs: each matching episode (A) with an episode of the same task text answered
+    by another deployment (B: `compare_with`, or any other of the project), never by the same checkpoint.
     """
     episodes = list(_deployment_episodes(deployment, max_confidence, fallback_only))
     if queue.kind == FeedbackQueue.Kind.PAIRWISE:
-        return _pairs(episodes)[:limit]
+        rivals = _rivals(deployment, compare_with, {e.task_text for e in episodes})
+        return _pairs(episodes, list(rivals))[:limit]
     if unit == "episode":
         return [
             FeedbackItem(
@@ -100,21 +161,28 @@ def from_deployment(
     return items[:limit]
 
 
-def _pairs(episodes) -> list[FeedbackItem]:
+def _pairs(episodes: list, rivals: list) -> list[FeedbackItem]:
+    """Each episode with the first unused rival of the same task text whose pair is not a twin."""
     by_task: dict[str, list] = {}
-    for episode in episodes:
-        by_task.setdefault(episode.task_text, []).append(episode)
+    for rival in rivals:
+        by_task.setdefault(rival.task_text, []).append(rival)
     pairs = []
-    for group in by_task.values():
-        for a, b in zip(group[::2], group[1::2], strict=False):
-            pairs.append(
-                FeedbackItem(
-                    kind=FeedbackItem.Kind.PAIR,
-                    episode_key=deployment_episode_key(a),
-                    snapshot=episode_snapshot(a),
-                    episode_key_b=deployment_episode_key(b),
-                    snapshot_b=episode_snapshot(b),
-                    episode=a,
+    for a in episodes:
+        snapshot_a, key_a = episode_snapshot(a), deployment_episode_key(a)
+        candidates = by_task.get(a.task_text, [])
+        for b in candidates:
+            snapshot_b, key_b = episode_snapshot(b), deployment_episode_key(b)
+            if twin_reason(key_a, snapshot_a, key_b, snapshot_b) is None:
+                candidates.remove(b)
+                pairs.append(
+                    FeedbackItem(
+                        kind=FeedbackItem.Kind.PAIR,
+                        episode_key=key_a,
+                        snapshot=snapshot_a,
+                        episode_key_b=key_b,
+                        snapshot_b=snapshot_b,
+                        episode=a,
+                    )
                 )
-            )
+                break
     return pairs

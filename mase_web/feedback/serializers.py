@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from mase_web.accounts.fields import ProjectField, request_user
+from mase_web.accounts.fields import ProjectField, ScopedIdField
+from mase_web.feedback.enqueue import twin_reason
 from mase_web.feedback.models import (
     MAX_OVERLAP,
     FeedbackItem,
@@ -13,6 +14,7 @@ from mase_web.feedback.models import (
     Rating,
     RewardModel,
 )
+from training.reward_model import MIN_RELIABLE_HELDOUT, heldout_warning
 
 MAX_TAGS = 30
 MAX_STEPS = 200
@@ -33,7 +35,9 @@ class QueueSerializer(serializers.ModelSerializer):
     tags = serializers.ListField(
         child=serializers.CharField(max_length=40), max_length=MAX_TAGS, default=list
     )
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
 
     class Meta:
         model = FeedbackQueue
@@ -97,6 +101,10 @@ class EnqueueItemSerializer(serializers.Serializer):
             raise serializers.ValidationError({"snapshot_b": ["a pair needs episode_key_b and snapshot_b"]})
         if not pair and ("snapshot_b" in data or "episode_key_b" in data):
             raise serializers.ValidationError({"snapshot_b": ["only a pair has a second episode"]})
+        if pair:
+            twin = twin_reason(data["episode_key"], data["snapshot"], data["episode_key_b"], data["snapshot_b"])
+            if twin is not None:
+                raise serializers.ValidationError({twin[0]: [twin[1]]})
         return data
 
 
@@ -121,6 +129,12 @@ class EnqueueDeploymentSerializer(serializers.Serializer):
     max_confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True)
     fallback_only = serializers.BooleanField(default=False)
     limit = serializers.IntegerField(min_value=1, max_value=MAX_ITEMS_PER_REQUEST, default=50)
+    compare_with = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="pairwise queues: the deployment whose answers are episode B (default: any other of the project)",
+    )
 
 
 class ItemSerializer(serializers.ModelSerializer):
@@ -139,20 +153,18 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class AssignedItemField(serializers.PrimaryKeyRelatedField):
+class AssignedItemField(ScopedIdField):
     """An item id, found only among the items assigned to the caller: an item of another queue or
     project answers exactly as one that does not exist."""
 
+    model = FeedbackItem
     default_error_messages = {
         "does_not_exist": "no item {pk_value} is assigned to you",
         "incorrect_type": "an item is named by its id (a whole number)",
     }
 
-    def __init__(self, **kwargs):
-        super().__init__(queryset=FeedbackItem.objects.all(), **kwargs)
-
-    def get_queryset(self):
-        return super().get_queryset().filter(assignments__annotator=request_user(self)).distinct()
+    def scope(self, objects, user):
+        return objects.filter(assignments__annotator=user).distinct()
 
 
 class RatingSerializer(serializers.ModelSerializer):
@@ -202,12 +214,21 @@ class JudgementSerializer(serializers.ModelSerializer):
 
 
 class RewardModelSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
+    warning = serializers.SerializerMethodField(
+        help_text=f"set when fewer than {MIN_RELIABLE_HELDOUT} items were held out: the accuracy is a rough guess"
+    )
+
+    def get_warning(self, model: RewardModel) -> str | None:
+        n_heldout = (model.metrics or {}).get("n_heldout")
+        return None if n_heldout is None else heldout_warning(int(n_heldout))
 
     class Meta:
         model = RewardModel
         fields = [
-            "id", "queue", "state", "progress", "message", "metrics", "backbone", "created_by", "created_at",
-            "finished_at",
+            "id", "queue", "state", "progress", "message", "metrics", "warning", "backbone", "created_by",
+            "created_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields

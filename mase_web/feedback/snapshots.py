@@ -54,6 +54,7 @@ def episode_snapshot(episode) -> dict[str, Any]:
         "steps": [step_snapshot(s) for s in steps],
         "meta": {
             "deployment": episode.deployment_id,
+            "checkpoint": episode.deployment.checkpoint,
             "request_id": episode.request_id,
             "status": episode.status,
             "reward": episode.reward,

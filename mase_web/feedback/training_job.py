@@ -77,10 +77,19 @@ def train(model_id: int) -> str:
         progress=1.0,
         metrics=figures,
         path=str(model.file_path),
-        message=f"held-out accuracy {metrics.accuracy:.0%} on {metrics.n_heldout} items",
+        message=_summary(metrics),
         finished_at=timezone.now(),
     )
     return RewardModel.State.SUCCEEDED
+
+
+def _summary(metrics) -> str:
+    """The job's closing message: the held-out accuracy with its sample size, and a warning when small."""
+    from training.reward_model import heldout_warning
+
+    figures = f"held-out accuracy {metrics.accuracy:.0%} on {metrics.n_heldout} items"
+    warning = heldout_warning(metrics.n_heldout)
+    return f"{figures} — {warning}" if warning else figures
 
 
 def load_scorer(model: RewardModel, text_of: Callable[[str], str | None]):

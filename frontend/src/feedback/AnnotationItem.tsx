@@ -14,7 +14,7 @@ interface Props {
 export function AnnotationItem({ queue, item, onRate, onJudge }: Props) {
   if (item.kind === "pair" && item.snapshot_b) {
     return (
-      <section className="card" data-testid="annotation-item" data-item={item.id}>
+      <section className="card" data-testid="annotation-item" data-item={item.id} data-hotkeys>
         <div className="fb-pair">
           <EpisodeView snapshot={item.snapshot} label="A" />
           <EpisodeView snapshot={item.snapshot_b} label="B" />
@@ -24,7 +24,7 @@ export function AnnotationItem({ queue, item, onRate, onJudge }: Props) {
     );
   }
   return (
-    <section className="card" data-testid="annotation-item" data-item={item.id}>
+    <section className="card" data-testid="annotation-item" data-item={item.id} data-hotkeys>
       <p className="hint">{item.kind === "step" ? "Rate this single decision" : "Rate the whole episode"}</p>
       <EpisodeView snapshot={item.snapshot} />
       <RatingForm key={item.id} tags={queue.tags} previous={item.my_rating} onSubmit={onRate} />

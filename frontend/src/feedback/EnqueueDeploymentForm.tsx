@@ -16,6 +16,7 @@ export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
   const [maxConfidence, setMaxConfidence] = useState("");
   const [fallbackOnly, setFallbackOnly] = useState(false);
   const [limit, setLimit] = useState(50);
+  const [compareWith, setCompareWith] = useState(0);
   const [result, setResult] = useState("");
   const [error, setError] = useState<unknown>(null);
 
@@ -40,6 +41,7 @@ export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
         max_confidence: maxConfidence === "" ? null : Number(maxConfidence),
         fallback_only: fallbackOnly,
         limit,
+        ...(queue.kind === "pairwise" ? { compare_with: compareWith || null } : {}),
       });
       setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued`);
       onAdded();
@@ -60,6 +62,21 @@ export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
           ))}
         </select>
       </label>
+      {queue.kind === "pairwise" && (
+        <label className="field" title="Episode B answers the same ticket from another deployment (never the same checkpoint)">
+          Compare with
+          <select value={compareWith} onChange={(e) => setCompareWith(Number(e.target.value))}>
+            <option value={0}>any other deployment</option>
+            {deployments
+              .filter((d) => d.id !== deployment)
+              .map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name}
+                </option>
+              ))}
+          </select>
+        </label>
+      )}
       {queue.kind === "rating" && (
         <label className="field">
           Unit

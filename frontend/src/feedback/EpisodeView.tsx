@@ -1,14 +1,24 @@
+import { describeMessages } from "./messages";
 import type { Snapshot, StepSnapshot } from "./types";
 
-/** Messages as logged: a short JSON text (the full value on hover). */
-function MessagesCell({ messages }: { messages: unknown }) {
+/** Who sent what to whom in this step, one line per message. */
+function MessagesCell({ messages, agent }: { messages: unknown; agent: string }) {
   if (messages === undefined || messages === null) return <span className="muted">–</span>;
-  const text = JSON.stringify(messages);
-  if (text === "{}" || text === "[]") return <span className="muted">none</span>;
+  const lines = describeMessages(messages, agent);
+  if (lines.length === 0) return <span className="muted">none</span>;
   return (
-    <code className="fb-messages" title={text}>
-      {text.length > 120 ? `${text.slice(0, 117)}…` : text}
-    </code>
+    <ul className="fb-messages" data-testid="step-messages">
+      {lines.map((line, i) => (
+        <li key={i}>
+          {(line.from || line.to) && (
+            <span className="fb-message-route">
+              {line.from ?? "?"} → {line.to ?? "?"}
+            </span>
+          )}
+          {line.text && <span>{line.from || line.to ? `: ${line.text}` : line.text}</span>}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -24,7 +34,7 @@ function StepRow({ step }: { step: StepSnapshot }) {
       </td>
       <td>{confidence === null || confidence === undefined ? "–" : `${Math.round(confidence * 100)} %`}</td>
       <td>
-        <MessagesCell messages={step.messages} />
+        <MessagesCell messages={step.messages} agent={step.agent} />
       </td>
     </tr>
   );

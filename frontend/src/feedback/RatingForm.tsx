@@ -1,6 +1,9 @@
 import { useState } from "react";
 import { ErrorList } from "./ErrorList";
+import { HotkeyLegend, NAVIGATION_KEYS } from "./HotkeyLegend";
+import { TAG_KEYS, starOf, tagKey, tagOf } from "./hotkeys";
 import type { RatingAnswer } from "./types";
+import { useHotkeys } from "./useHotkeys";
 
 interface Props {
   tags: string[];
@@ -10,7 +13,13 @@ interface Props {
 
 const STARS = [1, 2, 3, 4, 5];
 
-/** 1–5 rating buttons, the queue's tags as toggle chips, a comment, and submit. */
+function legend(tags: string[]): [string[], string][] {
+  const keyed = Math.min(tags.length, TAG_KEYS.length);
+  const tagKeys: [string[], string][] = keyed > 0 ? [[[keyed > 1 ? `${TAG_KEYS[0]}–${TAG_KEYS[keyed - 1]}` : TAG_KEYS[0]], "tag (key on each tag)"]] : [];
+  return [[["1–5"], "rating"], ...tagKeys, [["Enter", "Ctrl+Enter"], "submit"], ...NAVIGATION_KEYS];
+}
+
+/** 1–5 rating buttons, the queue's tags as toggle chips, a comment, and submit; all of it by keyboard too. */
 export function RatingForm({ tags, previous, onSubmit }: Props) {
   const [value, setValue] = useState<number | null>(previous?.value ?? null);
   const [chosen, setChosen] = useState<string[]>(previous?.tags ?? []);
@@ -31,6 +40,16 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
       setBusy(false);
     }
   };
+  useHotkeys((key) => {
+    const star = starOf(key);
+    const tag = tagOf(key, tags);
+    if (star !== null) setValue(star);
+    else if (tag !== null) toggle(tag);
+    else if (key === "Enter" || key === "mod+Enter") {
+      if (!busy) void submit();
+    } else return false;
+    return true;
+  });
 
   return (
     <form className="fb-answer-form" aria-label="Rate this item" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
@@ -42,6 +61,7 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
             role="radio"
             aria-checked={value === star}
             aria-label={`${star} star${star > 1 ? "s" : ""}`}
+            aria-keyshortcuts={String(star)}
             className={value === star ? "fb-star fb-star-on" : "fb-star secondary"}
             onClick={() => setValue(star)}
           >
@@ -52,14 +72,16 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
       </div>
       {tags.length > 0 && (
         <div className="chips" role="group" aria-label="Tags">
-          {tags.map((tag) => (
+          {tags.map((tag, i) => (
             <button
               type="button"
               key={tag}
               aria-pressed={chosen.includes(tag)}
+              aria-keyshortcuts={tagKey(i)}
               className={chosen.includes(tag) ? "run-chip run-chip-on" : "run-chip"}
               onClick={() => toggle(tag)}
             >
+              {tagKey(i) && <kbd aria-hidden="true">{tagKey(i)}</kbd>}
               {tag}
             </button>
           ))}
@@ -67,12 +89,13 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
       )}
       <label className="field column">
         Comment
-        <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} maxLength={5000} />
+        <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} maxLength={5000} aria-keyshortcuts="Control+Enter" />
       </label>
       <ErrorList error={error} />
       <button type="submit" disabled={value === null || busy}>
         Submit rating
       </button>
+      <HotkeyLegend entries={legend(tags)} />
     </form>
   );
 }

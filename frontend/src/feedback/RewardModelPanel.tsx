@@ -9,10 +9,18 @@ const percent = (x: number | undefined) => (x === undefined ? "–" : `${Math.ro
 function Figures({ model }: { model: RewardModel }) {
   const m = model.metrics;
   return (
-    <p data-testid="reward-model-figures">
-      Held-out accuracy <strong>{percent(m.accuracy)}</strong> (majority baseline {percent(m.baseline_accuracy)}) · MAE{" "}
-      {m.mae === undefined ? "–" : `${m.mae.toFixed(2)} stars`} · trained on {m.n_train}, held out {m.n_heldout} · {m.backbone}
-    </p>
+    <>
+      <p data-testid="reward-model-figures">
+        Held-out accuracy <strong>{percent(m.accuracy)}</strong> on <strong>{m.n_heldout ?? "–"} held-out items</strong> (majority
+        baseline {percent(m.baseline_accuracy)}) · MAE {m.mae === undefined ? "–" : `${m.mae.toFixed(2)} stars`} · trained on{" "}
+        {m.n_train} · {m.backbone}
+      </p>
+      {model.warning && (
+        <p className="fb-warning" role="status" data-testid="reward-model-warning">
+          ⚠ {model.warning}
+        </p>
+      )}
+    </>
   );
 }
 

@@ -102,6 +102,8 @@ export interface RewardModel {
   progress: number;
   message: string;
   metrics: Partial<RewardModelMetrics>;
+  /** Set when too few items were held out for the accuracy to mean much. */
+  warning: string | null;
   created_at: string;
   finished_at: string | null;
 }
@@ -115,6 +117,8 @@ export interface DeploymentFilter {
   max_confidence: number | null;
   fallback_only: boolean;
   limit: number;
+  /** Pairwise queues: the deployment whose answers are episode B (null: any other of the project). */
+  compare_with?: number | null;
 }
 
 export interface DeploymentSummary {

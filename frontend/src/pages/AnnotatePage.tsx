@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { AnnotationItem } from "../feedback/AnnotationItem";
 import { feedbackApi } from "../feedback/feedbackApi";
 import type { Choice, Queue } from "../feedback/types";
+import { useHotkeys } from "../feedback/useHotkeys";
 import { useMyItems } from "../feedback/useMyItems";
 
 /** The annotator's work: pick a queue, read its guidelines, answer the assigned items one by one. */
@@ -9,7 +10,13 @@ export function AnnotatePage() {
   const [queues, setQueues] = useState<Queue[]>([]);
   const [queueId, setQueueId] = useState<number | null>(null);
   const [error, setError] = useState("");
-  const { items, current, done, error: itemsError, reload, skip } = useMyItems(queueId);
+  const { items, current, done, error: itemsError, reload, skip, move } = useMyItems(queueId);
+  useHotkeys((key) => {
+    if (key === "n" || key === "ArrowRight") move(1);
+    else if (key === "ArrowLeft") move(-1);
+    else return false;
+    return true;
+  });
 
   useEffect(() => {
     feedbackApi.queues().then(
@@ -60,6 +67,11 @@ export function AnnotatePage() {
               <span className="badge" data-testid="annotate-progress">
                 {done} of {items.length} done
               </span>
+              {current && (
+                <span className="hint" data-testid="annotate-position">
+                  item {items.indexOf(current) + 1} of {items.length}
+                </span>
+              )}
             </div>
             <p className="fb-guidelines-text">{queue.guidelines || "No guidelines for this queue."}</p>
           </section>

@@ -126,7 +126,7 @@ def test_queue_validation_is_field_level(people):
     response = client.post(f"/api/feedback/queues/{queue['id']}/enqueue/", bad_items, format="json")
     assert response.status_code == 400 and "items.0.snapshot.task" in response.json()["errors"]
     pair = {"items": [{"kind": "pair", "episode_key": "a", "snapshot": snapshot("t"), "episode_key_b": "b",
-                       "snapshot_b": snapshot("t")}]}  # fmt: skip
+                       "snapshot_b": snapshot("t", answer="escalated")}]}  # fmt: skip
     response = client.post(f"/api/feedback/queues/{queue['id']}/enqueue/", pair, format="json")
     assert response.status_code == 400 and "takes episodes or steps" in str(response.json()["errors"])
 

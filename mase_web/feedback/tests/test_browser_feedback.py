@@ -150,4 +150,90 @@ def test_a_manager_creates_a_queue_sees_disagreement_and_trains_a_reward_model(l
     card.get_by_test_id("reward-model-state").filter(has_text="succeeded").wait_for(timeout=180_000)
     figures = card.get_by_test_id("reward-model-figures").inner_text()
     model = RewardModel.objects.get(queue=queue)
-    assert f"{round(model.metrics['accuracy'] * 100)} %" in figures and "held out 4" in figures
+    assert f"{round(model.metrics['accuracy'] * 100)} %" in figures and "on 4 held-out items" in figures
+    warning = card.get_by_test_id("reward-model-warning").inner_text()
+    assert "only 4 held-out items" in warning and "at least 30" in warning
+
+
+def test_an_annotator_rates_and_judges_with_the_keyboard_and_reads_messages_as_text(
+    live_services, browser_page
+):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    annotator, project = sign_in(
+        page, live_services.base_url, "kira", role=Role.ANNOTATOR, next_path="/annotate/"
+    )
+    queue = FeedbackQueue.objects.create(
+        project=project, name="Keyboard queue", overlap=1, tags=["wrong intent", "rude", "great"]
+    )
+    first = snapshot("Where is parcel 12?", answer="Re-sent")
+    first["steps"][1]["messages"] = {
+        "received": [{"from": "router", "weight": 0.7}],
+        "sent": [{"to": "billing", "weight": 0.25}],
+    }
+    add_items(queue, from_payload([
+        {"kind": "episode", "episode_key": "run/k1", "snapshot": first},
+        {"kind": "episode", "episode_key": "run/k2", "snapshot": snapshot("Refund order 88")},
+    ]))  # fmt: skip
+
+    page.reload()
+    item = page.get_by_test_id("annotation-item")
+    item.get_by_text("Where is parcel 12?").wait_for()
+    messages = item.get_by_test_id("step-messages")
+    assert messages.count() == 1  # the router's empty log reads "none"
+    text = messages.inner_text()
+    assert "router → resolver: attention 0.70" in text and "resolver → billing: attention 0.25" in text
+    assert not any(c in text for c in '{}[]"'), text
+    assert "none" in item.locator("tbody tr").first.inner_text()
+    legend = item.get_by_test_id("hotkey-legend").inner_text()
+    assert "rating" in legend and "submit" in legend and "next item" in legend
+    assert item.get_by_role("button", name="great").locator("kbd").inner_text() == "e"
+
+    four = item.get_by_role("radio", name="4 stars")
+    page.keyboard.press("4")
+    assert four.get_attribute("aria-checked") == "true"
+    page.screenshot(path=str(ARTIFACTS / "annotate-keyboard.png"), full_page=True)
+    comment = item.get_by_label("Comment")
+    comment.click()
+    page.keyboard.type("quite 2 of 5 - next")  # digits, tag letters and n: all of it is just text here
+    assert comment.input_value() == "quite 2 of 5 - next"
+    assert four.get_attribute("aria-checked") == "true"
+    assert item.get_by_role("radio", name="2 stars").get_attribute("aria-checked") == "false"
+    assert item.get_by_role("button", name="great").get_attribute("aria-pressed") == "false"
+    page.keyboard.press("Escape")  # leaves the comment box
+    page.keyboard.press("e")
+    assert item.get_by_role("button", name="great").get_attribute("aria-pressed") == "true"
+    page.keyboard.press("Enter")
+    page.get_by_test_id("annotate-progress").filter(has_text="1 of 2 done").wait_for()
+    item.get_by_text("Refund order 88").wait_for()
+    rating = Rating.objects.get(annotator=annotator)
+    assert (rating.item.episode_key, rating.value, rating.tags, rating.comment) == (
+        "run/k1", 4, ["great"], "quite 2 of 5 - next"
+    )  # fmt: skip
+
+    # ← goes back to the rated item, its answer filled in; n goes forward again.
+    page.keyboard.press("ArrowLeft")
+    item.get_by_text("Where is parcel 12?").wait_for()
+    assert item.get_by_role("radio", name="4 stars").get_attribute("aria-checked") == "true"
+    page.keyboard.press("n")
+    item.get_by_text("Refund order 88").wait_for()
+    page.keyboard.press("2")
+    page.keyboard.press("Control+Enter")
+    page.get_by_test_id("annotate-finished").wait_for()
+    assert Rating.objects.get(item__episode_key="run/k2").value == 2
+
+    # A pair: b judges B better.
+    pairwise = FeedbackQueue.objects.create(
+        project=project, name="Keyboard pairs", kind="pairwise", overlap=1
+    )
+    pair = {"kind": "pair", "episode_key": "run/p1", "snapshot": snapshot("Lost card", answer="Blocked it"),
+            "episode_key_b": "run/p2", "snapshot_b": snapshot("Lost card", answer="Call us")}  # fmt: skip
+    add_items(pairwise, from_payload([pair]))
+    page.reload()
+    page.get_by_label("Queue").select_option(label="Keyboard pairs")
+    page.get_by_role("heading", name="Annotate").click()  # the focus leaves the queue menu
+    item.get_by_role("article", name="B").get_by_text("Call us").wait_for()
+    assert "B is better" in item.get_by_test_id("hotkey-legend").inner_text()
+    page.keyboard.press("b")
+    page.get_by_test_id("annotate-finished").filter(has_text="All 1 item done").wait_for()
+    assert PairwiseJudgement.objects.get(annotator=annotator).choice == "B"

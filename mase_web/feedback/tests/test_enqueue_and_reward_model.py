@@ -81,27 +81,112 @@ def test_enqueue_from_a_deployment_by_confidence_and_fallback(people):
     )
 
 
+def other_deployment(project, checkpoint: str, tasks: list[str], name: str = "other"):
+    """A deployment of another (or the same) checkpoint that answered `tasks`, one finished episode each."""
+    from mase_web.deployments.models import Deployment, Episode
+    from mase_web.runs.models import Run
+    from mase_web.runs.tests.conftest import quick_spec
+
+    run = Run.objects.create(project=project, name=name, spec=quick_spec(), state=Run.State.SUCCEEDED)
+    deployment = Deployment.objects.create(
+        project=project, name=name, run=run, checkpoint=checkpoint, spec={}
+    )
+    for i, text in enumerate(tasks):
+        Episode.objects.create(
+            deployment=deployment, request_id=f"{name}-{i}", task_text=text, status="completed",
+            result={"answer": f"{name} says hello"},
+        )  # fmt: skip
+    return deployment
+
+
 @pytest.mark.django_db
-def test_pairwise_queues_pair_episodes_of_the_same_task(people):
+def test_pairwise_queues_pair_a_ticket_across_checkpoints_never_with_a_twin(people):
     from mase_web.deployments.models import Episode
 
     project, users = people
-    deployment = deployment_with_episodes(project)
+    deployment = deployment_with_episodes(project)  # checkpoint /x
+    # The same ticket answered again by the same deployment: a twin of req-1, never paired with it.
     Episode.objects.create(
         deployment=deployment, request_id="req-9", task_text="refund please", status="completed"
     )
+    twin = other_deployment(project, "/x", ["refund please", "where is my parcel"], name="same-ckpt")
+    rival = other_deployment(project, "/y", ["refund please", "where is my parcel"], name="newer")
     queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
+    pm = client_for(users["pm"])
     url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
-    assert (
-        client_for(users["pm"]).post(url, {"deployment": deployment.pk}, format="json").json()["added"] == 1
+
+    response = pm.post(url, {"deployment": deployment.pk}, format="json")
+    assert response.status_code == 201 and response.json()["added"] == 2
+    pairs = {
+        (p.episode_key.rsplit("/", 1)[1], p.episode_key_b.split("/", 1)[1]): (
+            p.snapshot["task"], p.snapshot_b["task"], p.snapshot_b["meta"]["checkpoint"]
+        )
+        for p in FeedbackItem.objects.filter(queue_id=queue["id"])
+    }  # fmt: skip
+    assert pairs == {
+        ("req-0", f"{rival.pk}/newer-1"): ("where is my parcel", "where is my parcel", "/y"),
+        ("req-1", f"{rival.pk}/newer-0"): ("refund please", "refund please", "/y"),
+    }
+    for pair in FeedbackItem.objects.all():
+        assert pair.episode_key != pair.episode_key_b and pair.snapshot["meta"]["checkpoint"] == "/x"
+
+    # Naming the rival: the same deployment, or one that serves the same checkpoint, is refused.
+    for same in (deployment.pk, twin.pk):
+        refused = pm.post(url, {"deployment": deployment.pk, "compare_with": same}, format="json")
+        assert refused.status_code == 400 and list(refused.json()["errors"]) == ["compare_with"]
+        assert "same deployment or checkpoint" in refused.json()["errors"]["compare_with"][0]
+    assert pm.post(url, {"deployment": twin.pk, "compare_with": rival.pk}, format="json").json()["added"] == 2
+    rating = make_queue(users["pm"], project, overlap=1)
+    wrong_kind = pm.post(
+        f"/api/feedback/queues/{rating['id']}/enqueue-deployment/",
+        {"deployment": deployment.pk, "compare_with": rival.pk},
+        format="json",
     )
-    pair = FeedbackItem.objects.get()
-    assert (pair.kind, pair.snapshot["task"], pair.snapshot_b["task"]) == (
-        "pair",
-        "refund please",
-        "refund please",
+    assert wrong_kind.status_code == 400 and "compare_with" in wrong_kind.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_enqueue_refuses_a_pair_of_an_episode_with_itself_or_its_twin(people):
+    project, users = people
+    queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
+    pm = client_for(users["pm"])
+    url = f"/api/feedback/queues/{queue['id']}/enqueue/"
+
+    def post_pair(key_b: str, snapshot_b: dict, key_a: str = "run/1", snapshot_a: dict | None = None):
+        item = {"kind": "pair", "episode_key": key_a, "snapshot": snapshot_a or snapshot("lost parcel"),
+                "episode_key_b": key_b, "snapshot_b": snapshot_b}  # fmt: skip
+        return pm.post(url, {"items": [item]}, format="json")
+
+    def refused_field(response) -> str:
+        assert response.status_code == 400, response.content
+        (field,) = response.json()["errors"]
+        return field
+
+    same_key = post_pair("run/1", snapshot("lost parcel", answer="other answer"))
+    assert refused_field(same_key).endswith("episode_key_b")
+    assert "episode B is episode A" in str(same_key.json()["errors"])
+    identical = post_pair("run/2", snapshot("lost parcel"))
+    assert refused_field(identical).endswith("snapshot_b") and "identical" in str(identical.json()["errors"])
+    at = {**snapshot("lost parcel"), "meta": {"deployment": 4, "request_id": "r1"}}
+    again = {**snapshot("lost parcel", answer="re-sent"), "meta": {"deployment": 4, "request_id": "r2"}}
+    twins = post_pair("deployment/4/r2", again, key_a="deployment/4/r1", snapshot_a=at)
+    assert refused_field(twins).endswith("snapshot_b") and "same deployment (4)" in str(
+        twins.json()["errors"]
     )
-    assert pair.episode_key_b == f"deployment/{deployment.pk}/req-9"
+    assert FeedbackItem.objects.count() == 0
+
+    elsewhere = {**again, "meta": {"deployment": 5, "request_id": "r2"}}
+    ok = post_pair("deployment/5/r2", elsewhere, key_a="deployment/4/r1", snapshot_a=at)
+    assert ok.status_code == 201 and ok.json()["added"] == 1
+    assert post_pair("run/3", snapshot("lost parcel", answer="escalated")).json()["added"] == 1
+
+    # Code that queues pairs directly (not through the API) skips twins too.
+    from mase_web.feedback.enqueue import add_items, from_payload
+
+    pairwise = FeedbackQueue.objects.get(pk=queue["id"])
+    same = {"kind": "pair", "episode_key": "run/9", "snapshot": snapshot("x"), "episode_key_b": "run/9",
+            "snapshot_b": snapshot("x", answer="y")}  # fmt: skip
+    assert add_items(pairwise, from_payload([same])) == []
 
 
 GOOD = "Your refund for order {} has been issued and reaches your card in three days."
@@ -183,3 +268,41 @@ def test_reward_models_refuse_pairwise_queues_and_too_few_ratings(people):
     assert train(model.pk) == "failed"
     model.refresh_from_db()
     assert "at least 4 rated items" in model.message and model.finished_at is not None
+
+
+def stored_reward_model(queue: FeedbackQueue, n_heldout: int) -> RewardModel:
+    metrics = {"accuracy": 2 / 3, "mae": 0.8, "baseline_accuracy": 1 / 3, "n_train": 3 * n_heldout,
+               "n_heldout": n_heldout, "backbone": "all-MiniLM-L6-v2"}  # fmt: skip
+    return RewardModel.objects.create(queue=queue, state="succeeded", progress=1.0, metrics=metrics)
+
+
+@pytest.mark.django_db
+def test_reward_model_api_reports_the_heldout_size_and_warns_below_30(people):
+    project, users = people
+    queue = FeedbackQueue.objects.get(pk=make_queue(users["pm"], project)["id"])
+    small, large = stored_reward_model(queue, 3), stored_reward_model(queue, 30)
+    pending = RewardModel.objects.create(queue=queue)
+    pm = client_for(users["pm"])
+
+    body = pm.get(f"/api/feedback/reward-models/{small.pk}/").json()
+    assert body["metrics"]["n_heldout"] == 3 and body["metrics"]["accuracy"] == pytest.approx(2 / 3)
+    assert body["warning"].startswith("only 3 held-out items") and "at least 30 held out" in body["warning"]
+    assert pm.get(f"/api/feedback/reward-models/{large.pk}/").json()["warning"] is None
+    listed = {m["id"]: m["warning"] for m in pm.get(f"/api/feedback/queues/{queue.pk}/reward-models/").json()}
+    assert listed == {small.pk: body["warning"], large.pk: None, pending.pk: None}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_reward_model_trained_on_few_items_says_how_few_and_warns(people):
+    from mase_web.feedback.training_job import train
+
+    queue = rated_toy_queue(people, n=6)  # 12 rated items: 3 held out
+    model = RewardModel.objects.create(queue=queue)
+    assert train(model.pk) == "succeeded"
+    model.refresh_from_db()
+    assert model.metrics["n_heldout"] == 3
+    accuracy = f"{model.metrics['accuracy']:.0%}"
+    assert model.message.startswith(f"held-out accuracy {accuracy} on 3 items — only 3 held-out items")
+    body = client_for(people[1]["pm"]).get(f"/api/feedback/reward-models/{model.pk}/").json()
+    assert "only 3 held-out items" in body["warning"]
