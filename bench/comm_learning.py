@@ -341,6 +341,12 @@ def main(argv=None) -> int:
         "--budget", type=float, help="training seconds per arm and seed (default 60; quick 1)"
     )
     parser.add_argument(
+        "--learned-episodes",
+        type=int,
+        help="train the learned arm for this many episodes per seed instead of --budget seconds (default: "
+        "off; quick 24000, enough for its attention to start learning and drop the distractors on any load)",
+    )
+    parser.add_argument(
         "--heldout-episodes",
         type=int,
         help="training episodes of each N=64 run (default 250000; quick 1000): a count, not seconds, so "
@@ -387,6 +393,7 @@ def main(argv=None) -> int:
     heldout_episodes = args.heldout_episodes or (1000 if quick else 250_000)
     heldout_seeds = seeds[: args.heldout_seeds or (1 if quick else 3)]
     baseline_budget = args.baseline_budget or (1.0 if quick else 30.0)
+    learned_episodes = args.learned_episodes or (24_000 if quick else None)
     eval_every, eval_episodes = (25, 100) if quick else (25, 500)
     final_episodes = 200 if quick else 1000
     wall = time.perf_counter()
@@ -423,7 +430,10 @@ def main(argv=None) -> int:
         for seed in seeds:
             doc = number_guess_spec(16, 4, 2, ["bits"], seed)
             arm_budget = budget if arm == "learned" else baseline_budget
-            run = run_arm(backbone, doc, arm, arm_budget, eval_every, eval_episodes, 0.99, final_episodes)
+            run = run_arm(
+                backbone, doc, arm, arm_budget, eval_every, eval_episodes, 0.99, final_episodes,
+                budget_episodes=learned_episodes if arm == "learned" else None,
+            )  # fmt: skip
             run["seed"] = seed
             runs.append(run)
             print(
@@ -470,6 +480,7 @@ def main(argv=None) -> int:
         "settings": {
             **SETTINGS,
             "budget_s": budget,
+            "learned_episodes": learned_episodes,
             "eval_every_updates": eval_every,
             "eval_episodes": eval_episodes,
         },

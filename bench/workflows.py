@@ -502,7 +502,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default=None,
         help="rule-team episodes logged for offline pre-training of every learning arm (0 = off)",
     )
-    parser.add_argument("--offline-epochs", type=int, default=8)
+    parser.add_argument(
+        "--offline-epochs", type=int, default=None, help="warm-start cloning epochs (default 8; quick 40)"
+    )
     parser.add_argument(
         "--select-every", type=int, default=10, help="PPO updates between dev scorings (best actors kept)"
     )
@@ -562,7 +564,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if errors:
         parser.error(f"--env {errors[0].path[2:]}: {errors[0].message}")
     if args.offline_episodes is None:
-        args.offline_episodes = 16 if args.quick else 1200
+        args.offline_episodes = 64 if args.quick else 1200
+    if args.offline_epochs is None:  # quick: enough cloning for the trained teams to answer some tickets
+        args.offline_epochs = 40 if args.quick else 8
     if args.reader_epochs is None:
         args.reader_epochs = 30 if args.quick else 300
     torch.set_num_threads(args.threads)
