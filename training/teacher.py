@@ -27,6 +27,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agents.places import find_checkpoint
+from training.mappo.checkpoint import CheckpointError
+from training.mappo.config import MappoConfig
+
+# Builds a trained team from (spec, config, checkpoint directory, backbone); the MAPPO package passes its own.
+TeamLoader = Callable[[Any, MappoConfig, Path, Any], Any]
 
 
 class Teacher(Protocol):
@@ -74,25 +79,26 @@ class PolicyTeacher:
     __call__ = act
 
 
-def checkpoint_teacher(team: Any, path: str | Path, backbone: Any) -> PolicyTeacher:
+def checkpoint_teacher(team: Any, path: str | Path, backbone: Any, load_team: TeamLoader) -> PolicyTeacher:
     """A trained team as teacher, greedy: the checkpoint's own settings (it may share, communicate or
-    criticise differently from the student), the spec's environment, links and observation reader."""
-    from training.mappo import CheckpointError, MappoConfig, trained_team
-
+    criticise differently from the student), the spec's environment, links and observation reader.
+    `load_team(team, config, directory, backbone)` builds it (`training.mappo.from_spec.trained_team`)."""
     directory = find_checkpoint(path)
     if directory is None:
         raise CheckpointError(
             f"no MAPPO checkpoint at {str(path)!r} (nor in its checkpoints/mappo/best or last)"
         )
     config = MappoConfig.from_dict(json.loads((directory / "state.json").read_text())["config"])
-    teacher = trained_team(team, config, directory, backbone)
+    teacher = load_team(team, config, directory, backbone)
     return PolicyTeacher(teacher.policy(greedy=True))
 
 
-def teacher_from_spec(team: Any, backbone: Any = None) -> ScriptedTeacher | PolicyTeacher | None:
+def teacher_from_spec(
+    team: Any, backbone: Any = None, load_team: TeamLoader | None = None
+) -> ScriptedTeacher | PolicyTeacher | None:
     """The spec's teacher (`training.teacher`): None for "none"; the environment's rule-scripted team for
     "rules"; for "expert", that team reading the labels of the environment's training tickets; for
-    "checkpoint", the trained team at `training.teacher_checkpoint` (on `backbone`)."""
+    "checkpoint", the trained team at `training.teacher_checkpoint` (on `backbone`, built by `load_team`)."""
     kind = team.training.teacher
     if kind == "none":
         return None
@@ -102,7 +108,11 @@ def teacher_from_spec(team: Any, backbone: Any = None) -> ScriptedTeacher | Poli
 
         return ScriptedTeacher(scripted_team(str(name), params))
     if kind == "checkpoint":
-        return checkpoint_teacher(team, team.training.teacher_checkpoint, backbone)
+        if load_team is None:
+            raise ValueError(
+                "a checkpoint teacher needs a team loader (training.mappo.from_spec.trained_team)"
+            )
+        return checkpoint_teacher(team, team.training.teacher_checkpoint, backbone, load_team)
     if kind != "expert":
         raise ValueError(f"training.teacher must be 'none', 'rules', 'expert' or 'checkpoint', got {kind!r}")
     from agents.envs import make_env

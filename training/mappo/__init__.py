@@ -1,0 +1,54 @@
+"""MAPPO for agent teams: clipped PPO with GAE, a centralised critic, learned communication (docs/design.md#mappo).
+
+Read top to bottom, one module each:
+
+1. `config` — `MappoConfig`, every hyper-parameter.
+2. `losses` — the PPO pieces, small and pure: `compute_gae`, `ppo_clip_loss`, `ValueNorm`,
+   `counterfactual_advantage`.
+3. `networks` — `TeamActor` (decentralised actors: each agent's observation embedding plus the messages it
+   receives through `CommAttention`; three policy-sharing modes), `CentralCritic` (V_i(s) over the global
+   state `env.state()`), `IndependentCritic` (V_i(o_i), for independent PPO), `CounterfactualCritic`
+   (COMA's Q_i(s, a_-i, ·) for credit assignment).
+4. `featurizer` — observations and states as vectors (text through the frozen backbone, cached).
+5. `trainer` — `MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the update, evaluation, the loop.
+6. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
+7. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls.
+
+Algorithms (`algorithm`):
+- "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.
+- "ippo": independent PPO, the comparison baseline: each agent learns alone from its own observation
+  with its own critic V_i(o_i), its own parameters, and no communication (docs/design.md#mappo).
+With `counterfactual=True` the advantage of agent i is COMA's: Q_i(s, a) − Σ_a' π_i(a'|o_i) Q_i(s, (a_-i, a')),
+"how much better was my action than my average action, the others' actions held fixed" (docs/design.md#counterfactual-baseline).
+With `self_imitation` > 0 every training step also goes into the dual replay and, after the PPO epochs,
+replayed steps whose return beat the critic are imitated (`training.self_imitation`).
+
+Policy sharing (`sharing`, docs/design.md#policy-sharing): "independent" (each agent its own actor network), "lora"
+(default: one shared actor trunk plus a per-agent low-rank adapter on each trunk layer and a per-agent
+head — the same idea as the backbone's per-agent PEFT LoRA, applied to the policy network), "shared"
+(one network for everyone, told apart by a learned role embedding).
+
+Observations may be text (embedded by the frozen shared backbone, cached) or numeric vectors; the global
+state likewise. Agents' action spaces must be `Discrete`; smaller ones are padded and masked.
+"""
+
+from training.mappo.checkpoint import CheckpointError
+from training.mappo.config import MappoConfig
+from training.mappo.featurizer import CLAUSE_SLOTS, Featurizer, clause_featurizer, featurizer_from_spec
+from training.mappo.from_spec import config_from_spec, links_from_spec, run_spec, trained_team
+from training.mappo.losses import (
+    ValueNorm,
+    compute_gae,
+    counterfactual_advantage,
+    explained_variance,
+    ppo_clip_loss,
+)
+from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
+from training.mappo.trainer import Batch, EpisodeResult, MappoTrainer
+
+__all__ = [
+    "CLAUSE_SLOTS", "Batch", "CentralCritic", "CheckpointError", "CounterfactualCritic", "EpisodeResult",
+    "Featurizer", "IndependentCritic", "MappoConfig", "MappoTrainer", "TeamActor", "ValueNorm",
+    "clause_featurizer", "compute_gae", "config_from_spec", "counterfactual_advantage", "explained_variance",
+    "featurizer_from_spec", "links_from_spec", "ppo_clip_loss", "run_spec", "trained_team",
+]  # fmt: skip

@@ -1,0 +1,83 @@
+"""MAPPO's hyper-parameters: every setting of the trainer, in one dataclass."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass
+class MappoConfig:
+    """Hyper-parameters of one MAPPO / IPPO run."""
+
+    algorithm: str = "mappo"  # "mappo" | "ippo"
+    counterfactual: bool = False  # COMA-style counterfactual baseline for the advantage
+    critic_input: str = "state"  # MAPPO critic: "state" (V_i(s)) | "state_and_obs" (V_i(s, o_i))
+    sharing: str = "lora"  # "independent" | "lora" | "shared"
+    comm: bool | None = None  # learned communication; None = on for mappo, off for ippo
+    updates: int = 50  # training updates (each collects `episodes_per_update` episodes)
+    episodes_per_update: int = 32
+    epochs: int = 4  # PPO epochs over each batch
+    minibatches: int = 2
+    lr: float = 3e-3
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    value_clip: float | None = 0.2
+    value_coef: float = 0.5
+    entropy_coef: float = 0.01
+    grad_clip: float = 1.0
+    value_norm: bool = True
+    hidden: int = 64
+    lora_rank: int = 4
+    msg_dim: int = 32
+    d_k: int = 32
+    explore_share: float = 0.5  # share of training episodes routing with noisy attention
+    beta_start: float = 1.0
+    beta_end: float = 0.05
+    protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
+    reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
+    reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
+    teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
+    teacher_fade_updates: int = (
+        0  # the teacher's weight falls linearly to 0 over this many updates (0 = never)
+    )
+    self_imitation: float = 0.0  # weight of imitating replayed steps that beat the critic (0 = off)
+    replay_capacity: int = 2048  # steps in the recent replay buffer; the elite buffer holds a quarter as many
+    sil_minibatches: int = 4  # self-imitation minibatches after each update's PPO epochs
+    sil_batch_size: int = 128  # replayed steps per self-imitation minibatch (half from the elite buffer)
+    useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
+    eval_every: int = 10  # updates between validations (0 = never)
+    eval_episodes: int = 64
+    checkpoint_every: int = 10  # updates between checkpoints (0 = only at the end)
+    cycle_updates: int = 5  # training updates per evolution cycle
+    seed: int = 0
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ("mappo", "ippo"):
+            raise ValueError(f"training.algorithm must be 'mappo' or 'ippo', got {self.algorithm!r}")
+        if self.sharing not in ("independent", "lora", "shared"):
+            raise ValueError(f"sharing must be 'independent', 'lora' or 'shared', got {self.sharing!r}")
+        if self.critic_input not in ("state", "state_and_obs"):
+            raise ValueError(f"critic_input must be 'state' or 'state_and_obs', got {self.critic_input!r}")
+        if self.comm is None:
+            self.comm = self.algorithm == "mappo"
+        if self.self_imitation < 0:
+            raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
+        if self.teacher_fade_updates < 0:
+            raise ValueError(f"teacher_fade_updates must be >= 0, got {self.teacher_fade_updates}")
+        names = ("updates", "episodes_per_update", "epochs", "minibatches", "hidden", "replay_capacity")
+        for name in (*names, "sil_minibatches", "sil_batch_size"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> MappoConfig:
+        """Build from a dict, rejecting unknown keys with their names."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(doc) - known)
+        if unknown:
+            raise ValueError(f"unknown MAPPO setting(s) {unknown}; known: {sorted(known)}")
+        return cls(**doc)

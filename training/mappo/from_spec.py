@@ -1,0 +1,163 @@
+"""A team spec to a running MAPPO/IPPO trainer: its config, links, featurizer, reward, schedule, teacher
+(what `training.api.train` calls for algorithm "mappo" / "ippo")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.backbone import Backbone
+from agents.comm import allowed_links
+from agents.envs import make_env
+from training.curriculum import AdaptiveCurriculum
+from training.events import EventStream
+from training.evolution import EvolutionScheduler
+from training.golden import GoldenMetrics
+from training.mappo.config import MappoConfig
+from training.mappo.featurizer import featurizer_from_spec
+from training.mappo.trainer import MappoTrainer
+from training.offline import warm_start_from_spec
+from training.reward import NoHumanFeedback, RewardComposer
+from training.teacher import teacher_from_spec
+
+
+def links_from_spec(team: Any) -> Any:
+    """Who may message whom: the spec's communication edges (none listed = everyone to everyone)."""
+
+    ids = [a.id for a in team.agents]
+    edges = [(e.source, e.target) for e in team.edges if e.kind == "communication"]
+    return allowed_links(len(ids), edges or None, ids)
+
+
+def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, backbone: Any) -> MappoTrainer:
+    """A spec's team (environment, links, observation reader) with `config`, loaded from a checkpoint
+    (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
+
+    name, params = team.environment.name, dict(team.environment.params)
+    trainer = MappoTrainer(
+        lambda split: make_env(name, params),
+        config,
+        backbone=backbone,
+        allowed_links=links_from_spec(team),
+        featurizer=featurizer_from_spec(team, backbone),
+    )
+    trainer.load_checkpoint(checkpoint_dir)
+    return trainer
+
+
+def config_from_spec(team: Any) -> MappoConfig:
+    """MappoConfig from a TeamSpec: `training` (episodes → updates of `batch_size` episodes, policy sharing,
+    credit assignment, teacher weight, self-imitation), heads, comm."""
+    t = team.training
+    per_update = max(1, int(t.batch_size))
+
+    def every(episodes: int) -> int:
+        return 0 if not episodes else max(1, round(episodes / per_update))
+
+    return MappoConfig(
+        algorithm=t.algorithm,
+        sharing=t.policy_sharing,
+        counterfactual=bool(t.counterfactual),
+        teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
+        teacher_fade_updates=every(t.teacher_fade_episodes),
+        comm=bool(team.communication.enabled) and t.algorithm == "mappo",
+        updates=max(1, t.episodes // per_update),
+        episodes_per_update=per_update,
+        lr=float(t.lr),
+        entropy_coef=float(t.entropy_coef) or 0.01,
+        grad_clip=float(t.grad_clip),
+        seed=int(t.seed),
+        hidden=max(a.policy_head.hidden for a in team.agents),
+        d_k=int(team.communication.d_k),
+        explore_share=float(team.communication.explore_share),
+        beta_start=float(team.communication.beta_start),
+        beta_end=float(team.communication.beta_end),
+        protocol=team.communication.protocol,
+        eval_every=every(t.eval_every),
+        eval_episodes=int(t.eval_episodes),
+        checkpoint_every=every(t.checkpoint_every),
+        cycle_updates=max(1, round(team.evolution.cycle_episodes / per_update)),
+        self_imitation=float(t.self_imitation),
+    )
+
+
+def run_spec(
+    team: Any,
+    out_dir: str | Path,
+    events: EventStream | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    resume: bool = True,
+    progress: Callable[[int, dict], None] | None = None,
+    backbone: Any | None = None,
+    human_feedback: Any | None = None,
+) -> dict[str, Any]:
+    """Train a TeamSpec whose `training.algorithm` is "mappo" or "ippo".
+
+    Wires the spec's reward (composer, per evolution phase), evolution schedule, curriculum, per-agent
+    update periods, golden-range metrics and teacher (`training.teacher`) into `MappoTrainer`; checkpoints go to
+    `out_dir/checkpoints/mappo/{last,best}` and a run resumes from `last` when `resume` is true.
+    """
+
+    if team.training.algorithm not in ("mappo", "ippo"):
+        raise ValueError(f"run_spec trains 'mappo' or 'ippo' teams, not {team.training.algorithm!r}")
+    events = events if events is not None else EventStream()
+    cfg = config_from_spec(team)
+    env_name, params = team.environment.name, dict(team.environment.params)
+    if backbone is None:
+        b = team.backbone
+        backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
+    scheduler = EvolutionScheduler.from_spec(team, events=events)
+    composer = RewardComposer.from_spec(team.reward, human_feedback=human_feedback or NoHumanFeedback())
+    message_cost = float(team.communication.message_cost)
+
+    def reward_fn(agent: str, env_reward: float, info: dict, extras: dict) -> float:
+        # The env reward is the task term; entropy_bonus is the acting agent's policy entropy at the step;
+        # communication_cost prices the messages delivered; human_feedback is read once, at the episode's end.
+        values = {
+            "task": env_reward,
+            "communication_cost": message_cost * float(extras.get("delivered", 0.0)),
+            "entropy_bonus": float(extras.get("entropy", 0.0)),
+        }
+        if isinstance(info.get("shaping"), (int, float)):
+            values["shaping"] = float(info["shaping"])
+        key = str(extras["episode_key"]) if extras.get("done") else None
+        if key is None:
+            values["human_feedback"] = 0.0
+        return composer.compose(values, scheduler.phase, episode_key=key)
+
+    curriculum = (
+        AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
+    )
+    agent_ids = [a.id for a in team.agents]
+    trainer = MappoTrainer(
+        lambda split: make_env(env_name, params),
+        cfg,
+        backbone=backbone,
+        events=events,
+        reward_fn=reward_fn,
+        success_fn=lambda info: float(
+            info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
+        ),
+        allowed_links=links_from_spec(team),
+        delivery_threshold=float(team.communication.delivery_threshold),
+        update_periods={a.id: a.update_period for a in team.agents},
+        scheduler=scheduler,
+        golden=GoldenMetrics(events),
+        curriculum=curriculum,
+        featurizer=featurizer_from_spec(team, backbone),
+        teacher=teacher_from_spec(team, backbone, load_team=trained_team),
+    )
+    if trainer.agents != agent_ids:
+        raise ValueError(
+            f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"
+        )
+    trainer.episode_prefix = f"{Path(out_dir).name}/"  # human feedback is keyed "<run dir>/<episode number>"
+    root = Path(out_dir) / "checkpoints" / "mappo"
+    last = root / "last"
+    resume_from = last if resume and (last / "state.json").is_file() else None
+    if resume_from is None:
+        warm_start_from_spec(trainer, team, Path(out_dir) / "warm_start", events)
+    return trainer.train(
+        should_stop=should_stop, checkpoint_dir=root, resume_from=resume_from, progress=progress
+    )

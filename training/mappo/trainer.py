@@ -1,0 +1,649 @@
+"""`MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the PPO update with its optional extensions
+(teacher, self-imitation, counterfactual credit), evaluation, the training loop."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from training.events import EventStream
+from training.mappo import checkpoint
+from training.mappo.config import MappoConfig
+from training.mappo.featurizer import Featurizer
+from training.mappo.losses import (
+    ValueNorm,
+    compute_gae,
+    counterfactual_advantage,
+    explained_variance,
+    ppo_clip_loss,
+)
+from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
+from training.replay import DualReplay, ReplayConfig
+from training.self_imitation import remember, self_imitation_loss, stack
+
+
+@dataclass
+class Batch:
+    """One update's experience: T steps (from whole episodes) × N agents."""
+
+    obs: torch.Tensor  # [T, N, D]
+    state: torch.Tensor  # [T, S]
+    present: torch.Tensor  # [T, N] bool
+    valid: torch.Tensor  # [T, N, A_max] bool: actions the env allowed
+    actions: torch.Tensor  # [T, N] long
+    logp: torch.Tensor  # [T, N]
+    noise: torch.Tensor  # [T, N, N]
+    beta: torch.Tensor  # [T]
+    rewards: torch.Tensor  # [T, N]
+    dones: torch.Tensor  # [T]
+    teacher_actions: torch.Tensor  # [T, N] long, −1 where no teacher sample
+    heard: torch.Tensor | None = None  # [T, N, D] observations as the HCP link delivered them
+
+
+@dataclass
+class EpisodeResult:
+    """What one episode produced, for metrics."""
+
+    ret: float
+    steps: int
+    messages: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _as_action_count(space: Any) -> int:
+    n = getattr(space, "n", None)
+    if n is None:
+        raise ValueError(f"MAPPO needs Discrete action spaces, got {space!r}")
+    return int(n)
+
+
+class MappoTrainer:
+    """Trains a team on a PettingZoo ParallelEnv with MAPPO or independent PPO.
+
+    `env_fn(split)` makes an environment for "train" or "validation" (the same env for both is fine).
+    `reward_fn(agent, env_reward, info, extras) -> float` may reshape the environment's reward (the
+    reward composer plugs in here); by default the env reward is used. `teacher(agent, obs, info) -> action`
+    enables teacher–student augmentation. `success_fn(info) -> bool` reads an episode's success from its
+    last info (for curriculum and metrics). `messages_fn(infos, delivered)` counts messages of a step.
+    `curriculum` (an `AdaptiveCurriculum`) passes its level to `env.reset` as `{"difficulty": level}`;
+    `replay` (a `DualReplay`, made from the config when `self_imitation` > 0) keeps every training step.
+    """
+
+    def __init__(
+        self,
+        env_fn: Callable[[str], Any],
+        config: MappoConfig | None = None,
+        backbone: Any | None = None,
+        events: EventStream | None = None,
+        reward_fn: Callable[..., float] | None = None,
+        teacher: Callable[[str, Any, dict], int] | None = None,
+        success_fn: Callable[[dict], float] | None = None,
+        allowed_links: torch.Tensor | None = None,
+        delivery_threshold: float = 0.05,
+        update_periods: Mapping[str, int] | None = None,
+        scheduler: Any | None = None,
+        golden: Any | None = None,
+        curriculum: Any | None = None,
+        replay: Any | None = None,
+        featurizer: Featurizer | None = None,
+    ):
+        self.cfg = config or MappoConfig()
+        torch.manual_seed(self.cfg.seed)
+        self.rng = random.Random(self.cfg.seed)
+        self.np_rng = np.random.default_rng(self.cfg.seed)
+        self.env_fn = env_fn
+        self.env = env_fn("train")
+        self.events = events or EventStream()
+        self.reward_fn = reward_fn
+        self.teacher = teacher
+        self.success_fn = success_fn
+        self.delivery_threshold = delivery_threshold
+        self.update_periods = dict(update_periods or {})
+        self.scheduler, self.golden, self.curriculum = scheduler, golden, curriculum
+        if replay is None and self.cfg.self_imitation > 0:
+            capacity = self.cfg.replay_capacity
+            replay = DualReplay(
+                ReplayConfig(recent_capacity=capacity, elite_capacity=max(1, capacity // 4)),
+                seed=self.cfg.seed,
+            )
+        self.replay = replay
+        self.featurize = featurizer or Featurizer(backbone)
+        self.agents = list(self.env.possible_agents)
+        self.n = len(self.agents)
+        self.n_actions = [_as_action_count(self.env.action_space(a)) for a in self.agents]
+
+        # probe the dimensions with one reset
+        obs, _ = self.env.reset(seed=self.cfg.seed)
+        self.obs_dim = self.featurize([obs.get(a) for a in self.agents]).shape[1]
+        self.state_dim = self.featurize([self.env.state()]).shape[1]
+        self.actor = TeamActor(
+            self.n,
+            self.obs_dim,
+            self.n_actions,
+            self.cfg,
+            allowed_links,
+            clause_block=getattr(self.featurize, "clause_block", None),
+        )
+        if self.cfg.algorithm == "mappo":
+            obs_dim = self.obs_dim if self.cfg.critic_input == "state_and_obs" else 0
+            self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden, obs_dim)
+        else:
+            self.critic = IndependentCritic(self.obs_dim, self.n, self.cfg.hidden)
+        self.q_critic = (
+            CounterfactualCritic(self.state_dim, self.n, self.actor.max_actions, self.cfg.hidden)
+            if self.cfg.counterfactual
+            else None
+        )
+        from agents.protocol.link import make_link
+
+        # communication.protocol = "hcp": every message crosses a semantically compressed link
+        self.link = make_link(
+            self.cfg.protocol if self.actor.use_comm else None, self.events, self.agents, seed=self.cfg.seed
+        )
+        self.value_norm = ValueNorm((self.n,)) if self.cfg.value_norm else None
+        self.q_norm = ValueNorm(()) if (self.cfg.value_norm and self.q_critic is not None) else None
+        params = list(self.actor.parameters()) + list(self.critic.parameters())
+        if self.q_critic is not None:
+            params += list(self.q_critic.parameters())
+        self.optimizer = torch.optim.Adam(params, lr=self.cfg.lr, eps=1e-5)
+        self.update_index = 0
+        self.episodes_done = 0
+        self.episode_prefix = "episode/"  # human-feedback keys are f"{episode_prefix}{episode number}"
+        self.train_seconds = 0.0
+        self.best_score: float | None = None
+        self.history: list[dict[str, Any]] = []
+        self._last_update_time: float | None = None
+
+    # ---- acting -------------------------------------------------------------------------------------
+    def _beta(self) -> float:
+        frac = min(1.0, self.update_index / max(1, self.cfg.updates - 1))
+        return self.cfg.beta_start + frac * (self.cfg.beta_end - self.cfg.beta_start)
+
+    def _values(self, obs: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        v = self.critic(state, obs)
+        return self.value_norm.denormalize(v) if self.value_norm is not None else v
+
+    def run_episode(
+        self,
+        greedy: bool = False,
+        explore: bool = False,
+        seed: int | None = None,
+        options: dict | None = None,
+        record: list | None = None,
+    ) -> EpisodeResult:
+        """Play one episode; append per-step records to `record` when training."""
+        env = self.env
+        obs, infos = env.reset(seed=seed, options=options)
+        ret, steps, messages = 0.0, 0, 0.0
+        last_info: dict[str, Any] = {}
+        beta = self._beta() if explore else 0.0
+        while env.agents:
+            present = torch.tensor([a in env.agents and obs.get(a) is not None for a in self.agents])
+            o = self.featurize([obs.get(a) if a in env.agents else None for a in self.agents], self.obs_dim)
+            s = self.featurize_state(env.state())
+            valid = self.valid_actions(obs)
+            noise = torch.randn(self.n, self.n) if explore else torch.zeros(self.n, self.n)
+            heard = self.hear(o, present, obs)
+            with torch.no_grad():
+                logits, alpha = self.actor(
+                    o.unsqueeze(0),
+                    noise.unsqueeze(0) if explore else None,
+                    beta,
+                    present.unsqueeze(0),
+                    valid.unsqueeze(0),
+                    None if heard is None else heard.unsqueeze(0),
+                )
+                dist = torch.distributions.Categorical(logits=logits[0])
+                act = logits[0].argmax(-1) if greedy else dist.sample()
+                logp = dist.log_prob(act)
+            actions = {a: int(act[i]) for i, a in enumerate(self.agents) if present[i]}
+            teacher_actions = torch.full((self.n,), -1, dtype=torch.long)
+            if record is not None and self.teacher is not None and self.teacher_weight() > 0:
+                for i, a in enumerate(self.agents):
+                    if present[i]:
+                        t_act = self.teacher(
+                            a, obs.get(a), infos.get(a, {}) if isinstance(infos, dict) else {}
+                        )
+                        if t_act is not None and int(t_act) != actions[a]:
+                            teacher_actions[i] = int(t_act)
+            delivered = 0.0
+            if alpha is not None:
+                delivered = float(
+                    (
+                        (alpha[0] >= self.delivery_threshold) & present.unsqueeze(0) & present.unsqueeze(1)
+                    ).sum()
+                )
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            info_any = next(iter(infos.values()), {}) if infos else {}
+            step_messages = info_any.get("messages_step", None)
+            messages += float(step_messages) if step_messages is not None else delivered
+            done = not env.agents or all(terms.get(a, False) or truncs.get(a, False) for a in actions)
+            r = torch.zeros(self.n)
+            entropy = dist.entropy()
+            for i, a in enumerate(self.agents):
+                if a in rewards:
+                    base = float(rewards[a])
+                    if self.reward_fn is not None:
+                        # what the reward composer may weigh besides the env reward (see run_spec)
+                        extras = {
+                            "delivered": delivered,
+                            "entropy": float(entropy[i]),
+                            "done": done,
+                            "episode_key": f"{self.episode_prefix}{self.episodes_done}",
+                        }
+                        base = self.reward_fn(a, base, infos.get(a, {}), extras)
+                    r[i] = base
+            if record is not None:
+                record.append(
+                    (o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions, heard)
+                )
+            ret += float(r[present].mean()) if present.any() else 0.0
+            steps += 1
+            if infos:
+                last_info = dict(info_any)
+            if done:
+                break
+        if "messages" in last_info and isinstance(last_info["messages"], (int, float)):
+            messages = float(last_info["messages"])
+        return EpisodeResult(ret, steps, messages, last_info)
+
+    def hear(
+        self, o: torch.Tensor, present: torch.Tensor, observations: Mapping[str, Any]
+    ) -> torch.Tensor | None:
+        """One step's observations [N, D] as the other agents receive them over the HCP link (None
+        without one): each present agent that may be heard sends its observation as one frame."""
+        if self.link is None:
+            return None
+        from agents.protocol.link import raw_message_bytes
+
+        send = (present & self.actor.allowed.any(0)).numpy()
+        raw = np.array([raw_message_bytes(observations.get(a)) for a in self.agents])
+        return torch.as_tensor(self.link.transmit(o.unsqueeze(0).numpy(), send, raw)[0])
+
+    def valid_actions(self, observations: Mapping[str, Any]) -> torch.Tensor:
+        """[N, A_max] bool from each agent's `action_mask` observation field (all valid when absent)."""
+        valid = torch.ones(self.n, self.actor.max_actions, dtype=torch.bool)
+        for i, a in enumerate(self.agents):
+            o = observations.get(a)
+            if isinstance(o, Mapping) and "action_mask" in o:
+                m = torch.as_tensor(np.asarray(o["action_mask"], dtype=bool))
+                valid[i, : m.shape[0]] = m
+        return valid
+
+    def featurize_state(self, state: Any) -> torch.Tensor:
+        if isinstance(state, torch.Tensor):
+            return state.float().flatten()
+        return self.featurize([state], getattr(self, "state_dim", None))[0]
+
+    def collect(self) -> tuple[Batch, list[EpisodeResult]]:
+        """Play `episodes_per_update` training episodes with the current policy."""
+        record: list = []
+        results = []
+        for _ in range(self.cfg.episodes_per_update):
+            explore = bool(self.cfg.comm) and self.rng.random() < self.cfg.explore_share
+            options = self.episode_options()
+            results.append(
+                self.run_episode(
+                    explore=explore, seed=self.rng.randrange(2**31), options=options, record=record
+                )
+            )
+            self.episodes_done += 1
+            if self.curriculum is not None and self.success_fn is not None:
+                self.curriculum.record(bool(self.success_fn(results[-1].info)))
+        cols = list(zip(*record, strict=True))
+        batch = Batch(
+            obs=torch.stack(cols[0]),
+            state=torch.stack(cols[1]),
+            present=torch.stack(cols[2]),
+            valid=torch.stack(cols[3]),
+            actions=torch.stack(cols[4]),
+            logp=torch.stack(cols[5]),
+            noise=torch.stack(cols[6]),
+            beta=torch.tensor(cols[7], dtype=torch.float32),
+            rewards=torch.stack(cols[8]),
+            dones=torch.tensor(cols[9]),
+            teacher_actions=torch.stack(cols[10]),
+            heard=torch.stack(cols[11]) if self.link is not None else None,
+        )
+        return batch, results
+
+    def episode_options(self) -> dict | None:
+        """Reset options for a training episode (the curriculum's difficulty level, when one is attached)."""
+        if self.curriculum is not None:
+            return {"difficulty": self.curriculum.level}
+        return None
+
+    # ---- learning -----------------------------------------------------------------------------------
+    def advantages(self, b: Batch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(advantages [T, N], value targets [T, N], Q targets [T, N] or None)."""
+        with torch.no_grad():
+            values = self._values(b.obs, b.state)
+            adv, returns = compute_gae(b.rewards, values, b.dones, self.cfg.gamma, self.cfg.gae_lambda)
+            q_targets = None
+            if self.q_critic is not None:
+                q = self.q_critic(b.state, b.actions, b.present)
+                if self.q_norm is not None:
+                    q = self.q_norm.denormalize(q)
+                logits, _ = self.actor(b.obs, b.noise, b.beta, b.present, b.valid, b.heard)
+                probs = torch.softmax(logits, -1)
+                # Q is regressed to the same λ-returns the value critic learns from; its counterfactual
+                # baseline replaces V as the reference point of each agent's action.
+                adv = counterfactual_advantage(q, probs, b.actions)
+                q_targets = returns
+        return adv, returns, q_targets
+
+    def update(self, b: Batch) -> dict[str, float]:
+        """PPO epochs over minibatches of the batch; returns loss statistics."""
+        adv, returns, q_targets = self.advantages(b)
+        mask = b.present
+        teacher_weight = self.teacher_weight()
+        useful_student = float(((adv > self.cfg.useful_eps) & mask).sum())
+        flat = adv[mask]
+        adv_n = (adv - flat.mean()) / (flat.std() + 1e-8) if flat.numel() > 1 else adv
+        with torch.no_grad():  # before the value statistics move: the critic's prediction of these returns
+            critic_fit = explained_variance(self._values(b.obs, b.state)[mask], returns[mask])
+        if self.value_norm is not None:
+            self.value_norm.update(returns, mask)
+        if self.q_norm is not None:
+            self.q_norm.update(q_targets[mask])
+        with torch.no_grad():
+            old_v = self.critic(b.state, b.obs)
+        targets_n = self.value_norm.normalize(returns) if self.value_norm is not None else returns
+        q_targets_n = (
+            self.q_norm.normalize(q_targets)
+            if (self.q_norm is not None and q_targets is not None)
+            else q_targets
+        )
+        updating = torch.tensor(
+            [self.update_index % int(self.update_periods.get(a, 1)) == 0 for a in self.agents]
+        )
+        T = b.obs.shape[0]
+        stats: dict[str, list[float]] = {
+            "policy_loss": [],
+            "value_loss": [],
+            "entropy": [],
+            "clip_frac": [],
+            "teacher_loss": [],
+        }
+        for _ in range(self.cfg.epochs):
+            perm = torch.randperm(T)
+            for idx in perm.chunk(self.cfg.minibatches):
+                m = mask[idx] & updating
+                heard = b.heard[idx] if b.heard is not None else None
+                logits, _ = self.actor(
+                    b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx], heard
+                )
+                dist = torch.distributions.Categorical(logits=logits)
+                new_logp = dist.log_prob(b.actions[idx])
+                pl = ppo_clip_loss(new_logp, b.logp[idx], adv_n[idx], self.cfg.clip, m)
+                ent = (dist.entropy() * m).sum() / m.sum().clamp(min=1)
+                v = self.critic(b.state[idx], b.obs[idx])
+                vm = mask[idx].float()
+                v_loss = (v - targets_n[idx]) ** 2
+                if self.cfg.value_clip is not None:
+                    v_clipped = old_v[idx] + (v - old_v[idx]).clamp(-self.cfg.value_clip, self.cfg.value_clip)
+                    v_loss = torch.maximum(v_loss, (v_clipped - targets_n[idx]) ** 2)
+                vl = (v_loss * vm).sum() / vm.sum().clamp(min=1)
+                loss = pl + self.cfg.value_coef * vl - self.cfg.entropy_coef * ent
+                if self.q_critic is not None:
+                    q = self.q_critic(b.state[idx], b.actions[idx], b.present[idx])
+                    q_taken = q.gather(-1, b.actions[idx].unsqueeze(-1)).squeeze(-1)
+                    ql = ((q_taken - q_targets_n[idx]) ** 2 * vm).sum() / vm.sum().clamp(min=1)
+                    loss = loss + self.cfg.value_coef * ql
+                tl = torch.zeros(())
+                t_act = b.teacher_actions[idx]
+                t_mask = (t_act >= 0) & m
+                if teacher_weight > 0 and t_mask.any():
+                    t_logp = (
+                        torch.log_softmax(logits, -1).gather(-1, t_act.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+                    )
+                    tl = -(t_logp * t_mask).sum() / t_mask.sum()
+                    loss = loss + teacher_weight * tl
+                self.optimizer.zero_grad()
+                loss.backward()
+                self._freeze_resting_agents(updating)
+                nn.utils.clip_grad_norm_(
+                    [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
+                )
+                self.optimizer.step()
+                with torch.no_grad():
+                    clip_frac = (
+                        (((new_logp - b.logp[idx]).abs() > math.log(1 + self.cfg.clip)) & m).float().sum()
+                    )
+                stats["policy_loss"].append(float(pl.detach()))
+                stats["value_loss"].append(float(vl.detach()))
+                stats["entropy"].append(float(ent.detach()))
+                stats["clip_frac"].append(float(clip_frac / m.sum().clamp(min=1)))
+                stats["teacher_loss"].append(float(tl.detach()))
+        if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
+            stats |= self.self_imitate(updating)
+        n_student = float(mask.sum())
+        n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if teacher_weight > 0 else 0.0
+        out = {k: float(np.mean(v)) for k, v in stats.items()}
+        out["explained_variance"] = critic_fit
+        out["useful_share_student"] = useful_student / max(n_student, 1.0)
+        # teacher samples are corrections the student needed: each one is useful by construction
+        out["useful_share"] = (useful_student + n_teacher) / max(n_student + n_teacher, 1.0)
+        out["teacher_samples"] = n_teacher
+        out["updating_agents"] = float(updating.sum())
+        return out
+
+    def teacher_weight(self) -> float:
+        """`teacher_coef`, faded linearly to 0 over the first `teacher_fade_updates` updates: a teacher speeds
+        the start and, kept at full weight, holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."""
+        if self.teacher is None:
+            return 0.0
+        fade = self.cfg.teacher_fade_updates
+        return self.cfg.teacher_coef * (max(0.0, 1.0 - self.update_index / fade) if fade > 0 else 1.0)
+
+    def self_imitate(self, updating: torch.Tensor) -> dict[str, list[float]]:
+        """Replayed steps imitated where their return beat the critic (`training.self_imitation`)."""
+        losses, better = [], []
+        for _ in range(self.cfg.sil_minibatches):
+            s = stack(self.replay.sample(self.cfg.sil_batch_size))
+            logits, _ = self.actor(s["obs"], s["noise"], s["beta"], s["present"], s["valid"], s["heard"])
+            log_probs = torch.distributions.Categorical(logits=logits).log_prob(s["actions"])
+            returns = s["returns"] if self.value_norm is None else self.value_norm.normalize(s["returns"])
+            loss, share = self_imitation_loss(
+                log_probs,
+                self.critic(s["state"], s["obs"]),
+                returns,
+                s["present"] & updating,
+                self.cfg.value_coef,
+            )
+            self.optimizer.zero_grad()
+            (self.cfg.self_imitation * loss).backward()
+            self._freeze_resting_agents(updating)
+            nn.utils.clip_grad_norm_(
+                [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
+            )
+            self.optimizer.step()
+            losses.append(float(loss.detach()))
+            better.append(share)
+        return {"sil_loss": losses, "sil_better_share": better}
+
+    def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
+        """Agents outside their update period keep their own parameters this update (docs/design.md#update-periods)."""
+        if bool(updating.all()):
+            return
+        for i in range(self.n):
+            if not updating[i]:
+                for p, j in self.actor.agent_parameters(i):
+                    if p.grad is not None:
+                        p.grad[j] = 0.0
+
+    # ---- evaluation ---------------------------------------------------------------------------------
+    def evaluate(self, split: str = "validation", episodes: int | None = None, seed: int = 10_000) -> dict:
+        """Greedy episodes on `split`; mean return, steps, messages and the env's own metrics."""
+        env_train = self.env
+        self.env = self.env_fn(split)
+        try:
+            n = episodes or self.cfg.eval_episodes
+            res = [self.run_episode(greedy=True, seed=seed + k) for k in range(n)]
+        finally:
+            self.env = env_train
+        out = {
+            "return": float(np.mean([r.ret for r in res])),
+            "steps": float(np.mean([r.steps for r in res])),
+            "messages": float(np.mean([r.messages for r in res])),
+        }
+        if self.success_fn is not None:
+            out["success"] = float(np.mean([float(self.success_fn(r.info)) for r in res]))
+        return out
+
+    def policy(self, greedy: bool = True) -> Callable[[Mapping[str, Any]], dict[str, int]]:
+        """The trained team as a plain function: {agent: observation} -> {agent: action} (for runtimes)."""
+
+        def act(observations: Mapping[str, Any]) -> dict[str, int]:
+            present = torch.tensor([a in observations for a in self.agents])
+            o = self.featurize([observations.get(a) for a in self.agents], self.obs_dim)
+            with torch.no_grad():
+                logits, _ = self.actor(
+                    o.unsqueeze(0),
+                    None,
+                    0.0,
+                    present.unsqueeze(0),
+                    self.valid_actions(observations).unsqueeze(0),
+                )
+            chosen = (
+                logits[0].argmax(-1) if greedy else torch.distributions.Categorical(logits=logits[0]).sample()
+            )
+            return {a: int(chosen[i]) for i, a in enumerate(self.agents) if a in observations}
+
+        return act
+
+    def act_probs(self, observations: Sequence[Any]) -> torch.Tensor:
+        """Each agent's action distribution [N, A_max] for one joint observation (for diversity, probes)."""
+        o = self.featurize(list(observations), self.obs_dim)
+        with torch.no_grad():
+            logits, _ = self.actor(o.unsqueeze(0))
+        return torch.softmax(logits[0], -1)
+
+    # ---- the loop -----------------------------------------------------------------------------------
+    def train(
+        self,
+        should_stop: Callable[[], bool] = lambda: False,
+        checkpoint_dir: str | Path | None = None,
+        resume_from: str | Path | None = None,
+        progress: Callable[[int, dict], None] | None = None,
+    ) -> dict[str, Any]:
+        """Run the updates; emits started / metrics / phase / plateau / checkpoint / finished events.
+
+        Stops early (with a checkpoint, status "cancelled") when `should_stop()` returns True.
+        """
+        resumed = None
+        if resume_from is not None:
+            resumed = self.load_checkpoint(resume_from)
+        self.events.emit(
+            "started",
+            resumed_from=resumed,
+            algorithm=self.cfg.algorithm,
+            counterfactual=self.cfg.counterfactual,
+            sharing=self.cfg.sharing,
+            agents=self.agents,
+        )
+        status = "succeeded"
+        last_metrics: dict[str, Any] = {}
+        while self.update_index < self.cfg.updates:
+            if should_stop():
+                status = "cancelled"
+                break
+            t0 = time.perf_counter()
+            batch, results = self.collect()
+            if self.replay is not None:
+                remember(self.replay, batch, [r.ret for r in results], self.cfg.gamma)
+            stats = self.update(batch)
+            elapsed = time.perf_counter() - t0
+            self.train_seconds += elapsed
+            self.update_index += 1
+            metrics = {
+                "step": self.update_index,
+                "episode": self.episodes_done,
+                "return": float(np.mean([r.ret for r in results])),
+                "steps_per_episode": float(np.mean([r.steps for r in results])),
+                "messages_per_episode": float(np.mean([r.messages for r in results])),
+                "update_seconds": elapsed,
+                **stats,
+                **(self.link.metrics() if self.link is not None else {}),
+            }
+            if self.success_fn is not None:
+                metrics["success"] = float(np.mean([float(self.success_fn(r.info)) for r in results]))
+            if self.scheduler is not None:
+                metrics["phase"] = self.scheduler.phase
+            if self.curriculum is not None:
+                metrics["curriculum_level"] = self.curriculum.level
+            self._golden(elapsed, batch)
+            if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0:
+                val = self.evaluate("validation")
+                metrics.update({f"val_{k}": v for k, v in val.items()})
+                score = val.get("success", val["return"])
+                if self.best_score is None or score > self.best_score:
+                    self.best_score = score
+                    if checkpoint_dir is not None:
+                        self.save_checkpoint(Path(checkpoint_dir) / "best", metrics)
+            self.events.emit("metrics", **metrics)
+            self.history.append(metrics)
+            last_metrics = metrics
+            if self.scheduler is not None and self.update_index % self.cfg.cycle_updates == 0:
+                cycle = self.history[-self.cfg.cycle_updates :]
+                key = "success" if "success" in metrics else "return"
+                self.scheduler.end_cycle({a: float(np.mean([m[key] for m in cycle])) for a in self.agents})
+            if (
+                checkpoint_dir is not None
+                and self.cfg.checkpoint_every
+                and (self.update_index % self.cfg.checkpoint_every == 0)
+            ):
+                self.save_checkpoint(Path(checkpoint_dir) / "last", metrics)
+            if progress is not None:
+                progress(self.update_index, metrics)
+        if checkpoint_dir is not None:
+            self.save_checkpoint(Path(checkpoint_dir) / "last", last_metrics)
+        self.events.emit("finished", status=status, metrics=last_metrics)
+        return {"status": status, "metrics": last_metrics, "train_seconds": self.train_seconds}
+
+    def _golden(self, update_seconds: float, batch: Batch) -> None:
+        if self.golden is None:
+            return
+        now = time.monotonic()
+        if self._last_update_time is not None:
+            self.golden.observe(
+                "policy_update_interval_h", now - self._last_update_time, step=self.update_index
+            )
+        self._last_update_time = now
+        steps = max(1, batch.obs.shape[0])
+        self.golden.observe(
+            "inter_agent_latency_ms", 1000.0 * update_seconds / steps / max(1, self.n), step=self.update_index
+        )
+        if self.replay is not None:
+            self.golden.observe("replay_buffer_size", len(self.replay), step=self.update_index)
+        if self.scheduler is not None:
+            self.golden.observe("phase_duration_h", self.scheduler.phase_elapsed(), step=self.update_index)
+        from training.golden import diversity_index
+
+        probe = batch.obs[: min(16, steps)]
+        with torch.no_grad():
+            logits, _ = self.actor(
+                probe, None, 0.0, batch.present[: probe.shape[0]], batch.valid[: probe.shape[0]]
+            )
+        probs = torch.softmax(logits, -1)  # [P, N, A]
+        vectors = [probs[:, i].flatten().tolist() for i in range(self.n)]
+        self.golden.observe("agent_diversity_index", diversity_index(vectors), step=self.update_index)
+        self.golden.report(self.update_index, self.episodes_done)
+
+    # ---- checkpoints (safetensors + JSON, never pickle): training.mappo.checkpoint ------------------
+    def save_checkpoint(self, directory: str | Path, metrics: Mapping[str, Any] | None = None) -> Path:
+        """Write `model.safetensors` + `state.json` into `directory`; emits a "checkpoint" event."""
+        return checkpoint.save(self, directory, metrics)
+
+    def load_checkpoint(self, directory: str | Path) -> int:
+        """Restore networks, optimiser and schedule from `save_checkpoint`; returns the update index."""
+        return checkpoint.load(self, directory)
