@@ -1,6 +1,8 @@
 # The two commands of the quick start. Each does all of its own set-up and is quick the second time.
 #   make run   — install, build the frontend, migrate, create the demo account, start everything
 #   make test  — install, build the frontend, lint, run the whole test suite
+#   make test-fast — for daily work: the library without Django, then the web without browser,
+#                    live services or slow tests (minutes, not the suite's quarter hour)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -8,13 +10,17 @@ INSTALLED := $(VENV)/.installed
 BUNDLE := mase_web/static/dist/assets/main.js
 FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
 
-.PHONY: run test setup lint frontend-test
+.PHONY: run test test-fast setup lint frontend-test
 
 run: setup
 	$(PY) manage.py serve
 
 test: setup lint frontend-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: setup lint frontend-test
+	$(PY) -m pytest -p no:django tests -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest mase_web -m "not slow and not browser and not services" $(PYTEST_ARGS)
 
 frontend-test: frontend/node_modules/.package-lock.json
 	cd frontend && npm test

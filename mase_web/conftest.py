@@ -1,0 +1,121 @@
+"""The web's fixtures: real services, started for real.
+
+- Redis: the URL from settings; the embedded server is started for the session when REDIS_URL is unset.
+- `live_services`: a real Celery worker process and a real ASGI server (daphne) on the test database.
+- `browser_page`: Debian's Chromium driven by Playwright (required under CI=true, skipped elsewhere
+  when Chromium is missing).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LiveServices,
+    _spawn,
+    _stop,
+    _wait_until,
+    database_url_of,
+    free_port,
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def redis_service():
+    """The Redis every test talks to (embedded unless REDIS_URL names a server)."""
+    from django.conf import settings
+
+    from mase_web.embedded import ensure_embedded_redis
+
+    embedded = ensure_embedded_redis(settings.REDIS)
+    yield settings.REDIS
+    from mase_web.realtime import publisher as publisher_module
+
+    if publisher_module._publisher is not None:
+        publisher_module._publisher.close()
+        publisher_module._publisher = None
+    if embedded:
+        embedded.stop()
+
+
+@pytest.fixture(scope="session")
+def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_factory):
+    """A real Celery worker and a real daphne server, both on the test database and test Redis."""
+    from django.db import connection
+
+    from mase_web.celery import app
+    from mase_web.core.launcher import server_command, worker_command
+
+    logs = tmp_path_factory.mktemp("service-logs")
+    with django_db_blocker.unblock():
+        db_url = database_url_of(connection.settings_dict)
+    env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=redis_service.url, DEBUG="0")
+    # Deliveries queued by earlier tests belong to rolled-back rows (SQLite may reuse their ids).
+    app.control.purge()
+    port = free_port()
+    worker = _spawn(worker_command("cpu"), env, logs / "worker.log")
+    server = _spawn(server_command("127.0.0.1", port), env, logs / "server.log")
+    try:
+        _wait_until(lambda: bool(app.control.ping(timeout=0.5)), "celery worker", worker, logs / "worker.log")
+
+        def http_ready() -> bool:
+            import urllib.request
+
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return False
+
+        _wait_until(http_ready, "daphne", server, logs / "server.log")
+        yield LiveServices(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", env, worker, server)
+    finally:
+        _stop(worker)
+        _stop(server)
+
+
+@pytest.fixture(scope="session")
+def run_async():
+    """Run a coroutine to completion in a fresh thread (Playwright's sync API may own this thread's loop)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(coro):
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests must run under CI=true but {CHROMIUM} is missing")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls tests make between
+    # browser steps are still plain synchronous code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def browser_page(browser, request):
+    """A fresh page; a screenshot of it is kept under test-artifacts/ whatever the outcome."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    yield page
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
