@@ -27,6 +27,7 @@ frontend-test: frontend/node_modules/.package-lock.json
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 setup: $(INSTALLED) $(BUNDLE)
 

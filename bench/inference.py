@@ -1,4 +1,4 @@
-"""Inference benchmark: the customer-service team served by `agents.runtime.TeamRuntime` on CPU.
+"""Inference benchmark: the customer-service team served by `serving.runtime.TeamRuntime` on CPU.
 
 Trains a small MAPPO team quickly (teacher–student with the rule-scripted team; or loads `--checkpoint`),
 then serves test-split tickets through the runtime with the circuit breaker and rule fallback of
@@ -36,11 +36,11 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.backbone import Backbone  # noqa: E402
-from agents.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # noqa: E402
+from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
-from agents.runtime import RuntimeConfig, TeamModel, TeamRuntime  # noqa: E402
+from serving.runtime import RuntimeConfig, TeamModel, TeamRuntime  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
 from training.offline import load_episodes, log_episodes, pretrain  # noqa: E402

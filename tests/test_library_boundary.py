@@ -1,4 +1,4 @@
-"""agents/ and training/ are a library: they never import Django or the web layer."""
+"""agents/, training/ and serving/ are a library: they never import Django or the web layer."""
 
 import ast
 import subprocess
@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = ("agents", "training")
+LIBRARY = ("agents", "training", "serving")
 FORBIDDEN = ("django", "rest_framework", "channels", "celery", "mase_web")
 
 

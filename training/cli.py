@@ -24,7 +24,7 @@ from agents.advisor import advise
 from agents.spec import _read_document, spec_warnings, validate_spec
 
 # Modules whose `register(subparsers)` adds commands; this module registers its own first.
-COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "agents.runtime"]
+COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "serving.runtime"]
 
 
 def _print_error(message: str) -> int:

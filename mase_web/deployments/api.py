@@ -16,7 +16,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
-from agents.runtime import RuntimeInputError, resolve_checkpoint
+from serving.runtime import RuntimeInputError, resolve_checkpoint
 from agents.spec import load_spec
 from mase_web.accounts.permissions import can, projects_where
 from mase_web.deployments import breaker_store, runtimes

@@ -1,6 +1,6 @@
 """The deployment row is the authoritative circuit breaker: restore before a decision, save after.
 
-Every process (daphne, Celery workers) keeps its own `agents.breaker.CircuitBreaker` objects, but only
+Every process (daphne, Celery workers) keeps its own `serving.breaker.CircuitBreaker` objects, but only
 ever uses one inside `locked_deployment`: a transaction holding the deployment's row lock, with the
 breaker restored from the row first and saved back (with its transitions and alerts as rows) at the end.
 An operator's force in the web process therefore applies to the next ticket in every worker.
@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
-from agents.breaker import BreakerConfig, CircuitBreaker
+from serving.breaker import BreakerConfig, CircuitBreaker
 from mase_web.deployments import live
 from mase_web.deployments.models import Alert, BreakerTransition, Deployment
 

@@ -1,7 +1,7 @@
 """Deployed teams, the tasks they ran, every decision they made, and their circuit breaker's history.
 
 The database row of a `Deployment` is the authoritative circuit-breaker state: web and worker processes
-restore their in-memory `agents.breaker.CircuitBreaker` from it before a task and save it back after, so an
+restore their in-memory `serving.breaker.CircuitBreaker` from it before a task and save it back after, so an
 operator's force in one process applies to the next ticket everywhere.
 """
 

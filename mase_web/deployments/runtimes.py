@@ -1,4 +1,4 @@
-"""One `agents.runtime.TeamRuntime` per deployment per process, built on first use and reused.
+"""One `serving.runtime.TeamRuntime` per deployment per process, built on first use and reused.
 
 Building one loads the backbone and the checkpoint (seconds); running a ticket then takes milliseconds.
 Backbones are shared between deployments that use the same model. The runtime's single decision sink
@@ -14,8 +14,8 @@ from typing import Any
 
 from django.conf import settings
 
-from agents.breaker import KeywordRouterFallback
-from agents.runtime import RuntimeConfig, TeamRuntime
+from serving.breaker import KeywordRouterFallback
+from serving.runtime import RuntimeConfig, TeamRuntime
 from agents.spec import load_spec
 from mase_web.deployments.models import Deployment
 

@@ -1,4 +1,4 @@
-/** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (agents/runtime.py). */
+/** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py). */
 
 export type BreakerState = "closed" | "open" | "half_open";
 export type DecisionSource = "model" | "trial" | "fallback";

@@ -215,7 +215,7 @@ describe("applyEvents: alerts", () => {
     expect(s.golden.policy_update_interval_h).toEqual({ value: 0.2, level: "alert", episode: null });
   });
 
-  it("reads a circuit-breaker alert as agents/breaker.py emits it", () => {
+  it("reads a circuit-breaker alert as serving/breaker.py emits it", () => {
     const s = apply(
       ev(1, "alert", {
         name: "circuit_breaker.open",

@@ -119,7 +119,7 @@ function alertItem(event: RunEventMessage): FeedItem {
   const source = str(p.source);
   const rawLevel = str(p.level);
   if (source === "breaker") {
-    // agents/breaker.py reports levels critical/warning/info, the breaker's name as `breaker` and the
+    // serving/breaker.py reports levels critical/warning/info, the breaker's name as `breaker` and the
     // why as `message`; the feed speaks ok/warn/alert.
     const state = str(p.state);
     const byState = state === "open" ? "alert" : state === "closed" ? "ok" : "warn";

@@ -34,6 +34,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.envs.customer_service.env import ROLE_ACTIONS
+from agents.envs.customer_service.rules import KeywordRouter
+from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, SUPERVISOR
+from agents.envs.scripted import scripted_team
 from training.events import EventStream
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
@@ -365,8 +369,6 @@ class KeywordRouterFallback(Fallback):
 
     def intents_for(self, text: str) -> tuple[str, ...]:
         """The intents the routed roles will handle for this ticket."""
-        from agents.envs.customer_service.rules import KeywordRouter
-        from agents.envs.customer_service.tickets import INTENT_ROLE, INTENTS
 
         with self._lock:
             if text not in self._cache:
@@ -383,8 +385,6 @@ class KeywordRouterFallback(Fallback):
 
     def act(self, agent: str, observation: Any) -> tuple[int, str]:
         """Rule action for ``agent`` on a `CustomerServiceEnv` observation."""
-        from agents.envs.customer_service.env import ROLE_ACTIONS
-        from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, SUPERVISOR
 
         text = str(observation["ticket"])
         wanted = self.intents_for(text)
@@ -419,8 +419,6 @@ def make_fallback(
     if kind == "none":
         return Fallback()
     if kind == "scripted":
-        from agents.envs.scripted import scripted_team
-
         return ScriptedFallback(scripted_team(str(environment), params))
     if kind == "keyword_router":
         if environment != "customer_service":

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from agents.breaker import (
+from serving.breaker import (
     CLOSED,
     HALF_OPEN,
     OPEN,

@@ -30,11 +30,11 @@ Public API (what the web layer calls):
 - `TeamRuntime.from_spec_checkpoint(team_spec, checkpoint_dir, ...)` or `TeamRuntime(trainer, env_factory,
   breaker, fallback, ...)`; `run(options)`, `run_ticket(ticket_or_text)`, `run_batch(tasks, concurrency)`,
   `status()`, `close()` (or use it as a context manager);
-- `runtime.breaker` (`agents.breaker.CircuitBreaker`): `force_open(who, why)`, `force_closed(who, why)`,
+- `runtime.breaker` (`serving.breaker.CircuitBreaker`): `force_open(who, why)`, `force_closed(who, why)`,
   `snapshot()`, `transitions`, `alerts`; alerts also go out as ``alert`` events (``source="breaker"``);
 - `DecisionLog` — a ready-made ``decision_sink`` (memory + JSONL).
 
-CLI: ``python -m agents.runtime SPEC --checkpoint RUN_DIR --ticket "where is my parcel?"`` (`register`
+CLI: ``python -m serving.runtime SPEC --checkpoint RUN_DIR --ticket "where is my parcel?"`` (`register`
 adds it as ``mase run`` once listed in `training.cli.COMMAND_MODULES`).
 """
 
@@ -58,7 +58,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.breaker import (
+from agents.backbone import Backbone
+from agents.envs import make_env
+from agents.envs.customer_service.tickets import Ticket, load_tickets
+from agents.protocol.link import raw_message_bytes
+from agents.spec import load_spec
+from serving.breaker import (
     ROUTE_FALLBACK,
     ROUTE_MODEL,
     ROUTE_TRIAL,
@@ -68,6 +73,7 @@ from agents.breaker import (
     make_fallback,
 )
 from training.events import EventStream
+from training.mappo import config_from_spec, trained_team
 
 
 @dataclass
@@ -149,8 +155,6 @@ class TeamModel:
         # decoded with the codebook saved in the checkpoint.
         if self.link is None:
             return None
-        from agents.protocol.link import raw_message_bytes
-
         send = (present & self.trainer.actor.allowed.any(0)).numpy()
         raw = np.array([[raw_message_bytes(o.get(a)) for a in self.agents] for o in batch])
         return torch.as_tensor(self.link.transmit(obs.numpy(), send, raw))
@@ -306,7 +310,9 @@ class TeamRuntime:
     the kind the team was trained in (instances are pooled and reused, one per concurrent request).
     ``breaker``: a `CircuitBreaker` (default: thresholds from `BreakerConfig`). ``fallback``: a
     `Fallback` (default: no-op actions). ``decision_sink(record)``: called with every decision record
-    as it is made (the web layer persists them); ``events``: an `EventStream` for "log" / "alert" events.
+    as it is made; ``step_sink(records)``: called once per step with all of its records (the agents of a
+    step decide together; the web layer streams them as one message); ``events``: an `EventStream` for
+    "log" / "alert" events.
     """
 
     def __init__(
@@ -318,6 +324,7 @@ class TeamRuntime:
         config: RuntimeConfig | None = None,
         events: EventStream | None = None,
         decision_sink: Callable[[dict[str, Any]], None] | None = None,
+        step_sink: Callable[[list[dict[str, Any]]], None] | None = None,
     ):
         self.model = model if isinstance(model, TeamModel) else TeamModel(model)
         self.env_factory = env_factory
@@ -326,6 +333,7 @@ class TeamRuntime:
         self.breaker = breaker if breaker is not None else CircuitBreaker(events=events)
         self.fallback = fallback if fallback is not None else Fallback()
         self.decision_sink = decision_sink
+        self.step_sink = step_sink
         self.agents = self.model.agents
         if self.model.link is not None and events is not None:
             self.model.link.events = events  # storm alerts and codebook re-fits go to the runtime's stream
@@ -350,6 +358,7 @@ class TeamRuntime:
         config: RuntimeConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
         decision_sink: Callable[[dict[str, Any]], None] | None = None,
+        step_sink: Callable[[list[dict[str, Any]]], None] | None = None,
     ) -> TeamRuntime:
         """A runtime for a `TeamSpec` trained by `training.mappo.run_spec`, from its checkpoint directory.
 
@@ -357,8 +366,6 @@ class TeamRuntime:
         the weights, and takes the breaker thresholds and fallback from the spec. Raises ValueError
         (`training.mappo.CheckpointError`) naming the problem for a missing or mismatched checkpoint.
         """
-        from agents.envs import make_env
-        from training.mappo import config_from_spec, trained_team
 
         if team.training.algorithm not in ("mappo", "ippo"):
             raise RuntimeInputError(
@@ -368,8 +375,6 @@ class TeamRuntime:
         if name is None:
             raise RuntimeInputError("the spec names no environment ($.environment.name); nothing to run")
         if backbone is None:
-            from agents.backbone import Backbone
-
             b = team.backbone
             backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
         trainer = trained_team(team, config_from_spec(team), checkpoint_dir, backbone)
@@ -384,6 +389,7 @@ class TeamRuntime:
             config=config,
             events=events,
             decision_sink=decision_sink,
+            step_sink=step_sink,
         )
 
     def close(self) -> None:
@@ -419,7 +425,6 @@ class TeamRuntime:
 
     def run_ticket(self, ticket: Any, request_id: str | None = None) -> dict[str, Any]:
         """Customer service: run one `Ticket`, or a ticket text typed by a user (reward then unknown)."""
-        from agents.envs.customer_service.tickets import Ticket
 
         request_id = request_id or f"req-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
         if isinstance(ticket, str):
@@ -565,7 +570,7 @@ class TeamRuntime:
                 info = next(iter(infos.values()))
             if reward_known and rewards:
                 total_reward += float(np.mean([float(r) for r in rewards.values()]))
-            if self.config.log_decisions or self.decision_sink is not None:
+            if self.config.log_decisions or self.decision_sink is not None or self.step_sink is not None:
                 records = self._records(
                     request_id, task_id, step, live, chosen, probs, alpha, confidences, rules, route,
                     model_ms, rewards if reward_known else None, state, fault,
@@ -577,6 +582,8 @@ class TeamRuntime:
                 if self.decision_sink is not None:
                     for record in records:
                         self.decision_sink(record)
+                if self.step_sink is not None:
+                    self.step_sink(records)
             observations = next_obs
             if any(truncs.values()) and not any(terms.values()):
                 status = "truncated"
@@ -700,8 +707,8 @@ class TeamRuntime:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Command line: `python -m agents.runtime SPEC --checkpoint DIR --ticket "..."` (or `mase run` once
-# "agents.runtime" is listed in training.cli.COMMAND_MODULES)
+# Command line: `python -m serving.runtime SPEC --checkpoint DIR --ticket "..."` (or `mase run` once
+# "serving.runtime" is listed in training.cli.COMMAND_MODULES)
 # ---------------------------------------------------------------------------------------------------------
 def resolve_checkpoint(path: str | Path) -> Path:
     """A checkpoint directory from a run's output directory (``best``, else ``last``) or the directory itself."""
@@ -729,7 +736,6 @@ def add_arguments(parser: Any) -> None:
 
 def cmd_run(args: Any) -> int:
     """Run tickets through a trained team; print one line per ticket and the breaker's state."""
-    from agents.spec import load_spec
 
     try:
         team = load_spec(args.spec, require_environment=True)
@@ -738,8 +744,6 @@ def cmd_run(args: Any) -> int:
             team, resolve_checkpoint(args.checkpoint), decision_sink=log.append if log is not None else None
         )
         if args.tickets:
-            from agents.envs.customer_service.tickets import load_tickets
-
             tasks: list[Any] = load_tickets(args.tickets)[: args.limit]
         else:
             tasks = list(args.ticket)
@@ -775,10 +779,10 @@ def register(subparsers: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m agents.runtime SPEC --checkpoint DIR --ticket TEXT`."""
+    """`python -m serving.runtime SPEC --checkpoint DIR --ticket TEXT`."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m agents.runtime", description=cmd_run.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m serving.runtime", description=cmd_run.__doc__)
     add_arguments(parser)
     return cmd_run(parser.parse_args(argv))
 

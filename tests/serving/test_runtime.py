@@ -14,11 +14,11 @@ import pytest
 import torch
 
 from agents.backbone import Backbone
-from agents.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
+from serving.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
 from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
-from agents.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
+from serving.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
 from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
@@ -122,6 +122,16 @@ def test_decision_log_records_what_each_agent_saw_did_and_why(team, rules):
     assert result["reward"] == pytest.approx(sum(per_step.values()))
     assert result["info"]["ticket_id"] == "t-1"
     assert any(e.type == "log" and e.payload["request_id"] == result["request_id"] for e in events)
+
+
+def test_the_step_sink_gets_each_step_whole_and_in_order(team, rules):
+    steps: list[list[dict]] = []
+    runtime, _, _ = make_runtime(team, rules, threshold=0.0)
+    runtime.step_sink = steps.append
+    result = runtime.run_ticket(TICKETS[0])
+    assert len(steps) == result["steps"] > 0
+    assert [d for records in steps for d in records] == result["decisions"]
+    assert [{d["step"] for d in records} for records in steps] == [{n} for n in range(1, len(steps) + 1)]
 
 
 def test_untrained_team_low_confidence_opens_breaker_and_rules_answer(team, rules):
@@ -237,7 +247,7 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
 
 
 def test_decision_log_sink_keeps_and_writes_records(tmp_path, team, rules):
-    from agents.runtime import DecisionLog
+    from serving.runtime import DecisionLog
 
     log = DecisionLog(maxlen=1000, path=tmp_path / "decisions.jsonl")
     runtime, _, _ = make_runtime(team, rules, sink=log.append)
@@ -267,7 +277,7 @@ def test_a_failing_decision_sink_fails_only_its_request_and_never_strands_the_tr
 
 
 def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, team, capsys):
-    from agents.runtime import main
+    from serving.runtime import main
     from agents.spec import load_spec
     from training.mappo import run_spec
 
