@@ -36,10 +36,10 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.backbone import Backbone  # noqa: E402
-from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
+from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # noqa: E402
 from serving.runtime import RuntimeConfig, TeamModel, TeamRuntime  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402

@@ -15,9 +15,9 @@ from typing import Any
 
 from django.db import transaction
 
-from serving.breaker import BreakerConfig, CircuitBreaker
 from mase_web.deployments import live
 from mase_web.deployments.models import Alert, BreakerTransition, Deployment
+from serving.breaker import BreakerConfig, CircuitBreaker
 
 _process_locks: dict[int, threading.Lock] = {}
 _process_locks_guard = threading.Lock()

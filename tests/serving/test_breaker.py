@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 
+from agents.spec import CircuitBreakerSpec
 from serving.breaker import (
     CLOSED,
     HALF_OPEN,
@@ -18,7 +19,6 @@ from serving.breaker import (
     ScriptedFallback,
     make_fallback,
 )
-from agents.spec import CircuitBreakerSpec
 from training.events import EventStream
 
 

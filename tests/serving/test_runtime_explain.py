@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from agents.backbone import Backbone, BackboneError
-from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback
 from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
+from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback
 from serving.runtime import RuntimeConfig, TeamRuntime
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.mappo import Featurizer, MappoConfig, MappoTrainer

@@ -15,8 +15,8 @@ import torch
 from agents.backbone import Backbone
 from agents.envs.customer_service.tickets import Ticket
 from agents.protocol.link import HcpLink, LinkConfig
-from serving.runtime import TeamRuntime
 from agents.spec import load_spec
+from serving.runtime import TeamRuntime
 from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream

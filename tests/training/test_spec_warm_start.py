@@ -11,8 +11,8 @@ import torch
 from safetensors.torch import load_file
 
 from agents.backbone import Backbone
-from serving.runtime import TeamRuntime
 from agents.spec import load_spec, validate_spec
+from serving.runtime import TeamRuntime
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.mappo import run_spec
 
