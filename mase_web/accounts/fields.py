@@ -19,29 +19,28 @@ def request_user(field: serializers.Field):
 
 
 class ScopedIdField(serializers.PrimaryKeyRelatedField):
-    """An object id resolved only among `scope(objects, caller)`; subclasses name the model and scope."""
+    """An object id resolved only among `scope(objects, caller)` — the caller's own objects."""
 
-    model: type
-
-    def __init__(self, **kwargs):
-        super().__init__(queryset=self.model.objects.all(), **kwargs)
-
-    def scope(self, objects, user):
-        raise NotImplementedError
+    def __init__(self, queryset, scope, **kwargs):
+        self.scope = scope
+        super().__init__(queryset=queryset, **kwargs)
 
     def get_queryset(self):
         return self.scope(super().get_queryset(), request_user(self))
+
+
+def _member_projects(projects, user):
+    return projects.filter(pk__in=projects_where(user, "view_project"))
 
 
 class ProjectField(ScopedIdField):
     """A project id, found only among the projects the caller belongs to (what they may do there is the
     view's question: a member without the role gets a 403, an outsider the same 400 as a missing id)."""
 
-    model = Project
     default_error_messages = {
         "does_not_exist": "no project {pk_value} among yours",
         "incorrect_type": "a project is named by its id (a whole number)",
     }
 
-    def scope(self, objects, user):
-        return objects.filter(pk__in=projects_where(user, "view_project"))
+    def __init__(self, **kwargs):
+        super().__init__(Project.objects.all(), _member_projects, **kwargs)

@@ -153,18 +153,21 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+def _assigned_items(items, user):
+    return items.filter(assignments__annotator=user).distinct()
+
+
 class AssignedItemField(ScopedIdField):
     """An item id, found only among the items assigned to the caller: an item of another queue or
     project answers exactly as one that does not exist."""
 
-    model = FeedbackItem
     default_error_messages = {
         "does_not_exist": "no item {pk_value} is assigned to you",
         "incorrect_type": "an item is named by its id (a whole number)",
     }
 
-    def scope(self, objects, user):
-        return objects.filter(assignments__annotator=user).distinct()
+    def __init__(self, **kwargs):
+        super().__init__(FeedbackItem.objects.all(), _assigned_items, **kwargs)
 
 
 class RatingSerializer(serializers.ModelSerializer):
