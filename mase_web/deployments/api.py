@@ -16,7 +16,6 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
-from serving.runtime import RuntimeInputError, resolve_checkpoint
 from agents.spec import load_spec
 from mase_web.accounts.permissions import can, projects_where
 from mase_web.deployments import breaker_store, runtimes
@@ -40,6 +39,7 @@ from mase_web.deployments.tasks import dispatch_batch
 from mase_web.deployments.ticket_file import parse_ticket_lines
 from mase_web.runs.models import Run
 from mase_web.workflows.facade import workflow_in_project
+from serving.runtime import RuntimeInputError, resolve_checkpoint
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from django.conf import settings
 
-from serving.breaker import KeywordRouterFallback
-from serving.runtime import RuntimeConfig, TeamRuntime
 from agents.spec import load_spec
 from mase_web.deployments.models import Deployment
+from serving.breaker import KeywordRouterFallback
+from serving.runtime import RuntimeConfig, TeamRuntime
 
 _runtimes: dict[tuple[int, str, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}

@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from agents.backbone import Backbone
-from serving.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
 from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
+from serving.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
 from serving.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
 from tests.fixtures.quick_team import QUICK_TEAM
@@ -277,8 +277,8 @@ def test_a_failing_decision_sink_fails_only_its_request_and_never_strands_the_tr
 
 
 def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, team, capsys):
-    from serving.runtime import main
     from agents.spec import load_spec
+    from serving.runtime import main
     from training.mappo import run_spec
 
     doc = json.loads(open("examples/customer_service.json").read())
