@@ -273,7 +273,7 @@ def test_run_page_follows_replays_and_controls_a_recorded_run(live_services, bro
     page.evaluate(DELIVER, stored[-4:])
     past_gap = {**stored[1], "seq": held + 2, "payload": {"episode": 900, "success": 1.0}}
     page.evaluate(DELIVER, [past_gap])
-    page.wait_for_function("window.__sockets.length === 2")
+    page.wait_for_function("() => window.__sockets.length === 2")
     assert page.evaluate("window.__sockets[1].url").endswith(f"?after={held}")
     page.get_by_test_id("stream-status").filter(has_text="live").wait_for()
     assert points(page, "curve-success") == 5
@@ -405,7 +405,7 @@ def test_runs_list_filters_compares_and_explains_launch_errors(live_services, br
     form.get_by_role("radio", name="Published workflow").check()
     form.get_by_role("combobox", name="Workflow").select_option(label="Guessers")
     form.get_by_role("combobox", name="Version").select_option(label="v1 — budget 1")
-    page.wait_for_function("document.querySelector('textarea').value.includes('\"episodes\": 64')")
+    page.wait_for_function("() => document.querySelector('textarea').value.includes('\"episodes\": 64')")
     form.get_by_label("Run name").fill("from the designer")
     form.get_by_role("button", name="Launch run").click()
     page.wait_for_url(re.compile(r"/runs/\d+/$"))
