@@ -13,13 +13,13 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from agents.spec import load_spec
 from mase_web.accounts.permissions import can, projects_where
+from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_store, runtimes
-from mase_web.deployments.inference import TicketRequest, run_ticket
+from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
 from mase_web.deployments.review import DecisionFilters, export_record, filter_decisions
 from mase_web.deployments.serializers import (
@@ -42,6 +42,15 @@ from mase_web.workflows.facade import workflow_in_project
 from serving.runtime import RuntimeInputError, resolve_checkpoint
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+# A batch's tickets: an uploaded JSONL file, or the same text in a `jsonl` field (JSON or form).
+_JSONL_TEXT = {"type": "string", "description": "the JSONL text of the tickets, one per line"}
+BATCH_REQUEST = {
+    "application/json": {"type": "object", "properties": {"jsonl": _JSONL_TEXT}, "required": ["jsonl"]},
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {"file": {"type": "string", "format": "binary"}, "jsonl": _JSONL_TEXT},
+    },
+}
 
 
 class Pages(PageNumberPagination):
@@ -129,7 +138,7 @@ class DeploymentViewSet(
     """Deployed teams of your projects. POST deploys a succeeded run's checkpoint (product managers, admins)."""
 
     filterset_fields = ["project", "run", "status"]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [LimitedJSONParser, CheckedMultiPartParser, CheckedFormParser]
 
     def get_queryset(self):
         return (
@@ -173,20 +182,16 @@ class DeploymentViewSet(
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
-            episode, result = run_ticket(
-                deployment, TicketRequest(data["text"]), data["source"], request.user
-            )
+            answer = answer_ticket(deployment, TicketRequest(data["text"]), data["source"], request.user)
         except ValueError as exc:  # the team cannot be loaded (a checkpoint removed or corrupted)
             raise ValidationError({"checkpoint": [str(exc)]}) from None
         return Response(
-            {"episode": EpisodeSerializer(episode).data, "result": result}, status=status.HTTP_201_CREATED
+            {"episode": answer.episode_data, "result": answer.result}, status=status.HTTP_201_CREATED
         )
 
-    @extend_schema(
-        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}},
-        responses={202: BatchJobSerializer, 200: BatchJobSerializer(many=True)},
-    )  # fmt: skip
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(methods=["GET"], responses=BatchJobSerializer(many=True))
+    @extend_schema(methods=["POST"], request=BATCH_REQUEST, responses={202: BatchJobSerializer})
+    @action(detail=True, methods=["get", "post"], pagination_class=None)  # GET: the newest 100, not paged
     def batches(self, request, pk=None):
         """POST a JSONL file of tickets (``{"id", "text", "intents"?}`` per line) to run on a worker; GET lists
         the deployment's batches with their progress."""
@@ -227,7 +232,8 @@ class DeploymentViewSet(
         """Serve again; the runtime is rebuilt on the next ticket."""
         return self._set_status(request, Deployment.Status.ACTIVE)
 
-    @extend_schema(request=ForceSerializer, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(methods=["GET"], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(methods=["POST"], request=ForceSerializer, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get", "post"])
     def breaker(self, request, pk=None):
         """GET the breaker's state; POST ``{"state": "open"|"closed", "reason"}`` forces it (operators)."""
@@ -250,14 +256,14 @@ class DeploymentViewSet(
         )
 
     @extend_schema(responses=TransitionSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # the newest 200, not paged
     def transitions(self, request, pk=None):
         """The breaker's transitions, newest first (who and why for operator forces)."""
         rows = self.get_object().transitions.select_related("actor")[:200]
         return Response(TransitionSerializer(rows, many=True).data)
 
     @extend_schema(responses=AlertSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # the newest 200, not paged
     def alerts(self, request, pk=None):
         return Response(AlertSerializer(self.get_object().alerts.all()[:200], many=True).data)
 

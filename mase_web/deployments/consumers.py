@@ -43,3 +43,7 @@ class DeploymentStreamConsumer(GroupStreamConsumer):
 
     async def deployment_event(self, message: dict) -> None:
         await self.send_json(message["event"])
+
+    async def deployment_events(self, message: dict) -> None:
+        for event in message["events"]:
+            await self.send_json(event)

@@ -1,18 +1,24 @@
-"""Run one ticket through a deployed team: the breaker from the row, every decision stored and streamed.
+"""Run tickets through a deployed team: the breaker from the row, every decision stored and streamed.
 
-`run_ticket` is what the synchronous API, the browser and the Celery batch job all call. Inside the
-deployment's row lock it restores the runtime's breaker from the database, plays the episode (each
-decision record is published to the deployment's group the moment it is made, so a browser watches the
-agents work step by step), then stores the episode and its steps and saves the breaker back.
+`run_ticket` / `answer_ticket` are what the synchronous API, the browser and the Celery batch job call.
+Concurrent tickets to one deployment in one process are micro-batched: they join an open *group* and the
+group's first ticket (its leader) takes the deployment's row lock, restores the runtime's breaker from the
+database once, creates every episode row, and lets each ticket play in its own thread at the same time (the
+runtime answers their steps with batched forwards); the decision records of each step are published to the
+deployment's group the moment they are made. Then the leader stores every step (one bulk insert) and
+episode and saves the breaker once, in the same transaction. A group gathers while the previous one holds the lock (and, when
+other tickets are in flight, for up to ``MASE_TICKET_BATCH_WINDOW_S``), so a lone ticket waits for nothing.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from agents.envs.customer_service.tickets import Ticket
@@ -76,6 +82,218 @@ def _summary(result: dict) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k != "decisions"}
 
 
+@dataclass(eq=False)
+class Answer:
+    """A played ticket: its stored episode, that episode as the API shows it, and the runtime's result."""
+
+    episode: Episode
+    episode_data: dict[str, Any]
+    result: dict[str, Any]
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """One caller's ticket inside a group, and the hand-offs between its thread and the group's leader."""
+
+    request: TicketRequest
+    source: str
+    user: Any
+    batch: BatchJob | None
+    request_id: str
+    episode: Episode | None = None
+    answer: Answer | None = None
+    result: dict[str, Any] | None = None
+    error: BaseException | None = None
+    started: threading.Event = field(default_factory=threading.Event)  # leader: its row exists, play it
+    played: threading.Event = field(default_factory=threading.Event)  # ticket: result or error is set
+    stored: threading.Event = field(default_factory=threading.Event)  # leader: committed (or failed)
+
+
+@dataclass(eq=False)
+class _Group:
+    """Tickets of one deployment gathered in this process, played under one row lock."""
+
+    runtime: Any
+    tickets: list[_Ticket]
+    grew: threading.Condition = field(default_factory=threading.Condition)
+
+
+_open_groups: dict[int, _Group] = {}
+_in_flight: dict[int, int] = {}
+_groups_guard = threading.Lock()
+
+
+def _join(deployment_id: int, runtime: Any, ticket: _Ticket, limit: int) -> tuple[_Group, bool]:
+    """Add the ticket to the deployment's open group (or open one); True when it leads the group."""
+    with _groups_guard:
+        _in_flight[deployment_id] = _in_flight.get(deployment_id, 0) + 1
+        group = _open_groups.get(deployment_id)
+        if group is not None and len(group.tickets) < limit:
+            with group.grew:
+                group.tickets.append(ticket)
+                group.grew.notify()
+            return group, False
+        group = _Group(runtime, [ticket])
+        _open_groups[deployment_id] = group
+        return group, True
+
+
+def _close(deployment_id: int, group: _Group) -> list[_Ticket]:
+    """No ticket joins the group any more; its tickets, leader first."""
+    with _groups_guard:
+        if _open_groups.get(deployment_id) is group:
+            del _open_groups[deployment_id]
+        return list(group.tickets)
+
+
+def _leave(deployment_id: int) -> None:
+    with _groups_guard:
+        _in_flight[deployment_id] -= 1
+        if not _in_flight[deployment_id]:
+            del _in_flight[deployment_id]
+
+
+def _play(runtime: Any, ticket: _Ticket) -> None:
+    """Play one ticket in this thread, streaming its decisions; the result (or error) goes on the ticket."""
+    deployment_id, episode_id = ticket.episode.deployment_id, ticket.episode.pk
+
+    def on_step(records: list[dict]) -> None:
+        events = [
+            {"kind": "step", "episode": episode_id, "request_id": ticket.request_id, "record": r}
+            for r in records
+        ]
+        live.publish_many(deployment_id, events)
+
+    try:
+        with runtimes.listening(ticket.request_id, on_step):
+            ticket.result = runtime.run_ticket(
+                ticket.request.as_runtime_input(ticket.request_id), request_id=ticket.request_id
+            )
+    except BaseException as exc:  # noqa: BLE001 - handed to the ticket's caller, the group carries on
+        ticket.error = exc
+    finally:
+        ticket.played.set()
+
+
+def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket]) -> None:
+    """The played tickets' steps (one bulk insert) and episodes, the breaker once; failed tickets' rows go."""
+    from mase_web.deployments.serializers import EpisodeSerializer
+
+    played = [t for t in tickets if t.error is None]
+    failed = [t.episode.pk for t in tickets if t.error is not None]
+    if failed:  # a ticket that raised leaves no episode behind (as a rolled-back transaction would)
+        Episode.objects.filter(pk__in=failed).delete()
+    DecisionStep.objects.bulk_create(step_row(t.episode, r) for t in played for r in t.result["decisions"])
+    for t in played:
+        episode, result = t.episode, t.result
+        result["group_size"] = len(tickets)  # tickets played together under this lock (micro-batching)
+        episode.status = result["status"]
+        episode.result = _summary(result)
+        episode.reward = result["reward"]
+        episode.breaker_state = result["breaker"]
+        episode.task_id = t.request.task_id or str(result.get("task_id") or "")
+    episodes = [t.episode for t in played]
+    for episode in episodes:  # one UPDATE each: Django's bulk_update (CASE per row) costs twice the CPU
+        episode.save(update_fields=["status", "result", "reward", "breaker_state", "task_id"])
+    breaker_store.save_breaker(locked, runtime.breaker)
+    shown = EpisodeSerializer(episodes, many=True).data  # one serializer for the group: fields built once
+    for t, data in zip(played, shown, strict=True):
+        t.answer = Answer(t.episode, data, t.result)
+
+    finished = [{"kind": "episode", "episode": data} for data in shown]
+    transaction.on_commit(lambda: live.publish_many(locked.pk, finished))
+
+
+def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> None:
+    """Wait for company, then play the group under the row lock and store it; every ticket of the group
+    gets its answer or an error, and no ticket is still playing when the lock is released."""
+    from mase_web.deployments.serializers import EpisodeSerializer
+
+    if window_s > 0 and _in_flight.get(deployment_id, 0) > 1:  # others are about: let them catch up
+        with group.grew:
+            group.grew.wait_for(lambda: len(group.tickets) >= limit, timeout=window_s)
+    try:
+        with breaker_store.locked_deployment(deployment_id) as locked:
+            tickets = _close(deployment_id, group)
+            runtime = group.runtime
+            try:
+                breaker_store.restored_breaker(locked, runtime.breaker)
+                episodes = [
+                    Episode(
+                        deployment=locked,
+                        request_id=t.request_id,
+                        task_id=t.request.task_id,
+                        task_text=t.request.text,
+                        source=t.source,
+                        batch=t.batch,
+                        breaker_state=runtime.breaker.state,
+                        created_by=t.user if t.user is not None and t.user.is_authenticated else None,
+                    )
+                    for t in tickets
+                ]
+                if len(episodes) == 1:
+                    episodes[0].save(force_insert=True)
+                else:
+                    Episode.objects.bulk_create(episodes)
+                for t, episode in zip(tickets, episodes, strict=True):
+                    t.episode = episode
+                shown = EpisodeSerializer(episodes, many=True).data
+                live.publish_many(locked.pk, [{"kind": "episode", "episode": data} for data in shown])
+                for t in tickets[1:]:
+                    t.started.set()
+                _play(runtime, tickets[0])
+            finally:
+                for t in tickets[1:]:
+                    if t.started.is_set():
+                        t.played.wait()  # the breaker is this group's until every ticket has played
+            _store(locked, runtime, tickets)
+    except BaseException as exc:
+        for t in _close(deployment_id, group):  # also those gathered when the lock could not be taken
+            if t.answer is None and t.error is None:
+                t.error = exc
+        raise
+    finally:
+        for t in group.tickets:
+            t.started.set()
+            t.stored.set()
+
+
+def answer_ticket(
+    deployment: Deployment,
+    request: TicketRequest,
+    source: str,
+    user=None,
+    batch: BatchJob | None = None,
+) -> Answer:
+    """Play one ticket (micro-batched with concurrent tickets of the deployment in this process); returns
+    the stored episode, its API representation and the runtime's full result (with its decisions).
+
+    Model faults never fail it (the fallback answers); a runtime that cannot be built raises ValueError.
+    """
+    runtime = runtimes.runtime_for(deployment)  # outside the lock: the first build takes seconds
+    ticket = _Ticket(request, source, user, batch, request_id=f"{source}-{uuid.uuid4().hex[:16]}")
+    limit = max(1, int(getattr(settings, "MASE_TICKET_BATCH_MAX", 32)))
+    window_s = float(getattr(settings, "MASE_TICKET_BATCH_WINDOW_S", 0.002))
+    group, leads = _join(deployment.pk, runtime, ticket, limit)
+    try:
+        if leads:
+            try:
+                _lead(deployment.pk, group, limit, window_s)
+            except BaseException:
+                if ticket.error is None:
+                    raise
+        else:
+            ticket.started.wait()
+            if ticket.error is None:
+                _play(group.runtime, ticket)
+            ticket.stored.wait()
+    finally:
+        _leave(deployment.pk)
+    if ticket.error is not None:
+        raise ticket.error
+    return ticket.answer
+
+
 def run_ticket(
     deployment: Deployment,
     request: TicketRequest,
@@ -83,44 +301,6 @@ def run_ticket(
     user=None,
     batch: BatchJob | None = None,
 ) -> tuple[Episode, dict[str, Any]]:
-    """Play one ticket; returns the stored episode and the runtime's full result (with its decisions).
-
-    Model faults never fail it (the fallback answers); a runtime that cannot be built raises ValueError.
-    """
-    runtime = runtimes.runtime_for(deployment)  # outside the lock: the first build takes seconds
-    request_id = f"{source}-{uuid.uuid4().hex[:16]}"
-    with breaker_store.locked_deployment(deployment.pk) as locked:
-        breaker_store.restored_breaker(locked, runtime.breaker)
-        episode = Episode.objects.create(
-            deployment=locked,
-            request_id=request_id,
-            task_id=request.task_id,
-            task_text=request.text,
-            source=source,
-            batch=batch,
-            breaker_state=runtime.breaker.state,
-            created_by=user if user is not None and user.is_authenticated else None,
-        )
-        live.publish(locked.pk, "episode", episode=_episode_event(episode))
-
-        def on_decision(record: dict) -> None:
-            live.publish(locked.pk, "step", episode=episode.pk, request_id=request_id, record=record)
-
-        with runtimes.listening(request_id, on_decision):
-            result = runtime.run_ticket(request.as_runtime_input(request_id), request_id=request_id)
-        DecisionStep.objects.bulk_create(step_row(episode, r) for r in result["decisions"])
-        episode.status = result["status"]
-        episode.result = _summary(result)
-        episode.reward = result["reward"]
-        episode.breaker_state = result["breaker"]
-        episode.task_id = request.task_id or str(result.get("task_id") or "")
-        episode.save(update_fields=["status", "result", "reward", "breaker_state", "task_id"])
-        breaker_store.save_breaker(locked, runtime.breaker)
-        transaction.on_commit(lambda: live.publish(locked.pk, "episode", episode=_episode_event(episode)))
-    return episode, result
-
-
-def _episode_event(episode: Episode) -> dict[str, Any]:
-    from mase_web.deployments.serializers import EpisodeSerializer
-
-    return EpisodeSerializer(episode).data
+    """Play one ticket; returns the stored episode and the runtime's full result (see `answer_ticket`)."""
+    answer = answer_ticket(deployment, request, source, user, batch)
+    return answer.episode, answer.result

@@ -1,6 +1,8 @@
 """What a deployment's WebSocket group hears: episodes, their decision steps as they are made, breaker
-transitions and alerts, batch progress. Every message is ``{"type": "deployment.event", "event": {...}}``
-and the consumer forwards ``event`` as one frame (``event["kind"]`` says which)."""
+transitions and alerts, batch progress. A message is ``{"type": "deployment.event", "event": {...}}``,
+which the consumer forwards as one frame (``event["kind"]`` says which), or ``{"type": "deployment.events",
+"events": [...]}`` (`publish_many`: the records of one step, the episodes of a micro-batch), which it
+forwards as one frame per event, in order."""
 
 from __future__ import annotations
 
@@ -24,6 +26,17 @@ def publish(deployment_id: int, kind: str, **payload: Any) -> None:
         )
     except Exception:  # noqa: BLE001 - a channel-layer hiccup must not fail the ticket it reports on
         log.warning("could not publish %s to deployment %s", kind, deployment_id, exc_info=True)
+
+
+def publish_many(deployment_id: int, events: list[dict[str, Any]]) -> None:
+    """Send several events (each with its ``kind``) in one channel-layer message; clients still get one
+    frame per event. One group send costs as much as one event, so a step's records travel together."""
+    if not events:
+        return
+    try:
+        publisher().send(deployment_group(deployment_id), {"type": "deployment.events", "events": events})
+    except Exception:  # noqa: BLE001 - as in `publish`
+        log.warning("could not publish %d events to deployment %s", len(events), deployment_id, exc_info=True)
 
 
 def breaker_changed(deployment_id: int, transitions: list, alerts: list, snapshot: dict) -> None:

@@ -1,8 +1,8 @@
 """One `serving.runtime.TeamRuntime` per deployment per process, built on first use and reused.
 
 Building one loads the backbone and the checkpoint (seconds); running a ticket then takes milliseconds.
-Backbones are shared between deployments that use the same model. The runtime's single decision sink
-hands each record to whoever is listening for its request id (`listening`).
+Backbones are shared between deployments that use the same model. The runtime's step sink hands the
+records of each step (one per agent) to whoever is listening for their request id (`listening`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from serving.runtime import RuntimeConfig, TeamRuntime
 
 _runtimes: dict[tuple[int, str, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}
-_listeners: dict[str, Callable[[dict], None]] = {}
+_listeners: dict[str, Callable[[list[dict]], None]] = {}
 _build_lock = threading.Lock()
 _tuned_router: Any = None
 
@@ -50,10 +50,21 @@ def _share_tuned_router(runtime: TeamRuntime) -> None:
         fallback.router = _tuned_router  # read-only once tuned: safe to share
 
 
-def _dispatch(record: dict) -> None:
-    listener = _listeners.get(record["request_id"])
+def _dispatch(records: list[dict]) -> None:
+    listener = _listeners.get(records[0]["request_id"]) if records else None
     if listener is not None:
-        listener(record)
+        listener(records)
+
+
+def _limit_torch_threads() -> None:
+    """Serving forwards are small batches: torch's intra-op threads (one per core by default) only spin
+    against the request threads. On the loaded 2-core machine, with two the spare one burned a third of a
+    core and a one-client ticket cost up to 300 ms of server CPU; with one, ~40 ms (bench/web_tickets.py)."""
+    import torch
+
+    wanted = int(getattr(settings, "MASE_INFERENCE_TORCH_THREADS", 1))
+    if torch.get_num_threads() != wanted:
+        torch.set_num_threads(wanted)
 
 
 def runtime_for(deployment: Deployment) -> TeamRuntime:
@@ -63,6 +74,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
     with _build_lock:
         runtime = _runtimes.get(key)
         if runtime is None:
+            _limit_torch_threads()
             team = load_spec(deployment.spec, require_environment=True)
             timeout = getattr(settings, "MASE_INFERENCE_STEP_TIMEOUT_S", 2.0)
             runtime = TeamRuntime.from_spec_checkpoint(
@@ -70,7 +82,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 deployment.checkpoint,
                 backbone=backbone_for(team),
                 config=RuntimeConfig(timeout_s=timeout),
-                decision_sink=_dispatch,
+                step_sink=_dispatch,
             )
             _share_tuned_router(runtime)
             _runtimes[key] = runtime
@@ -90,8 +102,8 @@ def forget(deployment_id: int) -> None:
 
 
 @contextmanager
-def listening(request_id: str, listener: Callable[[dict], None]) -> Iterator[None]:
-    """Hand every decision record of ``request_id`` to ``listener`` while the block runs."""
+def listening(request_id: str, listener: Callable[[list[dict]], None]) -> Iterator[None]:
+    """Hand the decision records of each step of ``request_id`` to ``listener`` while the block runs."""
     _listeners[request_id] = listener
     try:
         yield
