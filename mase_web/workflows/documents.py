@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.spec import LIMITS, json_type_name
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "examples" / "templates"
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "examples"
 # Gallery order: the starter task first, then the shipped workflows (docs/design.md#environments).
 TEMPLATE_ORDER = (
     "number_guessing",
@@ -82,7 +82,7 @@ def layout_problems(layout: Any) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class Template:
-    """One gallery entry: a shipped team spec (examples/templates/)."""
+    """One gallery entry: a shipped team spec (examples/)."""
 
     slug: str
     spec: dict

@@ -11,7 +11,7 @@ import pytest
 from agents.advisor import Advice, advise
 from agents.spec import SpecValidationError, load_spec
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def template(name: str) -> dict:

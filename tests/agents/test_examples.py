@@ -28,16 +28,14 @@ def _skip_if_env_missing(doc: dict) -> None:
 def test_the_expected_files_are_shipped():
     names = {str(p.relative_to(EXAMPLES)) for p in FILES}
     assert {
-        "number_guess.json",
+        "number_guessing.json",
         "number_guess_n64.json",
         "customer_service.json",
         "research_report.json",
-        "templates/number_guessing.json",
-        "templates/customer_service.json",
-        "templates/research_report.json",
-        "templates/collaborative_writing.json",
-        "templates/code_generation.json",
+        "collaborative_writing.json",
+        "code_generation.json",
     } <= names
+    assert not (EXAMPLES / "templates").exists(), "the gallery is examples/ itself: one file per template"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(EXAMPLES)) for p in FILES])
@@ -65,7 +63,7 @@ def test_example_validates_and_round_trips(path):
     ],
 )
 def test_gallery_templates_have_their_roles(template, roles, trainable):
-    doc = json.loads((EXAMPLES / "templates" / f"{template}.json").read_text(encoding="utf-8"))
+    doc = json.loads((EXAMPLES / f"{template}.json").read_text(encoding="utf-8"))
     assert {a["role"] for a in doc["agents"]} == roles
     assert set(roles) <= set(ROLES)
     assert (doc["environment"]["name"] is not None) == trainable
@@ -75,7 +73,7 @@ def test_gallery_templates_have_their_roles(template, roles, trainable):
 
 
 @pytest.mark.parametrize(
-    "name", ["number_guess.json", "number_guess_n64.json", "templates/number_guessing.json"]
+    "name", ["number_guessing.json", "number_guess_n64.json"]
 )
 def test_number_guess_examples_build_their_environment(name):
     spec = load_spec(EXAMPLES / name)

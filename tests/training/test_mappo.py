@@ -247,7 +247,7 @@ def test_run_spec_trains_a_team_spec_with_events_and_resumes(tmp_path):
     from agents.spec import load_spec
     from training.mappo import run_spec
 
-    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "number_guess.json").read_text())
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "number_guessing.json").read_text())
     doc["training"].update(
         {"algorithm": "mappo", "episodes": 48, "batch_size": 16, "eval_every": 0, "checkpoint_every": 32}
     )

@@ -115,7 +115,7 @@ def test_validator_names_a_bad_reader_setting_by_its_path(training, path):
 
 
 def test_clause_reader_needs_the_labelled_tickets_of_customer_service():
-    doc = json.loads((EXAMPLE.parent / "number_guess.json").read_text())
+    doc = json.loads((EXAMPLE.parent / "number_guessing.json").read_text())
     doc["training"] |= {"algorithm": "mappo", "reader": "clause"}
     errors = {e.path: e.message for e in validate_spec(doc)}
     assert "labelled tickets" in errors["$.training.reader"]

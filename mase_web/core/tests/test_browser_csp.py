@@ -13,7 +13,7 @@ from mase_web.workflows.models import Workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "examples" / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "examples"
 # Violations as the page itself sees them (the console message is a second witness).
 VIOLATION_SPY = """
 window.__cspViolations = [];

@@ -17,7 +17,7 @@ from mase_web.workflows.models import Workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "examples" / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def sign_in(page, base_url: str, username: str, role: str) -> Project:

@@ -13,7 +13,7 @@ from mase_web.feedback.sources import DatabaseHumanFeedback, project_feedback
 from mase_web.feedback.tests.conftest import snapshot
 from training.reward import HumanFeedbackSource, RewardComposer
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "number_guess.json"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "number_guessing.json"
 
 
 def rated(queue, key: str, values: list[int], users, kind=FeedbackItem.Kind.EPISODE) -> FeedbackItem:

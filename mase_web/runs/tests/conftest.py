@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.runs.models import Run, RunEvent
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "number_guess.json"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "number_guessing.json"
 
 
 def quick_spec(episodes: int = 256, checkpoint_every: int = 0, **training) -> dict:

@@ -124,6 +124,7 @@ def test_template_gallery_and_catalogue(team):
         "research_report",
         "collaborative_writing",
         "code_generation",
+        "number_guess_n64",
     ]
     detail = c.get("/api/workflows/templates/research_report/").json()
     assert detail["spec"]["name"] == "Research report" and detail["agents"] == 4

@@ -16,7 +16,7 @@ from mase_web.workflows.models import Workflow
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
-TEMPLATES = ROOT / "examples" / "templates"
+TEMPLATES = ROOT / "examples"
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
