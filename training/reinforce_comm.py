@@ -812,6 +812,10 @@ class ReinforceCommTrainer:
         last_cycle = self.episode
         window: list[UpdateStats] = []
         eval_metrics: dict[str, Any] = {}
+        if self.episode == 0 and cfg.eval_every:
+            # A fresh run reports where it starts (uniform attention, chance success): the run page's
+            # replay then shows the graph going from uniform to learned. Not counted in the wall time.
+            eval_metrics = self._evaluate_and_report(events)
         start = time.perf_counter() - self.seconds
         status = "succeeded"
         while self.episode < total:

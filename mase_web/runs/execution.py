@@ -12,6 +12,7 @@ killed with its queue) is dispatched again by the same recovery.
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -99,6 +100,18 @@ def last_seq(run_id: int) -> int:
     return RunEvent.objects.filter(run_id=run_id).aggregate(last=Max("seq"))["last"] or 0
 
 
+def clear_foreign_files(run: Run) -> None:
+    """Remove what lies in a run's directory before its first event: it is not this run's.
+
+    Directories are named by run id, and a database that was reset (or SQLite reusing the id of a
+    deleted row) hands out an id again; resuming a stranger's checkpoint would end the new run at
+    once with the old run's team. A run that has recorded an event keeps its files (a real resume).
+    """
+    if run.out_dir.exists():
+        log.warning("run %s: removing files left in %s by an earlier run with the same id", run.pk, run.out_dir)
+        shutil.rmtree(run.out_dir)
+
+
 def execute(run_id: int, task_id: str) -> str | None:
     """Run one delivery; returns the run's final state, or None when this delivery did nothing."""
     import torch
@@ -111,6 +124,8 @@ def execute(run_id: int, task_id: str) -> str | None:
         return None
     run = taken.run
     stream = EventStream(start_seq=last_seq(run.pk))
+    if stream.last_seq == 0:
+        clear_foreign_files(run)
     recorder = RunEventRecorder(run.pk).attach(stream)
     run.out_dir.mkdir(parents=True, exist_ok=True)
     try:

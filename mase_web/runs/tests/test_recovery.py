@@ -74,3 +74,28 @@ def test_what_recovery_leaves_alone(team, gpu_queue):
     age(ended)
     assert requeue_lost(settle=0) == [never_sent.pk]
     assert Run.objects.get(pk=fresh.pk).task_id == "" and Run.objects.get(pk=ended.pk).task_id == ""
+
+
+@pytest.mark.django_db(transaction=True)  # the recorder writes from its own thread
+def test_a_new_run_never_resumes_files_left_under_its_id(team, settings, tmp_path):
+    """A reset database hands out a run id again: the new run must train its own team from scratch."""
+    from mase_web.runs.execution import execute
+    from mase_web.runs.models import RunEvent
+
+    settings.DATA_DIR = tmp_path
+    run = Run.objects.create(project=team[0], name="new", spec=quick_spec(episodes=64), task_id="t1")
+    stale = run.out_dir / "checkpoints" / "ckpt-000999999"
+    stale.mkdir(parents=True)
+    (stale / "state.json").write_text('{"episode": 999999}')
+    assert execute(run.pk, "t1") == Run.State.SUCCEEDED
+    started = RunEvent.objects.get(run=run, type="started").payload
+    assert started["resumed_from"] is None
+    assert not stale.exists()
+    assert Run.objects.get(pk=run.pk).metrics["episodes"] > 0
+
+    # A real resume (the run has recorded events) keeps its files.
+    kept = run.out_dir / "keep.txt"
+    kept.write_text("mine")
+    Run.objects.filter(pk=run.pk).update(state=Run.State.QUEUED, task_id="t2")
+    execute(run.pk, "t2")
+    assert kept.exists()
