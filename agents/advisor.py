@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.roles import REWARD_TERMS, ROLES
+from agents.roles import REWARD_TERMS, ROLES, deciding_agents
 from agents.spec import SWEET_SPOT_AGENTS, FrozenDict, SpecError, TeamSpec, load_spec
 
 __all__ = ["Advice", "EnvironmentProfile", "ENVIRONMENT_PROFILES", "MARL_THRESHOLDS", "advise"]
@@ -53,6 +53,22 @@ ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
     ),
     "research_report": EnvironmentProfile(
         0.8, "max_steps", 32, "search results and the judge's scores vary from topic to topic"
+    ),
+    "collaborative_writing": EnvironmentProfile(
+        0.6, "max_steps", 16, "briefs differ in topic, tone and length, and each section's candidate blocks vary"
+    ),
+    "code_generation": EnvironmentProfile(
+        0.6,
+        "max_steps",
+        14,
+        "candidate snippets differ from task to task and only the hidden tests tell which one is right",
+    ),
+    "mpe": EnvironmentProfile(
+        0.4,
+        "max_cycles",
+        25,
+        "PettingZoo's Multi-Particle tasks: random start positions and targets, continuous physics, a "
+        "standard benchmark (bench/peers.py compares MASE with BenchMARL on them)",
     ),
 }
 """Known environments. An environment not listed is assumed moderately random (0.5), one step long."""
@@ -238,14 +254,15 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
     conflict = _reward_conflict(spec, reasons, factors)
 
     n = len(spec.agents)
+    deciding = deciding_agents(a.role for a in spec.agents)  # informants and distractors only share
     lo, hi = SWEET_SPOT_AGENTS
     warnings: list[SpecError] = []
-    if n > hi:
+    if deciding > hi:
         warnings.append(
             SpecError(
                 "$.agents",
-                f"{n} agents: above {hi} the coordination cost usually outweighs specialisation (see docs/design.md#complexity-advisor); "
-                "merge roles unless the task is very large and modular",
+                f"{deciding} agents make decisions: above {hi} the coordination cost usually outweighs specialisation "
+                "(see docs/design.md#complexity-advisor); merge roles unless the task is very large and modular",
             )
         )
     indicators = (density, uncertainty, conflict)
@@ -269,8 +286,8 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
     profile, _ = _env_profile(spec)
     if profile is not None:
         reasons.append(profile.note)
-    if n > hi:
-        reasons.append(f"{n} agents is above the {lo}–{hi} sweet spot")
+    if deciding > hi:
+        reasons.append(f"{deciding} deciding agents is above the {lo}–{hi} sweet spot")
     return Advice(
         decision_density=density,
         uncertainty=uncertainty,

@@ -14,6 +14,7 @@ numbers the complexity advisor (`agents.advisor`) reads:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -195,6 +196,21 @@ _ROLE_LIST = (
 
 ROLES: MappingProxyType[str, RoleInfo] = MappingProxyType({r.name: r for r in _ROLE_LIST})
 """Known roles by name (read-only). `custom` has no default prompt: a custom agent must bring its own."""
+
+INFORMATION_ONLY_WEIGHT = 0.2
+"""Roles deciding less than this only hold and share information (informant, distractor)."""
+
+
+def deciding_agents(role_names: Iterable[object]) -> int:
+    """How many agents make choices the team must coordinate: every agent but those whose role only
+    holds and shares information (the number-guessing informants and distractors, which that task adds
+    on purpose). Unknown and custom roles count."""
+
+    def shares_only(name: object) -> bool:
+        role = ROLES.get(name) if isinstance(name, str) else None
+        return role is not None and role.decision_weight < INFORMATION_ONLY_WEIGHT
+
+    return sum(1 for name in role_names if not shares_only(name))
 
 
 @dataclass(frozen=True)

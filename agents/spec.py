@@ -68,7 +68,7 @@ from agents import places
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, SpecValidationError, reroot
-from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
+from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo, deciding_agents
 
 __all__ = [
     "SPEC_VERSION",
@@ -105,6 +105,7 @@ __all__ = [
     "spec_warnings",
     "preset_terms",
     "spec_catalog",
+    "intent_catalogues",
 ]
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,7 @@ LIMITS = {
     "keyword_chars": 200,
     "target_modules": 32,
     "path_chars": 1_000,
+    "processes": 64,  # resources.processes / resources.devices
     "errors": 200,  # reported errors; beyond this a hostile document only gets a count
 }
 
@@ -253,6 +255,7 @@ class AgentSpec(_SpecNode):
     lora: LoraSpec = field(default_factory=LoraSpec)
     policy_head: PolicyHeadSpec = field(default_factory=PolicyHeadSpec)
     update_period: int = 1  # parameters update every k training updates (agents evolve at their own speed)
+    intents: tuple[str, ...] = ()  # what it answers, from its environment's catalogue (customer service)
 
 
 @dataclass(frozen=True)
@@ -422,6 +425,14 @@ class TrainingSpec(_SpecNode):
 
 
 @dataclass(frozen=True)
+class ResourcesSpec(_SpecNode):
+    """What a run needs from its worker (training.distributed): data-parallel processes, and GPUs."""
+
+    processes: int = 1  # data-parallel ranks (torch.distributed; 1 = today's single process)
+    devices: int = 0  # GPUs the run uses, one per process (0 = CPU, gloo); > 0 needs the `gpu` queue
+
+
+@dataclass(frozen=True)
 class TeamSpec(_SpecNode):
     """A whole team spec, defaults filled in. Attribute names equal the JSON keys."""
 
@@ -439,6 +450,7 @@ class TeamSpec(_SpecNode):
     fallback: FallbackSpec = field(default_factory=FallbackSpec)
     environment: EnvironmentSpec = field(default_factory=EnvironmentSpec)
     training: TrainingSpec = field(default_factory=TrainingSpec)
+    resources: ResourcesSpec = field(default_factory=ResourcesSpec)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (all defaults written out); `load_spec(spec.to_dict()) == spec`."""
@@ -783,6 +795,7 @@ class _Validator:
         self.fallback(top, ids)
         self.environment(top, ids, require_environment)
         self.training(top)
+        self.resources(top)
 
     def backbone(self, top: dict) -> None:
         sec = self.section(top, "backbone", BackboneSpec)
@@ -849,6 +862,12 @@ class _Validator:
                 if head is not None:
                     self.integer(head, hp, "hidden", 1, 4096)
             self.integer(sec, p, "update_period", 1, 100_000)
+            intents = self.array(sec, p, "intents", 64)
+            for j, name in enumerate(intents or []):
+                if not isinstance(name, str) or not ID_PATTERN.match(name):
+                    self.err(f"{p}.intents[{j}]", "must be an intent name from the environment's catalogue")
+            if intents and len(set(map(str, intents))) < len(intents):
+                self.err(f"{p}.intents", "lists an intent twice")
         return ids if ids_ok else None
 
     def edges(self, top: dict, ids: list[str] | None) -> None:
@@ -1098,9 +1117,16 @@ class _Validator:
         self.curriculum_levels(top, name, cls)
         n_before = len(self.errors) + self.dropped
         validate = getattr(cls, "validate_params", None)
+        drawn_params = getattr(cls, "team_params", None)  # counts an environment takes from the canvas
+        built = dict(params)  # the params the environment is built with
+        if drawn_params is not None and ids is not None:
+            try:
+                built = dict(drawn_params(top["agents"], dict(params)))
+            except Exception:  # validate_team below reports what is wrong with the team
+                log.exception("team_params of environment %s failed", name)
         if validate is not None:
             try:
-                found = list(validate(dict(params)))
+                found = list(validate(built))
             except Exception as exc:  # a bug in an environment's validator must not crash the web API
                 log.exception("validate_params of environment %s failed", name)
                 found = [
@@ -1111,6 +1137,16 @@ class _Validator:
                 ]
             for e in found:
                 self.err(reroot(getattr(e, "path", "$"), f"{p}.params"), str(getattr(e, "message", e)))
+        if ids is not None and not getattr(cls, "intent_catalogue", None):
+            for i, agent in enumerate(top["agents"]):
+                if agent.get("intents"):
+                    message = f"agents of environment {name!r} own no intents: clear them"
+                    self.err(f"$.agents[{i}].intents", message)
+        team_check = getattr(cls, "validate_team", None)
+        if team_check is not None:
+            if ids is not None:
+                self.team(name, team_check, top["agents"], params)
+            return
         expected = getattr(cls, "expected_agents", None)
         if expected is not None and ids is not None and len(self.errors) + self.dropped == n_before:
             try:
@@ -1135,6 +1171,16 @@ class _Validator:
                     f"environment {name!r} with these params has agents {_quote_list(want)}: "
                     + " and ".join(parts),
                 )
+
+    def team(self, name: str, check: Any, agents: list, params: dict) -> None:
+        """An environment that builds its team from the agents says, in words, what the drawn team lacks."""
+        try:
+            found = list(check(agents, dict(params)))
+        except Exception as exc:  # a bug in an environment's check must not crash the web API
+            log.exception("validate_team of environment %s failed", name)
+            found = [SpecError("$.agents", f"environment {name!r} could not check the team: {exc}")]
+        for e in found:
+            self.err(str(getattr(e, "path", "$.agents")), str(getattr(e, "message", e)))
 
     def curriculum_levels(self, top: dict, name: str, cls: type) -> None:
         """An enabled curriculum needs an environment with difficulty levels (`difficulty_levels`), within them."""
@@ -1210,6 +1256,37 @@ class _Validator:
                 self.err(
                     f"{p}.{key}", "needs labelled tickets: only the customer_service environment has them"
                 )
+
+    def resources(self, top: dict) -> None:
+        sec = self.section(top, "resources", ResourcesSpec)
+        if sec is None:
+            return
+        p = "$.resources"
+        processes = self.integer(sec, p, "processes", 1, LIMITS["processes"])
+        devices = self.integer(sec, p, "devices", 0, LIMITS["processes"])
+        training = top.get("training") if isinstance(top.get("training"), dict) else {}
+        if isinstance(processes, int) and processes > 1:
+            algorithm = training.get("algorithm", TrainingSpec.algorithm)
+            if algorithm != "reinforce_comm":
+                self.err(
+                    f"{p}.processes",
+                    f"data-parallel training (processes > 1) runs reinforce_comm teams; {algorithm!r} trains "
+                    "in one process: set processes to 1",
+                )
+            comm = top.get("communication") if isinstance(top.get("communication"), dict) else {}
+            if comm.get("protocol") == "hcp":
+                self.err(
+                    f"{p}.processes",
+                    "the hcp protocol fits its codebook on one process's messages: set processes to 1 "
+                    "or communication.protocol to null",
+                )
+        if isinstance(devices, int) and devices > 0:
+            if isinstance(processes, int) and processes != devices:
+                self.err(
+                    f"{p}.devices", f"each process trains on its own GPU: set processes to {devices} too"
+                )
+            if training.get("device", TrainingSpec.device) in ("cpu", "mps"):
+                self.err(f"{p}.devices", 'GPUs need training.device "cuda" or "auto"')
 
     def ppo_options(self, sec: dict, p: str, env_name: Any) -> None:
         """MAPPO/IPPO settings: each is an error at its own path under another algorithm."""
@@ -1341,6 +1418,7 @@ def _build(doc: dict) -> TeamSpec:
                 ),
                 policy_head=simple(PolicyHeadSpec, "policy_head", a),
                 update_period=a.get("update_period", 1),
+                intents=tuple(a.get("intents", ())),
             )
         )
     edges = tuple(
@@ -1393,6 +1471,7 @@ def _build(doc: dict) -> TeamSpec:
         ),
         environment=EnvironmentSpec(name=env.get("name"), params=_freeze(env.get("params", {}))),
         training=simple(TrainingSpec, "training"),
+        resources=simple(ResourcesSpec, "resources"),
     )
 
 
@@ -1467,18 +1546,23 @@ def _warnings(doc: Any) -> list[SpecError]:
     if isinstance(doc, TeamSpec):
         spec: TeamSpec | None = doc
         n_agents = len(doc.agents)
+        roles: list[object] = [a.role for a in doc.agents]
     else:
-        n_agents = len(doc["agents"]) if isinstance(doc, dict) and isinstance(doc.get("agents"), list) else 0
+        raw = doc.get("agents") if isinstance(doc, dict) else None
+        n_agents = len(raw) if isinstance(raw, list) else 0
+        roles = [a.get("role") if isinstance(a, dict) else None for a in raw] if isinstance(raw, list) else []
         spec = None
         if not validate_spec(doc):
             spec = _build(doc)
     lo, hi = SWEET_SPOT_AGENTS
-    if n_agents > hi:
+    deciding = deciding_agents(roles)  # informants and distractors only share what they hold
+    if deciding > hi:
         out.append(
             SpecError(
                 "$.agents",
-                f"{n_agents} agents: teams of {lo}–{hi} agents usually balance specialisation against coordination "
-                "cost best (see docs/design.md#complexity-advisor); merge roles unless the task is very large and modular",
+                f"{deciding} agents make decisions: teams of {lo}–{hi} usually balance specialisation against "
+                "coordination cost best (see docs/design.md#complexity-advisor); merge roles unless the task is "
+                "very large and modular",
             )
         )
     elif n_agents == 1:
@@ -1551,6 +1635,20 @@ def _warnings(doc: Any) -> list[SpecError]:
     return out
 
 
+def intent_catalogues() -> dict[str, list[dict[str, str]]]:
+    """Per environment whose agents own intents (`intent_catalogue`): each intent's name and description,
+    for the designer's checkboxes."""
+    out = {}
+    for name in sorted(REGISTRY):
+        try:
+            catalogue = getattr(env_class(name), "intent_catalogue", None)
+        except EnvironmentUnavailableError:
+            continue
+        if catalogue:
+            out[name] = [dict(item) for item in catalogue]
+    return out
+
+
 def spec_catalog() -> dict[str, Any]:
     """Everything the designer offers in its menus, as plain JSON: roles with default prompts, reward
     terms and presets, phases, enumerations, registered environments and size limits."""
@@ -1567,6 +1665,7 @@ def spec_catalog() -> dict[str, Any]:
         "algorithms": list(ALGORITHMS),
         "baselines": list(BASELINES),
         "environments": sorted(REGISTRY),
+        "intent_catalogues": intent_catalogues(),
         "limits": dict(LIMITS),
         "sweet_spot_agents": list(SWEET_SPOT_AGENTS),
         "defaults": _to_json(TeamSpec(name="", agents=())),

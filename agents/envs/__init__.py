@@ -16,6 +16,13 @@ An environment class may offer two class-level hooks that the team-spec validato
 - `difficulty_levels: int` — how many difficulty levels `reset(options={"difficulty": level})` knows
   (0 .. difficulty_levels − 1); without it a spec cannot enable the adaptive curriculum.
 
+- `takes_team: bool` and `validate_team(agents, params) -> list[SpecError]` — an environment that builds
+  itself from the spec's agents: `make_env(name, params, **team_kwargs(name, agents))` hands it the drawn
+  team (``team=`` a list of {id, role, intents, prompt}); `validate_team` says in words what a team lacks
+  (paths rooted at the spec, e.g. "$.agents") and replaces the fixed names of `expected_agents`.
+  Optionally `team_params(agents, params) -> params`: parameters the drawn team sets (number guessing
+  counts its informants and distractors on the canvas); the validator and `make_env` check those.
+
 Construction convention: `make_env(name, params, **kw)` calls `Class(**params, **kw)`.
 """
 
@@ -36,12 +43,16 @@ __all__ = [
     "env_parameters",
     "make_env",
     "register_env",
+    "team_kwargs",
 ]
 
 REGISTRY: dict[str, str | type] = {
     "number_guess": "agents.envs.number_guess:NumberGuessEnv",
     "customer_service": "agents.envs.customer_service.env:CustomerServiceEnv",
     "research_report": "agents.envs.research_report.env:ResearchReportEnv",
+    "collaborative_writing": "agents.envs.collaborative_writing.env:CollaborativeWritingEnv",
+    "code_generation": "agents.envs.code_generation.env:CodeGenerationEnv",
+    "mpe": "agents.envs.mpe:MpeEnv",  # PettingZoo's Multi-Particle tasks (needs the mpe2 package)
 }
 """Environment name -> "module:Class" (imported lazily) or the class itself (user-registered)."""
 
@@ -102,6 +113,9 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
     """
     cls = env_class(name)
     params = dict(params or {})
+    drawn_params = getattr(cls, "team_params", None)
+    if drawn_params is not None and kw.get("team") is not None:
+        params = dict(drawn_params(kw["team"], params))  # counts taken from the drawn team
     validate = getattr(cls, "validate_params", None)
     if validate is not None:
         errors = list(validate(params))
@@ -111,3 +125,26 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
                 [SpecError(reroot(e.path, "$.environment.params"), e.message) for e in errors]
             )
     return cls(**params, **kw)
+
+
+def team_kwargs(name: str | None, agents: Any) -> dict[str, Any]:
+    """The extra `make_env` arguments that hand environment ``name`` the spec's ``agents`` (spec agents or
+    mappings): ``{"team": [{id, role, intents, prompt}, ...]}`` when it builds its team from the spec
+    (`takes_team`), else {}."""
+    if name is None or not getattr(env_class(name), "takes_team", False):
+        return {}
+
+    def get(agent: Any, key: str, default: Any) -> Any:
+        return agent.get(key, default) if isinstance(agent, Mapping) else getattr(agent, key, default)
+
+    return {
+        "team": [
+            {
+                "id": get(a, "id", ""),
+                "role": get(a, "role", ""),
+                "intents": list(get(a, "intents", ()) or ()),
+                "prompt": get(a, "prompt", "") or "",
+            }
+            for a in agents
+        ]
+    }

@@ -24,6 +24,10 @@ split the same way. `numbers`: "digits" ("at least 8") or "words" ("at least eig
 that many re-worded copies of every training clue template (`agents/envs/rewording.py`: lead-ins,
 adverbs, synonyms; slots and meaning kept) to the training split only.
 
+The team is the canvas's (`number_guess_team.py`): built with ``team=`` (the spec's agents), the
+informant, distractor and guesser nodes are the players under their own ids, informants stating digits in
+the order they are drawn, and the counts come from the canvas, not from `informative`/`distractors`.
+
 Fast path for trainers: `sample_batch(batch_size, rng)` draws many episodes at once as arrays, and
 `vocabulary(agent)` lists every text an agent can show under the current split (so embeddings are
 computed once); `text_ids` index into it. Informant ids are laid out as `digit * T + template`
@@ -40,6 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.number_guess_team import GuessTeam, team_problems
 from agents.envs.number_guess_text import (
     CHARSET,
     DISTRACTORS,
@@ -76,8 +81,8 @@ PARAMETERS = describe_params(
     PARAM_DEFAULTS,
     {
         "n": "Size of the number range [0, n); with bit clues a power of two.",
-        "informative": "Agents holding a clue (one digit of the number each).",
-        "distractors": "Agents holding irrelevant sentences.",
+        "informative": "Agents holding a clue (one digit of the number each): the canvas's informant nodes.",
+        "distractors": "Agents holding irrelevant sentences: the canvas's distractor nodes.",
         "clue_kinds": "Bit clues (parity, thresholds), or ranges and remainders.",
         "templates": "Clue phrasings: the training templates, the held-out ones, or all.",
         "numbers": "Write numbers in clues as digits or as words.",
@@ -107,6 +112,21 @@ class NumberGuessEnv(ParallelEnv):
 
     parameters = PARAMETERS
     metadata = {"name": "number_guess_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    takes_team = True  # make_env(..., team=the spec's agents): the canvas's nodes are the players
+
+    @staticmethod
+    def validate_team(agents: Sequence[Any], params: Mapping[str, Any]) -> list[SpecError]:
+        """What a drawn team lacks, in words (number_guess_team.team_problems), paths rooted at the spec."""
+        return [SpecError(path, message) for path, message in team_problems(agents, params)]
+
+    @staticmethod
+    def team_params(agents: Sequence[Any], params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` with the informant and distractor counts the canvas draws (unchanged when the team
+        cannot play: `validate_team` says why)."""
+        try:
+            return GuessTeam.from_team(agents).params(params)
+        except ValueError:
+            return dict(params)
 
     def __init__(
         self,
@@ -119,7 +139,15 @@ class NumberGuessEnv(ParallelEnv):
         max_rounds: int = 1,
         augment: int = 0,
         render_mode: str | None = None,
+        team: Sequence[Mapping[str, Any]] | None = None,
     ):
+        drawn = None
+        if team is not None:  # the canvas's nodes: they set the counts and the agent ids
+            try:
+                drawn = GuessTeam.from_team(team)
+            except ValueError as exc:
+                raise SpecValidationError([SpecError("$.agents", str(exc))]) from None
+            informative, distractors = len(drawn.informants), len(drawn.distractors)
         params = {
             "n": n,
             "informative": informative,
@@ -144,10 +172,14 @@ class NumberGuessEnv(ParallelEnv):
         self.render_mode = render_mode
         self.radix = 2 if self.clue_kinds == ("bits",) else _integer_root(n, informative)
 
-        self.possible_agents = self.expected_agents(params)
+        self.possible_agents = list(drawn.order) if drawn else self.expected_agents(params)
         self.agents: list[str] = []
-        self._informants = [f"clue_{j}" for j in range(informative)]
-        self._distractor_ids = [f"distractor_{j}" for j in range(distractors)]
+        self._informants = list(drawn.informants) if drawn else [f"clue_{j}" for j in range(informative)]
+        self._distractor_ids = (
+            list(drawn.distractors) if drawn else [f"distractor_{j}" for j in range(distractors)]
+        )
+        self.guesser = drawn.guesser if drawn else "guesser"
+        self._digit = {agent: j for j, agent in enumerate(self._informants)}  # informant -> digit it states
 
         # Every table is built once; all episodes draw indexes into it.
         self._clue_family: dict[str, list[list[str]]] = {}  # informant -> per template -> per digit text
@@ -165,7 +197,7 @@ class NumberGuessEnv(ParallelEnv):
             f"You are the guesser. The secret is a whole number from {self._num(0)} to {self._num(n - 1)}. "
             "Listen to your teammates and name it."
         )
-        self._vocab["guesser"] = [self.guesser_prompt]
+        self._vocab[self.guesser] = [self.guesser_prompt]
         self._text_index = {a: {t: i for i, t in enumerate(v)} for a, v in self._vocab.items()}
         self._check_tables()
 
@@ -176,7 +208,7 @@ class NumberGuessEnv(ParallelEnv):
             min_length=1,
             charset=CHARSET + "\n",
         )
-        self._act_spaces = {a: spaces.Discrete(n if a == "guesser" else 1) for a in self.possible_agents}
+        self._act_spaces = {a: spaces.Discrete(n if a == self.guesser else 1) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self._secret = 0
         self._ids: dict[str, int] = {}
@@ -317,7 +349,7 @@ class NumberGuessEnv(ParallelEnv):
             vocab = self._vocab[agent]
             if len(set(vocab)) != len(vocab):
                 raise RuntimeError(f"number_guess: {agent} has a clue text that states two different digits")
-            if set(vocab) & set(self._vocab["distractor_0"] if self._distractor_ids else ()):
+            if set(vocab) & set(self._vocab[self._distractor_ids[0]] if self._distractor_ids else ()):
                 raise RuntimeError(f"number_guess: {agent} shares a text with the distractors")
 
     # -- PettingZoo API ------------------------------------------------------------------------------
@@ -363,9 +395,9 @@ class NumberGuessEnv(ParallelEnv):
         """The guesser's action is its guess; the team reward is 1.0 for the right number, else 0.0."""
         if not self.agents:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        if "guesser" not in actions:
-            raise ValueError("actions must include the guesser's guess")
-        guess = actions["guesser"]
+        if self.guesser not in actions:
+            raise ValueError(f"actions must include the guesser's ({self.guesser}) guess")
+        guess = actions[self.guesser]
         if isinstance(guess, np.ndarray) and guess.shape == ():
             guess = guess.item()
         if isinstance(guess, bool) or not isinstance(guess, (int, np.integer)) or not 0 <= guess < self.n:
@@ -408,9 +440,9 @@ class NumberGuessEnv(ParallelEnv):
     def agent_kind(self, agent: str) -> str:
         """ "informative" | "distractor" | "guesser"."""
         self._require_agent(agent)
-        if agent == "guesser":
+        if agent == self.guesser:
             return "guesser"
-        return "informative" if agent.startswith("clue_") else "distractor"
+        return "informative" if agent in self._digit else "distractor"
 
     def vocabulary(self, agent: str) -> list[str]:
         """Every text `agent` can show under the current template split, in text-id order."""
@@ -423,7 +455,7 @@ class NumberGuessEnv(ParallelEnv):
 
     def digit_of(self, agent: str, secret: int | np.ndarray) -> int | np.ndarray:
         """The digit informant `agent` states for `secret` (vectorised over arrays)."""
-        j = int(self._require_agent(agent).removeprefix("clue_"))
+        j = self._digit[self._require_agent(agent)]
         return (secret // self.radix**j) % self.radix
 
     def paraphrase_ids(self, agent: str, text_ids: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
@@ -475,7 +507,7 @@ class NumberGuessEnv(ParallelEnv):
             template = rng.integers(0, len(sizes), size=batch_size, dtype=np.int64)
             filler = np.floor(rng.random(batch_size) * sizes[template]).astype(np.int64)
             ids[agent] = offsets[template] + filler
-        ids["guesser"] = np.zeros(batch_size, dtype=np.int64)
+        ids[self.guesser] = np.zeros(batch_size, dtype=np.int64)
         texts = {
             a: ([self._vocab[a][i] for i in ids[a].tolist()] if with_texts else [])
             for a in self.possible_agents
@@ -503,7 +535,7 @@ class NumberGuessEnv(ParallelEnv):
             idx = self._text_index[agent].get(text) if isinstance(text, str) else None
             if idx is None:
                 problems.append(f"{agent}'s text {text!r} is not in its {self.agent_kind(agent)} table")
-            elif agent.startswith("clue_") and idx // n_templates != self.digit_of(agent, secret):
+            elif agent in self._digit and idx // n_templates != self.digit_of(agent, secret):
                 problems.append(
                     f"{agent} states digit {idx // n_templates}, but the secret {secret} has {self.digit_of(agent, secret)}"
                 )

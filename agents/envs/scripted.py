@@ -9,20 +9,37 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-SCRIPTED_ENVIRONMENTS: tuple[str, ...] = ("customer_service", "research_report")
+SCRIPTED_ENVIRONMENTS: tuple[str, ...] = (
+    "customer_service",
+    "research_report",
+    "collaborative_writing",
+    "code_generation",
+)
 
 
-def scripted_team(name: str, params: Mapping[str, Any] | None = None) -> Any:
+def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any | None = None) -> Any:
     """The rule-scripted team for environment ``name`` with ``params`` (its ``environment.params``: what
-    the agents observe matters to their rules); ValueError naming the known environments otherwise."""
+    the agents observe matters to their rules) and, for an environment that takes its team from the spec,
+    ``team`` (the spec's agents: the rules follow the drawn roster); ValueError naming the known
+    environments otherwise."""
     if name == "customer_service":
+        from agents.envs.customer_service.roster import Roster
         from agents.envs.customer_service.rules import ScriptedTeam
 
-        return ScriptedTeam(queues=(params or {}).get("role_view") == "triage")
+        roster = None if team is None else team if isinstance(team, Roster) else Roster.from_agents(team)
+        return ScriptedTeam(queues=(params or {}).get("role_view") == "triage", roster=roster)
     if name == "research_report":
         from agents.envs.research_report.scripted import ScriptedResearchTeam
 
         return ScriptedResearchTeam()
+    if name == "collaborative_writing":
+        from agents.envs.collaborative_writing.scripted import ScriptedWritingTeam
+
+        return ScriptedWritingTeam()
+    if name == "code_generation":
+        from agents.envs.code_generation.scripted import ScriptedCodeTeam
+
+        return ScriptedCodeTeam()
     raise ValueError(
         f"no rule-scripted team for environment {name!r}; available: {', '.join(SCRIPTED_ENVIRONMENTS)}"
     )

@@ -58,8 +58,8 @@ def test_example_validates_and_round_trips(path):
         ("number_guessing", {"informant", "distractor", "guesser"}, True),
         ("customer_service", {"shopping_guide", "logistics", "dispute_mediator", "quality_supervisor"}, True),
         ("research_report", {"researcher", "analyst", "writer", "reviewer"}, True),
-        ("collaborative_writing", {"planner", "writer", "polisher"}, False),
-        ("code_generation", {"architect", "implementer", "tester", "code_reviewer"}, False),
+        ("collaborative_writing", {"planner", "writer", "polisher"}, True),
+        ("code_generation", {"architect", "implementer", "tester", "code_reviewer"}, True),
     ],
 )
 def test_gallery_templates_have_their_roles(template, roles, trainable):

@@ -1,6 +1,8 @@
 """CustomerServiceEnv: the e-commerce customer-service workflow (docs/design.md#customer-service) as a PettingZoo ParallelEnv.
 
-Four agents work one ticket together. Every step each agent acts at once:
+The team is data (`roster.Roster`: the spec's agents, ``team=``; by default the shipped four below): any
+number of specialists, each owning a set of intents, and one or more reviewers. Every step each agent acts
+at once:
 
 - ``shopping_guide``, ``logistics``, ``dispute_mediator`` choose ``pass`` or one of their role's actions
   (one action per intent they own, `ROLE_ACTIONS`). A non-pass action is a message to the customer and
@@ -44,6 +46,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.customer_service.roster import (
+    DEFAULT_ROSTER,
+    INTENT_DESCRIPTIONS,
+    Roster,
+    roster_problems,
+)
 from agents.envs.customer_service.tickets import (
     ACTION_INTENT,
     DIFFICULTY_LEVELS,
@@ -53,18 +61,20 @@ from agents.envs.customer_service.tickets import (
     INTENTS,
     ROLE_ACTIONS,
     SPLITS,
-    SUPERVISOR,
     SUPERVISOR_VIEWS,
     Ticket,
     TicketFileError,
     load_tickets,
     resolve_ticket_path,
 )
-from agents.envs.customer_service.triage import ROLE_VIEWS, triage
+from agents.envs.customer_service.triage import EMPTY_QUEUE, ROLE_VIEWS, triage, triage_team
 from agents.envs.params import check_known_params, describe_params
 from agents.errors import SpecError
 
-AGENTS: tuple[str, ...] = ("shopping_guide", "logistics", "dispute_mediator", SUPERVISOR)
+AGENTS: tuple[str, ...] = tuple(DEFAULT_ROSTER.ids)
+"""The shipped team's agents (`roster.DEFAULT_ROSTER`); a spec's drawn team replaces them (``team=``)."""
+
+
 def action_name(agent: str, actions: Mapping[str, Any]) -> str:
     """The name of ``agent``'s action in ``actions`` (0 when absent); a clear error when out of range."""
     index = int(actions.get(agent, 0))
@@ -135,10 +145,14 @@ def _number_error(params: Mapping[str, Any], key: str, low: float, high: float) 
 
 
 class CustomerServiceEnv(ParallelEnv):
-    """Shopping guide, logistics, dispute mediator and quality supervisor resolve customer tickets."""
+    """A team of specialists and reviewers resolves customer tickets (by default the shipped four: shopping
+    guide, logistics, dispute mediator, quality supervisor; ``team=`` the spec's drawn agents, `roster`)."""
 
     metadata = {"name": "customer_service_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
     parameters = PARAMETERS
+    takes_team = True  # make_env(..., team=the spec's agents) builds the drawn team (`team_kwargs`)
+    intent_catalogue = tuple({"name": i, "description": INTENT_DESCRIPTIONS[i]} for i in INTENTS)
+    """The intents an agent may own (``agents[].intents``), with what each means."""
     difficulty_levels = DIFFICULTY_LEVELS  # reset(options={"difficulty": level}) follows the curriculum
 
     def __init__(
@@ -160,8 +174,13 @@ class CustomerServiceEnv(ParallelEnv):
         privileged_state: bool = True,
         delayed_reward: bool = False,
         render_mode: str | None = None,
+        team: Sequence[Any] | Roster | None = None,
     ) -> None:
-        """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`)."""
+        """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`).
+
+        ``team``: the agents (spec agents or mappings with id, role, intents, prompt) or a `Roster`; each
+        agent then also observes its own ``prompt``. None = the shipped team, without prompts.
+        """
         params = {k: v for k, v in locals().items() if k in DEFAULTS and k != "tickets"}
         errors = self.validate_params(params)
         if errors:
@@ -183,9 +202,14 @@ class CustomerServiceEnv(ParallelEnv):
         self.privileged_state = bool(privileged_state)
         self.delayed_reward = bool(delayed_reward)
         self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
+        self.roster = (
+            team if isinstance(team, Roster) else DEFAULT_ROSTER if team is None else Roster.from_agents(team)
+        )
+        self.show_prompts = team is not None
+        self.possible_agents = list(self.roster.ids)
         self.agents: list[str] = []
-        charset = set(string.printable) | {c for t in self.tickets for c in t.text + HIDDEN_TICKET}
+        prompts = "".join(m.prompt for m in self.roster.members)
+        charset = set(string.printable) | {c for t in self.tickets for c in t.text + HIDDEN_TICKET + prompts}
         self._charset = "".join(sorted(charset))
         self._max_text = max(len(HIDDEN_TICKET), *(len(t) for t in self._texts_seen()))
         self._difficulties = np.array([ticket.difficulty for ticket in self.tickets])
@@ -198,8 +222,13 @@ class CustomerServiceEnv(ParallelEnv):
 
     @staticmethod
     def expected_agents(params: Mapping[str, Any] | None = None) -> list[str]:
-        """The fixed agent names (a spec using this env must name its agents exactly so)."""
+        """The shipped team's agent names (any team `validate_team` accepts plays too)."""
         return list(AGENTS)
+
+    @staticmethod
+    def validate_team(agents: Sequence[Any], params: Mapping[str, Any] | None = None) -> list[SpecError]:
+        """What a drawn team lacks, in words, paths rooted at the spec (`roster.roster_problems`)."""
+        return [SpecError(path, message) for path, message in roster_problems(agents)]
 
     @staticmethod
     def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
@@ -245,14 +274,29 @@ class CustomerServiceEnv(ParallelEnv):
             "draft": spaces.MultiBinary(len(INTENTS)),
             "step": spaces.Discrete(self.max_steps + 1),
         }
+        if self.show_prompts:
+            longest = max(1, *(len(m.prompt) for m in self.roster.members))
+            fields["prompt"] = spaces.Text(max_length=longest, min_length=0, charset=self._charset)
         if self.mask_invalid:
-            fields["action_mask"] = spaces.MultiBinary(len(ROLE_ACTIONS[agent]))
+            fields["action_mask"] = spaces.MultiBinary(len(self.roster.role_actions[agent]))
         return spaces.Dict(fields)
 
     @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Discrete:
-        """Discrete over `ROLE_ACTIONS[agent]`."""
-        return spaces.Discrete(len(ROLE_ACTIONS[agent]))
+        """Discrete over the agent's actions (`Member.actions`: ``ROLE_ACTIONS[agent]`` for the shipped team)."""
+        return spaces.Discrete(len(self.roster.role_actions[agent]))
+
+    def action_names(self, agent: str) -> tuple[str, ...]:
+        """The names of ``agent``'s actions, in action-index order."""
+        return self.roster.role_actions[agent]
+
+    def _action(self, agent: str, actions: Mapping[str, Any]) -> str:
+        index, names = int(actions.get(agent, 0)), self.roster.role_actions[agent]
+        if not 0 <= index < len(names):
+            raise ValueError(
+                f"{agent}: action {index} is out of range 0..{len(names) - 1} ({', '.join(names)})"
+            )
+        return names[index]
 
     @functools.cached_property
     def state_space(self) -> spaces.Dict:
@@ -322,18 +366,18 @@ class CustomerServiceEnv(ParallelEnv):
             return {}, {}, {}, {}, {}
         self._step += 1
         before = self._potential(self._draft)
-        review = action_name(SUPERVISOR, actions)
+        reviews = [self._action(agent, actions) for agent in self.roster.reviewers]
         messages, duplicates, events = 0, 0, []
-        if review == "approve":
-            self._approved = True
-            events.append("supervisor approved")
-        elif review == "send_back":
-            messages += 1
+        if "send_back" in reviews:
+            messages += reviews.count("send_back")
             self._send_backs += 1
             self._draft = set()
             events.append("supervisor sent the draft back")
-        for agent in self.possible_agents[:-1]:
-            name = action_name(agent, actions)
+        elif "approve" in reviews:
+            self._approved = True
+            events.append("supervisor approved")
+        for agent in self.roster.specialists:
+            name = self._action(agent, actions)
             if name == "pass":
                 continue
             messages += 1
@@ -398,6 +442,7 @@ class CustomerServiceEnv(ParallelEnv):
                 "status": status,
                 "draft": draft.copy(),
                 "step": self._step,
+                **({"prompt": self.roster.prompt(agent)} if self.show_prompts else {}),
             }
             for agent in self.possible_agents
             if agent in self.agents
@@ -410,8 +455,8 @@ class CustomerServiceEnv(ParallelEnv):
     def action_mask(self, agent: str) -> np.ndarray:
         """Which of ``agent``'s actions make sense now: nobody approves or sends back an empty draft, and a
         role does not repeat an answer already in it (``mask_invalid`` puts this in the observations)."""
-        names = ROLE_ACTIONS[agent]
-        if agent == SUPERVISOR:
+        names = self.roster.role_actions[agent]
+        if self.roster.by_id[agent].reviewer:
             return np.array([name == "continue" or bool(self._draft) for name in names], dtype=np.int8)
         return np.array(
             [name == "pass" or ACTION_INTENT[name] not in self._draft for name in names], dtype=np.int8
@@ -420,15 +465,24 @@ class CustomerServiceEnv(ParallelEnv):
     def ticket_seen_by(self, agent: str) -> str:
         """The ticket text in ``agent``'s observation: hidden from a draft-only supervisor, and under
         ``role_view="triage"`` a specialist's own queue of requests (`triage.triage`)."""
-        if agent == SUPERVISOR:
+        if self.roster.by_id[agent].reviewer:
             return HIDDEN_TICKET if self.supervisor_view == "draft" else self.ticket.text
-        return triage(self.ticket.text)[agent] if self.role_view == "triage" else self.ticket.text
+        if self.role_view != "triage":
+            return self.ticket.text
+        return self._queues(self.ticket.text).get(agent, EMPTY_QUEUE)
+
+    def _queues(self, text: str) -> dict[str, str]:
+        """The triage desk's queue per specialist (the shipped team's `triage`, or the drawn team's)."""
+        if self.roster.owners == DEFAULT_ROSTER.owners:
+            return triage(text)
+        owners = tuple((intent, self.roster.owner(intent)) for intent in INTENTS)
+        return triage_team(text, owners, self.roster.owner("product_question"))
 
     def _texts_seen(self) -> list[str]:
         """Every ticket text an agent may observe (sizes the text spaces)."""
         texts = [t.text for t in self.tickets]
         if self.role_view == "triage":
-            texts += [queue for t in self.tickets for queue in triage(t.text).values()]
+            texts += [queue for t in self.tickets for queue in self._queues(t.text).values()]
         return texts
 
     def state(self) -> dict[str, Any]:

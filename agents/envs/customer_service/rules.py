@@ -20,15 +20,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster
 from agents.envs.customer_service.tickets import (
     HIDDEN_TICKET,
     IDLE_STEP,
     INTENT_ACTION,
-    INTENT_ROLE,
     INTENTS,
-    ROLE_ACTIONS,
-    ROLES,
-    SUPERVISOR,
     Ticket,
     load_tickets,
 )
@@ -325,19 +322,22 @@ def intent_f1(router: KeywordRouter, tickets: Sequence[Ticket]) -> float:
     return 2 * tp / max(1, 2 * tp + fp + fn)
 
 
-def fallback_rules(router: KeywordRouter, per_role: int = 40) -> list[dict]:
-    """The router as team-spec fallback rules ``[{"keywords": [...], "route_to": role}]``.
+def fallback_rules(router: KeywordRouter, per_role: int = 40, roster: Roster | None = None) -> list[dict]:
+    """The router as team-spec fallback rules ``[{"keywords": [...], "route_to": agent}]``.
 
-    Plain keywords only (the spec's keyword router has no regexes or negation): each role gets its
-    intents' mined keywords, single words first, at most ``per_role``.
+    Plain keywords only (the spec's keyword router has no regexes or negation): each specialist of
+    ``roster`` (default: the shipped team) gets its intents' mined keywords, single words first, at most
+    ``per_role``.
     """
+    roster = roster or DEFAULT_ROSTER
     rules = []
-    for role in ROLES:
+    for agent in roster.specialists:
+        owned = set(roster.by_id[agent].intents)
         words = sorted(
-            {gram for intent, grams in router.mined.items() if INTENT_ROLE[intent] == role for gram in grams},
+            {gram for intent, grams in router.mined.items() if intent in owned for gram in grams},
             key=lambda gram: (len(gram.split()), gram),
         )
-        rules.append({"keywords": words[:per_role], "route_to": role})
+        rules.append({"keywords": words[:per_role], "route_to": agent})
     return rules
 
 
@@ -371,9 +371,15 @@ class ScriptedTeam:
     rules find no request asks nothing, so the router's fallback intent does not apply there.
     """
 
-    def __init__(self, router: KeywordRouter | LabelledRouter | None = None, queues: bool = False) -> None:
+    def __init__(
+        self,
+        router: KeywordRouter | LabelledRouter | None = None,
+        queues: bool = False,
+        roster: Roster | None = None,
+    ) -> None:
         self.router = router if router is not None else KeywordRouter.tuned()
         self.queues = queues
+        self.roster = roster or DEFAULT_ROSTER  # the drawn team: an intent is answered by its first owner
         self._cache: dict[tuple[str, bool], tuple[str, ...]] = {}
 
     def intents_for(self, text: str, fallback: bool = True) -> tuple[str, ...]:
@@ -386,23 +392,23 @@ class ScriptedTeam:
     def act(self, agent: str, observation: dict) -> int:
         """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
         drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
-        if agent == SUPERVISOR and observation["ticket"] == HIDDEN_TICKET:
+        reviewer = self.roster.by_id[agent].reviewer
+        names = self.roster.role_actions[agent]
+        if reviewer and observation["ticket"] == HIDDEN_TICKET:
             # a draft-only reviewer: approve once the roles stop adding to a non-empty draft
             idle = str(observation.get("status", "")).endswith(f"last: {IDLE_STEP}")
-            return ROLE_ACTIONS[SUPERVISOR].index("approve" if drafted and idle else "continue")
-        predicted = self.intents_for(
-            str(observation["ticket"]), fallback=agent == SUPERVISOR or not self.queues
-        )
-        if agent == SUPERVISOR:
+            return names.index("approve" if drafted and idle else "continue")
+        predicted = self.intents_for(str(observation["ticket"]), fallback=reviewer or not self.queues)
+        if reviewer:
             if drafted - set(predicted):
-                return ROLE_ACTIONS[SUPERVISOR].index("send_back")
+                return names.index("send_back")
             if set(predicted) <= drafted:
-                return ROLE_ACTIONS[SUPERVISOR].index("approve")
-            return ROLE_ACTIONS[SUPERVISOR].index("continue")
+                return names.index("approve")
+            return names.index("continue")
         for intent in predicted:
-            if INTENT_ROLE[intent] == agent and intent not in drafted:
-                return ROLE_ACTIONS[agent].index(INTENT_ACTION[intent])
-        return ROLE_ACTIONS[agent].index("pass")
+            if self.roster.owner(intent) == agent and intent not in drafted:
+                return names.index(INTENT_ACTION[intent])
+        return names.index("pass")
 
     def actions(self, observations: dict[str, dict]) -> dict[str, int]:
         """Scripted actions for every agent that has an observation."""
@@ -414,8 +420,8 @@ class ExpertTeam(ScriptedTeam):
     shows it (a draft-only supervisor, triage queues): privileged like the critic's state, for offline logs
     and the teacher only. It finds the ticket by the ``ticket_id`` the env puts in every info."""
 
-    def __init__(self, tickets: Sequence[Ticket]) -> None:
-        super().__init__(LabelledRouter(tickets))
+    def __init__(self, tickets: Sequence[Ticket], roster: Roster | None = None) -> None:
+        super().__init__(LabelledRouter(tickets), roster=roster)
         self.texts = {t.id: t.text for t in tickets}
 
     def act_on_ticket(self, agent: str, observation: dict, ticket_id: str | None) -> int:

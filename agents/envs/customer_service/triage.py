@@ -52,6 +52,19 @@ def triage(text: str) -> dict[str, str]:
     return {role: QUEUE_SEPARATOR.join(clauses) or EMPTY_QUEUE for role, clauses in filed.items()}
 
 
+@functools.lru_cache(maxsize=8192)
+def triage_team(text: str, owners: tuple[tuple[str, str], ...], front_desk: str) -> dict[str, str]:
+    """`triage` for a drawn team: ``owners`` pairs each intent with the agent whose queue takes it, and
+    ``front_desk`` gets the requests the rules cannot place."""
+    owner = dict(owners)
+    filed: dict[str, list[str]] = {agent: [] for agent in dict.fromkeys((*owner.values(), front_desk))}
+    for clause in split_clauses(text):
+        found = _triage_rules().hand_matches(normalise(clause))
+        for agent in dict.fromkeys(owner[intent] for intent in found if intent in owner) or [front_desk]:
+            filed[agent].append(clause)
+    return {agent: QUEUE_SEPARATOR.join(clauses) or EMPTY_QUEUE for agent, clauses in filed.items()}
+
+
 def misfiled(ticket: Ticket) -> tuple[str, ...]:
     """The ticket's intents whose owner the triage filed nothing with: only a teammate can tell them."""
     queues = triage(ticket.text)

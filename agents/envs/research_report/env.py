@@ -6,17 +6,18 @@ observation says which actions are valid, invalid ones are ignored):
 
 1. research — ``researcher``: ``pick_source_i`` (one of the topic's shuffled search results) or
    ``enough``; after ``max_sources`` picks the phase ends by itself.
-2. analysis — ``analyst``: ``framework_{pest,swot,timeline}``, ``adopt_fact_i`` (facts of the picked
+2. analysis — ``analyst``: ``framework_{pest,swot,timeline}`` (once), ``adopt_fact_i`` (facts of the picked
    sources) or ``done``.
-3. writing — ``writer``: ``structure_*``, ``detail_{brief,standard,detailed}`` or ``submit``: the writer
+3. writing — ``writer``: ``structure_*``, ``detail_{brief,standard,detailed}`` (each once per draft) or ``submit``: the writer
    composes the report from the adopted facts by template (or with a local causal LM: ``writer_model``)
    and, after a send-back, fixes the issues the reviewer flagged.
-4. review — ``reviewer``: ``flag_{fact_error,logic_gap,redundancy}``, ``send_back`` or ``accept`` (ends).
+4. review — ``reviewer``: ``flag_{fact_error,logic_gap,redundancy}``, ``send_back`` (at most twice) or
+   ``accept`` (ends).
 
 Rewards (per agent; docs/design.md#research-report): the judge's weighted score (accuracy, depth, structure,
 readability) × ``final_weight`` to every agent at accept; shaping to the agent that earned it:
-+0.1 researcher per relevant reliable source, +0.05 analyst per adopted fact that appears in a submitted
-draft, +0.02 writer per paragraph not flagged in a review round, +0.05 reviewer per flag that led to a
++0.1 researcher per relevant reliable source, +0.05 analyst per adopted correct fact that appears in a
+submitted draft, +0.02 writer per paragraph not flagged in a review round, +0.05 reviewer per flag that led to a
 fix (−``false_flag_penalty`` per flag of an absent issue), −``step_cost`` per step, and −1.0 to everyone
 when ``max_steps`` pass without acceptance (truncation). ``info["team_reward"]`` is the sum over agents.
 """
@@ -24,7 +25,6 @@ when ``max_steps`` pass without acceptance (truncation). ``info["team_reward"]``
 from __future__ import annotations
 
 import functools
-import re
 import string
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,9 +36,10 @@ from pettingzoo import ParallelEnv
 
 from agents import places
 from agents.envs.params import check_known_params, describe_params
+from agents.envs.research_report import views
 from agents.envs.research_report.corpus import (
-    FACT_KINDS,
     FRAMEWORKS,
+    SPLITS,
     STRUCTURES,
     CorpusError,
     Document,
@@ -55,13 +56,22 @@ from agents.envs.research_report.judge import (
     paragraph_issues,
     report_issues,
 )
+from agents.envs.research_report.views import (
+    FEATURE_SIZES,
+    MAX_DOCS,
+    MAX_FACTS,
+    PADDING,
+    PHASES,
+    SOURCE_TYPES,
+    STATE_SIZE,
+    TEXT_LIMIT,
+)
 from agents.errors import SpecError
 
 AGENTS: tuple[str, ...] = ("researcher", "analyst", "writer", "reviewer")
-PHASES: tuple[str, ...] = ("research", "analysis", "writing", "review", "done")
 PHASE_AGENT = dict(zip(PHASES, AGENTS, strict=False))
-MAX_DOCS = 8
-MAX_FACTS = 12
+MAX_SEND_BACKS = 2
+__all__ = ["FEATURE_SIZES", "MAX_DOCS", "PADDING", "SOURCE_TYPES", "STATE_SIZE", "ResearchReportEnv"]
 ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
     "researcher": ("wait", "enough", *(f"pick_source_{i}" for i in range(MAX_DOCS))),
     "analyst": (
@@ -88,6 +98,7 @@ def action_name(agent: str, actions: Mapping[str, Any]) -> str:
 DEFAULTS: dict[str, Any] = {
     "corpus": None,
     "topics": None,
+    "split": "all",
     "max_steps": 32,
     "max_sources": 5,
     "step_cost": 0.0,
@@ -102,7 +113,8 @@ PARAMETERS = describe_params(
     DEFAULTS,
     {
         "corpus": "A directory with topics.jsonl and documents.jsonl; empty = the shipped corpus.",
-        "topics": "Topic names to draw from, comma-separated; empty = every topic.",
+        "topics": "Topic names to draw from, comma-separated; empty = every topic (of the split).",
+        "split": "Which topics: train, test or all (the corpus marks each topic train or test).",
         "max_steps": "Steps the team gets per report before it times out.",
         "max_sources": "Sources the researcher may pick before the research phase ends by itself.",
         "step_cost": "Cost of every step.",
@@ -112,41 +124,27 @@ PARAMETERS = describe_params(
         "writer_model": "A local causal-LM directory the writer composes with; empty = template writing.",
         "shuffle": "Draw topics at random (off: in order).",
     },
+    choices={"split": ("all", *SPLITS)},
     kinds={"topics": "list"},
 )
 """The parameters as the designer's Environment tab shows them."""
 
-TEXT_LIMIT = 3000
-SOURCE_TYPES: tuple[str, ...] = (
-    "statistics office",
-    "industry report",
-    "peer-reviewed study",
-    "news analysis",
-    "forum post",
-    "blog",
-)
-PADDING = "This point deserves attention"
-"""The filler sentence a detailed report pads with (visible to the reviewer in the draft)."""
-FEATURE_SIZES: dict[str, int] = {
-    "researcher": 3 + MAX_DOCS * (3 + len(SOURCE_TYPES)),
-    "analyst": 3 + len(FRAMEWORKS) + 1 + MAX_FACTS * (3 + len(SOURCE_TYPES) + len(FACT_KINDS)),
-    "writer": 3 + len(STRUCTURES) + len(DETAILS) + len(ISSUES) + 1,
-    "reviewer": 3 + len(ISSUES) + 4,
-}
-"""Length of each agent's ``features`` observation (see `ResearchReportEnv.features`)."""
-STATE_SIZE = len(PHASES) + 4 + len(FRAMEWORKS) + len(STRUCTURES) + len(DETAILS) + 2 * len(ISSUES) + 1
 
 
 class ResearchReportEnv(ParallelEnv):
     """Researcher, analyst, writer and reviewer produce a report judged on four dimensions."""
 
     parameters = PARAMETERS
+    unread_fields: tuple[str, ...] = ("text",)
+    """Observation fields a learned reader skips: the free-text view restates ``features`` and changes
+    every step, so embedding it would cost a backbone call per agent and step."""
     metadata = {"name": "research_report_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
 
     def __init__(
         self,
         corpus: str | Path | None = None,
         topics: list[str] | None = None,
+        split: str = "all",
         max_steps: int = 32,
         max_sources: int = 5,
         step_cost: float = 0.0,
@@ -163,7 +161,11 @@ class ResearchReportEnv(ParallelEnv):
         if errors:
             raise ValueError(f"research_report: {errors[0].path}: {errors[0].message}")
         self.topics, self.documents = load_corpus(corpus)
-        self.topic_names = list(topics) if topics else list(self.topics)
+        self.split = split
+        in_split = [t for t in self.topics if split == "all" or self.topics[t].split == split]
+        self.topic_names = list(topics) if topics else in_split
+        if not self.topic_names:
+            raise CorpusError(f"research_report: the corpus has no {split} topics")
         unknown = [t for t in self.topic_names if t not in self.topics]
         if unknown:
             raise CorpusError(
@@ -205,6 +207,8 @@ class ResearchReportEnv(ParallelEnv):
                 errors.append(
                     SpecError("$.corpus", "must be a directory holding topics.jsonl and documents.jsonl")
                 )
+        if merged["split"] not in ("all", *SPLITS):
+            errors.append(SpecError("$.split", f"must be one of all, {', '.join(SPLITS)}"))
         topics = merged["topics"]
         if topics is not None and (
             not isinstance(topics, list) or not topics or not all(isinstance(t, str) for t in topics)
@@ -280,6 +284,7 @@ class ResearchReportEnv(ParallelEnv):
         self.framework: str | None = None
         self.structure: str = STRUCTURES[0]
         self.detail: str = "standard"
+        self.chosen: set[str] = set()
         self.draft: Report | None = None
         self.flags: set[str] = set()
         self.pending_fixes: set[str] = set()
@@ -339,6 +344,14 @@ class ResearchReportEnv(ParallelEnv):
             return slot < len(self.fact_pool) and self.fact_pool[slot] not in self.adopted
         if agent == "reviewer" and name.startswith("flag_"):
             return name[5:] not in self.flags
+        # a choice is made once (per draft for the writer), and a report is sent back at most
+        # MAX_SEND_BACKS times: every episode ends, whatever a (greedy) policy repeats
+        if name.startswith("framework_"):
+            return self.framework is None
+        if name.startswith(("structure_", "detail_")):
+            return name.split("_", 1)[0] not in self.chosen
+        if name == "send_back":
+            return self.send_backs < MAX_SEND_BACKS
         return True
 
     def step(self, actions: Mapping[str, int]) -> tuple[dict, dict, dict, dict, dict]:
@@ -401,10 +414,13 @@ class ResearchReportEnv(ParallelEnv):
         self.log.append(f"writer: {name}")
         if name.startswith("structure_"):
             self.structure = name[len("structure_") :]
+            self.chosen.add("structure")
             return
         if name.startswith("detail_"):
             self.detail = name[len("detail_") :]
+            self.chosen.add("detail")
             return
+        self.chosen.clear()
         facts = list(self.adopted)
         fixed = set()
         if self.draft is not None:
@@ -416,7 +432,11 @@ class ResearchReportEnv(ParallelEnv):
         fixed -= report_issues(self.draft)  # a fix only counts when the issue is gone
         rewards["reviewer"] += 0.05 * len(fixed)
         stated = {fact.id for fact in self.draft.facts}
-        new = [fact for fact in self.adopted if fact.id in stated and fact.id not in self.credited_facts]
+        new = [
+            fact
+            for fact in self.adopted
+            if fact.correct and fact.id in stated and fact.id not in self.credited_facts
+        ]
         rewards["analyst"] += 0.05 * len(new)
         self.credited_facts |= {fact.id for fact in new}
         self.pending_fixes = set()
@@ -474,85 +494,14 @@ class ResearchReportEnv(ParallelEnv):
     # ------------------------------------------------------------------------------------ observations
 
     def _view(self, agent: str) -> str:
-        head = f"Topic: {self.topic.question}\nPhase: {self.phase}; step {self.step_count}/{self.max_steps}."
-        if agent == "researcher":
-            lines = [
-                f"[{i}] {doc.title} ({doc.source}){' - picked' if doc in self.picked else ''}"
-                for i, doc in enumerate(self.results)
-            ]
-            body = "Search results:\n" + "\n".join(lines)
-        elif agent == "analyst":
-            lines = [
-                f"[{i}] ({fact.kind}) {fact.text} - {self._source(fact).source}{' - adopted' if fact in self.adopted else ''}"
-                for i, fact in enumerate(self.fact_pool)
-            ]
-            body = f"Framework: {self.framework or 'none'}. Facts from picked sources:\n" + "\n".join(lines)
-        elif agent == "writer":
-            lines = [f"- ({fact.kind}) {fact.text}" for fact in self.adopted]
-            flags = ", ".join(sorted(self.pending_fixes)) or "none"
-            body = (
-                f"Framework: {self.framework or 'none'}; structure {self.structure}; detail {self.detail}; "
-                f"reviewer flags to fix: {flags}.\nAnalyst's facts:\n" + "\n".join(lines)
-            )
-        else:
-            sources = sorted({self._source(f).source for f in self.draft.facts}) if self.draft else []
-            body = (
-                f"Flags so far: {', '.join(sorted(self.flags)) or 'none'}; sent back {self.send_backs}x; "
-                f"sources cited: {', '.join(sources) or 'none'}.\n"
-                f"Draft:\n{self.draft.text if self.draft else '(no draft yet)'}"
-            )
-        return (head + "\n" + body)[:TEXT_LIMIT]
+        return views.view(self, agent)
 
     def _source(self, fact: Fact) -> Document:
-        return next(doc for doc in self.documents[self.topic.topic] if fact in doc.facts)
+        return views.source_of(self, fact)
 
     def features(self, agent: str) -> np.ndarray:
-        """The agent's structured view: numbers for what its text view shows (no hidden ground truth).
-
-        Every agent: step/max_steps, steps spent in this phase (/8), send-backs (/3). Then researcher: per
-        search-result slot — present, picked, title shares a word with the question, source type one-hot;
-        analyst: framework one-hot (+ none), per fact slot — present, adopted, repeats an adopted sentence,
-        source type one-hot, kind one-hot; writer: structure, detail, flags to fix, a draft exists;
-        reviewer: flags so far, and whether the draft cites a forum post / a blog, repeats a sentence,
-        or pads.
-        """
-        out = [
-            min(1.0, self.step_count / self.max_steps),
-            min(1.0, (self.step_count - self.phase_start) / 8),
-            min(1.0, self.send_backs / 3),
-        ]
-        if agent == "researcher":
-            question = _words(self.topic.question)
-            for i in range(MAX_DOCS):
-                doc = self.results[i] if i < len(self.results) else None
-                out += [float(doc is not None), float(doc in self.picked)]
-                out.append(float(doc is not None and bool(_words(doc.title) & question)))
-                out += [float(doc is not None and doc.source == t) for t in SOURCE_TYPES]
-        elif agent == "analyst":
-            out += [float(self.framework == f) for f in FRAMEWORKS] + [float(self.framework is None)]
-            pool, adopted_texts = self.fact_pool, {fact.text for fact in self.adopted}
-            for i in range(MAX_FACTS):
-                fact = pool[i] if i < len(pool) else None
-                source = self._source(fact).source if fact is not None else None
-                out += [float(fact is not None), float(fact in self.adopted)]
-                out.append(
-                    float(fact is not None and fact not in self.adopted and fact.text in adopted_texts)
-                )
-                out += [float(source == t) for t in SOURCE_TYPES]
-                out += [float(fact is not None and fact.kind == k) for k in FACT_KINDS]
-        elif agent == "writer":
-            out += [float(self.structure == x) for x in STRUCTURES] + [
-                float(self.detail == d) for d in DETAILS
-            ]
-            out += [float(i in self.pending_fixes) for i in ISSUES] + [float(self.draft is not None)]
-        else:
-            cited = {self._source(f).source for f in self.draft.facts} if self.draft else set()
-            text = self.draft.text if self.draft else ""
-            sentences = [x.strip() for x in text.split(". ") if x.strip() and not x.startswith("##")]
-            out += [float(i in self.flags) for i in ISSUES]
-            out += [float("forum post" in cited), float("blog" in cited)]
-            out += [float(len(sentences) != len(set(sentences))), float(PADDING in text)]
-        return np.array(out, dtype=np.float32)
+        """The agent's structured view (`views.features`: numbers for what its text view shows)."""
+        return views.features(self, agent)
 
     def _observations(self) -> dict[str, dict]:
         phase = PHASES.index(self.phase)
@@ -568,29 +517,8 @@ class ResearchReportEnv(ParallelEnv):
         }
 
     def state(self) -> dict[str, Any]:
-        """Global state for a centralised critic.
-
-        ``vector`` = phase one-hot (5) ‖ picked/MAX_DOCS, relevant reliable picked/4, adopted/MAX_FACTS,
-        key claims covered (correct) share ‖ framework (3) ‖ structure (3) ‖ detail (3) ‖ issues in the
-        draft (3) ‖ flags raised (3) ‖ step/max_steps. ``text`` = the question and the current draft.
-        """
-        good = sum(doc.relevant and doc.reliable for doc in self.picked)
-        covered = {f.claim for f in self.adopted if f.correct} & set(self.key_claims)
-        issues = report_issues(self.draft) if self.draft else set()
-        vector = [float(p == self.phase) for p in PHASES]
-        vector += [
-            len(self.picked) / MAX_DOCS,
-            min(1.0, good / 4),
-            len(self.adopted) / MAX_FACTS,
-            len(covered) / max(1, len(self.key_claims)),
-        ]
-        vector += [float(f == self.framework) for f in FRAMEWORKS]
-        vector += [float(s == self.structure) for s in STRUCTURES]
-        vector += [float(d == self.detail) for d in DETAILS]
-        vector += [float(i in issues) for i in ISSUES] + [float(i in self.flags) for i in ISSUES]
-        vector.append(min(1.0, self.step_count / self.max_steps))
-        text = f"Topic: {self.topic.question}\n" + (self.draft.text if self.draft else "(no draft yet)")
-        return {"text": text[:TEXT_LIMIT], "vector": np.array(vector, dtype=np.float32)}
+        """Global state for a centralised critic (`views.state`)."""
+        return views.state(self)
 
     def _info(self, rewards: Mapping[str, float]) -> dict[str, Any]:
         return {
@@ -603,6 +531,8 @@ class ResearchReportEnv(ParallelEnv):
             "issues": sorted(report_issues(self.draft)) if self.draft else [],
             "scores": dict(self.scores),
             "accepted": self.phase == "done",
+            # the judge's score of an accepted report: what a trainer's validation keeps the best checkpoint by
+            "success": float(self.scores.get("score", 0.0)) if self.phase == "done" else 0.0,
             "team_reward": float(sum(rewards.values())),
             "last": self.log[-1] if self.log else "start",
         }
@@ -617,14 +547,6 @@ class ResearchReportEnv(ParallelEnv):
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def _words(text: str) -> set[str]:
-    """Content words of a text (lower case, three letters or more)."""
-    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2} - QUESTION_STOPWORDS
-
-
-QUESTION_STOPWORDS = {"the", "and", "what", "how", "does", "are", "which", "where"}
 
 
 def _shipped_topic_names() -> set[str]:

@@ -9,8 +9,11 @@ observations too:
   source, skipping sentences it has already adopted; then ``done``;
 - writer: problem–solution for "measures / risks / holds back" questions, executive summary for
   market / supply questions, classic otherwise; standard detail; ``submit``;
-- reviewer: flags a fact error when a forum post is cited and redundancy when a sentence repeats or
-  padding appears; sends back once, otherwise accepts.
+- reviewer: flags a fact error when a source outside those types (a forum post, a blog) is cited and
+  redundancy when a sentence repeats or padding appears; sends back once, otherwise accepts.
+
+The reputable types are a fixed, domain-blind ranking: ``ScriptedResearchTeam(trusted=...)`` takes
+another set (bench/template_workflows.py also reports the best fixed set, chosen on the training topics).
 """
 
 from __future__ import annotations
@@ -53,7 +56,11 @@ def _words(text: str) -> set[str]:
 
 
 class ScriptedResearchTeam:
-    """One rule-scripted policy per role of `ResearchReportEnv`."""
+    """One rule-scripted policy per role of `ResearchReportEnv`; ``trusted`` = the source types it relies on
+    (default `REPUTABLE`: a fixed, domain-blind ranking of outlets)."""
+
+    def __init__(self, trusted: tuple[str, ...] = REPUTABLE):
+        self.trusted = tuple(trusted)
 
     def act(self, agent: str, observation: dict) -> int:
         """The scripted action index for ``agent`` (``wait`` when it is not its turn)."""
@@ -78,7 +85,7 @@ class ScriptedResearchTeam:
         results.sort(key=lambda row: not (_words(row[1]) & question))
         for slot, _title, source in results:
             action = f"pick_source_{slot}"
-            if source in REPUTABLE and mask[names.index(action)]:
+            if source in self.trusted and mask[names.index(action)]:
                 return action
         return "enough"
 
@@ -91,7 +98,7 @@ class ScriptedResearchTeam:
         adopted = {sentence for _, sentence, _, flag in lines if flag}
         for slot, sentence, source, flag in lines:
             action = f"adopt_fact_{slot}"
-            if not flag and source in REPUTABLE and sentence not in adopted and mask[names.index(action)]:
+            if not flag and source in self.trusted and sentence not in adopted and mask[names.index(action)]:
                 return action
         return "done"
 
@@ -116,7 +123,10 @@ class ScriptedResearchTeam:
         sentences = [
             s.strip() for s in re.split(r"(?<=\.)\s+", draft) if s.strip() and not s.startswith("##")
         ]
-        if "forum post" in text and mask[names.index("flag_fact_error")]:
+        cited = re.search(r"sources cited: (.*)\.", text)
+        names_cited = cited.group(1).split(", ") if cited and cited.group(1) != "none" else []
+        untrusted = any(source not in self.trusted for source in names_cited)
+        if untrusted and mask[names.index("flag_fact_error")]:
             return "flag_fact_error"
         repeated = len(sentences) != len(set(sentences)) or PADDING in draft
         if repeated and mask[names.index("flag_redundancy")]:

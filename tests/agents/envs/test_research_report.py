@@ -10,8 +10,8 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from agents.envs import make_env
 from agents.envs.customer_service.randomisation import DomainRandomisation
-from agents.envs.research_report.corpus import CorpusError, load_corpus
-from agents.envs.research_report.env import AGENTS, ROLE_ACTIONS, ResearchReportEnv
+from agents.envs.research_report.corpus import DOMAINS, CorpusError, load_corpus
+from agents.envs.research_report.env import AGENTS, MAX_DOCS, ROLE_ACTIONS, ResearchReportEnv
 from agents.envs.research_report.judge import compose, judge, report_issues
 from agents.envs.research_report.scripted import ScriptedResearchTeam
 from tests.fixtures.tiny_models import build_tiny_causal_lm
@@ -38,11 +38,16 @@ def run_scripted(env, topic=None, seed=0):
 
 def test_corpus_shape_and_errors(tmp_path):
     topics, documents = load_corpus()
-    assert len(topics) >= 6
-    for docs in documents.values():
+    splits = [t.split for t in topics.values()]
+    assert len(topics) >= 30 and splits.count("test") >= 10 and splits.count("train") >= 20
+    assert {t.domain for t in topics.values()} == set(DOMAINS)
+    for name, docs in documents.items():
+        assert len(docs) == MAX_DOCS
         assert sum(d.relevant and d.reliable for d in docs) >= 3
         assert any(not d.reliable for d in docs) and any(not d.relevant for d in docs)
         assert any(f.kind == "argument" and f.supports for d in docs for f in d.facts)
+        # besides the forum post, an unreliable source of a type that is reputable elsewhere
+        assert any(not d.reliable and d.source != "forum post" for d in docs), name
     (tmp_path / "topics.jsonl").write_text(
         json.dumps(
             {"topic": "t", "question": "q?", "keywords": [], "framework": "pest", "structure": "classic"}
@@ -65,14 +70,14 @@ def test_judge_dimensions_react_to_errors_gaps_and_redundancy():
     topic = topics["ev_market"]
     good = [f for d in documents["ev_market"][:3] for f in d.facts]
     keys = sorted({f.claim for f in good})
-    best = judge(compose(topic, good, "swot", "executive_summary", "standard"), topic, keys)
+    best = judge(compose(topic, good, "swot", topic.structure, "standard"), topic, keys)
     assert best == pytest.approx({"accuracy": 1, "depth": 1, "structure": 1, "readability": 1, "score": 1})
-    wrong = [f for d in documents["ev_market"] if not d.reliable for f in d.facts]
-    erroneous = compose(topic, good + wrong, "swot", "executive_summary", "standard")
+    wrong = [f for d in documents["ev_market"] if d.source == "forum post" for f in d.facts]
+    erroneous = compose(topic, good + wrong, "swot", topic.structure, "standard")
     assert "fact_error" in report_issues(erroneous)
     assert judge(erroneous, topic, keys)["accuracy"] == pytest.approx(6 / 8)
     gap = [f for f in good if f.claim != "ev_market:battery_cost"]
-    gapped = compose(topic, gap, "swot", "executive_summary", "standard")
+    gapped = compose(topic, gap, "swot", topic.structure, "standard")
     assert report_issues(gapped) == {"logic_gap"}
     assert judge(gapped, topic, keys)["depth"] < 0.8
     padded = compose(topic, good + good[:1], "pest", "classic", "detailed")
@@ -109,17 +114,22 @@ def test_same_seed_same_trajectory():
     assert random_trajectory(ResearchReportEnv(), 5) != random_trajectory(ResearchReportEnv(), 6)
 
 
-def test_scripted_team_writes_good_reports_in_few_steps():
+def test_scripted_team_writes_accepted_reports_in_few_steps_but_trusts_the_wrong_sources():
     env = ResearchReportEnv()
-    scores, steps = [], []
+    scores, steps, fooled = [], [], 0
     for topic in env.topic_names:
         totals, info = run_scripted(env, topic)
         assert info["accepted"]
         scores.append(info["scores"]["score"])
         steps.append(info["steps"])
-        # four relevant reliable sources = +0.4 shaping on top of the shared judge score
-        assert totals["researcher"] == pytest.approx(0.4 + info["scores"]["score"])
-    assert np.mean(scores) >= 0.85 and max(steps) <= 20
+        picked = [d for d in env.documents[topic] if d.id in info["sources"]]
+        # +0.1 shaping per relevant reliable source on top of the shared judge score
+        good = sum(d.relevant and d.reliable for d in picked)
+        assert totals["researcher"] == pytest.approx(0.1 * good + info["scores"]["score"])
+        fooled += any(not d.reliable for d in picked)
+    # a fixed source-type ranking never picks a forum post but cannot know which outlets a domain can't trust
+    assert 0.6 <= np.mean(scores) <= 0.85 and max(steps) <= 20
+    assert fooled >= len(env.topic_names) // 2
 
 
 def test_seed_shaping_rewards_review_loop_and_step_limit():
@@ -138,7 +148,7 @@ def test_seed_shaping_rewards_review_loop_and_step_limit():
     env.step(act("analyst", "framework_swot"))
     env.step(act("analyst", "done"))
     _, rewards, *_ = env.step(act("writer", "submit"))
-    assert rewards["analyst"] == pytest.approx(0.05 * 4)  # every adopted fact appears in the draft
+    assert rewards["analyst"] == pytest.approx(0.05 * 2)  # the two adopted correct facts are in the draft
     assert "fact_error" in report_issues(env.draft)
     assert report_issues(env.draft) == {"fact_error", "redundancy"}  # the forum restates claims wrongly
     _, rewards, *_ = env.step(act("reviewer", "flag_logic_gap"))
@@ -213,6 +223,7 @@ def test_scripted_team_lookup_by_environment_name():
 
 def test_structured_view_follows_what_the_agents_text_shows():
     from agents.envs.research_report.env import FEATURE_SIZES, SOURCE_TYPES
+    from agents.envs.research_report.views import HEAD
 
     env = ResearchReportEnv(topics=["urban_heat"])
     observations, _ = env.reset(seed=3)
@@ -220,17 +231,43 @@ def test_structured_view_follows_what_the_agents_text_shows():
     assert observations["writer"]["question"] == env.topic.question
     forum = slot_of(env, lambda doc: doc.source == "forum post")
     width = 3 + len(SOURCE_TYPES)
-    slot = observations["researcher"]["features"][3 + forum * width : 3 + (forum + 1) * width]
+    assert observations["researcher"]["features"][3 + DOMAINS.index("environment")] == 1.0  # the domain
+    slot = observations["researcher"]["features"][HEAD + forum * width : HEAD + (forum + 1) * width]
     assert slot[1] == 0.0 and slot[3 + SOURCE_TYPES.index("forum post")] == 1.0  # shown, not picked
     observations, *_ = env.step(act("researcher", f"pick_source_{forum}"))
-    assert observations["researcher"]["features"][3 + forum * width + 1] == 1.0  # now picked
+    assert observations["researcher"]["features"][HEAD + forum * width + 1] == 1.0  # now picked
     observations, *_ = env.step(act("researcher", "enough"))
     analyst = observations["analyst"]["features"]
     assert analyst[1] == 0.0  # a new phase: no steps spent in it yet
-    assert analyst[3 + 3] == 1.0  # framework: none yet
+    assert analyst[HEAD + 3] == 1.0  # framework: none yet
     env.step(act("analyst", "adopt_fact_0"))
     env.step(act("analyst", "done"))
     observations, *_ = env.step(act("writer", "submit"))
     reviewer = observations["reviewer"]["features"]
-    assert reviewer[3 + 3] == 1.0  # the draft cites a forum post: visible in the reviewer's text
+    assert reviewer[HEAD + 3 + SOURCE_TYPES.index("forum post")] == 1.0  # cited: visible in its text
     assert "forum post" in observations["reviewer"]["text"]
+
+
+def test_train_and_test_topics_are_apart_and_the_generator_is_deterministic(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    train, test = ResearchReportEnv(split="train"), ResearchReportEnv(split="test")
+    assert len(train.topic_names) >= 20 and len(test.topic_names) >= 10
+    assert not set(train.topic_names) & set(test.topic_names)
+    assert {train.topics[t].domain for t in test.topic_names} == set(DOMAINS)  # every domain is tested
+    for _ in range(20):
+        train.reset()
+        assert train.topic.split == "train"
+    assert ResearchReportEnv.validate_params({"split": "dev"})[0].path == "$.split"
+    data = Path(__file__).resolve().parents[3] / "data" / "research_report"
+    subprocess.run([sys.executable, str(data / "generate.py"), "--out", str(tmp_path)], check=True)
+    for name in ("topics.jsonl", "documents.jsonl"):
+        assert (tmp_path / name).read_text() == (data / name).read_text(), f"regenerate {name}"
+
+
+def test_the_reader_skips_the_free_text_view():
+    from agents.envs import env_class
+
+    assert env_class("research_report").unread_fields == ("text",)

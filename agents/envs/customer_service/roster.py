@@ -1,0 +1,219 @@
+"""The customer-service team as data: which agents there are, what each is responsible for, what it is told.
+
+A team (the spec's agents, `Roster.from_agents`) holds *specialists* — any number ≥ 1, each owning a set of
+intents from the catalogue (`INTENTS`, described in `INTENT_DESCRIPTIONS`) — and one or more *reviewers*
+(role ``quality_supervisor`` or ``reviewer``) that approve or send back the draft answer. A specialist's
+actions are ``pass`` plus one answer per intent it owns (catalogue order); a reviewer's are ``continue``,
+``approve``, ``send_back``. Every intent must have an owner; two specialists may share one (a second
+mediator). An agent that names no intents and has one of the shipped specialist roles owns that role's
+intents (`DEFAULT_INTENTS`), so specs written before intents were an agent field keep their meaning.
+
+`roster_problems` says, in words, what a drawn team lacks ("nobody owns the intents return_refund,
+damaged_item: give them to an agent"); `DEFAULT_ROSTER` is the shipped four-agent team.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, ROLES, SUPERVISOR
+
+INTENT_DESCRIPTIONS: dict[str, str] = {
+    "product_question": "Questions about a product: specifications, size, material, compatibility, stock.",
+    "recommendation": "Asks which product to buy: suggestions, comparisons, gift ideas.",
+    "order_tracking": "Where an order or parcel is now: tracking number, shipping status, courier.",
+    "delivery_delay": "A delivery that is late, overdue or has not arrived yet.",
+    "address_change": "Change or correct the delivery address of an order, redirect a parcel.",
+    "return_refund": "Return an item, cancel an order, get the money back.",
+    "damaged_item": "An item that arrived broken, cracked, dented, leaking or not working.",
+    "complaint": "Unhappy with the service or staff, asks to escalate to a manager.",
+}
+"""What each intent of the catalogue means (the designer shows it next to the intent's checkbox)."""
+
+REVIEWER_ROLES: tuple[str, ...] = (SUPERVISOR, "reviewer")
+"""Roles that review the draft answer instead of answering."""
+
+SPECIALIST_ROLES: tuple[str, ...] = (*ROLES, "custom")
+"""Roles that answer intents."""
+
+REVIEW_ACTIONS: tuple[str, ...] = ("continue", "approve", "send_back")
+
+DEFAULT_INTENTS: dict[str, tuple[str, ...]] = {
+    role: tuple(i for i in INTENTS if INTENT_ROLE[i] == role) for role in ROLES
+}
+"""The intents a shipped specialist role owns when its agent names none."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """One agent of the team: its id, role, what it owns (empty for a reviewer) and its prompt."""
+
+    id: str
+    role: str
+    intents: tuple[str, ...] = ()
+    prompt: str = ""
+
+    @property
+    def reviewer(self) -> bool:
+        """Whether this agent reviews the draft (else it answers its intents)."""
+        return self.role in REVIEWER_ROLES
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The names of this agent's actions; the action index is the position here."""
+        if self.reviewer:
+            return REVIEW_ACTIONS
+        return ("pass", *(INTENT_ACTION[i] for i in INTENTS if i in self.intents))
+
+    def to_dict(self) -> dict:
+        """JSON form (what a checkpoint records)."""
+        return {"id": self.id, "role": self.role, "intents": list(self.intents), "prompt": self.prompt}
+
+
+class RosterError(ValueError):
+    """A team that cannot play customer service; the message says what to change."""
+
+
+def _field(agent: object, key: str, default: object = None) -> object:
+    if isinstance(agent, Mapping):
+        return agent.get(key, default)
+    return getattr(agent, key, default)
+
+
+def _member(agent: object) -> Member:
+    role = str(_field(agent, "role", ""))
+    given = _field(agent, "intents") or ()
+    intents = () if role in REVIEWER_ROLES else tuple(given) or DEFAULT_INTENTS.get(role, ())
+    ordered = tuple(i for i in INTENTS if i in intents)
+    return Member(str(_field(agent, "id", "")), role, ordered, str(_field(agent, "prompt", "") or ""))
+
+
+def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
+    """Every problem of a drawn team as (JSON path, message), paths rooted at the spec (``$.agents[i]``);
+    [] for a team that can play. ``agents`` are spec agents or mappings with id, role, intents, prompt."""
+    problems: list[tuple[str, str]] = []
+    members = []
+    for i, agent in enumerate(agents):
+        path = f"$.agents[{i}]"
+        role = str(_field(agent, "role", ""))
+        given = _field(agent, "intents") or ()
+        unknown = [str(name) for name in given if name not in INTENTS]
+        if unknown:
+            problems.append(
+                (
+                    f"{path}.intents",
+                    f"unknown intents {', '.join(unknown)}; the catalogue has {', '.join(INTENTS)}",
+                )
+            )
+        if role in REVIEWER_ROLES:
+            if given:
+                problems.append(
+                    (f"{path}.intents", f"a {role} reviews the draft and owns no intents: clear them")
+                )
+        elif role not in SPECIALIST_ROLES:
+            problems.append(
+                (
+                    f"{path}.role",
+                    f"a {role} has no part in customer service: make it a specialist ({', '.join(SPECIALIST_ROLES)}) "
+                    f"or a reviewer ({', '.join(REVIEWER_ROLES)})",
+                )
+            )
+        elif not given and role not in DEFAULT_INTENTS:
+            problems.append(
+                (
+                    f"{path}.intents",
+                    f"agent {_field(agent, 'id')} owns no intents: tick the intents it handles",
+                )
+            )
+        members.append(_member(agent))
+    specialists = [m for m in members if not m.reviewer and m.role in SPECIALIST_ROLES]
+    if not specialists:
+        problems.append(
+            ("$.agents", "the team has no specialist to answer the customer: add an agent that owns intents")
+        )
+    if not any(m.reviewer for m in members):
+        problems.append(
+            (
+                "$.agents",
+                "nobody reviews the draft answer: add a quality_supervisor to approve or send it back",
+            )
+        )
+    owned = {i for m in specialists for i in m.intents}
+    orphans = [i for i in INTENTS if i not in owned]
+    if specialists and orphans:
+        noun = "intent" if len(orphans) == 1 else "intents"
+        problems.append(
+            (
+                "$.agents",
+                f"nobody owns the {noun} {', '.join(orphans)}: give {'it' if len(orphans) == 1 else 'them'} to an agent",
+            )
+        )
+    return problems
+
+
+class Roster:
+    """A valid customer-service team, in the spec's agent order."""
+
+    def __init__(self, members: Sequence[Member]):
+        self.members = tuple(members)
+        self.by_id = {m.id: m for m in self.members}
+        self.ids = [m.id for m in self.members]
+        self.specialists = [m.id for m in self.members if not m.reviewer]
+        self.reviewers = [m.id for m in self.members if m.reviewer]
+        self.owners: dict[str, tuple[str, ...]] = {
+            intent: tuple(m.id for m in self.members if intent in m.intents) for intent in INTENTS
+        }
+        self.role_actions: dict[str, tuple[str, ...]] = {m.id: m.actions for m in self.members}
+
+    @classmethod
+    def from_agents(cls, agents: Sequence[object]) -> Roster:
+        """The team of the spec's ``agents`` (objects or mappings); RosterError naming every problem."""
+        problems = roster_problems(agents)
+        if problems:
+            raise RosterError("; ".join(f"{path}: {message}" for path, message in problems))
+        return cls([_member(agent) for agent in agents])
+
+    def owner(self, intent: str) -> str:
+        """The agent that answers ``intent`` (the first of its owners in team order)."""
+        return self.owners[intent][0]
+
+    def intent_of(self, agent: str, action: str) -> str | None:
+        """The intent that ``agent``'s action ``action`` answers (None for pass and review actions)."""
+        if self.by_id[agent].reviewer or action == "pass":
+            return None
+        return next(i for i in INTENTS if INTENT_ACTION[i] == action)
+
+    def prompt(self, agent: str) -> str:
+        """What ``agent`` is told it does."""
+        return self.by_id[agent].prompt
+
+    def with_prompts(self, prompts: Mapping[str, str]) -> Roster:
+        """The same team with some agents told something else (a prompt swap, a rewrite)."""
+        return Roster([Member(m.id, m.role, m.intents, prompts.get(m.id, m.prompt)) for m in self.members])
+
+    def to_list(self) -> list[dict]:
+        """JSON form, in team order."""
+        return [m.to_dict() for m in self.members]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Roster) and self.members == other.members
+
+    def __hash__(self) -> int:
+        return hash(self.members)
+
+
+DEFAULT_PROMPTS: dict[str, str] = {
+    "shopping_guide": "You are the shopping guide: answer product questions and recommend products.",
+    "logistics": "You are the logistics agent: track orders, explain delivery delays, change addresses.",
+    "dispute_mediator": "You are the dispute mediator: handle returns and refunds, damaged items and complaints.",
+    SUPERVISOR: "You are the quality supervisor: approve the draft answer when it is complete, else send it back.",
+}
+
+DEFAULT_ROSTER = Roster(
+    [
+        Member(role, role, DEFAULT_INTENTS.get(role, ()), DEFAULT_PROMPTS[role])
+        for role in (*ROLES, SUPERVISOR)
+    ]
+)
+"""The shipped team: shopping guide, logistics, dispute mediator, quality supervisor."""
