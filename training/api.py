@@ -20,8 +20,9 @@ from typing import Any
 
 from agents.spec import TeamSpec, load_spec
 from training import checkpoint as ckpt
+from training import distributed
 from training.events import Event, EventStream
-from training.reinforce_comm import ReinforceCommTrainer, TrainResult
+from training.reinforce_comm import ReinforceCommTrainer, TrainingError, TrainResult
 
 CHECKPOINTS = "checkpoints"
 EVENTS_FILE = "events.jsonl"
@@ -79,6 +80,7 @@ def train(
     overrides: Mapping[str, Any] | None = None,
     backbone=None,
     human_feedback=None,
+    group: distributed.Group | None = None,
 ) -> TrainResult:
     """Train the team described by `spec`; returns how the run ended and its final metrics.
 
@@ -86,6 +88,10 @@ def train(
     spec (training.reinforce_comm.ReinforceCommConfig); `backbone` reuses an already loaded one;
     `human_feedback` (a training.reward.HumanFeedbackSource) feeds the `human_feedback` reward term of
     MAPPO / IPPO teams, whose episodes are keyed "<out_dir name>/<episode number>".
+
+    A spec asking for `resources.processes` > 1 is trained by that many data-parallel processes started
+    with torch's elastic launcher (training.distributed.launch); their events arrive on this stream.
+    `group` is set inside such a process (training.distributed_worker): rank 0 alone writes files.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -94,18 +100,31 @@ def train(
         log = JsonlEventLog(out / EVENTS_FILE)
         events = EventStream([log], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
+    _check_resources(team)
+    if group is None and team.resources.processes > 1:
+        if overrides:
+            raise TrainingError("trainer overrides do not reach a multi-process run; put them in the spec")
+        return _train_launched(team, out, stream, should_stop, episodes, owns_stream, resume)
+    group = group if group is not None else distributed.SINGLE
     if team.training.algorithm in ("mappo", "ippo"):
+        if group.active:
+            raise TrainingError(
+                "data-parallel training (resources.processes > 1) runs reinforce_comm teams only"
+            )
         if episodes is not None:  # `mase train --episodes N` budgets MAPPO teams too
             team = replace(team, training=replace(team.training, episodes=int(episodes)))
         # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
         return _train_mappo(team, out, stream, should_stop, resume, backbone, progress, human_feedback)
-    trainer, resumed_from = _reinforce_trainer(team, out, resume, backbone=backbone, **dict(overrides or {}))
-    (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
+    trainer, resumed_from = _reinforce_trainer(
+        team, out, resume, backbone=backbone, group=group, **dict(overrides or {})
+    )
+    if group.is_main:
+        (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     try:
         result = trainer.run(
             stream,
             should_stop,
-            checkpoint_root=out / CHECKPOINTS,
+            checkpoint_root=out / CHECKPOINTS if group.is_main else None,
             resumed_from=resumed_from,
             progress=progress,
             episodes=episodes,
@@ -116,8 +135,52 @@ def train(
         stream.emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
         stream.emit("finished", status="failed", metrics={}, episode=trainer.episode)
         raise
-    (out / "result.json").write_text(json.dumps(asdict(result), indent=1))
+    if group.is_main:
+        (out / "result.json").write_text(json.dumps(asdict(result), indent=1))
     return result
+
+
+def _check_resources(team: TeamSpec) -> None:
+    """Refuse a run this worker cannot host: more GPUs asked for (resources.devices) than it has."""
+    wanted = team.resources.devices
+    if wanted:
+        import torch
+
+        present = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if present < wanted:
+            raise TrainingError(
+                f"the spec asks for {wanted} GPU(s) (resources.devices) but this worker has {present}: "
+                "send the run to the gpu queue of a worker with enough GPUs"
+            )
+
+
+def _train_launched(
+    team: TeamSpec, out: Path, stream: EventStream, should_stop, episodes, owns_stream, resume=True
+) -> TrainResult:
+    """`resources.processes` ranks through torch.distributed.run; rank 0's events re-emitted on `stream`
+    (numbered in its sequence, so the run's events stay one continuous sequence across restarts)."""
+    import os
+
+    def relay(event: dict) -> None:
+        stream.emit(event["type"], **event.get("payload", {}))
+
+    try:
+        result = distributed.launch(
+            team.to_dict(),
+            out,
+            team.resources.processes,
+            on_event=relay,
+            should_stop=should_stop,
+            episodes=episodes,
+            max_restarts=int(os.environ.get("MASE_DIST_MAX_RESTARTS", "3")),
+            resume=resume,
+        )
+    except Exception as exc:
+        if owns_stream:
+            stream.emit("error", message=f"{type(exc).__name__}: {exc}")
+            stream.emit("finished", status="failed", metrics={})
+        raise
+    return TrainResult(**result)
 
 
 def _train_mappo(
@@ -219,9 +282,10 @@ def evaluate_run(
     trainer.load_checkpoint(checkpoint)
     env = None
     if templates is not None:
-        from agents.envs import make_env
+        from agents.envs import make_env, team_kwargs
 
-        env = make_env(team.environment.name, {**dict(team.environment.params), "templates": templates})
+        params = {**dict(team.environment.params), "templates": templates}
+        env = make_env(team.environment.name, params, **team_kwargs(team.environment.name, team.agents))
     result = trainer.evaluate(episodes, env=env, seed=seed)
     result["checkpoint"] = str(checkpoint)
     result["templates"] = templates or dict(team.environment.params).get("templates", "train")

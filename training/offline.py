@@ -252,7 +252,7 @@ def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: s
     """
     from agents.envs.customer_service.rules import ExpertTeam
 
-    expert = ExpertTeam(tickets)
+    expert = ExpertTeam(tickets, roster=getattr(env.unwrapped, "roster", None))  # the drawn team's owners
 
     def act(observations: Mapping[str, Any]) -> dict[str, int]:
         ticket_id = env.unwrapped.ticket.id
@@ -301,10 +301,11 @@ def warm_start_from_spec(
     t = team.training
     if trainer.actor.reader is None and not t.warm_start_episodes:
         return {}
-    from agents.envs import make_env
+    from agents.envs import make_env, team_kwargs
 
     def env() -> Any:
-        return make_env(team.environment.name, dict(team.environment.params))
+        name = team.environment.name
+        return make_env(name, dict(team.environment.params), **team_kwargs(name, team.agents))
 
     tickets = getattr(trainer.env, "tickets", None)
     if tickets is None:

@@ -41,6 +41,7 @@ from agents.comm import allowed_links, attention_entropy, communication_cost, co
 from agents.policy import READINGS, RECEPTIONS, ROUTINGS, TeamPolicy
 from agents.protocol.link import load_link, make_link
 from training import checkpoint as ckpt
+from training import distributed
 from training.events import EventStream
 
 
@@ -253,18 +254,28 @@ class ReinforceCommTrainer:
         backbone: Backbone | None = None,
         env: Any = None,
         eval_env: Any = None,
+        group: distributed.Group | None = None,
         **overrides: Any,
     ):
-        from agents.envs import make_env
+        from agents.envs import make_env, team_kwargs
 
         self.spec = spec
         self.config = ReinforceCommConfig.from_spec(spec, **overrides)
         cfg = self.config
+        # data-parallel rank (training.distributed); a single process by default
+        self.group = group if group is not None else distributed.SINGLE
+        if self.group.active and cfg.protocol == "hcp":
+            raise TrainingError("the hcp protocol fits its codebook on one process's messages: run it in one")
         if spec.environment.name is None and env is None:
             raise TrainingError(
                 "the spec names no environment ($.environment.name); reinforce_comm needs one"
             )
-        self.env = env if env is not None else make_env(spec.environment.name, dict(spec.environment.params))
+        drawn = team_kwargs(spec.environment.name, spec.agents) if spec.agents else {}  # the canvas's team
+        self.env = (
+            env
+            if env is not None
+            else make_env(spec.environment.name, dict(spec.environment.params), **drawn)
+        )
         for hook in ("sample_batch", "vocabulary", "agent_kind"):
             if not hasattr(self.env, hook):
                 raise TrainingError(
@@ -284,7 +295,8 @@ class ReinforceCommTrainer:
         edges = [(e.source, e.target) for e in spec.edges if e.kind == "communication"]
         self.allowed = allowed_links(len(self.agents), edges or None, self.agents)
         self.device = torch.device(
-            cfg.device if cfg.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
+            self.group.device
+            or (cfg.device if cfg.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
         )
         torch.manual_seed(cfg.seed)
         self.backbone = backbone or Backbone.load(
@@ -311,18 +323,24 @@ class ReinforceCommTrainer:
         ).to(self.device)
         attention_params = list(self.policy.attention.parameters())
         other = [p for n, p in self.policy.named_parameters() if not n.startswith("attention.")]
-        groups = [{"params": other}, {"params": attention_params, "lr": cfg.lr * cfg.attention_lr_scale}]
+        # data-parallel: the global batch is processes × batch_size, the step grows by √processes
+        self.lr = cfg.lr * distributed.lr_scale(self.group)
+        groups = [{"params": other}, {"params": attention_params, "lr": self.lr * cfg.attention_lr_scale}]
         if self.adapters is not None:
             groups.append({"params": [p for a in self.agents for p in self.adapters.parameters(a)]})
-        self.optimizer = torch.optim.Adam(groups, lr=cfg.lr)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.generator = torch.Generator().manual_seed(cfg.seed + 1)
+        self.optimizer = torch.optim.Adam(groups, lr=self.lr)
+        distributed.broadcast_module(self.group, self.policy)  # every rank starts from rank 0's weights
+        rank_seed = distributed.rank_seed(cfg.seed, self.group)  # each rank plays its own episodes
+        self.rng = np.random.default_rng(rank_seed)
+        # on the training device: CUDA ops cannot draw from a CPU generator (the same stream on CPU as before)
+        self.generator = torch.Generator(device=self.device).manual_seed(rank_seed + 1)
         self.baseline_value = 0.0
         self.success_ema = 0.0
         self.attention_started_at: int | None = None  # episode at which attention began to learn
         self.episode = 0
         self.update_index = 0
         self.seconds = 0.0  # training wall time, carried across resumes
+        self._stop_requested = self._stop_agreed = False  # data-parallel cancel (see _should_stop)
         from training.evolution import EvolutionScheduler
         from training.reward import RewardComposer
 
@@ -473,7 +491,8 @@ class ReinforceCommTrainer:
         _, paraphrases, columns = self._paraphrased
         cfg = self.config
         if cfg.embedding_noise:
-            noise = torch.randn(paraphrases.shape, generator=self.generator).to(paraphrases.device)
+            noise = torch.randn(paraphrases.shape, generator=self.generator, device=self.generator.device)
+            noise = noise.to(paraphrases.device)
             paraphrases = paraphrases + cfg.embedding_noise * noise
         return cfg.paraphrase_consistency * self.policy.paraphrase_gap(
             noisy[:, columns], paraphrases, columns
@@ -509,7 +528,8 @@ class ReinforceCommTrainer:
         if cfg.embedding_noise:
             # Training-only input noise: a reading that survives it does not hinge on the exact vector
             # of one training phrasing (held-out templates, docs/experiments/2026-11-29-heldout-phrasings.md).
-            noise = torch.randn(embeddings.shape, generator=self.generator).to(embeddings.device)
+            noise = torch.randn(embeddings.shape, generator=self.generator, device=self.generator.device)
+            noise = noise.to(embeddings.device)
             embeddings = embeddings + cfg.embedding_noise * noise
         consistency = self._paraphrase_loss(sampled, embeddings) if self._consistency_on() else None
         beta = self.beta()
@@ -589,9 +609,17 @@ class ReinforceCommTrainer:
         # The attention's step size follows β: as exploration narrows, the paired reward differences
         # shrink while Adam keeps its steps at lr, so without this α random-walks among the useful
         # senders late in training and the head keeps re-adapting to the moving mixture.
-        self.optimizer.param_groups[1]["lr"] = cfg.lr * cfg.attention_lr_scale * beta / cfg.beta_start
+        self.optimizer.param_groups[1]["lr"] = self.lr * cfg.attention_lr_scale * beta / cfg.beta_start
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        # data-parallel: gradients, and the batch means that steer the schedule, averaged over the ranks
+        # (and rank 0's stop request, so that one collective per update carries everything)
+        mean_reward, mean_success, stop = distributed.average_gradients(
+            self.group,
+            [p for g in self.optimizer.param_groups for p in g["params"]],
+            (float(reward.mean()), float(success.mean()), float(self._stop_requested)),
+        )
+        self._stop_agreed = stop > 0
         self._apply_update_periods()
         grad_norm = torch.nn.utils.clip_grad_norm_(
             [p for g in self.optimizer.param_groups for p in g["params"]], cfg.grad_clip
@@ -600,15 +628,14 @@ class ReinforceCommTrainer:
         if self.adapters is not None:
             self.backbone.clear_cache(self.agents)
             self._tables.clear()
-        mean_reward = float(reward.mean())
-        self.success_ema = 0.95 * self.success_ema + 0.05 * float(success.mean())
+        self.success_ema = 0.95 * self.success_ema + 0.05 * mean_success
         if out.value is None:
             m = cfg.baseline_momentum
             self.baseline_value = m * self.baseline_value + (1 - m) * mean_reward
-        self.episode += batch
+        self.episode += batch * self.group.world_size
         self.update_index += 1
         return UpdateStats(
-            success=float(success.mean()),
+            success=mean_success,
             reward=mean_reward,
             messages=float(delivered_count.mean()),
             attention_entropy=float(row_entropy.detach().mean()) if row_entropy.numel() else 0.0,
@@ -668,7 +695,7 @@ class ReinforceCommTrainer:
         cfg, policy = self.config, self.policy
         env = env if env is not None else self.env
         rng = np.random.default_rng(self.config.seed + 10_007 if seed is None else seed)
-        generator = torch.Generator().manual_seed(int(rng.integers(2**31)))
+        generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(2**31)))
         totals = {"success": 0.0, "messages": 0.0, "entropy": 0.0, "distractor": 0.0}
         matrix = torch.zeros(len(self.agents), len(self.agents))
         done = 0
@@ -755,12 +782,19 @@ class ReinforceCommTrainer:
         ckpt.restore_optimizer(
             self.optimizer, ckpt.load_tensors(path / "optimizer.safetensors"), state["optimizer"]
         )
+        for index, group in enumerate(self.optimizer.param_groups):
+            if index != 1:  # this run's step size (√processes), not the saving run's; [1] follows β
+                group["lr"] = self.lr
         rng = ckpt.load_tensors(path / "rng.safetensors")
         try:
             self.generator.set_state(rng["torch"])
             self.rng.bit_generator.state = state["numpy_rng"]
         except (KeyError, ValueError, TypeError, RuntimeError) as exc:
             raise ckpt.CheckpointError(f"checkpoint {path} has an unusable RNG state ({exc})") from exc
+        if self.group.rank:  # rank 0 saved its own streams; the others draw fresh ones of their own
+            fresh = [self.config.seed, self.group.rank, int(state["update"])]
+            self.rng = np.random.default_rng(fresh)
+            self.generator.manual_seed(int(np.random.SeedSequence(fresh).generate_state(1)[0]))
         if self.adapters is not None:
             self.adapters.load(path / "adapters")
             self._tables.clear()
@@ -818,8 +852,9 @@ class ReinforceCommTrainer:
             eval_metrics = self._evaluate_and_report(events)
         start = time.perf_counter() - self.seconds
         status = "succeeded"
+        self._window_clock = time.perf_counter()
         while self.episode < total:
-            if should_stop():
+            if self._should_stop(should_stop):
                 status = "cancelled"
                 break
             embeddings, secrets = self.sample(cfg.batch_size)
@@ -832,7 +867,7 @@ class ReinforceCommTrainer:
             if cfg.eval_every and self.episode - last_eval >= cfg.eval_every:
                 last_eval = self.episode
                 eval_metrics = self._evaluate_and_report(events)
-            if self.update_index % cfg.attention_every == 0:
+            if self.update_index % cfg.attention_every == 0 and self.group.is_main:
                 self._emit_attention(events, embeddings)
             cycle = self.spec.evolution.cycle_episodes
             if cycle and self.episode - last_cycle >= cycle:
@@ -859,6 +894,16 @@ class ReinforceCommTrainer:
         events.emit("finished", status=status, metrics=metrics, episode=self.episode, seconds=self.seconds)
         return TrainResult(status, self.episode, self.update_index, self.seconds, metrics, path)
 
+    def _should_stop(self, should_stop: Callable[[], bool]) -> bool:
+        """One process: `should_stop()`. A group: the request rank 0 read before the previous update,
+        agreed on in that update's all-reduce, so that every rank stops after the same update."""
+        if not self.group.active:
+            return should_stop()
+        if self.update_index == 0:  # before the first update: no all-reduce carried it yet
+            return distributed.any_true(self.group, should_stop())
+        self._stop_requested = self._stop_requested or should_stop()
+        return self._stop_agreed
+
     def _window_metrics(self, window: list[UpdateStats]) -> dict[str, Any]:
         averaged = {k: float(np.mean([getattr(s, k) for s in window])) for k in asdict(window[0])}
         return {
@@ -868,10 +913,28 @@ class ReinforceCommTrainer:
             "seconds": self.seconds,
             **averaged,
             **(self.link.metrics() if self.link is not None else {}),
+            **self._rank_throughput(len(window)),
         }
 
+    def _rank_throughput(self, updates: int) -> dict[str, float]:
+        """Data-parallel runs: episodes per second of each rank since the last report, and their sum."""
+        if not self.group.active:
+            return {}
+        now = time.perf_counter()
+        rate = updates * self.config.batch_size / max(now - self._window_clock, 1e-9)
+        self._window_clock = now
+        rates = distributed.gather_floats(self.group, rate)
+        per_rank = {f"rank{r}_episodes_per_second": x for r, x in enumerate(rates)}
+        return {"episodes_per_second": sum(rates), **per_rank}
+
     def _evaluate_and_report(self, events: EventStream) -> dict[str, Any]:
-        result = self.evaluate(self.config.eval_episodes)
+        n, group = self.config.eval_episodes, self.group
+        if group.active:  # each rank plays its share of the evaluation episodes; the means are averaged
+            share = -(-n // group.world_size)
+            result = self.evaluate(share, seed=self.config.seed + 10_007 + 7_919 * group.rank)
+            result = {**distributed.mean_metrics(group, result), "episodes": share * group.world_size}
+        else:
+            result = self.evaluate(n)
         events.emit(
             "metrics",
             step=self.update_index,

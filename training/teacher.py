@@ -104,9 +104,11 @@ def teacher_from_spec(
         return None
     name, params = team.environment.name, dict(team.environment.params)
     if kind == "rules":
+        from agents.envs import team_kwargs
         from agents.envs.scripted import scripted_team
 
-        return ScriptedTeacher(scripted_team(str(name), params))
+        drawn = team_kwargs(name, team.agents).get("team")  # the rules follow the drawn roster
+        return ScriptedTeacher(scripted_team(str(name), params, team=drawn))
     if kind == "checkpoint":
         if load_team is None:
             raise ValueError(
@@ -115,13 +117,14 @@ def teacher_from_spec(
         return checkpoint_teacher(team, team.training.teacher_checkpoint, backbone, load_team)
     if kind != "expert":
         raise ValueError(f"training.teacher must be 'none', 'rules', 'expert' or 'checkpoint', got {kind!r}")
-    from agents.envs import make_env
+    from agents.envs import make_env, team_kwargs
     from agents.envs.customer_service.rules import ExpertTeam
 
-    tickets = getattr(make_env(name, params), "tickets", None)
+    env = make_env(name, params, **team_kwargs(name, team.agents))
+    tickets = getattr(env, "tickets", None)
     if tickets is None:
         raise ValueError(f"the expert teacher reads labelled tickets; environment {name!r} has none")
-    return ExpertTeacher(ExpertTeam(tickets))
+    return ExpertTeacher(ExpertTeam(tickets, roster=getattr(env, "roster", None)))
 
 
 @dataclass(frozen=True)

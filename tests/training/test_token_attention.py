@@ -56,7 +56,8 @@ def test_pooling_starts_as_the_mean_and_learns_where_to_look():
 def test_trainer_learns_with_token_attention_and_resumes_with_its_queries(backbone, tmp_path):
     doc = number_guess_doc()
     doc["environment"]["params"] = {"n": 4, "informative": 2, "distractors": 1}
-    doc["agents"] = [{"id": a, "role": "informant"} for a in ("clue_0", "clue_1", "distractor_0")]
+    doc["agents"] = [{"id": a, "role": "informant"} for a in ("clue_0", "clue_1")]
+    doc["agents"].append({"id": "distractor_0", "role": "distractor"})
     doc["agents"].append({"id": "guesser", "role": "guesser"})
     doc["edges"] = [
         {"source": a, "target": "guesser", "kind": "communication"}

@@ -32,6 +32,14 @@ def _tensors(trainer: Any) -> dict[str, torch.Tensor]:
     return {k: v.detach().contiguous().clone() for k, v in out.items()}
 
 
+def _roster(trainer: Any) -> list[dict] | None:
+    """The team the checkpoint was trained as — each agent's id, role, intents and prompt — when its
+    environment builds the team from the spec (customer service's `Roster`), else None."""
+    env = getattr(trainer, "env", None)
+    roster = getattr(getattr(env, "unwrapped", env), "roster", None)
+    return roster.to_list() if hasattr(roster, "to_list") else None
+
+
 def save(trainer: Any, directory: str | Path, metrics: Mapping[str, Any] | None = None) -> Path:
     """Write `model.safetensors` + `state.json` into `directory`; emits a "checkpoint" event."""
     from safetensors.torch import save_file
@@ -55,6 +63,7 @@ def save(trainer: Any, directory: str | Path, metrics: Mapping[str, Any] | None 
         "rng": trainer.rng.getstate()[1][:625],
         "torch_seed": int(torch.initial_seed()),
         "metrics": dict(metrics or {}),
+        "roster": _roster(trainer),
     }
     if trainer.link is not None:
         from agents.protocol.link import save_link

@@ -28,7 +28,10 @@ class Featurizer:
       (typos, product words) that a small frozen sentence encoder smooths over;
     - numbers and arrays pass through, flattened;
     - a dict (e.g. a PettingZoo Dict observation) is the concatenation of its fields in key order, minus
-      the keys in `skip` (by default `action_mask`, which masks the policy instead of feeding it);
+      the keys in `skip` (by default `action_mask`, which masks the policy instead of feeding it); the
+      text fields in `whole_keys` (default ``prompt``: what the agent is told it does) are always one
+      whole-text embedding placed among the numbers, never clause blocks — so an agent's prompt is an
+      input of its policy, whatever the reader;
     - `None` (an agent with no observation this step) becomes zeros.
     """
 
@@ -40,8 +43,15 @@ class Featurizer:
         cache_file: str | Path | None = None,
         char_ngrams: int = 0,
         clause_slots: int = 0,
+        whole_keys: Sequence[str] = ("prompt",),
+        whole_anchors: Sequence[str] = (),
     ):
         self.backbone = backbone
+        self.whole_keys = set(whole_keys)
+        # with anchors a whole-key text becomes its cosine similarity to each anchor text (a few numbers)
+        self.whole_anchors = list(whole_anchors)
+        self._anchor_matrix: torch.Tensor | None = None
+        self._whole_cache: dict[str, torch.Tensor] = {}
         self.clause_slots = int(clause_slots)
         self.char_ngrams = int(char_ngrams)
         self._hasher = None
@@ -151,6 +161,26 @@ class Featurizer:
                         self._text_cache[t] = whole[i]
         return torch.stack([self._text_cache[t] for t in texts])
 
+    def whole(self, text: str) -> torch.Tensor:
+        """One text's whole-text vector (the backbone's embedding, or its character n-grams without one)."""
+        if text not in self._whole_cache:
+            if self.backbone is None:
+                if not self.char_ngrams:
+                    raise ValueError(
+                        "text observations need a backbone (agents.backbone.Backbone.load('default'))"
+                    )
+                self._whole_cache[text] = self._ngrams(text)
+            else:
+                with torch.no_grad():
+                    vec = self.backbone.encode([text]).float()[0]
+                    if self.whole_anchors:
+                        if self._anchor_matrix is None:
+                            anchors = self.backbone.encode(self.whole_anchors).float()
+                            self._anchor_matrix = nn.functional.normalize(anchors, dim=-1)
+                        vec = self._anchor_matrix @ nn.functional.normalize(vec, dim=0)
+                    self._whole_cache[text] = vec
+        return self._whole_cache[text]
+
     def _one(self, x: Any) -> torch.Tensor | None:
         if x is None:
             return None
@@ -162,8 +192,11 @@ class Featurizer:
         if isinstance(x, Mapping):
             keys = [k for k in sorted(x) if k not in self.skip]
             if self.clause_slots:  # the clause block ends the vector (`clause_block`)
-                keys.sort(key=lambda k: isinstance(x[k], str))
-            parts = [self._one(x[k]) for k in keys]
+                keys.sort(key=lambda k: isinstance(x[k], str) and k not in self.whole_keys)
+            parts = [
+                self.whole(x[k]) if k in self.whole_keys and isinstance(x[k], str) else self._one(x[k])
+                for k in keys
+            ]
             return torch.cat([p for p in parts if p is not None])
         return torch.as_tensor(np.asarray(x, dtype=np.float32)).flatten()
 
@@ -189,11 +222,27 @@ def clause_featurizer(backbone: Any, cache_file: str | Path | None = None) -> Fe
     The status line is skipped: it restates the draft and step, and embedding every distinct status
     string would cost a backbone call per step.
     """
+    from agents.envs.customer_service.roster import INTENT_DESCRIPTIONS
+
+    # An agent's prompt (what it is told it handles) enters as its similarity to each intent's description:
+    # 8 numbers next to the draft, not a 384-wide embedding that drowned the reader's 8 scores in the
+    # trunk's input (customer-service template, seed 0: test exact match 0.72 with the embedding, 0.90
+    # without the prompt; docs/experiments/2026-12-01-template-calibration.md).
     return Featurizer(
-        backbone, skip=("status", "action_mask"), clause_slots=CLAUSE_SLOTS, cache_file=cache_file
+        backbone,
+        skip=("status", "action_mask"),
+        clause_slots=CLAUSE_SLOTS,
+        cache_file=cache_file,
+        whole_anchors=tuple(INTENT_DESCRIPTIONS.values()),
     )
 
 
 def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
     """The featurizer of a spec's team (`training.reader`), shared by `run_spec` and the runtime."""
-    return clause_featurizer(backbone) if team.training.reader == "clause" else Featurizer(backbone)
+    if team.training.reader == "clause":
+        return clause_featurizer(backbone)
+    # an environment may name observation fields a reader skips (research_report: its free-text view)
+    from agents.envs import env_class
+
+    name = team.environment.name
+    return Featurizer(backbone, skip=tuple(getattr(env_class(name), "unread_fields", ())) if name else ())

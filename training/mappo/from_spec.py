@@ -9,14 +9,16 @@ from typing import Any
 
 from agents.backbone import Backbone
 from agents.comm import allowed_links
-from agents.envs import make_env
+from agents.envs import make_env, team_kwargs
 from training.curriculum import AdaptiveCurriculum
 from training.events import EventStream
 from training.evolution import EvolutionScheduler
 from training.golden import GoldenMetrics
+from training.mappo.attention import attention_reporter
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import featurizer_from_spec
 from training.mappo.trainer import MappoTrainer
+from training.mappo.vector_features import VectorFeaturizer, is_vector_env
 from training.offline import warm_start_from_spec
 from training.reward import NoHumanFeedback, RewardComposer
 from training.teacher import teacher_from_spec
@@ -35,15 +37,23 @@ def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, bac
     (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
 
     name, params = team.environment.name, dict(team.environment.params)
+    drawn = team_kwargs(name, team.agents)  # an environment that takes its team from the spec gets it
     trainer = MappoTrainer(
-        lambda split: make_env(name, params),
+        lambda split: make_env(name, params, **drawn),
         config,
         backbone=backbone,
         allowed_links=links_from_spec(team),
-        featurizer=featurizer_from_spec(team, backbone),
+        featurizer=spec_featurizer(team, backbone),
     )
     trainer.load_checkpoint(checkpoint_dir)
     return trainer
+
+
+def spec_featurizer(team: Any, backbone: Any) -> Any:
+    """The team's observation reader: float vectors pass through (`vector_features`), text is embedded."""
+    if is_vector_env(team.environment.name):
+        return VectorFeaturizer()
+    return featurizer_from_spec(team, backbone)
 
 
 def config_from_spec(team: Any) -> MappoConfig:
@@ -104,7 +114,7 @@ def run_spec(
     events = events if events is not None else EventStream()
     cfg = config_from_spec(team)
     env_name, params = team.environment.name, dict(team.environment.params)
-    if backbone is None:
+    if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
         b = team.backbone
         backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
     scheduler = EvolutionScheduler.from_spec(team, events=events)
@@ -130,8 +140,9 @@ def run_spec(
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
     )
     agent_ids = [a.id for a in team.agents]
+    drawn = team_kwargs(env_name, team.agents)
     trainer = MappoTrainer(
-        lambda split: make_env(env_name, params),
+        lambda split: make_env(env_name, params, **drawn),
         cfg,
         backbone=backbone,
         events=events,
@@ -145,7 +156,7 @@ def run_spec(
         scheduler=scheduler,
         golden=GoldenMetrics(events),
         curriculum=curriculum,
-        featurizer=featurizer_from_spec(team, backbone),
+        featurizer=spec_featurizer(team, backbone),
         teacher=teacher_from_spec(team, backbone, load_team=trained_team),
     )
     if trainer.agents != agent_ids:
@@ -158,6 +169,27 @@ def run_spec(
     resume_from = last if resume and (last / "state.json").is_file() else None
     if resume_from is None:
         warm_start_from_spec(trainer, team, Path(out_dir) / "warm_start", events)
-    return trainer.train(
+    if cfg.comm:  # who listens to whom, for the run's communication views and the designer's overlay
+        progress = attention_reporter(trainer, events, cfg.eval_every, cfg.updates, progress)
+    result = trainer.train(
         should_stop=should_stop, checkpoint_dir=root, resume_from=resume_from, progress=progress
     )
+    if result["status"] == "succeeded":  # confidence the breaker can trust (training.mappo.calibration)
+        result["calibration"] = calibrate_run(trainer, team, root)
+        if result["calibration"] is not None:  # the run's final metrics show it (dev split, after fitting)
+            result["metrics"] = {**result["metrics"], "calibration_error": result["calibration"]["ece_after"]}
+    return result
+
+
+def calibrate_run(trainer: MappoTrainer, team: Any, root: Path) -> dict[str, Any] | None:
+    """Fit and store the calibration of the run's `best` and `last` checkpoints on the dev split; the
+    trainer ends holding `last` (its final state) again. Returns `last`'s summary (no per-ticket data)."""
+    from training.mappo.calibration import calibrate_checkpoints
+
+    def load(directory: Path) -> MappoTrainer:
+        trainer.load_checkpoint(directory)
+        return trainer
+
+    # no events: `finished` (already emitted by the trainer) stays the run's last; the summary is returned
+    found = calibrate_checkpoints(team, [root / "best", root / "last"], load)
+    return None if found is None else {k: v for k, v in found.items() if k != "confidences"}

@@ -1,0 +1,294 @@
+"""Calibrated confidence for a trained team: per-agent temperatures fitted on a dev split after training.
+
+A deployed team's circuit breaker reads each decision's *confidence* — the probability of the action the
+agent chose — against a threshold ("0.6: trust it"). A policy trained by cloning and PPO is not
+calibrated: its probabilities say how it was regularised, not how often it is right. After training,
+`calibrate` plays every ticket of a dev split once with the greedy team and labels each decision right or
+wrong (`correct_actions`: the actions that move the draft towards the ticket's true intents), then fits
+one temperature per agent, T_i, so that softmax(logits_i / T_i)[chosen] matches how often such decisions
+are right (binary log-loss over a log-spaced grid); of the per-agent fit, one shared temperature and none,
+the one with the lowest dev-split error is kept. The argmax — so every decision — is unchanged.
+
+The result is stored next to the checkpoint's weights (`CALIBRATION_FILE`, plain JSON): the temperatures,
+the expected calibration error (ECE, 15 equal-width bins, top-label) before and after on the dev split,
+and every dev ticket's calibrated confidences step by step, so a deploy form can show how often the
+breaker would fall back at any threshold without running the model again. The serving runtime applies
+the temperatures (`load_calibration`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+CALIBRATION_FILE = "calibration.json"
+FORMAT = "mase.calibration/1"
+BINS = 15
+DEV_SPLIT = "validation"  # the customer-service split no stage of the product path trains or selects on
+_GRID = np.geomspace(0.05, 20.0, 241)
+_MIN_DECISIONS = 30  # an agent with fewer dev decisions shares the team's temperature
+
+
+def correct_actions(names: Sequence[str], observation: Mapping[str, Any], truth: set[str]) -> set[int]:
+    """The right actions of one customer-service agent (its action `names`) at `observation`, for a ticket
+    whose true intents are `truth`.
+
+    A specialist is right to answer any true intent it owns that is not in the draft yet, and to pass when
+    none is left; a reviewer (its actions include ``approve``) is right to send back a draft holding a
+    wrong intent, to approve a complete one, and to wait otherwise.
+    """
+    from agents.envs.customer_service.tickets import ACTION_INTENT, INTENTS
+
+    drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
+    if "approve" in names:
+        wanted = "send_back" if drafted - truth else "approve" if truth <= drafted else "continue"
+        return {list(names).index(wanted)}
+    todo = {
+        i
+        for i, name in enumerate(names)
+        if name in ACTION_INTENT and ACTION_INTENT[name] in truth and ACTION_INTENT[name] not in drafted
+    }
+    return todo or {list(names).index("pass")}
+
+
+def _action_names(env: Any, agent: str, n: int) -> list[str]:
+    own = getattr(env.unwrapped, "action_names", None)
+    if callable(own):
+        return list(own(agent))
+    from agents.envs.customer_service.tickets import ROLE_ACTIONS
+
+    return list(ROLE_ACTIONS.get(agent, [str(i) for i in range(n)]))
+
+
+def collect(
+    trainer: Any, env: Any, limit: int | None = None, batch: int = 64
+) -> list[list[list[dict[str, Any]]]]:
+    """Every ticket of `env` (in file order, at most `limit`) played once by the greedy team.
+
+    Returns per ticket, per step, one record per acting agent (in team order, as the breaker reads them):
+    ``{"agent": index, "logits": [..], "action": chosen, "correct": bool}``. Up to `batch` tickets are
+    played side by side (copies of `env`), one actor forward per step for all of them.
+    """
+    tickets = list(env.unwrapped.tickets)[: limit if limit is not None else None]
+    if hasattr(trainer.featurize, "text"):  # embed every ticket text in batched backbone calls first
+        trainer.featurize.text([t.text for t in tickets])
+    names = {a: _action_names(env, a, n) for a, n in zip(trainer.agents, trainer.n_actions, strict=True)}
+    pool = [env] + [copy.deepcopy(env) for _ in range(min(batch, len(tickets)) - 1)]
+    out: list[list[list[dict[str, Any]]]] = [[] for _ in tickets]
+    for start in range(0, len(tickets), len(pool)):
+        live = []
+        for slot, index in enumerate(range(start, min(len(tickets), start + len(pool)))):
+            observations, _ = pool[slot].reset(seed=index, options={"ticket_index": index})
+            live.append((pool[slot], index, observations))
+        while live:
+            steps = _greedy_step(trainer, [obs for _, _, obs in live])
+            following = []
+            for (game, index, observations), (actions, logits) in zip(live, steps, strict=True):
+                truth, step = set(tickets[index].intents), []
+                for i, agent in enumerate(trainer.agents):
+                    if agent in actions:
+                        right = actions[agent] in correct_actions(names[agent], observations[agent], truth)
+                        step.append(
+                            {"agent": i, "logits": logits[i], "action": actions[agent], "correct": right}
+                        )
+                out[index].append(step)
+                observations, *_ = game.step(actions)
+                if game.agents:
+                    following.append((game, index, observations))
+            live = following
+    return out
+
+
+def _greedy_step(trainer: Any, batch: list[Mapping[str, Any]]) -> list[tuple[dict[str, int], dict]]:
+    """One greedy step of several episodes: per episode ({agent: action}, {agent index: valid logits})."""
+    n = len(trainer.agents)
+    present = torch.tensor([[a in obs for a in trainer.agents] for obs in batch])
+    flat = trainer.featurize([obs.get(a) for obs in batch for a in trainer.agents], trainer.obs_dim)
+    o = flat.reshape(len(batch), n, -1)
+    valid = torch.stack([trainer.valid_actions(obs) for obs in batch])
+    heard = None
+    if getattr(trainer, "link", None) is not None:  # HCP: each episode's frames cross the link
+        heard = torch.stack([trainer.hear(o[k], present[k], obs) for k, obs in enumerate(batch)])
+    with torch.no_grad():
+        logits, _ = trainer.actor(o, None, 0.0, present, valid, heard)
+    out = []
+    for k in range(len(batch)):
+        actions, rows = {}, {}
+        for i, agent in enumerate(trainer.agents):
+            if present[k, i]:
+                row = logits[k, i, : trainer.n_actions[i]]
+                actions[agent], rows[i] = int(row.argmax()), row.tolist()
+        out.append((actions, rows))
+    return out
+
+
+def confidences(logits: torch.Tensor, actions: torch.Tensor, temperature: torch.Tensor) -> torch.Tensor:
+    """softmax(logits / T)[action] per row ([M, A] logits, [M] actions, T broadcast over [M] or scalar)."""
+    t = temperature if temperature.dim() == 0 else temperature.unsqueeze(-1)
+    return torch.softmax(logits / t, -1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def expected_calibration_error(conf: Sequence[float], correct: Sequence[bool], bins: int = BINS) -> float:
+    """Top-label ECE: Σ_b (n_b / n) · |mean confidence_b − accuracy_b| over equal-width bins of (0, 1]."""
+    c, y = np.asarray(conf, dtype=float), np.asarray(correct, dtype=float)
+    if c.size == 0:
+        return 0.0
+    which = np.clip(np.ceil(c * bins).astype(int) - 1, 0, bins - 1)
+    total = 0.0
+    for b in range(bins):
+        m = which == b
+        if m.any():
+            total += m.mean() * abs(c[m].mean() - y[m].mean())
+    return float(total)
+
+
+def decision_table(records: list[dict[str, Any]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    width = max(len(r["logits"]) for r in records)
+    logits = torch.full((len(records), width), -1e9)
+    for k, r in enumerate(records):
+        logits[k, : len(r["logits"])] = torch.tensor(r["logits"])
+    actions = torch.tensor([r["action"] for r in records])
+    correct = torch.tensor([float(r["correct"]) for r in records])
+    return logits, actions, correct
+
+
+def calibration_error(trainer: Any, env: Any, temperature: torch.Tensor | None) -> float:
+    """ECE of the greedy team's decisions on every ticket of `env` under per-agent `temperature` ([N] or
+    any shape holding N values; None = the raw probabilities): how a dev-split fit carries to other tickets."""
+    records = [r for steps in collect(trainer, env) for step in steps for r in step]
+    logits, actions, correct = decision_table(records)
+    t = torch.ones(len(trainer.agents)) if temperature is None else temperature.flatten()
+    per = t[torch.tensor([r["agent"] for r in records])]
+    return expected_calibration_error(confidences(logits, actions, per).tolist(), correct.bool().tolist())
+
+
+def fit_temperature(logits: torch.Tensor, actions: torch.Tensor, correct: torch.Tensor) -> float:
+    """The temperature whose chosen-action probabilities best predict `correct` (binary log-loss, grid)."""
+    best, best_loss = 1.0, math.inf
+    for t in _GRID:
+        p = confidences(logits, actions, torch.tensor(float(t))).clamp(1e-6, 1 - 1e-6)
+        loss = float(-(correct * p.log() + (1 - correct) * (1 - p).log()).mean())
+        if loss < best_loss:
+            best, best_loss = float(t), loss
+    return best
+
+
+def calibrate(trainer: Any, env: Any, limit: int | None = None) -> dict[str, Any]:
+    """Fit per-agent temperatures on `env`'s tickets (a dev split) and describe the result (`FORMAT`)."""
+    tickets = collect(trainer, env, limit)
+    records = [r for steps in tickets for step in steps for r in step]
+    if not records:
+        raise ValueError("calibration needs at least one decision; the dev split has no tickets")
+    logits, actions, correct = decision_table(records)
+    agent_of = torch.tensor([r["agent"] for r in records])
+    shared = fit_temperature(logits, actions, correct)
+    temperatures = []
+    for i in range(len(trainer.agents)):
+        mine = agent_of == i
+        enough = int(mine.sum()) >= _MIN_DECISIONS and 0 < float(correct[mine].mean()) < 1
+        temperatures.append(fit_temperature(logits[mine], actions[mine], correct[mine]) if enough else shared)
+    right = correct.bool().tolist()
+    before = confidences(logits, actions, torch.tensor(1.0))
+    # the log-loss fit is kept only where it lowers the dev error: per agent, else shared, else none
+    candidates = [temperatures, [shared] * len(temperatures), [1.0] * len(temperatures)]
+    scored = []
+    for option in candidates:
+        conf = confidences(logits, actions, torch.tensor(option)[agent_of])
+        scored.append((expected_calibration_error(conf.tolist(), right), option, conf))
+    _, temperatures, after = min(scored, key=lambda item: item[0])
+    sequences, k = [], 0
+    for steps in tickets:
+        ticket = []
+        for step in steps:
+            ticket.append([round(float(c), 4) for c in after[k : k + len(step)]])
+            k += len(step)
+        sequences.append(ticket)
+    return {
+        "format": FORMAT,
+        "agents": list(trainer.agents),
+        "temperatures": dict(zip(trainer.agents, temperatures, strict=True)),
+        "shared_temperature": shared,
+        "decisions": len(records),
+        "tickets": len(tickets),
+        "accuracy": float(correct.mean()),
+        "mean_confidence_before": float(before.mean()),
+        "mean_confidence_after": float(after.mean()),
+        "ece_before": expected_calibration_error(before.tolist(), right),
+        "ece_after": expected_calibration_error(after.tolist(), right),
+        "bins": BINS,
+        "confidences": sequences,
+    }
+
+
+def save_calibration(checkpoint_dir: str | Path, calibration: Mapping[str, Any], split: str) -> Path:
+    """Write `CALIBRATION_FILE` into a checkpoint directory (write, then rename)."""
+    path = Path(checkpoint_dir) / CALIBRATION_FILE
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({**calibration, "split": split}, separators=(",", ":")))
+    os.replace(tmp, path)
+    return path
+
+
+def load_calibration(checkpoint_dir: str | Path) -> dict[str, Any] | None:
+    """A checkpoint's calibration (None when it has none, or an unreadable one: serve uncalibrated)."""
+    path = Path(checkpoint_dir) / CALIBRATION_FILE
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == FORMAT else None
+
+
+def temperature_vector(calibration: Mapping[str, Any] | None, agents: Sequence[str]) -> torch.Tensor | None:
+    """The per-agent temperatures [N] in `agents` order (None without a calibration for this team)."""
+    if not calibration or list(calibration.get("agents", ())) != list(agents):
+        return None
+    temps = calibration.get("temperatures") or {}
+    return torch.tensor([float(temps.get(a, 1.0)) for a in agents])
+
+
+def dev_env_factory(team: Any) -> Callable[[], Any] | None:
+    """A spec's dev-split environment (its ticket split `DEV_SPLIT`, in file order), or None when its
+    environment has no ticket splits (nothing to calibrate on)."""
+    from agents.envs import env_parameters, make_env, team_kwargs
+
+    name, params = team.environment.name, dict(team.environment.params)
+    if name is None or "tickets" not in {p["name"] for p in env_parameters(name)}:
+        return None
+    params = {**params, "tickets": DEV_SPLIT, "shuffle": False}
+    return lambda: make_env(name, params, **team_kwargs(name, team.agents))
+
+
+def calibrate_checkpoints(
+    team: Any, checkpoints: Sequence[str | Path], load: Callable[[str | Path], Any], events: Any = None
+) -> dict[str, Any] | None:
+    """Calibrate each existing checkpoint directory (`load(dir)` → a trainer holding it) on the spec's dev
+    split and store the result with it; returns the last calibration (None when nothing to do)."""
+    factory = dev_env_factory(team)
+    if factory is None:
+        return None
+    result = None
+    for directory in checkpoints:
+        if not (Path(directory) / "state.json").is_file():
+            continue
+        result = calibrate(load(directory), factory())
+        save_calibration(directory, result, DEV_SPLIT)
+        if events is not None:
+            events.emit(
+                "log",
+                message=(
+                    f"calibration of {Path(directory).name} on the {DEV_SPLIT} split: "
+                    f"ECE {result['ece_before']:.3f} -> {result['ece_after']:.3f} "
+                    f"(temperatures {', '.join(f'{t:.2f}' for t in result['temperatures'].values())})"
+                ),
+                calibration={k: v for k, v in result.items() if k != "confidences"},
+            )
+    return result
