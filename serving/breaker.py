@@ -34,16 +34,26 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.envs.customer_service.env import ROLE_ACTIONS
+from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster
 from agents.envs.customer_service.rules import KeywordRouter
-from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, SUPERVISOR
+from agents.envs.customer_service.tickets import INTENT_ACTION, INTENTS
 from agents.envs.scripted import scripted_team
 from training.events import EventStream
 
 CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
 STATES = (CLOSED, OPEN, HALF_OPEN)
 
-FAULT_KINDS = ("non_finite", "backbone_error", "timeout", "step_limit")
+GENERATION_FAULT_KINDS = (
+    "generation_timeout",
+    "generation_error",
+    "empty_answer",
+    "overlong_answer",
+    "refusal",
+    "garbage",
+)
+"""Faults of a reply writer (`serving.generation.guard`); its own breaker opens on them."""
+
+FAULT_KINDS = ("non_finite", "backbone_error", "timeout", "step_limit", *GENERATION_FAULT_KINDS)
 """Abnormal states that open the breaker at once (`CircuitBreaker.record_fault`)."""
 
 ROUTE_MODEL, ROUTE_TRIAL, ROUTE_FALLBACK = "model", "trial", "fallback"
@@ -308,6 +318,48 @@ class CircuitBreaker:
             self.events.emit("alert", **alert)
 
 
+def fallback_preview(
+    tickets: Sequence[Sequence[Sequence[float]]], config: BreakerConfig | Any | None = None
+) -> dict[str, Any]:
+    """How often a breaker with `config` would hand a team's decisions to the fallback, replayed on the
+    confidences the team gave on some tickets (`tickets`: per ticket, per step, the acting agents'
+    confidences in team order — what `training.mappo.calibration` stores with a checkpoint).
+
+    Each ticket is replayed through a real `CircuitBreaker` that starts closed (the cool-down is not
+    simulated: tickets are assumed to arrive further apart than it); once it opens, the rest of that
+    ticket is the fallback's. Returns the share of tickets on which it opens (`fallback_ticket_share`),
+    the share of decisions the model still makes (`model_decision_share`) and the share of decisions
+    below the threshold (`low_decision_share`), with the counts behind them.
+    """
+    breaker = CircuitBreaker(config, clock=lambda: 0.0, wall_clock=lambda: 0.0, name="preview")
+    threshold = breaker.config.confidence_threshold
+    tripped = model = total = low = 0
+    for steps in tickets:
+        breaker.restore({})
+        opened = False
+        for confidences in steps:
+            total += len(confidences)
+            low += sum(c < threshold for c in confidences)
+            if opened:
+                continue
+            if breaker.record_step([float(c) for c in confidences]):
+                model += len(confidences)
+            else:
+                opened = True
+        tripped += opened
+    n = len(tickets)
+    return {
+        "confidence_threshold": threshold,
+        "consecutive_low": breaker.config.consecutive_low,
+        "tickets": n,
+        "decisions": total,
+        "fallback_tickets": tripped,
+        "fallback_ticket_share": tripped / n if n else 0.0,
+        "model_decision_share": model / total if total else 0.0,
+        "low_decision_share": low / total if total else 0.0,
+    }
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Rule fallbacks
 # ---------------------------------------------------------------------------------------------------------
@@ -341,22 +393,26 @@ class ScriptedFallback(Fallback):
 
 
 class KeywordRouterFallback(Fallback):
-    """Customer service: the spec's keyword rules route a ticket to roles; routed roles act by rule.
+    """Customer service: the spec's keyword rules route a ticket to agents; routed agents act by rule.
 
-    A role is routed when any of its rule's keywords occurs in the ticket (case-insensitive). A routed
-    role handles the intents the tuned router finds for it (or, when it finds none, the role's first
-    intent); unrouted roles pass. A ticket no rule matches gets the tuned router's intents, so nothing is
-    approved empty. The supervisor approves once the chosen intents are all in the draft.
+    The team is the drawn roster (``roster``; default the shipped four): an intent is answered by the
+    agent that owns it. An agent is routed when any of its rule's keywords occurs in the ticket
+    (case-insensitive). A routed agent handles the intents the tuned router finds among those it owns (or,
+    when it finds none, the found intents whose owners no rule routed, else its first intent); unrouted
+    agents pass. A ticket no rule matches gets the tuned
+    router's intents, each answered by its owner, so nothing is approved empty. Reviewers approve once the
+    chosen intents are all in the draft.
     """
 
     kind = "keyword_router"
 
-    def __init__(self, rules: Sequence[Any], router: Any | None = None):
+    def __init__(self, rules: Sequence[Any], router: Any | None = None, roster: Roster | None = None):
         self.rules = [
             (tuple(str(k).lower() for k in _field(r, "keywords")), str(_field(r, "route_to"))) for r in rules
         ]
         if not self.rules:
             raise ValueError("fallback.rules: a keyword_router needs at least one rule")
+        self.roster = roster or DEFAULT_ROSTER
         self.router = router  # tuned on first use: a breaker that never opens never pays for it
         self._cache: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
@@ -378,8 +434,14 @@ class KeywordRouterFallback(Fallback):
                 roles = self.routed_roles(text)
                 chosen: list[str] = [] if roles else list(found)  # no rule matched: the router alone
                 for role in roles:
-                    own = [i for i in found if INTENT_ROLE[i] == role]
-                    chosen += own or [next(i for i in INTENTS if INTENT_ROLE[i] == role)]
+                    member = self.roster.by_id.get(role)
+                    if member is None or member.reviewer:
+                        continue  # a rule that routes to a reviewer (or nobody) answers nothing
+                    owned = [i for i in found if self.roster.owner(i) == role]
+                    # nothing found for the routed agent (its rule may predate a new owner): the intents
+                    # found whose owners no rule routed go to those owners; else its first intent
+                    orphans = [i for i in found if self.roster.owner(i) not in roles]
+                    chosen += owned or orphans or [i for i in INTENTS if i in member.intents][:1]
                 self._cache[text] = tuple(i for i in INTENTS if i in chosen)
             return self._cache[text]
 
@@ -389,16 +451,17 @@ class KeywordRouterFallback(Fallback):
         text = str(observation["ticket"])
         wanted = self.intents_for(text)
         drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
-        if agent == SUPERVISOR:
+        names = self.roster.role_actions[agent]
+        if self.roster.by_id[agent].reviewer:
             if drafted - set(wanted):
-                return ROLE_ACTIONS[SUPERVISOR].index("send_back"), "draft holds unrouted intents"
+                return names.index("send_back"), "draft holds unrouted intents"
             if set(wanted) <= drafted:
-                return ROLE_ACTIONS[SUPERVISOR].index("approve"), "every routed intent is answered"
-            return ROLE_ACTIONS[SUPERVISOR].index("continue"), "waiting for routed roles"
+                return names.index("approve"), "every routed intent is answered"
+            return names.index("continue"), "waiting for routed agents"
         for intent in wanted:
-            if INTENT_ROLE[intent] == agent and intent not in drafted:
-                return ROLE_ACTIONS[agent].index(INTENT_ACTION[intent]), f"keyword rule routed {intent}"
-        return ROLE_ACTIONS[agent].index("pass"), "not routed here"
+            if self.roster.owner(intent) == agent and intent not in drafted:
+                return names.index(INTENT_ACTION[intent]), f"keyword rule routed {intent}"
+        return names.index("pass"), "not routed here"
 
 
 def _field(rule: Any, key: str) -> Any:
@@ -406,10 +469,14 @@ def _field(rule: Any, key: str) -> Any:
 
 
 def make_fallback(
-    spec: Any | None, environment: str | None, params: Mapping[str, Any] | None = None
+    spec: Any | None,
+    environment: str | None,
+    params: Mapping[str, Any] | None = None,
+    team: Sequence[Any] | None = None,
 ) -> Fallback:
     """The fallback a team spec's ``fallback`` section asks for, on environment ``environment`` with
-    ``params``.
+    ``params`` and, for an environment that takes its team from the spec, ``team`` (the spec's agents:
+    the rules follow the drawn roster; None = the environment's shipped team).
 
     ``spec`` is an `agents.spec.FallbackSpec` or a mapping ``{"kind": ..., "rules": [...]}``; None or
     kind "none" gives the no-op `Fallback`. Raises ValueError naming what to change when the kind is not
@@ -419,7 +486,7 @@ def make_fallback(
     if kind == "none":
         return Fallback()
     if kind == "scripted":
-        return ScriptedFallback(scripted_team(str(environment), params))
+        return ScriptedFallback(scripted_team(str(environment), params, team=team))
     if kind == "keyword_router":
         if environment != "customer_service":
             raise ValueError(
@@ -427,5 +494,6 @@ def make_fallback(
                 "use 'scripted' or 'none'"
             )
         rules = _field(spec, "rules") if not isinstance(spec, str) else ()
-        return KeywordRouterFallback(rules or ())
+        roster = None if team is None else Roster.from_agents(team)
+        return KeywordRouterFallback(rules or (), roster=roster)
     raise ValueError(f"fallback.kind must be 'none', 'keyword_router' or 'scripted', got {kind!r}")

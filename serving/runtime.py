@@ -10,7 +10,9 @@ and writes one decision-log record per agent (docs/design.md#runtime-and-decisio
      "rule", "text" | "text_error"}, "messages": {"received": [{"from", "weight"}], "sent": [{"to", "weight"}]}, "latency_ms",
      "reward", "breaker_state", "fault"}
 
-``confidence`` is the team's probability of the action it chose (None when the model was not asked or
+``confidence`` is the team's probability of the action it chose — calibrated when the checkpoint carries a
+calibration (per-agent temperatures fitted on the dev split after training, `training.mappo.calibration`),
+so that 0.6 means "right about 60 % of the time" — (None when the model was not asked or
 failed); ``reason.alternatives`` are the top-k actions with their probabilities; ``reason.rule`` says which
 rule answered when the fallback did; ``reason.text`` (only when the backbone is a causal LM and
 ``RuntimeConfig.explain_tokens`` > 0, only on model-answered steps) is the LM's greedy continuation of
@@ -59,11 +61,12 @@ import numpy as np
 import torch
 
 from agents.backbone import Backbone
-from agents.envs import make_env
+from agents.envs import make_env, team_kwargs
 from agents.envs.customer_service.tickets import Ticket, load_tickets
 from agents.protocol.link import raw_message_bytes
 from agents.spec import load_spec
 from serving.breaker import (
+    HALF_OPEN,
     ROUTE_FALLBACK,
     ROUTE_MODEL,
     ROUTE_TRIAL,
@@ -74,6 +77,7 @@ from serving.breaker import (
 )
 from training.events import EventStream
 from training.mappo import config_from_spec, trained_team
+from training.mappo.calibration import load_calibration, temperature_vector
 
 
 @dataclass
@@ -101,10 +105,13 @@ class TeamModel:
     decentralised actors with learned communication. Returns action probabilities and attention.
     """
 
-    def __init__(self, trainer: Any):
+    def __init__(self, trainer: Any, temperature: torch.Tensor | None = None):
         self.trainer = trainer
         self.agents: list[str] = list(trainer.agents)
         self.n_actions: list[int] = list(trainer.n_actions)
+        # per-agent temperatures fitted after training (training.mappo.calibration): confidence = how often
+        # such a decision is right; None = the raw policy probabilities
+        self.temperature = None if temperature is None else temperature.float().reshape(1, -1, 1)
         self._feature_lock = threading.Lock()  # tokenizers and the embedding caches are not thread-safe
 
     def forward(self, observations: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -124,7 +131,7 @@ class TeamModel:
         heard = self._hear(obs, present, batch)
         with torch.no_grad():
             logits, alpha = t.actor(obs, None, 0.0, present, valid, heard)
-            probs = torch.softmax(logits, -1)
+            probs = torch.softmax(logits if self.temperature is None else logits / self.temperature, -1)
         return [(probs[i], alpha[i] if alpha is not None else None) for i in range(len(batch))]
 
     @property
@@ -233,6 +240,14 @@ def _plain(value: Any) -> Any:
     return repr(value)
 
 
+def _situation(observation: Any) -> Any:
+    """What an agent saw, without its own prompt: the prompt is part of the policy (recorded with the
+    checkpoint's roster), and repeating it in every decision would bloat the log and its search."""
+    if isinstance(observation, Mapping) and "prompt" in observation:
+        return {k: v for k, v in observation.items() if k != "prompt"}
+    return observation
+
+
 def summarise_observation(observation: Any, chars: int = 200) -> Any:
     """A short, JSON-safe view of an observation: texts cut to ``chars``, big arrays as their shape."""
     if isinstance(observation, str):
@@ -258,11 +273,16 @@ def _observation_text(summary: Any, chars: int) -> str:
 
 
 def _action_names(env: Any, agents: Sequence[str], n_actions: Sequence[int]) -> dict[str, list[str]]:
-    """Action names from the env module's ``ROLE_ACTIONS`` table when it has one, else the indices."""
+    """Action names from the env's ``action_names(agent)`` (a drawn team's), else its module's
+    ``ROLE_ACTIONS`` table, else the indices."""
     table = getattr(sys.modules.get(type(env).__module__), "ROLE_ACTIONS", None)
+    own = getattr(env, "action_names", None)
     names = {}
     for agent, n in zip(agents, n_actions, strict=True):
-        given = list(table.get(agent, ())) if isinstance(table, Mapping) else []
+        if callable(own):
+            given = list(own(agent))
+        else:
+            given = list(table.get(agent, ())) if isinstance(table, Mapping) else []
         names[agent] = given if len(given) == n else [str(i) for i in range(n)]
     return names
 
@@ -378,14 +398,17 @@ class TeamRuntime:
             b = team.backbone
             backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
         trainer = trained_team(team, config_from_spec(team), checkpoint_dir, backbone)
+        # the checkpoint's calibration, when training fitted one: the breaker then reads calibrated confidence
+        temperature = temperature_vector(load_calibration(checkpoint_dir), trainer.agents)
+        drawn = team_kwargs(name, team.agents)  # the drawn roster (and prompts) the team was trained as
         breaker = CircuitBreaker(
             BreakerConfig.from_spec(team.circuit_breaker), events=events, clock=clock, name=team.name
         )
         return cls(
-            trainer,
-            lambda: make_env(name, params),
+            TeamModel(trainer, temperature),
+            lambda: make_env(name, params, **drawn),
             breaker=breaker,
-            fallback=make_fallback(team.fallback, name, params),
+            fallback=make_fallback(team.fallback, name, params, team=drawn.get("team")),
             config=config,
             events=events,
             decision_sink=decision_sink,
@@ -470,6 +493,7 @@ class TeamRuntime:
             stats["forward_passes"] = self._batcher.batches
             stats["batched_steps"] = self._batcher.steps
         out = {"breaker": self.breaker.snapshot(), "fallback": self.fallback.kind, "stats": stats}
+        out["calibrated"] = self.model.temperature is not None
         if self.model.link is not None:
             out["protocol"] = _plain(self.model.link.stats())
         return out
@@ -516,6 +540,8 @@ class TeamRuntime:
                 faults.append({"step": step, "kind": "step_limit", "detail": f"past {limit} steps"})
                 self.breaker.record_fault("step_limit", f"{request_id}: episode passed {limit} steps")
             route = ROUTE_FALLBACK if step > limit else self.breaker.route()
+            # A trial that fails is still the trial: its decisions are logged as "trial" though rules answer them.
+            trial = route == ROUTE_TRIAL
             try:
                 probs = alpha = None
                 fault = None
@@ -562,8 +588,9 @@ class TeamRuntime:
             if route == ROUTE_FALLBACK:
                 for agent, (action, rule) in self.fallback.actions(live).items():
                     chosen[agent], rules[agent] = int(action), rule
-            sources[route] += 1
-            state = self.breaker.state
+            logged = ROUTE_TRIAL if trial else route
+            sources[logged] += 1
+            state = HALF_OPEN if trial else self.breaker.state  # the state the trial was decided in
             next_obs, rewards, terms, truncs, infos = env.step(chosen)
             step_ms.append((time.perf_counter() - t0) * 1000.0)
             if infos:
@@ -572,7 +599,7 @@ class TeamRuntime:
                 total_reward += float(np.mean([float(r) for r in rewards.values()]))
             if self.config.log_decisions or self.decision_sink is not None or self.step_sink is not None:
                 records = self._records(
-                    request_id, task_id, step, live, chosen, probs, alpha, confidences, rules, route,
+                    request_id, task_id, step, live, chosen, probs, alpha, confidences, rules, logged,
                     model_ms, rewards if reward_known else None, state, fault,
                 )  # fmt: skip
                 if self._explains and route != ROUTE_FALLBACK:
@@ -690,7 +717,7 @@ class TeamRuntime:
                     "task_id": task_id,
                     "step": step,
                     "agent": agent,
-                    "observation": summarise_observation(observation, self.config.summary_chars),
+                    "observation": summarise_observation(_situation(observation), self.config.summary_chars),
                     "action": names[action] if 0 <= action < len(names) else str(action),
                     "action_index": action,
                     "source": route,

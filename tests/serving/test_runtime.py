@@ -301,3 +301,16 @@ def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, te
     assert len(decisions.read_text().splitlines()) == 4 * result["steps"]
     assert main([str(spec_path), "--checkpoint", str(tmp_path / "none"), "--ticket", "x"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_a_failed_half_open_trial_is_logged_as_the_trial_it_was(team, rules):
+    runtime, clock, _ = make_runtime(team, rules, threshold=1.0)  # every decision is below 1.0: the trial fails
+    runtime.breaker.record_fault("timeout", "opened by the test")
+    clock.now += 5.0  # the cool-down elapses: the next step is the half-open trial
+    result = runtime.run_ticket(fresh(TICKETS[0]))
+    trial = [d for d in result["decisions"] if d["step"] == 1]
+    assert trial and all(d["source"] == "trial" and d["breaker_state"] == "half_open" for d in trial)
+    assert all(d["reason"]["rule"] for d in trial)  # the rules answered the failed trial
+    assert result["sources"]["trial"] == 1
+    assert all(d["source"] == "fallback" for d in result["decisions"] if d["step"] > 1)
+    assert runtime.breaker.state == "open"

@@ -1,0 +1,59 @@
+"""Generation: the text a team writes (docs/design.md#generation).
+
+The learned part of a team decides who acts, who listens to whom and when to stop; this package writes the
+answer. One interface (`Generator.generate(system, messages, max_tokens, stop) -> Generation`), three
+backends chosen per deployment (`GenerationConfig.backend`): ``template`` (deterministic, the default and
+the fallback), ``local`` (a causal LM directory through transformers) and ``openai_compatible`` (any
+chat-completions server through the official ``openai`` client). `GuardedWriter` puts a backend under a
+breaker; `TicketWriter` turns a played customer-service episode into the reply the customer reads.
+"""
+
+from __future__ import annotations
+
+from serving.generation.base import (
+    BACKENDS,
+    Generation,
+    GenerationConfig,
+    GenerationError,
+    Generator,
+    redact,
+    validate_config,
+)
+from serving.generation.template import TemplateGenerator
+
+
+def make_generator(config: GenerationConfig, api_key: str | None = None, device: str = "cpu") -> Generator:
+    """The backend ``config`` names. ``api_key``: a stored secret for ``openai_compatible`` (else the
+    environment variable ``config.api_key_env`` is read). Raises `GenerationError` (kind "config") when the
+    backend cannot be built."""
+    if config.backend == "template":
+        return TemplateGenerator()
+    if config.backend == "local":
+        from serving.generation.local import LocalCausalLM
+
+        return LocalCausalLM(
+            config.model,
+            device=device,
+            prompt_price_per_1k=config.prompt_price_per_1k,
+            completion_price_per_1k=config.completion_price_per_1k,
+        )
+    if config.backend == "openai_compatible":
+        from serving.generation.openai_compatible import OpenAICompatible
+
+        return OpenAICompatible(config, api_key=api_key)
+    raise GenerationError(
+        "config", f"unknown backend {config.backend!r}; expected one of {', '.join(BACKENDS)}"
+    )
+
+
+__all__ = [
+    "BACKENDS",
+    "Generation",
+    "GenerationConfig",
+    "GenerationError",
+    "Generator",
+    "TemplateGenerator",
+    "make_generator",
+    "redact",
+    "validate_config",
+]

@@ -1,0 +1,126 @@
+"""The ``openai_compatible`` backend: any server speaking the OpenAI chat-completions protocol (vLLM,
+Ollama, llama.cpp's server, hosted providers) through the official ``openai`` client library.
+
+One HTTP attempt is bounded by ``timeout_s``; a retryable failure (a timeout, a lost connection, HTTP 429
+or 5xx) is retried up to ``max_retries`` times with exponential backoff (``backoff_s``, doubling); other
+statuses (400, 401, 404 …) fail at once. The client's own retries are off, so the attempts counted and the
+time spent are ours. Token usage comes from the server's ``usage`` block (0 when it sends none) and the cost
+from the configured prices. The API key is held by the client only: it is not an attribute of this object,
+it is absent from its repr, and `redact` strips it from every error message before it leaves.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+
+from serving.generation.base import (
+    Generation,
+    GenerationConfig,
+    GenerationError,
+    Generator,
+    cut_at_stop,
+    redact,
+    usage,
+)
+
+RETRYABLE_STATUS = (408, 409, 429, 500, 502, 503, 504)
+
+
+def resolve_api_key(config: GenerationConfig, stored: str | None = None) -> str:
+    """The key: the stored secret if given, else the environment variable ``api_key_env`` names, else a
+    placeholder (local servers such as vLLM or llama.cpp accept any key)."""
+    if stored:
+        return stored
+    if config.api_key_env:
+        value = os.environ.get(config.api_key_env, "")
+        if value:
+            return value
+    return "not-needed"
+
+
+class OpenAICompatible(Generator):
+    """Chat completions over HTTP with timeouts, bounded retries with backoff, usage and cost per request."""
+
+    name = "openai_compatible"
+
+    def __init__(self, config: GenerationConfig, api_key: str | None = None, sleep=time.sleep):
+        from openai import OpenAI
+
+        self.config = config
+        self.model = config.model
+        self._sleep = sleep
+        key = resolve_api_key(config, api_key)
+        self._secrets = (key,) if key != "not-needed" else ()
+        self._client = OpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0)
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatible(base_url={self.config.base_url!r}, model={self.model!r})"
+
+    def generate(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Generation:
+        import openai
+
+        chat = [{"role": "system", "content": system}, *[dict(m) for m in messages]]
+        started = time.perf_counter()
+        attempts, wait = 0, self.config.backoff_s
+        while True:
+            attempts += 1
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model,
+                    messages=chat,
+                    max_tokens=int(max_tokens),
+                    stop=list(stop) if stop else None,
+                )
+                break
+            except openai.APITimeoutError:
+                error = GenerationError("timeout", f"no answer within {self.config.timeout_s:g} s")
+            except openai.APIConnectionError as exc:
+                error = GenerationError("connection", f"cannot reach {self.config.base_url}: {exc}")
+            except openai.APIStatusError as exc:
+                error = GenerationError(
+                    "error_status", f"HTTP {exc.status_code}: {exc.message}", exc.status_code
+                )
+                if exc.status_code not in RETRYABLE_STATUS:
+                    raise self._clean(error, attempts) from None
+            except openai.OpenAIError as exc:  # e.g. a body that is not a chat completion
+                raise self._clean(
+                    GenerationError("bad_response", f"{type(exc).__name__}: {exc}"), attempts
+                ) from None
+            if attempts > self.config.max_retries:
+                raise self._clean(error, attempts) from None
+            self._sleep(wait)
+            wait *= 2
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            raise self._clean(
+                GenerationError("bad_response", "the answer holds no message"), attempts
+            ) from None
+        used = response.usage
+        prompt = int(getattr(used, "prompt_tokens", 0) or 0)
+        completion = int(getattr(used, "completion_tokens", 0) or 0)
+        return Generation(
+            text=cut_at_stop(text, stop).strip(),
+            usage=usage(prompt, completion),
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            cost=self.config.cost(prompt, completion),
+            backend=self.name,
+            model=self.model,
+            attempts=attempts,
+        )
+
+    def _clean(self, error: GenerationError, attempts: int) -> GenerationError:
+        message = redact(str(error), self._secrets)
+        suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
+        return GenerationError(error.kind, message + suffix, error.status)
+
+    def close(self) -> None:
+        self._client.close()

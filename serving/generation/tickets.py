@@ -1,0 +1,116 @@
+"""Customer service: turn a played episode into the reply the customer reads, one part per agent.
+
+The team's decisions say who writes what. The intents of the approved draft (the supervisor's verdict
+decides what is sent) are each written by the agent that handled them in the episode (the role that owns
+the intent when the log does not say); each writing agent gets its own system prompt from the team spec
+and, as context, the ticket, the intents it handles, the team's other decisions and the teammates it
+listened to most (the learned communication, from its decision records). The parts are written at once
+under the breaker (`GuardedWriter`) and joined into one reply.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.envs.customer_service.tickets import ACTION_INTENT, INTENT_ROLE, INTENTS, SUPERVISOR
+from serving.breaker import BreakerConfig, CircuitBreaker
+from serving.generation import GenerationConfig, make_generator
+from serving.generation.guard import GuardedWriter, PartRequest, summarise
+from serving.generation.template import join_reply, ticket_context
+
+REVIEWER_ROLES = (SUPERVISOR, "reviewer")
+DEFAULT_PROMPT = "You are a customer-service agent. Answer the customer's request politely and concretely."
+
+
+class TicketWriter:
+    """Writes the reply of a played customer-service episode (`answer`); thread-safe."""
+
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = ()):
+        self.writer = writer
+        self.prompts = {str(a["id"]): str(a.get("prompt") or DEFAULT_PROMPT) for a in agents}
+        # who owns an intent when the log does not say: the agent naming it in its spec ``intents``,
+        # else the one whose role owns it; the reviewer (if any) sends the holding reply
+        self.owner: dict[str, str] = {}
+        self.reviewer = SUPERVISOR
+        for a in agents:
+            role, agent = str(a.get("role") or a["id"]), str(a["id"])
+            if role in REVIEWER_ROLES:
+                self.reviewer = agent if self.reviewer == SUPERVISOR else self.reviewer
+                continue
+            owned = a.get("intents") or [i for i in INTENTS if INTENT_ROLE[i] == role]
+            for intent in owned:
+                self.owner.setdefault(str(intent), agent)
+
+    @classmethod
+    def build(
+        cls,
+        config: GenerationConfig,
+        agents: Sequence[Mapping[str, Any]] = (),
+        api_key: str | None = None,
+        name: str = "writer",
+    ) -> TicketWriter:
+        """A writer for ``config``'s backend with its own breaker (cool-down ``config.cooldown_s``)."""
+        breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
+        generator = make_generator(config, api_key=api_key)
+        return cls(GuardedWriter(generator, config, breaker, secrets=[api_key or ""]), agents)
+
+    def plan(self, ticket: str, result: Mapping[str, Any]) -> list[PartRequest]:
+        """Who writes which intents, and what each of them reads."""
+        info = result.get("info") or {}
+        intents = [i for i in INTENTS if i in set(info.get("predicted_intents") or ())]
+        records = list(result.get("decisions") or ())
+        handled_by: dict[str, str] = {}
+        for r in records:  # the first agent whose action handled the intent writes it
+            intent = ACTION_INTENT.get(str(r.get("action")))
+            if intent in intents and intent not in handled_by:
+                handled_by[intent] = str(r["agent"])
+        writers: dict[str, list[str]] = defaultdict(list)
+        for intent in intents:
+            agent = handled_by.get(intent) or self.owner.get(intent, INTENT_ROLE[intent])
+            writers[agent].append(intent)
+        if not writers:  # nothing answered: the supervisor sends the holding reply
+            writers[self.reviewer] = []
+        decisions = [f"{handled_by.get(i) or self.owner.get(i, '?')} → {i}" for i in intents]
+        parts = []
+        for agent, own in writers.items():
+            heard = _heard(records, agent)
+            context = ticket_context(ticket, own, [d for d in decisions if not d.startswith(agent)], heard)
+            system = self.prompts.get(agent, DEFAULT_PROMPT)
+            parts.append(PartRequest(agent, tuple(own), system, [{"role": "user", "content": context}]))
+        return parts
+
+    def answer(self, ticket: str, result: Mapping[str, Any], on_part=None) -> dict[str, Any]:
+        """The reply: ``{"text", "parts": [{agent, intents, text, source, backend, usage, latency_ms, cost,
+        fault, …}], "backend", "model", "usage", "cost", "latency_ms", "faults", "fallback", "approved",
+        "breaker"}`` (plain JSON). Never raises for a backend fault: the template writes that part.
+        ``on_part(index, part dict)`` hears each part as soon as it is written (streaming to a browser)."""
+        started = time.perf_counter()
+        hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
+        parts = self.writer.write(self.plan(ticket, result), on_part=hear)
+        config = self.writer.config
+        reply = {
+            "text": join_reply([p.text for p in parts]),
+            "parts": [p.to_dict() for p in parts],
+            **summarise(parts, config.backend, config.model or config.backend),
+            "latency_ms": round((time.perf_counter() - started) * 1000.0, 3),
+            "approved": bool((result.get("info") or {}).get("approved", False)),
+            "breaker": self.writer.breaker.state,
+        }
+        return reply
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _heard(records: Sequence[Mapping[str, Any]], agent: str, top: int = 3) -> list[str]:
+    """The teammates ``agent`` listened to most over the episode (mean attention weight), strongest first."""
+    weights: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r.get("agent") == agent:
+            for m in (r.get("messages") or {}).get("received") or ():
+                weights[str(m["from"])].append(float(m["weight"]))
+    means = sorted(((sum(w) / len(w), who) for who, w in weights.items()), reverse=True)
+    return [f"{who} ({mean:.2f})" for mean, who in means[:top] if mean >= 0.05]
