@@ -11,14 +11,20 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from agents.spec import load_spec
 from mase_web.accounts.permissions import can, projects_where
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
-from mase_web.deployments import breaker_store, runtimes
+from mase_web.deployments import breaker_store, runtimes, writing
+from mase_web.deployments.candidates import candidates, spec_problem
+from mase_web.deployments.decision_review import (
+    AnnotateSerializer,
+    ReviewSerializer,
+    queue_for_annotation,
+    record_review,
+)
 from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
 from mase_web.deployments.review import DecisionFilters, export_record, filter_decisions
@@ -26,12 +32,14 @@ from mase_web.deployments.serializers import (
     AlertSerializer,
     BatchJobSerializer,
     DecisionStepSerializer,
+    DeployCandidateSerializer,
     DeploymentDetailSerializer,
     DeploymentSerializer,
     DeploySerializer,
     EpisodeDetailSerializer,
     EpisodeSerializer,
     ForceSerializer,
+    GenerationSerializer,
     TicketSerializer,
     TransitionSerializer,
 )
@@ -95,6 +103,27 @@ def _checkpoint_of(run: Run, checkpoint_id: int | None) -> str:
     )
 
 
+def _generation_fields(data: dict, keep: Deployment | None = None) -> dict:
+    """Model fields from a `GenerationSerializer`'s data: the settings, and the key encrypted (an absent
+    key keeps ``keep``'s stored one; an empty one removes it)."""
+    fields = {}
+    if "settings" in data or keep is None:
+        fields["generation"] = data.get("settings") or {}
+    if "api_key" in data:
+        fields["generation_secret"] = writing.encrypt_secret(data["api_key"])
+    return fields
+
+
+def _with_threshold(spec: dict, threshold: float | None) -> dict:
+    """The run's spec, with the breaker's confidence threshold the deploy form chose (when it chose one)."""
+    if threshold is None:
+        return spec
+    return {
+        **spec,
+        "circuit_breaker": {**(spec.get("circuit_breaker") or {}), "confidence_threshold": threshold},
+    }
+
+
 def _deployable_run(user, run_id: int) -> Run:
     run = Run.objects.filter(pk=run_id, project__in=projects_where(user, "view_project")).first()
     if run is None:
@@ -104,14 +133,9 @@ def _deployable_run(user, run_id: int) -> Run:
         raise ValidationError(
             {"run": [f"only a succeeded run can be deployed (run {run.pk} is {run.state})"]}
         )
-    try:
-        team = load_spec(run.spec, require_environment=True)
-    except ValueError as exc:
-        raise ValidationError({"run": [f"the run's spec cannot be served: {exc}"]}) from None
-    if team.training.algorithm not in ("mappo", "ippo"):
-        raise ValidationError(
-            {"run": [f"only MAPPO/IPPO teams can be deployed; this run trained {team.training.algorithm!r}"]}
-        )
+    problem = spec_problem(run)
+    if problem:
+        raise ValidationError({"run": [problem]})
     return run
 
 
@@ -164,10 +188,50 @@ class DeploymentViewSet(
             workflow=workflow_in_project(run.project_id, workflow_id),
             run=run,
             checkpoint=checkpoint,
-            spec=run.spec,
+            spec=_with_threshold(run.spec, data.get("confidence_threshold")),
             created_by=request.user,
+            **_generation_fields(data.get("generation") or {}),
         )
         return Response(DeploymentDetailSerializer(deployment).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["GET"], responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        methods=["POST"], request=GenerationSerializer, responses={200: DeploymentDetailSerializer}
+    )
+    @action(detail=True, methods=["get", "post"])
+    def generation(self, request, pk=None):
+        """GET the reply writer's settings; POST ``{"settings": {...}, "api_key"?}`` changes the backend
+        (product managers, admins). An empty ``api_key`` removes the stored one; none keeps it."""
+        deployment = self.get_object()
+        if request.method == "GET":
+            return Response(DeploymentSerializer(deployment).data["generation"])
+        _require(
+            request.user, "deploy", deployment.project_id, "only product managers and admins may change it"
+        )
+        body = GenerationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        fields = _generation_fields(body.validated_data, keep=deployment)
+        for name, value in fields.items():
+            setattr(deployment, name, value)
+        deployment.save(update_fields=list(fields))
+        writing.forget(deployment.pk)
+        return Response(DeploymentDetailSerializer(deployment).data)
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post"], url_path="generation/test")
+    def test_generation(self, request, pk=None):
+        """One call to the writer's backend (past its breaker): ``{"ok", "text" | "error", "latency_ms"}``."""
+        deployment = self.get_object()
+        if not _may_run_tickets(request.user, deployment.project_id):
+            raise PermissionDenied("only product managers, operators and admins may try the writer")
+        return Response(writing.try_backend(deployment))
+
+    @extend_schema(responses=DeployCandidateSerializer(many=True))
+    @action(detail=False, methods=["get"], pagination_class=None)
+    def candidates(self, request):
+        """Succeeded training runs of the projects where you may deploy: [{id, name, project, deployable,
+        why}], `why` saying in words what keeps a run from being deployed."""
+        return Response(candidates(Run.objects.filter(project__in=projects_where(request.user, "deploy"))))
 
     @extend_schema(request=TicketSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
@@ -218,6 +282,7 @@ class DeploymentViewSet(
         deployment.save(update_fields=["status"])
         if new_status == Deployment.Status.STOPPED:
             runtimes.forget(deployment.pk)  # a running batch frees the worker's copy when it sees the stop
+            writing.forget(deployment.pk)
         return Response(DeploymentDetailSerializer(deployment).data)
 
     @extend_schema(request=None, responses={200: DeploymentDetailSerializer})
@@ -276,7 +341,15 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     """Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step."""
 
     pagination_class = Pages
-    filterset_fields = ["deployment", "source", "status", "breaker_state", "batch"]
+    filterset_fields = [
+        "deployment",
+        "source",
+        "status",
+        "breaker_state",
+        "batch",
+        "reply__backend",
+        "reply__fault",
+    ]
 
     def get_queryset(self):
         episodes = Episode.objects.filter(deployment__in=_reviewable_deployments(self.request.user))
@@ -295,6 +368,7 @@ DECISION_PARAMETERS = [
         ("agent", "agent id"),
         ("source", "model | trial | fallback"),
         ("breaker_state", "closed | open | half_open"),
+        ("review_status", "unreviewed | ok | wrong | escalated"),
         ("confidence_min", "0..1"),
         ("confidence_max", "0..1"),
         ("since", "ISO time"),
@@ -316,17 +390,55 @@ class DecisionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         f = DecisionFilters(data=self.request.query_params, deployments=reviewable)
         f.is_valid(raise_exception=True)
         steps = DecisionStep.objects.filter(episode__deployment__in=reviewable)
-        return filter_decisions(steps, f.validated_data).order_by("-created_at", "-id")
+        return (
+            filter_decisions(steps, f.validated_data)
+            .select_related("reviewed_by")
+            .order_by("-created_at", "-id")
+        )
 
     @extend_schema(parameters=DECISION_PARAMETERS)
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
+    def _reviewed_step(self, pk) -> DecisionStep:
+        step = (
+            DecisionStep.objects.filter(episode__deployment__in=_reviewable_deployments(self.request.user))
+            .select_related("episode__deployment")
+            .filter(pk=pk)
+            .first()
+        )
+        if step is None:
+            raise NotFound(f"no decision {pk} among those you may review")
+        return step
+
+    @extend_schema(request=ReviewSerializer, responses=DecisionStepSerializer)
+    @action(detail=True, methods=["post"])
+    def review(self, request, pk=None):
+        """Mark the decision ok, wrong (with a reason), escalated, or unreviewed again (operators, admins)."""
+        step = self._reviewed_step(pk)
+        body = ReviewSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return Response(DecisionStepSerializer(record_review(step, request.user, body.validated_data)).data)
+
+    @extend_schema(request=AnnotateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post"])
+    def annotate(self, request, pk=None):
+        """Queue a decision marked wrong for annotation: {queue, queue_name, item, added}."""
+        step = self._reviewed_step(pk)
+        body = AnnotateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        placed = queue_for_annotation(step, request.user, body.validated_data.get("queue"))
+        return Response(placed, status=status.HTTP_201_CREATED if placed["added"] else status.HTTP_200_OK)
+
     @extend_schema(parameters=DECISION_PARAMETERS, responses={(200, "application/x-ndjson"): str})
     @action(detail=False, methods=["get"])
     def export(self, request):
         """The filtered decisions as JSONL (one decision-log record per line, oldest first), streamed."""
-        steps = self.get_queryset().select_related("episode__deployment").order_by("created_at", "id")
+        steps = (
+            self.get_queryset()
+            .select_related("episode__deployment", "reviewed_by")
+            .order_by("created_at", "id")
+        )
         lines = (
             json.dumps(export_record(s), ensure_ascii=False) + "\n" for s in steps.iterator(chunk_size=500)
         )

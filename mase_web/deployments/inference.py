@@ -1,6 +1,8 @@
 """Run tickets through a deployed team: the breaker from the row, every decision stored and streamed.
 
 `run_ticket` / `answer_ticket` are what the synchronous API, the browser and the Celery batch job call.
+After the team has decided, its agents write the reply (`deployments.writing`, under the writer's own
+breaker); its parts are streamed as they are written and the reply is stored beside the decisions.
 Concurrent tickets to one deployment in one process are micro-batched: they join an open *group* and the
 group's first ticket (its leader) takes the deployment's row lock, restores the runtime's breaker from the
 database once, creates every episode row, and lets each ticket play in its own thread at the same time (the
@@ -22,8 +24,8 @@ from django.conf import settings
 from django.db import transaction
 
 from agents.envs.customer_service.tickets import Ticket
-from mase_web.deployments import breaker_store, live, runtimes
-from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
+from mase_web.deployments import breaker_store, live, runtimes, writing
+from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode, Reply
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,24 @@ def step_row(episode: Episode, record: dict) -> DecisionStep:
     )
 
 
+def reply_row(episode: Episode, reply: dict) -> Reply:
+    """The written reply as stored: text, parts, tokens, latency, cost, backend, first fault."""
+    faults = reply.get("faults") or []
+    return Reply(
+        episode=episode,
+        text=reply["text"],
+        parts=reply.get("parts") or [],
+        backend=str(reply.get("backend") or "template")[:32],
+        model=str(reply.get("model") or "")[:200],
+        prompt_tokens=int(reply["usage"]["prompt_tokens"]),
+        completion_tokens=int(reply["usage"]["completion_tokens"]),
+        latency_ms=float(reply.get("latency_ms") or 0.0),
+        cost=float(reply.get("cost") or 0.0),
+        fault=str(faults[0]["kind"])[:32] if faults else "",
+        fallback=bool(reply.get("fallback")),
+    )
+
+
 def _summary(result: dict) -> dict[str, Any]:
     """The result as stored on the episode: everything but the per-agent records (those are rows)."""
     return {k: v for k, v in result.items() if k != "decisions"}
@@ -100,6 +120,7 @@ class _Ticket:
     user: Any
     batch: BatchJob | None
     request_id: str
+    writer: Any = None  # the deployment's reply writer (deployments.writing)
     episode: Episode | None = None
     answer: Answer | None = None
     result: dict[str, Any] | None = None
@@ -164,11 +185,17 @@ def _play(runtime: Any, ticket: _Ticket) -> None:
         ]
         live.publish_many(deployment_id, events)
 
+    def on_part(index: int, part: dict) -> None:
+        event = {"kind": "reply_part", "episode": episode_id, "request_id": ticket.request_id}
+        live.publish_many(deployment_id, [{**event, "index": index, "part": part}])
+
     try:
         with runtimes.listening(ticket.request_id, on_step):
             ticket.result = runtime.run_ticket(
                 ticket.request.as_runtime_input(ticket.request_id), request_id=ticket.request_id
             )
+        # the team decided; now its agents write (each ticket in its own thread, under the writer's breaker)
+        ticket.result["reply"] = writing.reply_for(ticket.writer, ticket.request.text, ticket.result, on_part)
     except BaseException as exc:  # noqa: BLE001 - handed to the ticket's caller, the group carries on
         ticket.error = exc
     finally:
@@ -184,6 +211,7 @@ def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket]) -> None:
     if failed:  # a ticket that raised leaves no episode behind (as a rolled-back transaction would)
         Episode.objects.filter(pk__in=failed).delete()
     DecisionStep.objects.bulk_create(step_row(t.episode, r) for t in played for r in t.result["decisions"])
+    Reply.objects.bulk_create(reply_row(t.episode, t.result["reply"]) for t in played if "reply" in t.result)
     for t in played:
         episode, result = t.episode, t.result
         result["group_size"] = len(tickets)  # tickets played together under this lock (micro-batching)
@@ -271,7 +299,10 @@ def answer_ticket(
     Model faults never fail it (the fallback answers); a runtime that cannot be built raises ValueError.
     """
     runtime = runtimes.runtime_for(deployment)  # outside the lock: the first build takes seconds
-    ticket = _Ticket(request, source, user, batch, request_id=f"{source}-{uuid.uuid4().hex[:16]}")
+    writer = writing.writer_for(deployment)  # likewise (a local model loads once per process)
+    ticket = _Ticket(
+        request, source, user, batch, request_id=f"{source}-{uuid.uuid4().hex[:16]}", writer=writer
+    )
     limit = max(1, int(getattr(settings, "MASE_TICKET_BATCH_MAX", 32)))
     window_s = float(getattr(settings, "MASE_TICKET_BATCH_WINDOW_S", 0.002))
     group, leads = _join(deployment.pk, runtime, ticket, limit)

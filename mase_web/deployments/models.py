@@ -39,6 +39,14 @@ class Deployment(models.Model):
     breaker = models.JSONField(
         default=dict, blank=True, help_text="Persisted breaker state (see deployments.breaker_store)."
     )
+    generation = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The reply writer's backend and settings (serving.generation.GenerationConfig); no secret.",
+    )
+    generation_secret = models.TextField(
+        blank=True, help_text="The backend's API key, encrypted (deployments.writing); never sent out."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -88,12 +96,19 @@ class Episode(models.Model):
 
 
 class DecisionStep(models.Model):
-    """One agent's decision in one step of an episode: the runtime's decision-log record."""
+    """One agent's decision in one step of an episode: the runtime's decision-log record, and an
+    operator's review of it (unreviewed, ok, wrong with a reason, or escalated)."""
 
     class Source(models.TextChoices):
         MODEL = "model"
         TRIAL = "trial"
         FALLBACK = "fallback"
+
+    class Review(models.TextChoices):
+        UNREVIEWED = "unreviewed"
+        OK = "ok"
+        WRONG = "wrong"
+        ESCALATED = "escalated"
 
     episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="steps")
     step = models.PositiveIntegerField()
@@ -113,16 +128,47 @@ class DecisionStep(models.Model):
         blank=True, help_text="Observation, action and reason as plain text, for full-text search."
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    review_status = models.CharField(max_length=16, choices=Review.choices, default=Review.UNREVIEWED)
+    review_reason = models.TextField(blank=True, help_text="Why it was marked wrong or escalated.")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["episode", "step", "id"]
         indexes = [
             models.Index(fields=["agent", "created_at"]),
             models.Index(fields=["source", "breaker_state"]),
+            models.Index(fields=["review_status", "created_at"]),
         ]
 
     def __str__(self) -> str:
         return f"{self.episode_id} step {self.step} {self.agent}: {self.action}"
+
+
+class Reply(models.Model):
+    """The text the team wrote for an episode's customer, part by part, with what writing it cost."""
+
+    episode = models.OneToOneField(Episode, on_delete=models.CASCADE, related_name="reply")
+    text = models.TextField()
+    parts = models.JSONField(default=list, help_text="[{agent, intents, text, source, backend, usage, …}]")
+    backend = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0.0)
+    cost = models.FloatField(default=0.0)
+    fault = models.CharField(max_length=32, blank=True, help_text="The first part's fault kind, if any.")
+    fallback = models.BooleanField(default=False, help_text="The template writer wrote at least one part.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["backend", "fault"])]
+
+    def __str__(self) -> str:
+        return f"reply to {self.episode_id} ({self.backend})"
 
 
 class BreakerTransition(models.Model):

@@ -40,6 +40,7 @@ class DecisionFilters(serializers.Serializer):
     agent = serializers.CharField(required=False, max_length=100)
     source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
     breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)
+    review_status = serializers.ChoiceField(required=False, choices=DecisionStep.Review.choices)
     confidence_min = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     confidence_max = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     since = serializers.DateTimeField(required=False)
@@ -79,6 +80,7 @@ def filter_decisions(steps: QuerySet[DecisionStep], f: dict[str, Any]) -> QueryS
         "agent": "agent",
         "source": "source",
         "breaker_state": "breaker_state",
+        "review_status": "review_status",
         "confidence_min": "confidence__gte",
         "confidence_max": "confidence__lte",
         "since": "created_at__gte",
@@ -133,4 +135,10 @@ def export_record(step: DecisionStep) -> dict[str, Any]:
         "breaker_state": step.breaker_state,
         "fault": step.fault or None,
         "created_at": step.created_at.isoformat(),
+        "review": {
+            "status": step.review_status,
+            "reason": step.review_reason or None,
+            "by": step.reviewed_by.username if step.reviewed_by else None,
+            "at": step.reviewed_at.isoformat() if step.reviewed_at else None,
+        },
     }

@@ -6,7 +6,17 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, DecisionStep, Deployment, Episode
+from mase_web.deployments.models import (
+    Alert,
+    BatchJob,
+    BreakerTransition,
+    DecisionStep,
+    Deployment,
+    Episode,
+)
+from serving.generation import GenerationConfig, validate_config
+
+NULLABLE_OBJECT = {"type": "object", "nullable": True, "additionalProperties": {}}  # an object, or null
 
 
 class DeploymentSerializer(serializers.ModelSerializer):
@@ -17,14 +27,24 @@ class DeploymentSerializer(serializers.ModelSerializer):
     project_name = serializers.CharField(source="project.name", read_only=True)
     environment = serializers.SerializerMethodField()
     agents = serializers.SerializerMethodField()
+    generation = serializers.SerializerMethodField()
 
     class Meta:
         model = Deployment
         fields = [
             "id", "project", "project_name", "name", "workflow", "run", "run_name", "checkpoint", "status",
-            "created_by", "created_at", "breaker_state", "environment", "agents",
+            "created_by", "created_at", "breaker_state", "environment", "agents", "generation",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_generation(self, deployment: Deployment) -> dict:
+        """The writer's settings with every default filled in, and whether an API key is stored (never the key)."""
+        try:
+            shown = GenerationConfig.from_mapping(deployment.generation or {}).to_dict()
+        except ValueError:
+            shown = dict(deployment.generation or {})
+        return {**shown, "api_key_stored": bool(deployment.generation_secret)}
 
     def get_environment(self, deployment: Deployment) -> str | None:
         return (deployment.spec.get("environment") or {}).get("name")
@@ -50,6 +70,26 @@ class DeploymentDetailSerializer(DeploymentSerializer):
         return (deployment.spec.get("fallback") or {}).get("kind", "none")
 
 
+class GenerationSerializer(serializers.Serializer):
+    """Which backend writes the replies, and its settings (`serving.generation.GenerationConfig`).
+
+    ``api_key`` is write-only: stored encrypted, never returned (``api_key_stored`` says whether one is)."""
+
+    settings = serializers.JSONField(
+        required=False, help_text="backend, model, base_url, api_key_env, timeout_s, max_retries, …"
+    )
+    api_key = serializers.CharField(
+        required=False, allow_blank=True, write_only=True, max_length=500, trim_whitespace=True,
+        help_text="the backend's API key (or name an environment variable in settings.api_key_env)",
+    )  # fmt: skip
+
+    def validate_settings(self, value):
+        errors = validate_config(value if isinstance(value, dict) else None)
+        if errors:
+            raise serializers.ValidationError([f"{key}: {text}" for key, text in errors.items()])
+        return value
+
+
 class DeploySerializer(serializers.Serializer):
     """Deploy a succeeded run's checkpoint (its best, else its last, unless `checkpoint` names one)."""
 
@@ -58,6 +98,24 @@ class DeploySerializer(serializers.Serializer):
     checkpoint = serializers.IntegerField(
         min_value=1, required=False, help_text="id of one of the run's checkpoints (default: the best)"
     )
+    generation = GenerationSerializer(required=False, help_text="the reply writer (default: template)")
+    confidence_threshold = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        help_text="the circuit breaker's confidence threshold (default: the run's spec's; "
+        "GET deployments/preview/ shows how often the team would fall back at it)",
+    )
+
+
+class DeployCandidateSerializer(serializers.Serializer):
+    """A succeeded training run offered for deployment; `why` says what keeps it from being deployed."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    project = serializers.IntegerField()
+    deployable = serializers.BooleanField()
+    why = serializers.CharField(allow_null=True)
 
 
 class TicketSerializer(serializers.Serializer):
@@ -78,14 +136,24 @@ class EpisodeSerializer(serializers.ModelSerializer):
     run = serializers.IntegerField(source="deployment.run_id", read_only=True)
     answer = serializers.SerializerMethodField()
     sources = serializers.SerializerMethodField()
+    reply = serializers.SerializerMethodField()
 
     class Meta:
         model = Episode
         fields = [
             "id", "deployment", "deployment_name", "run", "request_id", "task_id", "task_text", "source", "batch",
-            "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources",
+            "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources", "reply",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(NULLABLE_OBJECT)
+    def get_reply(self, episode: Episode) -> dict | None:
+        """The written reply: text, backend, tokens, latency, cost, first fault (parts: the detail view)."""
+        reply = episode.result.get("reply")
+        if not reply:
+            return None
+        keys = ("text", "backend", "model", "usage", "cost", "latency_ms", "fallback", "faults")
+        return {k: reply.get(k) for k in keys}
 
     def get_answer(self, episode: Episode) -> list[str] | None:
         """Customer service: the intents the team's approved draft answers."""
@@ -97,12 +165,16 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
 class DecisionStepSerializer(serializers.ModelSerializer):
     observation = serializers.SerializerMethodField()
+    reviewed_by = serializers.CharField(
+        source="reviewed_by.username", read_only=True, allow_null=True, default=None
+    )
 
     class Meta:
         model = DecisionStep
         fields = [
             "id", "episode", "step", "agent", "observation", "action", "action_index", "source", "confidence",
             "reason", "messages", "latency_ms", "reward", "breaker_state", "fault", "created_at",
+            "review_status", "review_reason", "reviewed_by", "reviewed_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -153,7 +225,26 @@ class AlertSerializer(serializers.ModelSerializer):
 
 
 class BatchJobSerializer(serializers.ModelSerializer):
+    score = serializers.SerializerMethodField()
+    writing = serializers.SerializerMethodField()
+
     class Meta:
         model = BatchJob
-        fields = ["id", "deployment", "state", "total", "done", "error", "created_at", "finished_at"]
+        fields = [
+            "id", "deployment", "state", "total", "done", "error", "created_at", "finished_at", "score", "writing",
+        ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(NULLABLE_OBJECT)
+    def get_writing(self, batch: BatchJob) -> dict | None:
+        """The replies' cost, tokens, latency p50/p95, fallback share and faults (null before any reply)."""
+        from mase_web.deployments.writing import batch_writing
+
+        return batch_writing(batch)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_score(self, batch: BatchJob) -> dict | None:
+        """Exact match and per-intent figures when the batch's tickets carry intents (else null)."""
+        from mase_web.deployments.batch_score import batch_score
+
+        return batch_score(batch)

@@ -1,11 +1,15 @@
 """API routes of this app (mounted under /api/ by mase_web/urls.py)."""
 
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
+from mase_web.deployments.preview import FallbackPreviewView
 
 router = DefaultRouter()
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("episodes", EpisodeViewSet, basename="episode")
 router.register("decisions", DecisionViewSet, basename="decision")
-urlpatterns = router.urls
+# before the router's routes: "deployments/preview/" is not a deployment id
+urlpatterns = [path("deployments/preview/", FallbackPreviewView.as_view(), name="deployment-preview")]
+urlpatterns += router.urls

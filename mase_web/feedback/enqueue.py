@@ -62,9 +62,9 @@ def twin_reason(key_a: str, snapshot_a: dict, key_b: str, snapshot_b: dict) -> t
                 f"A and B answer the same ticket with the same {a[0]} ({a[1]}): they are twins; "
                 "pair answers from different deployments or checkpoints"
             )
-    same = ("task", "answer", "steps")
+    same = ("task", "answer", "steps", "reply")  # two backends' replies to one decision are a fair pair
     if all(snapshot_a.get(f) == snapshot_b.get(f) for f in same):
-        return "snapshot_b", "A and B are identical (same task, answer and steps)"
+        return "snapshot_b", "A and B are identical (same task, answer, steps and reply)"
     return None
 
 

@@ -2,7 +2,8 @@
 model reads from a snapshot.
 
 A snapshot is {"task": str, "answer": str, "steps": [{step, agent, action, source, confidence,
-messages}], "meta": {...}}. Snapshots are built once, when an item is queued, and never change.
+messages}], "meta": {...}}, plus "reply": {text, backend, parts: [{agent, text, source}]} when the team
+wrote one (serving.generation). Snapshots are built once, when an item is queued, and never change.
 """
 
 from __future__ import annotations
@@ -46,9 +47,24 @@ def final_answer(episode, steps: list) -> str:
     return f"{steps[-1].agent}: {steps[-1].action}" if steps else ""
 
 
+def reply_snapshot(episode) -> dict[str, Any] | None:
+    """The reply the customer read (its text, backend, and who wrote which part), or None."""
+    reply = (episode.result or {}).get("reply")
+    if not isinstance(reply, dict) or not reply.get("text"):
+        return None
+    parts = [
+        {"agent": p.get("agent"), "text": p.get("text"), "source": p.get("source")}
+        for p in reply.get("parts") or []
+        if isinstance(p, dict)
+    ]
+    return {"text": reply["text"], "backend": reply.get("backend", ""), "parts": parts}
+
+
 def episode_snapshot(episode) -> dict[str, Any]:
     steps = list(episode.steps.all())
+    reply = reply_snapshot(episode)
     return {
+        **({"reply": reply} if reply else {}),
         "task": episode.task_text,
         "answer": final_answer(episode, steps),
         "steps": [step_snapshot(s) for s in steps],
@@ -73,6 +89,9 @@ def single_step_snapshot(episode, step) -> dict[str, Any]:
 def snapshot_text(snapshot: dict[str, Any]) -> str:
     """The text a reward model reads: task and answer first (they matter most), then the decisions."""
     parts = [f"Task: {snapshot.get('task', '')}", f"Answer: {snapshot.get('answer', '')}"]
+    reply = snapshot.get("reply") or {}
+    if reply.get("text"):  # what the customer read: the text the reward model should judge
+        parts.append(f"Reply: {' '.join(str(reply['text']).split())}")
     for step in (snapshot.get("steps") or [])[:MAX_STEPS_IN_TEXT]:
         parts.append(f"{step.get('agent', '')}: {step.get('action', '')}")
     return "\n".join(parts)

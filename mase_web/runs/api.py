@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -15,16 +16,21 @@ from rest_framework.response import Response
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import INT64_MAX
 from mase_web.celery import app as celery_app
-from mase_web.runs.models import Run, RunEvent
+from mase_web.runs import comparison, report
+from mase_web.runs.models import Run, RunEvent, RunTag
 from mase_web.runs.recorder import append_ending
 from mase_web.runs.serializers import (
     CheckpointSerializer,
+    DeviceSerializer,
     LaunchSerializer,
     RunDetailSerializer,
     RunEventSerializer,
     RunSerializer,
+    TagsSerializer,
 )
+from mase_web.runs.tags import query_tag, set_tags
 from mase_web.runs.tasks import dispatch
+from mase_web.runs.workers import worker_queues
 
 MAX_EVENTS_PAGE = 5000
 MAX_COMPARE = 8
@@ -59,7 +65,11 @@ class RunViewSet(
         workflow = self.request.query_params.get("workflow")
         if workflow:
             runs = runs.filter(source__workflow=_positive_int(workflow, "workflow", 0))
-        return runs.select_related("created_by").annotate(last_seq=Max("events__seq")).order_by("-created_at")
+        tag = self.request.query_params.get("tag")
+        if tag:
+            runs = runs.filter(tag_rows__name=query_tag(tag))
+        runs = runs.select_related("created_by").prefetch_related("tag_rows")
+        return runs.annotate(last_seq=Max("events__seq")).order_by("-created_at")
 
     def get_serializer_class(self):
         if self.action == "create":
@@ -67,7 +77,10 @@ class RunViewSet(
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
 
     @extend_schema(
-        parameters=[OpenApiParameter("workflow", int, description="only runs launched from this workflow")],
+        parameters=[
+            OpenApiParameter("workflow", int, description="only runs launched from this workflow"),
+            OpenApiParameter("tag", str, description="only runs carrying this tag"),
+        ],
     )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
@@ -79,7 +92,9 @@ class RunViewSet(
         data = launch.validated_data
         if not can(request.user, "launch_run", data["project"]):
             raise PermissionDenied("only product managers and admins of this project may launch runs")
+        tags = data.pop("tags", [])
         run = Run.objects.create(created_by=request.user, **data)
+        set_tags(run, tags)
         dispatch(run)
         return Response(
             RunDetailSerializer(self.get_queryset().get(pk=run.pk)).data, status=status.HTTP_201_CREATED
@@ -111,8 +126,13 @@ class RunViewSet(
             raise ValidationError(
                 {"state": [f"only failed or cancelled runs can be resumed (this one is {run.state})"]}
             )
-        Run.objects.filter(pk=run.pk).update(
-            state=Run.State.QUEUED, cancel_requested=False, deliveries=0, error="", finished_at=None
+        Run.objects.filter(pk=run.pk).update(  # the old final metrics no longer describe the run
+            state=Run.State.QUEUED,
+            cancel_requested=False,
+            deliveries=0,
+            error="",
+            finished_at=None,
+            metrics={},
         )
         run.refresh_from_db()
         dispatch(run)
@@ -163,7 +183,8 @@ class RunViewSet(
     )
     @action(detail=False, methods=["get"])
     def compare(self, request):
-        """Metric series of several runs side by side: {runs: [{id, name, state, series: {metric: [[episode, value]]}}]}."""
+        """Several runs side by side: {runs: [{id, name, state, series: {metric: [[episode, value]]}, summary}],
+        config_diff: [{path, values}]} (the settings whose values differ between their specs)."""
         raw = request.query_params.get("ids", "")
         try:
             ids = [int(part) for part in raw.split(",") if part.strip()]
@@ -172,22 +193,63 @@ class RunViewSet(
         if not 2 <= len(ids) <= MAX_COMPARE:
             raise ValidationError({"ids": [f"give between 2 and {MAX_COMPARE} run ids"]})
         runs = [get_object_or_404(self.get_queryset(), pk=pk) for pk in ids]
-        return Response({"runs": [self._series(run) for run in runs]})
+        return Response(comparison.compare(runs))
 
-    @staticmethod
-    def _series(run: Run) -> dict:
-        series: dict[str, list[list[float]]] = {}
-        for payload in (
-            RunEvent.objects.filter(run=run, type="metrics").order_by("seq").values_list("payload", flat=True)
-        ):
-            x = payload.get("episode", payload.get("step"))
-            if x is None:
-                continue
-            for key, value in payload.items():
-                if (
-                    key not in ("episode", "step")
-                    and isinstance(value, (int, float))
-                    and not isinstance(value, bool)
-                ):
-                    series.setdefault(key, []).append([x, value])
-        return {"id": run.pk, "name": run.name, "state": run.state, "series": series}
+    @extend_schema(request=TagsSerializer, responses=RunSerializer)
+    @action(detail=True, methods=["put"])
+    def tags(self, request, pk=None):
+        """Replace the run's tags (who may cancel or resume it may tag it)."""
+        run = self.get_object()
+        body = TagsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        set_tags(run, body.validated_data["tags"])
+        return Response(RunSerializer(self.get_queryset().get(pk=run.pk)).data)
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=False, methods=["get"], url_path="tags", url_name="tag-list")
+    def tag_list(self, request):
+        """The tags on the runs you can see: {tags: [{name, runs}]}, most used first."""
+        rows = (
+            RunTag.objects.filter(
+                run__in=Run.objects.filter(project__in=projects_where(request.user, "view_run"))
+            )
+            .values("name")
+            .annotate(runs=Count("run"))
+            .order_by("-runs", "name")
+        )
+        return Response({"tags": list(rows)})
+
+    @extend_schema(responses={200: serializers.DictField()})
+    @action(detail=False, methods=["get"])
+    def workers(self, request):
+        """Connected workers and the device queues they consume (asked of Celery, cached ~10 s):
+        {queues: {cpu: [worker], gpu: [worker]}, workers: [{name, queues}], checked_at, error}."""
+        return Response(worker_queues())
+
+    @extend_schema(responses={(200, "text/html"): str})
+    @action(detail=True, methods=["get"])
+    def report(self, request, pk=None):
+        """The run as a standalone HTML report with its figures (a download that opens offline)."""
+        run = self.get_object()
+        response = HttpResponse(report.render(run), content_type="text/html; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="mase-run-{run.pk}-report.html"'
+        return response
+
+    @extend_schema(request=DeviceSerializer, responses=RunSerializer)
+    @action(detail=True, methods=["post"])
+    def device(self, request, pk=None):
+        """Move a queued run to the other device's queue (e.g. to the CPU when no GPU worker is connected)."""
+        run = self.get_object()
+        body = DeviceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if run.state != Run.State.QUEUED:
+            raise ValidationError(
+                {"state": [f"only a queued run can change device (this one is {run.state})"]}
+            )
+        old_task = run.task_id
+        if Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(device=body.validated_data["device"]):
+            run.refresh_from_db()
+            dispatch(run)  # a new delivery on the new queue; the old one is revoked, and refused if it
+            if old_task:  # still arrives (the claim is atomic, and a live lease is never taken twice)
+                celery_app.control.revoke(old_task)
+        return Response(RunSerializer(self.get_queryset().get(pk=run.pk)).data)

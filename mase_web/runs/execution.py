@@ -96,6 +96,21 @@ class StopFlag:
         return self._stop
 
 
+def spec_for_queue(spec: dict, queue: str) -> dict:
+    """The spec a delivery trains: on the `gpu` queue a spec left on the default `training.device` "cpu"
+    trains on CUDA when the worker has it (the trainers are device-agnostic); an explicit other device is
+    kept, and a gpu-queue worker without CUDA (a test machine) trains on CPU with a warning."""
+    training = spec.get("training") or {}
+    if queue != Run.Device.GPU or training.get("device", "cpu") != "cpu":
+        return spec
+    import torch
+
+    if not torch.cuda.is_available():
+        log.warning("a run on the gpu queue, but this worker has no CUDA device: training on CPU")
+        return spec
+    return {**spec, "training": {**training, "device": "cuda"}}
+
+
 def last_seq(run_id: int) -> int:
     return RunEvent.objects.filter(run_id=run_id).aggregate(last=Max("seq"))["last"] or 0
 
@@ -132,6 +147,14 @@ def execute(run_id: int, task_id: str) -> str | None:
         refused = places.path_problems(run.spec)
         if refused:  # a spec stored past the API's check must not reach the server's files either
             raise ValueError("; ".join(f"{path}: {message}" for path, message in refused))
+        resources = run.spec.get("resources") or {}
+        if resources.get("devices") and run.device != Run.Device.GPU:
+            raise ValueError(
+                f"the spec asks for {resources['devices']} GPU(s) (resources.devices) but the run was sent "
+                "to the cpu queue; launch it on the gpu queue"
+            )
+        # resources.processes > 1: training_api.train starts that many data-parallel ranks with torch's
+        # elastic launcher (training.distributed.launch) and relays rank 0's events onto `stream`.
         if run.kind == Run.Kind.TRAINING:
             from mase_web.feedback.sources import project_feedback
 
@@ -139,7 +162,8 @@ def execute(run_id: int, task_id: str) -> str | None:
             job = partial(training_api.train, human_feedback=project_feedback(run.project_id))
         else:
             job = training_api.evaluate
-        result = job(run.spec, run.out_dir, events=stream, should_stop=StopFlag(run.pk), resume=True)
+        spec = spec_for_queue(run.spec, run.device)
+        result = job(spec, run.out_dir, events=stream, should_stop=StopFlag(run.pk), resume=True)
         state = {"succeeded": Run.State.SUCCEEDED, "cancelled": Run.State.CANCELLED}.get(
             result.status, Run.State.FAILED
         )

@@ -103,3 +103,18 @@ class Checkpoint(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} checkpoint at {self.step}"
+
+
+class RunTag(models.Model):
+    """A label people put on a run ("baseline", "ablation-lr") to find and group runs by."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tag_rows")
+    name = models.CharField(max_length=40)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["run", "name"], name="one_tag_per_run")]
+        indexes = [models.Index(fields=["name"])]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} #{self.name}"

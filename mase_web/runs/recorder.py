@@ -99,6 +99,16 @@ def append_ending(run_id: int, status: str, error: str = "") -> None:
     transaction.on_commit(publish)
 
 
+def checkpoint_episode(payload: dict) -> int:
+    """Episodes played when a checkpoint was written. REINFORCE checkpoints say it as `episode`; MAPPO
+    ones carry it in their metrics, beside `step`, which counts updates, not episodes."""
+    metrics = payload.get("metrics") if isinstance(payload.get("metrics"), dict) else {}
+    for value in (payload.get("episode"), metrics.get("episode"), payload.get("step")):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return max(0, int(value))
+    return 0
+
+
 class RunEventRecorder:
     def __init__(
         self,
@@ -170,7 +180,7 @@ class RunEventRecorder:
             Checkpoint.objects.bulk_create(
                 Checkpoint(
                     run_id=self.run_id,
-                    step=int(e.payload.get("episode", e.payload.get("step", 0))),
+                    step=checkpoint_episode(e.payload),
                     path=str(e.payload.get("path", "")),
                     metrics=e.payload.get("metrics", {}),
                 )

@@ -7,6 +7,7 @@ from mase_web.accounts.fields import ProjectField, request_user
 from mase_web.accounts.models import Project
 from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
+from mase_web.runs.tags import TagsField
 from mase_web.workflows.facade import VersionNotFound, published_spec
 
 
@@ -15,14 +16,19 @@ class RunSerializer(serializers.ModelSerializer):
         source="created_by.username", read_only=True, allow_null=True, default=None
     )
     last_seq = serializers.IntegerField(read_only=True, required=False, allow_null=True)
+    tags = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = [
             "id", "project", "name", "kind", "device", "state", "source", "created_by", "created_at",
             "started_at", "finished_at", "worker", "deliveries", "cancel_requested", "error", "metrics", "last_seq",
+            "tags",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_tags(self, run: Run) -> list[str]:
+        return sorted(tag.name for tag in run.tag_rows.all())  # prefetched by the views
 
 
 class RunDetailSerializer(RunSerializer):
@@ -31,8 +37,32 @@ class RunDetailSerializer(RunSerializer):
         read_only_fields = fields
 
 
+class OverridesSerializer(serializers.Serializer):
+    """Launch-time changes to the spec that keep its provenance (recorded in the run's `source`)."""
+
+    episodes = serializers.IntegerField(
+        required=False, min_value=1, max_value=10**9, help_text="the training episode budget"
+    )
+
+
+def apply_overrides(spec: dict, overrides: dict) -> dict:
+    """A copy of `spec` with the launch overrides applied (`episodes` sets `training.episodes`)."""
+    if not overrides:
+        return spec
+    changed = {**spec}
+    if "episodes" in overrides:
+        training = changed.get("training")
+        if not isinstance(training, dict):
+            raise serializers.ValidationError(
+                {"overrides": {"episodes": ["the spec has no training section to set the budget in"]}}
+            )
+        changed["training"] = {**training, "episodes": overrides["episodes"]}
+    return changed
+
+
 class LaunchSerializer(serializers.Serializer):
-    """Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`."""
+    """Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`;
+    `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`."""
 
     project = ProjectField(required=False)
     name = serializers.CharField(max_length=200)
@@ -41,6 +71,8 @@ class LaunchSerializer(serializers.Serializer):
     spec = serializers.JSONField(required=False)
     workflow = serializers.IntegerField(required=False, min_value=1)
     version = serializers.IntegerField(required=False, min_value=1)
+    overrides = OverridesSerializer(required=False)
+    tags = TagsField(required=False)
 
     def validate(self, data):
         if ("spec" in data) == ("workflow" in data):
@@ -67,6 +99,10 @@ class LaunchSerializer(serializers.Serializer):
             data["project"] = Project.objects.get(pk=published.project_id)
         if "project" not in data:
             raise serializers.ValidationError({"project": ["required when launching from a spec"]})
+        overrides = dict(data.pop("overrides", None) or {})
+        if overrides:
+            data["spec"] = apply_overrides(data["spec"], overrides)
+            data["source"] = {**data["source"], "overrides": overrides}
         errors = validate_spec(data["spec"], require_environment=True, confined=True)
         if errors:
             raise serializers.ValidationError({"spec": {e.path: [e.message] for e in errors}})
@@ -86,3 +122,11 @@ class CheckpointSerializer(serializers.ModelSerializer):
     class Meta:
         model = Checkpoint
         fields = ["step", "path", "metrics", "created_at"]
+
+
+class TagsSerializer(serializers.Serializer):
+    tags = TagsField()
+
+
+class DeviceSerializer(serializers.Serializer):
+    device = serializers.ChoiceField(choices=Run.Device.choices)

@@ -25,9 +25,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.advisor import advise
-from agents.envs import REGISTRY, env_parameters
+from agents.envs import REGISTRY, EnvironmentUnavailableError, env_parameters
 from agents.roles import REWARD_TERMS, ROLES
-from agents.spec import LIMITS, PHASES, REWARD_PRESETS, spec_warnings, validate_spec
+from agents.spec import LIMITS, PHASES, REWARD_PRESETS, intent_catalogues, spec_warnings, validate_spec
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
@@ -312,6 +312,18 @@ class TemplateDetailView(APIView):
         return Response({**found.summary(), "spec": found.spec})
 
 
+def _environment_parameters() -> dict[str, list]:
+    """Each registered environment's parameters; one whose module cannot be imported here (an optional
+    dependency missing) is left out rather than failing the whole catalogue, and the designer with it."""
+    out = {}
+    for name in sorted(REGISTRY):
+        try:
+            out[name] = env_parameters(name)
+        except EnvironmentUnavailableError:
+            continue
+    return out
+
+
 class CatalogueView(APIView):
     """What the designer's palette and editors offer: roles, reward terms, presets, phases, and each
     environment's parameters (for the Environment tab)."""
@@ -327,6 +339,7 @@ class CatalogueView(APIView):
                 },
                 "phases": list(PHASES),
                 "limits": dict(LIMITS),
-                "environments": {name: env_parameters(name) for name in sorted(REGISTRY)},
+                "environments": _environment_parameters(),
+                "intents": intent_catalogues(),  # per environment: what an agent may own (checkboxes)
             }
         )

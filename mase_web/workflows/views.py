@@ -20,7 +20,11 @@ def designer(request, pk: int):
     workflow = Workflow.objects.filter(pk=pk).select_related("project").first()
     if workflow is None or not can(request.user, "view_workflow", workflow.project):
         return not_found(request, "workflow")
-    data = {"workflow_id": workflow.pk, "can_edit": can(request.user, "edit_workflow", workflow.project)}
+    data = {
+        "workflow_id": workflow.pk,
+        "can_edit": can(request.user, "edit_workflow", workflow.project),
+        "can_launch": can(request.user, "launch_run", workflow.project),
+    }
     return render(
         request, "app.html", {"page": "designer", "title": f"{workflow.name} · MASE", "page_data": data}
     )

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../api";
 import { formatTime } from "../runs/format";
+import { BatchScore } from "./BatchScore";
+import { batchWritingFacts } from "./reply";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
 import type { Batch } from "./types";
@@ -62,7 +64,7 @@ export function BatchPanel({ deploymentId, live }: Props) {
       {shown.length > 0 && (
         <table className="run-table" data-testid="batches">
           <tbody>
-            {shown.map((b) => (
+            {shown.flatMap((b) => [
               <tr key={b.id}>
                 <td>batch {b.id}</td>
                 <td>
@@ -79,8 +81,24 @@ export function BatchPanel({ deploymentId, live }: Props) {
                   <a href={`/review/?batch=${b.id}&deployment=${b.deployment}`}>review</a>
                   {b.error && <span className="error"> {b.error}</span>}
                 </td>
-              </tr>
-            ))}
+              </tr>,
+              ...(b.score
+                ? [
+                    <tr key={`${b.id}-score`} className="batch-score-row">
+                      <td colSpan={5}>
+                        <BatchScore score={b.score} />
+                      </td>
+                    </tr>,
+                  ]
+                : []),
+              ...(b.writing
+                ? [
+                    <tr key={`${b.id}-writing`} className="muted small" data-testid="batch-writing">
+                      <td colSpan={5}>{batchWritingFacts(b.writing)}</td>
+                    </tr>,
+                  ]
+                : []),
+            ])}
           </tbody>
         </table>
       )}

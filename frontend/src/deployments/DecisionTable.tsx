@@ -1,15 +1,18 @@
 import { formatTime } from "../runs/format";
 import { BreakerBadge } from "./BreakerBadge";
 import { percent } from "./format";
+import { ReviewControl } from "./ReviewControl";
 import type { DecisionRow } from "./types";
 
 interface Props {
   rows: DecisionRow[];
   onOpen: (row: DecisionRow) => void;
+  /** A row's review changed (the table shows the stored row it is given). */
+  onReviewed: (row: DecisionRow) => void;
 }
 
 /** One line per decision; "Trajectory" opens the whole episode at that step. */
-export function DecisionTable({ rows, onOpen }: Props) {
+export function DecisionTable({ rows, onOpen, onReviewed }: Props) {
   if (rows.length === 0) return <p className="muted">No decisions match.</p>;
   return (
     <table className="run-table" data-testid="decisions">
@@ -22,6 +25,7 @@ export function DecisionTable({ rows, onOpen }: Props) {
           <th>Source</th>
           <th>Confidence</th>
           <th>Breaker</th>
+          <th>Review</th>
           <th />
         </tr>
       </thead>
@@ -43,6 +47,9 @@ export function DecisionTable({ rows, onOpen }: Props) {
             <td>{percent(row.confidence)}</td>
             <td>
               <BreakerBadge state={row.breaker_state} />
+            </td>
+            <td>
+              <ReviewControl row={row} onChanged={onReviewed} />
             </td>
             <td>
               <button type="button" className="link" onClick={() => onOpen(row)}>

@@ -1,24 +1,30 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../api";
-import { runsApi } from "../runs/runsApi";
-import type { RunSummary } from "../runs/types";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
 import { ErrorList } from "./ErrorList";
+import { DEFAULT_WRITER, WriterFields, writerRequest } from "./WriterFields";
+import { FallbackPreview } from "./FallbackPreview";
+import type { DeployCandidate } from "./types";
 
-/** Deploy the checkpoint of a succeeded run (product managers and admins). */
+/** Deploy the checkpoint of a succeeded run (product managers and admins). Runs that cannot be deployed
+ * (not MAPPO/IPPO, no checkpoint, …) are listed disabled, each with the reason. */
 export function DeployForm({ projects }: { projects: number[] }) {
-  const [runs, setRuns] = useState<RunSummary[]>([]);
+  const [runs, setRuns] = useState<DeployCandidate[]>([]);
   const [run, setRun] = useState("");
   const [name, setName] = useState("");
+  const [writer, setWriter] = useState(DEFAULT_WRITER);
+  // the breaker's confidence threshold: null = the run's spec's (shown once the preview reports it)
+  const [threshold, setThreshold] = useState<number | null>(null);
+  const [specThreshold, setSpecThreshold] = useState<number | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
   const projectKey = projects.join(",");
   useEffect(() => {
     const allowed = projectKey.split(",").map(Number);
-    runsApi.list(new URLSearchParams({ state: "succeeded", kind: "training", page_size: "100" })).then(
-      (body) => setRuns(body.results.filter((r) => allowed.includes(r.project))),
+    deploymentsApi.candidates().then(
+      (rows) => setRuns(rows.filter((r) => allowed.includes(r.project))),
       () => undefined,
     );
   }, [projectKey]);
@@ -26,7 +32,12 @@ export function DeployForm({ projects }: { projects: number[] }) {
   const deploy = async () => {
     setBusy(true);
     try {
-      const created = await deploymentsApi.create({ run: Number(run), ...(name.trim() ? { name: name.trim() } : {}) });
+      const created = await deploymentsApi.create({
+        run: Number(run),
+        ...(name.trim() ? { name: name.trim() } : {}),
+        ...(writerRequest(writer) ? { generation: writerRequest(writer) } : {}),
+        ...(threshold !== null ? { confidence_threshold: threshold } : {}),
+      });
       window.location.assign(`/deployments/${created.id}/`);
     } catch (e) {
       const err = e as ApiError;
@@ -48,11 +59,20 @@ export function DeployForm({ projects }: { projects: number[] }) {
       >
         <label>
           Trained run{" "}
-          <select value={run} onChange={(e) => setRun(e.target.value)} required>
+          <select
+            value={run}
+            onChange={(e) => {
+              setRun(e.target.value);
+              setThreshold(null);
+              setSpecThreshold(null);
+            }}
+            required
+          >
             <option value="">choose a succeeded run</option>
             {runs.map((r) => (
-              <option key={r.id} value={r.id}>
+              <option key={r.id} value={r.id} disabled={!r.deployable} title={r.why ?? undefined}>
                 #{r.id} {r.name}
+                {r.deployable ? "" : " — cannot be deployed"}
               </option>
             ))}
           </select>
@@ -60,11 +80,42 @@ export function DeployForm({ projects }: { projects: number[] }) {
         <label>
           Name <input value={name} onChange={(e) => setName(e.target.value)} placeholder="the run's name" />
         </label>
+        {run && (
+          <label>
+            Breaker threshold{" "}
+            <input
+              type="range"
+              min={0}
+              max={1}
+              step={0.01}
+              aria-label="confidence threshold"
+              value={threshold ?? specThreshold ?? 0.6}
+              onChange={(e) => setThreshold(Number(e.target.value))}
+            />{" "}
+            <output>{(threshold ?? specThreshold ?? 0.6).toFixed(2)}</output>
+          </label>
+        )}
+        <WriterFields value={writer} onChange={setWriter} />
         <button type="submit" disabled={busy || !run}>
           Deploy
         </button>
       </form>
+      {run && <FallbackPreview run={Number(run)} threshold={threshold} onSpecThreshold={setSpecThreshold} />}
       {runs.length === 0 && <p className="hint">No succeeded training run yet: train a team on the Runs page first.</p>}
+      {runs.some((r) => !r.deployable) && (
+        <details data-testid="undeployable">
+          <summary className="hint">Why some runs cannot be deployed</summary>
+          <ul className="deploy-candidates">
+            {runs
+              .filter((r) => !r.deployable)
+              .map((r) => (
+                <li key={r.id}>
+                  #{r.id} {r.name}: {r.why}
+                </li>
+              ))}
+          </ul>
+        </details>
+      )}
       <ErrorList lines={errors} />
     </section>
   );

@@ -1,3 +1,4 @@
+import { REVIEW_STATUSES } from "./reviewStatus";
 import type { DeploymentSummary } from "./types";
 
 export interface Filters {
@@ -5,6 +6,7 @@ export interface Filters {
   agent: string;
   source: string;
   breaker_state: string;
+  review_status: string;
   confidence_min: string;
   confidence_max: string;
   since: string;
@@ -13,7 +15,7 @@ export interface Filters {
 }
 
 export const FILTER_KEYS: (keyof Filters)[] = [
-  "deployment", "agent", "source", "breaker_state", "confidence_min", "confidence_max", "since", "until", "q",
+  "deployment", "agent", "source", "breaker_state", "review_status", "confidence_min", "confidence_max", "since", "until", "q",
 ];
 
 /** The filters as API query parameters (times from the browser's local time to ISO). */
@@ -34,7 +36,7 @@ interface Props {
   onChange: (filters: Filters) => void;
 }
 
-/** Deployment, agent, source, breaker state, confidence range, time range and full-text search. */
+/** Deployment, agent, source, breaker state, review status, confidence range, time range and full-text search. */
 export function ReviewFilters({ filters, deployments, agents, onChange }: Props) {
   const set = (key: keyof Filters) => (e: { target: { value: string } }) => onChange({ ...filters, [key]: e.target.value });
   return (
@@ -79,6 +81,17 @@ export function ReviewFilters({ filters, deployments, agents, onChange }: Props)
           <option value="closed">closed</option>
           <option value="open">open</option>
           <option value="half_open">half-open</option>
+        </select>
+      </label>
+      <label>
+        Review
+        <select value={filters.review_status} onChange={set("review_status")} aria-label="Review status">
+          <option value="">any</option>
+          {REVIEW_STATUSES.map((r) => (
+            <option key={r.value} value={r.value}>
+              {r.label}
+            </option>
+          ))}
         </select>
       </label>
       <label>

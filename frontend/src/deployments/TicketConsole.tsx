@@ -3,6 +3,10 @@ import { ApiError } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
 import { bySteps, errorLines } from "./format";
 import { StepList } from "./StepList";
+import type { Reply, ReplyPart } from "./reply";
+import { ReplyView } from "./ReplyView";
+import { WriterPanel } from "./WriterPanel";
+import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
 import { ErrorList } from "./ErrorList";
 
@@ -15,16 +19,19 @@ interface Props {
   /** Episodes and decisions streamed over the deployment's WebSocket. */
   liveEpisodes: EpisodeSummary[];
   liveDecisions: Record<string, Decision[]>;
+  /** Parts of each reply streamed as the agents write them (shown until the whole reply arrives). */
+  liveReplyParts?: Record<string, ReplyPart[]>;
   onAnswered: () => void;
 }
 
 /** Type a customer ticket, then watch the agents handle it step by step. */
-export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisions, onAnswered }: Props) {
+export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisions, liveReplyParts, onAnswered }: Props) {
   const [text, setText] = useState("");
   const [submitted, setSubmitted] = useState<string | null>(null);
   const [done, setDone] = useState<{ episode: EpisodeSummary; result: TicketResult } | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [revealed, setRevealed] = useState(0);
+  const [history, remember] = useTicketHistory(deploymentId);
 
   // While the request runs, its decisions arrive over the WebSocket; the response then has all of them.
   const requestId =
@@ -50,7 +57,9 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
     setRevealed(0);
     setErrors([]);
     try {
-      setDone(await deploymentsApi.sendTicket(deploymentId, ticket));
+      const answered = await deploymentsApi.sendTicket(deploymentId, ticket);
+      setDone(answered);
+      remember(answered.episode, answered.result);
       setText("");
       onAnswered();
     } catch (e) {
@@ -81,6 +90,7 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
           {busy ? "The team is working…" : "Send to the team"}
         </button>
       </form>
+      <WriterPanel deploymentId={deploymentId} />
       <ErrorList lines={errors} />
       {submitted !== null && (
         <div className="ticket-run">
@@ -88,9 +98,11 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
             “{submitted}” — {busy ? "agents deciding…" : `${stepCount} steps`}
           </p>
           <StepList decisions={shown} />
+          {!done && requestId && revealed >= stepCount && <ReplyView parts={liveReplyParts?.[requestId]} />}
           {finished && done && <TicketAnswer episode={done.episode} result={done.result} />}
         </div>
       )}
+      <TicketHistory entries={history} />
     </section>
   );
 }
@@ -112,6 +124,7 @@ function TicketAnswer({ episode, result }: { episode: EpisodeSummary; result: Ti
         {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`} ·{" "}
         <a href={`/review/?episode=${episode.id}`}>review this episode</a>
       </p>
+      <ReplyView reply={(result as TicketResult & { reply?: Reply }).reply} />
     </div>
   );
 }

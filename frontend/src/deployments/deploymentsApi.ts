@@ -6,20 +6,24 @@ import type {
   Batch,
   BreakerSnapshot,
   DecisionRow,
+  DeployCandidate,
   DeploymentDetail,
   DeploymentSummary,
   EpisodeDetail,
   EpisodeSummary,
+  ReviewStatus,
   TicketResult,
   Transition,
 } from "./types";
+import type { WriterRequest } from "./reply";
 
 const post = (body: unknown) => ({ method: "POST", body: JSON.stringify(body) }) as const;
 
 export const deploymentsApi = {
   list: () => api<Paginated<DeploymentSummary>>("deployments/?page_size=100"),
   get: (id: number) => api<DeploymentDetail>(`deployments/${id}/`),
-  create: (body: { run: number; name?: string }) => api<DeploymentDetail>("deployments/", post(body)),
+  create: (body: { run: number; name?: string; generation?: WriterRequest; confidence_threshold?: number }) =>
+    api<DeploymentDetail>("deployments/", post(body)),
   stop: (id: number) => api<DeploymentDetail>(`deployments/${id}/stop/`, post({})),
   resume: (id: number) => api<DeploymentDetail>(`deployments/${id}/resume/`, post({})),
   sendTicket: (id: number, text: string) =>
@@ -34,4 +38,9 @@ export const deploymentsApi = {
   episode: (id: number) => api<EpisodeDetail>(`episodes/${id}/`),
   decisions: (query: URLSearchParams) => api<Paginated<DecisionRow>>(`decisions/?${query}`),
   exportUrl: (query: URLSearchParams) => `/api/decisions/export/?${query}`,
+  candidates: () => api<DeployCandidate[]>("deployments/candidates/"),
+  review: (id: number, status: ReviewStatus, reason = "") =>
+    api<DecisionRow>(`decisions/${id}/review/`, post({ status, reason })),
+  annotate: (id: number) =>
+    api<{ queue: number; queue_name: string; item: number | null; added: boolean }>(`decisions/${id}/annotate/`, post({})),
 };

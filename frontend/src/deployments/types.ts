@@ -1,3 +1,5 @@
+import type { BatchWriting, ReplyPart } from "./reply";
+
 /** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py). */
 
 export type BreakerState = "closed" | "open" | "half_open";
@@ -65,12 +67,19 @@ export interface Decision {
   fault: string | null;
 }
 
+/** An operator's verdict on a stored decision (POST /api/decisions/<id>/review/). */
+export type ReviewStatus = "unreviewed" | "ok" | "wrong" | "escalated";
+
 /** A stored decision (GET /api/decisions/, an episode's steps). */
 export interface DecisionRow extends Decision {
   id: number;
   episode: number;
   action_index: number | null;
   created_at: string;
+  review_status: ReviewStatus;
+  review_reason: string;
+  reviewed_by: string | null;
+  reviewed_at: string | null;
 }
 
 export interface EpisodeSummary {
@@ -142,6 +151,37 @@ export interface Batch {
   error: string;
   created_at: string;
   finished_at: string | null;
+  /** Exact match and per-intent figures when the batch's tickets carry intents. */
+  score: BatchScore | null;
+  /** What writing the batch's replies cost (null before any reply is stored). */
+  writing?: BatchWriting | null;
+}
+
+export interface IntentScore {
+  intent: string;
+  support: number;
+  predicted: number;
+  correct: number;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+}
+
+export interface BatchScore {
+  labelled: number;
+  scored: number;
+  exact: number;
+  exact_match: number | null;
+  intents: IntentScore[];
+}
+
+/** A finished training run offered by the deploy form, and what keeps it from being deployed. */
+export interface DeployCandidate {
+  id: number;
+  name: string;
+  project: number;
+  deployable: boolean;
+  why: string | null;
 }
 
 /** Frames of ws/deployments/<id>/ (mase_web/deployments/live.py). */
@@ -152,4 +192,5 @@ export type StreamEvent =
   | { kind: "step"; episode: number; request_id: string; record: Decision }
   | { kind: "breaker"; transition: Transition; breaker: BreakerSnapshot }
   | { kind: "alert"; alert: AlertRow }
-  | { kind: "batch"; batch: Batch };
+  | { kind: "batch"; batch: Batch }
+  | { kind: "reply_part"; episode: number; request_id: string; index: number; part: ReplyPart };

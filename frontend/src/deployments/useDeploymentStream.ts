@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
 import { type SocketStatus, useSocket } from "../useSocket";
 import type { AlertRow, Batch, BreakerSnapshot, Decision, EpisodeSummary, StreamEvent } from "./types";
+import type { ReplyPart } from "./reply";
 
 export interface DeploymentStream {
   status: SocketStatus;
@@ -13,6 +14,8 @@ export interface DeploymentStream {
   batches: Record<number, Batch>;
   /** Grows with every breaker transition (pages refetch the history when it changes). */
   transitions: number;
+  /** Parts of each request's reply, per request id, as the agents write them. */
+  replyParts: Record<string, ReplyPart[]>;
 }
 
 const empty: Omit<DeploymentStream, "status"> = {
@@ -22,6 +25,7 @@ const empty: Omit<DeploymentStream, "status"> = {
   alerts: [],
   batches: {},
   transitions: 0,
+  replyParts: {},
 };
 
 function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omit<DeploymentStream, "status"> {
@@ -40,6 +44,10 @@ function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omi
       return { ...state, breaker: event.breaker, transitions: state.transitions + 1 };
     case "alert":
       return { ...state, alerts: [event.alert, ...state.alerts].slice(0, 100) };
+    case "reply_part": {
+      const sofar = state.replyParts[event.request_id] ?? [];
+      return { ...state, replyParts: { ...state.replyParts, [event.request_id]: [...sofar, event.part] } };
+    }
     case "batch":
       return { ...state, batches: { ...state.batches, [event.batch.id]: event.batch } };
     default:

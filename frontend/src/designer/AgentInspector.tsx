@@ -1,19 +1,25 @@
 import { useEffect, useState } from "react";
+import { IntentChecklist, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
+import { useFieldProblem } from "./fieldProblem";
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
-import type { AgentSpec, RoleInfo } from "./types";
+import type { AgentSpec, IntentInfo, RoleInfo } from "./types";
 
 interface Props {
   agent: AgentSpec;
   roles: RoleInfo[];
   /** The role may read but not change the workflow: fields show their values, disabled. */
   readOnly?: boolean;
+  /** The environment's intent catalogue, when its agents own intents (customer service). */
+  intents?: IntentInfo[];
+  workflowId?: number;
+  publishedVersion?: number | null;
 }
 
 const DEFAULT_LORA = { r: 4, alpha: 8, dropout: 0, target_modules: null };
 
 /** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
-export function AgentInspector({ agent, roles, readOnly = false }: Props) {
+export function AgentInspector({ agent, roles, readOnly = false, intents, workflowId, publishedVersion }: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
   const [idText, setIdText] = useState(agent.id);
@@ -24,6 +30,9 @@ export function AgentInspector({ agent, roles, readOnly = false }: Props) {
   }, [agent.id]);
   const lora = { ...DEFAULT_LORA, ...(agent.lora ?? {}) };
   const role = roles.find((r) => r.name === agent.role);
+  const agentIndex = useDesigner.getState().spec.agents.findIndex((a) => a.id === agent.id);
+  const promptPath = `$.agents[${agentIndex}].prompt`;
+  const promptProblem = useFieldProblem(promptPath);
 
   return (
     <div className="inspector" data-testid="agent-inspector">
@@ -51,7 +60,11 @@ export function AgentInspector({ agent, roles, readOnly = false }: Props) {
         </select>
       </label>
       {role && <p className="hint">{role.description}</p>}
-      <label className="field column" title="The agent's instructions; required.">
+      <label
+        className={promptProblem ? "field column has-problem" : "field column"}
+        title={promptProblem ?? "The agent's instructions; required."}
+        data-path={promptPath}
+      >
         <span>System prompt</span>
         <textarea
           rows={readOnly ? Math.min(16, Math.max(5, Math.ceil((agent.prompt ?? "").length / 40))) : 5}
@@ -65,6 +78,11 @@ export function AgentInspector({ agent, roles, readOnly = false }: Props) {
         <button className="link" onClick={() => updateAgent(agent.id, { prompt: role.default_prompt })}>
           Use the role's default prompt
         </button>
+      )}
+
+      <RetrainFlag agent={agent} workflowId={workflowId} version={publishedVersion} />
+      {intents && !REVIEWER_ROLES.includes(agent.role) && (
+        <IntentChecklist agent={agent} index={agentIndex} catalogue={intents} readOnly={readOnly} />
       )}
 
       <fieldset>

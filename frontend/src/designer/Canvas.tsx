@@ -11,14 +11,18 @@ import {
 import type React from "react";
 import { useCallback, useMemo, useState } from "react";
 import { type AgentFlowNode, AgentNode } from "./AgentNode";
+import { CommunicationEdge } from "./CommunicationEdge";
 import { LearnedEdgeView } from "./LearnedEdge";
 import { formatWeight, LearnedLegend, learnedFlowEdges, useOverlayModel } from "./LearnedOverlay";
 import { ROLE_MIME } from "./Palette";
+import { describePath, messageInWords } from "./problemWords";
 import { problemTargets, useDesigner } from "./store";
 import type { RoleInfo } from "./types";
 
 const nodeTypes = { agent: AgentNode };
-const edgeTypes = { learned: LearnedEdgeView };
+/** Room around the agents when fitting the view: links curve out beyond the boxes they join. */
+export const FIT_VIEW = { padding: 0.15 };
+const edgeTypes = { learned: LearnedEdgeView, communication: CommunicationEdge };
 
 interface Props {
   roles: RoleInfo[];
@@ -42,10 +46,10 @@ export function Canvas({ roles }: Props) {
     for (const e of report?.errors ?? []) {
       const m = /^\$\.agents\[(\d+)\]/.exec(e.path);
       const id = m ? spec.agents[Number(m[1])]?.id : undefined;
-      if (id) map.set(id, [...(map.get(id) ?? []), `${e.path.replace(/^\$\.agents\[\d+\]\.?/, "") || "agent"}: ${e.message}`]);
+      if (id) map.set(id, [...(map.get(id) ?? []), `${describePath(spec, e.path).words}: ${messageInWords(spec, e.message)}`]);
     }
     return map;
-  }, [report, spec.agents]);
+  }, [report, spec]);
 
   const roleInfo = useMemo(() => new Map(roles.map((r) => [r.name, r])), [roles]);
 
@@ -87,6 +91,8 @@ export function Canvas({ roles }: Props) {
         const unused = overlay?.unused.get(index);
         return {
           id: `e${index}`,
+          // Communication links are routed between the facing sides of their agents, so many of them stay apart.
+          type: dependency ? undefined : "communication",
           source: edge.source,
           target: edge.target,
           // Dependencies run left to right, communication links leave below and arrive on top.
@@ -149,6 +155,7 @@ export function Canvas({ roles }: Props) {
         nodesConnectable={!readOnly}
         deleteKeyCode={null}
         fitView
+        fitViewOptions={FIT_VIEW}
         minZoom={0.2}
         proOptions={{ hideAttribution: true }}
       >

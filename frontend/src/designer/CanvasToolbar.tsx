@@ -1,4 +1,5 @@
 import { useReactFlow } from "@xyflow/react";
+import { FIT_VIEW } from "./Canvas";
 import { LearnedOverlayControls } from "./LearnedOverlay";
 import { useDesigner } from "./store";
 
@@ -33,14 +34,14 @@ export function CanvasToolbar() {
       <button
         onClick={() => {
           layoutAll();
-          window.setTimeout(() => fitView({ duration: 300 }), 50);
+          window.setTimeout(() => fitView({ ...FIT_VIEW, duration: 300 }), 50);
         }}
         disabled={readOnly}
         title="Arrange agents left to right along their dependencies"
       >
         Auto-layout
       </button>
-      <button onClick={() => fitView({ duration: 300 })} title="Zoom to fit all agents">
+      <button onClick={() => fitView({ ...FIT_VIEW, duration: 300 })} title="Zoom to fit all agents">
         Zoom to fit
       </button>
       <LearnedOverlayControls />

@@ -40,7 +40,7 @@ function ParamField({ param, value, onChange }: FieldProps) {
       );
     case "integer":
     case "number":
-      return <NumberField label={label} hint={param.help} integer={param.kind === "integer"} value={typeof value === "number" ? value : undefined} onChange={onChange} />;
+      return <NumberField path={`$.environment.params.${param.name}`} label={label} hint={param.help} integer={param.kind === "integer"} value={typeof value === "number" ? value : undefined} onChange={onChange} />;
     case "choice":
       return (
         <label className="field" title={param.help}>

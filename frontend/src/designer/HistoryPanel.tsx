@@ -2,17 +2,20 @@ import { useCallback, useEffect, useState } from "react";
 import { ApiError } from "../api";
 import { workflowsApi } from "./designerApi";
 import { DiffView } from "./DiffView";
+import { LaunchVersion } from "./LaunchVersion";
 import { useDesigner } from "./store";
 import type { VersionSummary, Workflow } from "./types";
 
 interface Props {
   workflowId: number;
+  /** Set when the user may launch runs: the project and name a launched run is filed under. */
+  launchAs: { project: number; workflowName: string } | null;
   flush: () => Promise<void>;
   onRestored: (workflow: Workflow) => void;
 }
 
 /** Publish the draft with a note; browse published versions, compare them with the draft, restore one. */
-export function HistoryPanel({ workflowId, flush, onRestored }: Props) {
+export function HistoryPanel({ workflowId, launchAs, flush, onRestored }: Props) {
   const [versions, setVersions] = useState<VersionSummary[] | null>(null);
   const [note, setNote] = useState("");
   const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
@@ -112,6 +115,7 @@ export function HistoryPanel({ workflowId, flush, onRestored }: Props) {
                 Restore
               </button>
             )}
+            {launchAs && <LaunchVersion {...launchAs} workflowId={workflowId} version={v.number} />}
           </li>
         ))}
       </ul>

@@ -1,16 +1,36 @@
 import { AgentInspector } from "./AgentInspector";
 import { EdgeInspector } from "./EdgeInspector";
 import { useDesigner } from "./store";
-import type { RoleInfo } from "./types";
+import type { IntentInfo, RoleInfo } from "./types";
+
+interface Props {
+  roles: RoleInfo[];
+  /** Per environment: the intents an agent may own. */
+  intents?: Record<string, IntentInfo[]>;
+  /** The workflow and its latest published version (flags prompt edits that need retraining). */
+  workflowId?: number;
+  publishedVersion?: number | null;
+}
 
 /** Shows the inspector of whatever is selected on the canvas (to read only, where the role cannot edit). */
-export function Inspector({ roles }: { roles: RoleInfo[] }) {
+export function Inspector({ roles, intents, workflowId, publishedVersion }: Props) {
   const selection = useDesigner((s) => s.selection);
   const spec = useDesigner((s) => s.spec);
   const readOnly = useDesigner((s) => s.readOnly);
   if (selection?.kind === "agent") {
     const agent = spec.agents.find((a) => a.id === selection.id);
-    if (agent) return <AgentInspector key={agent.id} agent={agent} roles={roles} readOnly={readOnly} />;
+    if (agent)
+      return (
+        <AgentInspector
+          key={agent.id}
+          agent={agent}
+          roles={roles}
+          readOnly={readOnly}
+          intents={intents?.[spec.environment?.name ?? ""]}
+          workflowId={workflowId}
+          publishedVersion={publishedVersion}
+        />
+      );
   }
   if (selection?.kind === "edge") {
     const edge = spec.edges?.[selection.index];

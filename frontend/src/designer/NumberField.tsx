@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useFieldProblem } from "./fieldProblem";
 
 interface Props {
   label: string;
@@ -10,18 +11,21 @@ interface Props {
   integer?: boolean;
   hint?: string;
   testId?: string;
+  /** The spec path this field edits: a validation error there marks the field and names the problem. */
+  path?: string;
 }
 
 /** A labelled number input that keeps half-typed text ("0.", "-") until it parses. */
-export function NumberField({ label, value, onChange, min, max, step, integer, hint, testId }: Props) {
+export function NumberField({ label, value, onChange, min, max, step, integer, hint, testId, path }: Props) {
   const [text, setText] = useState(value === undefined ? "" : String(value));
   const [focused, setFocused] = useState(false);
+  const problem = useFieldProblem(path);
   useEffect(() => {
     if (!focused) setText(value === undefined ? "" : String(value));
   }, [value, focused]);
 
   return (
-    <label className="field" title={hint}>
+    <label className={problem ? "field has-problem" : "field"} title={problem ?? hint} data-path={path}>
       {label && <span>{label}</span>}
       <input
         type="number"
@@ -31,6 +35,7 @@ export function NumberField({ label, value, onChange, min, max, step, integer, h
         step={step ?? (integer ? 1 : "any")}
         data-testid={testId}
         aria-label={label ? undefined : hint}
+        aria-invalid={problem ? true : undefined}
         onFocus={() => setFocused(true)}
         onBlur={() => setFocused(false)}
         onChange={(event) => {

@@ -1,26 +1,43 @@
+import { revealField } from "./fieldProblem";
+import { describePath, type EditorTab, messageInWords } from "./problemWords";
 import { useDesigner } from "./store";
 import type { Problem } from "./types";
 
 interface Props {
   validating: boolean;
+  /** Opens a side-panel tab (a problem in the reward, schedule, … sections is fixed there). */
+  openTab: (tab: EditorTab | "inspector") => void;
 }
 
-/** The server validator's errors (block publishing) and warnings (advice); a click selects the culprit. */
-export function ProblemsList({ validating }: Props) {
+/** The server validator's errors (block publishing) and warnings (advice), in words; a click selects the
+ * agent or link at fault, or opens the tab of the field at fault and puts the cursor in it. */
+export function ProblemsList({ validating, openTab }: Props) {
   const report = useDesigner((s) => s.report);
   const spec = useDesigner((s) => s.spec);
   const select = useDesigner.getState().select;
 
   const focus = (p: Problem) => {
-    const agent = /^\$\.agents\[(\d+)\]/.exec(p.path);
-    const edge = /^\$\.edges\[(\d+)\]/.exec(p.path);
-    if (agent && spec.agents[Number(agent[1])]) select({ kind: "agent", id: spec.agents[Number(agent[1])].id });
-    else if (edge && spec.edges?.[Number(edge[1])]) select({ kind: "edge", index: Number(edge[1]) });
+    const { target } = describePath(spec, p.path);
+    if (!target) return;
+    if (target.kind === "agent") select({ kind: "agent", id: target.id });
+    else if (target.kind === "edge") select({ kind: "edge", index: target.index });
+    openTab(target.kind === "tab" ? target.tab : "inspector");
+    window.setTimeout(() => revealField(p.path), 50); // once the tab has rendered
   };
-  const describe = (p: Problem) => {
-    const agent = /^\$\.agents\[(\d+)\]/.exec(p.path);
-    const id = agent ? spec.agents[Number(agent[1])]?.id : undefined;
-    return id ? `${id}${p.path.slice(agent![0].length)}` : p.path.replace(/^\$\.?/, "") || "spec";
+
+  const item = (p: Problem, key: string, kind: "error" | "warning") => {
+    const { words, target } = describePath(spec, p.path);
+    return (
+      <li
+        key={key}
+        className={`problem ${kind}-item`}
+        onClick={() => focus(p)}
+        title={target ? `Click to show it (${p.path})` : p.path}
+      >
+        <strong className="problem-where">{words.charAt(0).toUpperCase() + words.slice(1)}</strong>{" "}
+        {messageInWords(spec, p.message)}
+      </li>
+    );
   };
 
   const errors = report?.errors ?? [];
@@ -41,16 +58,8 @@ export function ProblemsList({ validating }: Props) {
       </h2>
       {errors.length === 0 && warnings.length === 0 && report && <p className="hint">No problems: this draft can be published.</p>}
       <ul>
-        {errors.map((p, i) => (
-          <li key={`e${i}`} className="problem error-item" onClick={() => focus(p)} title="Click to select">
-            <code>{describe(p)}</code> {p.message}
-          </li>
-        ))}
-        {warnings.map((p, i) => (
-          <li key={`w${i}`} className="problem warning-item" onClick={() => focus(p)}>
-            <code>{describe(p)}</code> {p.message}
-          </li>
-        ))}
+        {errors.map((p, i) => item(p, `e${i}`, "error"))}
+        {warnings.map((p, i) => item(p, `w${i}`, "warning"))}
       </ul>
     </section>
   );

@@ -1,13 +1,8 @@
 import { MixtureChart } from "./MixtureChart";
-import { NumberField } from "./NumberField";
+import { DEFAULT_PHASES } from "./schedule";
 import { useDesigner } from "./store";
+import { TermRow } from "./TermRow";
 import type { Catalogue, RewardTerm } from "./types";
-
-export const DEFAULT_PHASES = [
-  { name: "exploration", threshold: 0.3 },
-  { name: "exploitation", threshold: 0.9 },
-  { name: "transfer", threshold: 1.0 },
-];
 
 const PRESET_LABELS: Record<string, string> = {
   phase_rewards: "Phase rewards: exploration 0.7·entropy + 0.3·task, …",
@@ -20,25 +15,34 @@ export function RewardComposer({ catalogue }: { catalogue: Catalogue }) {
   const phaseSpecs = useDesigner((s) => s.spec.evolution?.phases) ?? DEFAULT_PHASES;
   const setSection = useDesigner.getState().setSection;
   const phases = phaseSpecs.map((p) => p.name);
-  const terms = reward.terms ?? [{ term: "task", weights: Object.fromEntries(phases.map((p) => [p, 1])) }];
   const preset = reward.preset ?? null;
+  // As training reads it: no terms and no preset means the task term alone; a preset alone means its terms.
+  const terms = reward.terms ?? (preset ? [] : [{ term: "task", weights: Object.fromEntries(phases.map((p) => [p, 1])) }]);
   const presetTerms: RewardTerm[] = preset
     ? Object.entries(catalogue.presets[preset] ?? {}).map(([term, weights]) => ({ term, weights }))
     : [];
   // What training will use: the preset's terms, overridden or extended by the explicit ones.
   const effective = [...presetTerms.filter((p) => !terms.some((t) => t.term === p.term)), ...terms];
   const termInfo = new Map(catalogue.reward_terms.map((t) => [t.name, t]));
-  const unused = catalogue.reward_terms.filter((t) => !terms.some((x) => x.term === t.name));
+  const unused = catalogue.reward_terms.filter((t) => !effective.some((x) => x.term === t.name));
 
   const save = (next: { preset?: string | null; terms?: RewardTerm[] }) =>
     setSection("reward", { preset, terms, ...next });
-  const setWeight = (index: number, phase: string, value: number) =>
-    save({ terms: terms.map((t, i) => (i === index ? { ...t, weights: { ...t.weights, [phase]: value } } : t)) });
+  // A preset term's weight, once edited, becomes an explicit term that overrides the preset's.
+  const setWeight = (term: RewardTerm, phase: string, value: number) => {
+    const index = terms.findIndex((t) => t.term === term.term);
+    const changed = { ...term, weights: { ...term.weights, [phase]: value } };
+    save({ terms: index < 0 ? [...terms, changed] : terms.map((t, i) => (i === index ? changed : t)) });
+  };
+  const rows = effective.map((t) => ({ term: t, index: terms.findIndex((x) => x.term === t.term) }));
 
   return (
     <div className="reward-composer" data-testid="reward-composer">
       <h2>Reward</h2>
-      <p className="hint">reward = Σ weight × term, with its own weights in each evolution phase. Weights lie in [−10, 10].</p>
+      <p className="hint">
+        reward = Σ weight × term, with its own weights in each evolution phase. Weights lie in [−10, 10]. The table
+        lists every term that counts{preset ? ", the preset's included: editing one of them overrides the preset's weight" : ""}.
+      </p>
       <label className="field" title="A preset supplies terms; the terms below override or extend it.">
         <span>Preset</span>
         <select value={preset ?? ""} onChange={(e) => save({ preset: e.target.value || null })} data-testid="reward-preset">
@@ -70,29 +74,17 @@ export function RewardComposer({ catalogue }: { catalogue: Catalogue }) {
           </tr>
         </thead>
         <tbody>
-          {terms.map((t, i) => (
-            <tr key={t.term} data-testid={`term-${t.term}`}>
-              <td title={termInfo.get(t.term)?.description ?? "unknown term"}>{t.term.replaceAll("_", " ")}</td>
-              {phases.map((p) => (
-                <td key={p}>
-                  <NumberField
-                    label=""
-                    step={0.05}
-                    min={-10}
-                    max={10}
-                    value={t.weights[p] ?? 0}
-                    testId={`weight-${t.term}-${p}`}
-                    hint={`Weight of ${t.term} in the ${p} phase`}
-                    onChange={(v) => setWeight(i, p, v)}
-                  />
-                </td>
-              ))}
-              <td>
-                <button className="icon" title={`Remove ${t.term}`} onClick={() => save({ terms: terms.filter((_, j) => j !== i) })}>
-                  ×
-                </button>
-              </td>
-            </tr>
+          {rows.map(({ term: t, index }) => (
+            <TermRow
+              key={t.term}
+              term={t}
+              phases={phases}
+              description={termInfo.get(t.term)?.description ?? "unknown term"}
+              path={index < 0 ? undefined : `$.reward.terms[${index}]`}
+              fromPreset={index < 0 ? preset : null}
+              onWeight={(phase, value) => setWeight(t, phase, value)}
+              onRemove={index < 0 ? null : () => save({ terms: terms.filter((_, j) => j !== index) })}
+            />
           ))}
         </tbody>
       </table>

@@ -17,10 +17,10 @@ export function SafetyEditor() {
       <h2>Circuit breaker</h2>
       <p className="hint">After several low-confidence decisions in a row the team hands over to the fallback rules, then retries after a cooldown.</p>
       <fieldset>
-        <NumberField label="Low confidence below" min={0} max={1} step={0.05} value={breaker.confidence_threshold ?? 0.5} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
-        <NumberField label="Consecutive low decisions" integer min={1} value={breaker.consecutive_low ?? 3} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
-        <NumberField label="Cooldown (seconds)" min={0} value={breaker.cooldown_s ?? 30} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
-        <NumberField label="Step limit per task" integer min={1} value={breaker.step_limit ?? 20} onChange={(step_limit) => saveBreaker({ step_limit })} />
+        <NumberField path="$.circuit_breaker.confidence_threshold" label="Low confidence below" min={0} max={1} step={0.05} value={breaker.confidence_threshold ?? 0.5} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
+        <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low decisions" integer min={1} value={breaker.consecutive_low ?? 3} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
+        <NumberField path="$.circuit_breaker.cooldown_s" label="Cooldown (seconds)" min={0} value={breaker.cooldown_s ?? 30} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
+        <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={breaker.step_limit ?? 20} onChange={(step_limit) => saveBreaker({ step_limit })} />
       </fieldset>
 
       <h2>Fallback</h2>

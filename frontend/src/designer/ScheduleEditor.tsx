@@ -1,5 +1,5 @@
 import { NumberField } from "./NumberField";
-import { DEFAULT_PHASES } from "./RewardComposer";
+import { DEFAULT_PHASES, withoutPhase, withPhase } from "./schedule";
 import { useDesigner } from "./store";
 import type { Catalogue } from "./types";
 
@@ -7,11 +7,13 @@ import type { Catalogue } from "./types";
 export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
   const evolution = useDesigner((s) => s.spec.evolution) ?? {};
   const curriculum = useDesigner((s) => s.spec.curriculum) ?? {};
-  const setSection = useDesigner.getState().setSection;
+  const { setSection, edit } = useDesigner.getState();
   const phases = evolution.phases ?? DEFAULT_PHASES;
   const plateau = evolution.plateau ?? { cycles: 3, min_improvement: 0.02 };
   const unused = catalogue.phases.filter((p) => !phases.some((x) => x.name === p));
   const saveEvolution = (patch: Partial<typeof evolution>) => setSection("evolution", { ...evolution, phases, plateau, ...patch });
+  const addPhase = (name: string) => edit((draft) => void (draft.spec = withPhase(draft.spec, name, catalogue.phases)));
+  const removePhase = (name: string) => edit((draft) => void (draft.spec = withoutPhase(draft.spec, name)));
   const saveCurriculum = (patch: Partial<typeof curriculum>) => setSection("curriculum", { ...curriculum, ...patch });
 
   return (
@@ -30,7 +32,7 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
         </thead>
         <tbody>
           {phases.map((p, i) => (
-            <tr key={p.name}>
+            <tr key={p.name} data-testid={`phase-${p.name}`}>
               <td>{p.name}</td>
               <td>
                 <NumberField
@@ -40,11 +42,17 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
                   step={0.05}
                   value={p.threshold}
                   hint={`Threshold that ends the ${p.name} phase`}
+                  path={`$.evolution.phases[${i}].threshold`}
                   onChange={(threshold) => saveEvolution({ phases: phases.map((x, j) => (j === i ? { ...x, threshold } : x)) })}
                 />
               </td>
               <td>
-                <button className="icon" title={`Remove the ${p.name} phase`} onClick={() => saveEvolution({ phases: phases.filter((_, j) => j !== i) })}>
+                <button
+                  className="icon"
+                  title={phases.length > 1 ? `Remove the ${p.name} phase (and its reward weights)` : "The schedule needs at least one phase"}
+                  disabled={phases.length <= 1}
+                  onClick={() => removePhase(p.name)}
+                >
                   ×
                 </button>
               </td>
@@ -52,17 +60,17 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
           ))}
         </tbody>
       </table>
-      {unused.length > 0 && (
-        <label className="field">
-          <span>Add phase</span>
-          <select value="" onChange={(e) => e.target.value && saveEvolution({ phases: [...phases, { name: e.target.value, threshold: 1 }] })}>
-            <option value="">choose…</option>
-            {unused.map((p) => (
-              <option key={p}>{p}</option>
-            ))}
-          </select>
-        </label>
-      )}
+      <div className="add-phase">
+        {unused.length ? (
+          unused.map((name) => (
+            <button key={name} className="secondary" onClick={() => addPhase(name)} title={`Put the ${name} phase back in its place in the schedule; it starts with its neighbour's reward weights`}>
+              + Add {name} phase
+            </button>
+          ))
+        ) : (
+          <span className="hint">All phases ({catalogue.phases.join(", ")}) are in the schedule; remove one to leave it out.</span>
+        )}
+      </div>
       <fieldset>
         <legend title="Flag the reward for restructuring when the score stops improving (default: 3 cycles, 2%).">Plateau rule</legend>
         <NumberField label="Cycles without improvement" integer min={1} value={plateau.cycles} onChange={(cycles) => saveEvolution({ plateau: { ...plateau, cycles } })} />

@@ -75,10 +75,10 @@ export function TrainingEditor() {
       <h2>Training</h2>
       <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={ALGORITHMS} onChange={(a) => setSection("training", withAlgorithm(training, a))} />
       <fieldset>
-        <NumberField label="Episodes" integer min={1} value={training.episodes ?? 3000} onChange={(episodes) => save({ episodes })} />
-        <NumberField label="Episodes per update" integer min={1} value={training.batch_size ?? 32} onChange={(batch_size) => save({ batch_size })} />
-        <NumberField label="Learning rate" min={0} max={1} step={0.0001} value={training.lr ?? 0.003} onChange={(lr) => save({ lr })} />
-        <NumberField label="Seed" integer min={0} value={training.seed ?? 0} onChange={(seed) => save({ seed })} />
+        <NumberField path="$.training.episodes" label="Episodes" integer min={1} value={training.episodes ?? 3000} onChange={(episodes) => save({ episodes })} />
+        <NumberField path="$.training.batch_size" label="Episodes per update" integer min={1} value={training.batch_size ?? 32} onChange={(batch_size) => save({ batch_size })} />
+        <NumberField path="$.training.lr" label="Learning rate" min={0} max={1} step={0.0001} value={training.lr ?? 0.003} onChange={(lr) => save({ lr })} />
+        <NumberField path="$.training.seed" label="Seed" integer min={0} value={training.seed ?? 0} onChange={(seed) => save({ seed })} />
       </fieldset>
       {ppo && (
         <>
@@ -100,7 +100,7 @@ export function TrainingEditor() {
           )}
           {teacher !== "none" && (
             <>
-              <NumberField label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />
+              <NumberField path="$.training.teacher_coef" label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />
               <NumberField
                 label="Teacher fade-out episodes"
                 integer

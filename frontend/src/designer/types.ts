@@ -20,6 +20,14 @@ export interface AgentSpec {
   lora?: LoraConfig;
   policy_head?: { hidden: number };
   update_period?: number;
+  /** What it answers, from its environment's intent catalogue (customer service). */
+  intents?: string[];
+}
+
+/** One intent of an environment's catalogue: what an agent may own. */
+export interface IntentInfo {
+  name: string;
+  description: string;
 }
 
 export type EdgeKind = "dependency" | "communication";
@@ -182,6 +190,8 @@ export interface Catalogue {
   presets: Record<string, Record<string, Record<string, number>>>;
   phases: string[];
   limits: Record<string, number>;
+  /** Per environment whose agents own intents: the catalogue (names and descriptions). */
+  intents?: Record<string, IntentInfo[]>;
 }
 
 export interface Workflow {

@@ -49,6 +49,20 @@ export function EpisodeView({ snapshot, label }: { snapshot: Snapshot; label?: s
       <p className="fb-task">{snapshot.task}</p>
       <p className="fb-field-label">Answer</p>
       <p className="fb-answer">{snapshot.answer || <span className="muted">(no answer)</span>}</p>
+      {snapshot.reply && (
+        <>
+          <p className="fb-field-label">Reply ({snapshot.reply.backend})</p>
+          <div className="fb-reply" data-testid="feedback-reply">
+            {snapshot.reply.parts.length > 0
+              ? snapshot.reply.parts.map((part, i) => (
+                  <p key={i}>
+                    <b>{part.agent.replace(/_/g, " ")}:</b> {part.text}
+                  </p>
+                ))
+              : <p>{snapshot.reply.text}</p>}
+          </div>
+        </>
+      )}
       {snapshot.steps.length > 0 && (
         <table className="list fb-steps">
           <thead>

@@ -16,6 +16,8 @@ export interface StepSnapshot {
 export interface Snapshot {
   task: string;
   answer: string;
+  /** The reply the customer read, when the team wrote one (who wrote which part). */
+  reply?: { text: string; backend: string; parts: { agent: string; text: string; source: string }[] };
   steps: StepSnapshot[];
   meta?: Record<string, unknown>;
 }

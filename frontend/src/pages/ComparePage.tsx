@@ -1,10 +1,14 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { ApiError } from "../api";
 import { CompareChart } from "../runs/CompareChart";
+import { CompareSummary } from "../runs/CompareSummary";
+import { sharedSeeds } from "../runs/compareStyle";
+import { ConfigDiff } from "../runs/ConfigDiff";
 import { StateBadge } from "../runs/StateBadge";
 import { metricLabel } from "../runs/format";
 import { runsApi } from "../runs/runsApi";
-import type { CompareRun } from "../runs/types";
+import type { CompareRun, ConfigDiffRow } from "../runs/types";
+import "../runs/runs.css";
 
 const REFRESH_MS = 5000;
 
@@ -16,10 +20,12 @@ function idsFromUrl(): number[] {
     .filter((id) => Number.isInteger(id) && id > 0);
 }
 
-/** Two or more runs side by side: one chosen metric overlaid; refreshed while any of them runs. */
+/** Two or more runs side by side: a summary table, one chosen metric overlaid, and how their specs
+ * differ; refreshed while any of them runs. */
 export function ComparePage() {
   const ids = useMemo(idsFromUrl, []);
   const [runs, setRuns] = useState<CompareRun[]>([]);
+  const [diff, setDiff] = useState<ConfigDiffRow[]>([]);
   const [metric, setMetric] = useState("");
   const [error, setError] = useState("");
 
@@ -28,6 +34,7 @@ export function ComparePage() {
     runsApi.compare(ids).then(
       (body) => {
         setRuns(body.runs);
+        setDiff(body.config_diff ?? []);
         setError("");
       },
       (e: ApiError) => setError(Object.values(e.body?.errors ?? {}).flat().join("; ") || e.message),
@@ -81,6 +88,23 @@ export function ComparePage() {
             </label>
           </div>
           {chosen ? <CompareChart runs={runs} metric={chosen} /> : <p className="muted">These runs have reported no metrics yet.</p>}
+          {sharedSeeds(runs).map((line) => (
+            <p key={line} className="muted small" data-testid="shared-seed">
+              {line}: where their curves coincide, each keeps its own dash and marker (see the legend).
+            </p>
+          ))}
+        </section>
+      )}
+      {runs.length > 0 && (
+        <section className="card">
+          <h2>Summary</h2>
+          <CompareSummary runs={runs} />
+        </section>
+      )}
+      {runs.length > 0 && (
+        <section className="card">
+          <h2>Configuration differences</h2>
+          <ConfigDiff runs={runs} rows={diff} />
         </section>
       )}
     </main>

@@ -119,6 +119,7 @@ export function DeploymentPage() {
           username={me.username}
           liveEpisodes={stream.episodes}
           liveDecisions={stream.decisions}
+          liveReplyParts={stream.replyParts}
           onAnswered={refresh}
         />
       )}

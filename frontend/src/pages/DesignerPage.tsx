@@ -1,5 +1,6 @@
 import { ReactFlowProvider } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
+import "../designer/designer.css";
 import type React from "react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api";
@@ -57,7 +58,11 @@ export function DesignerPage() {
 
 /** The workflow designer: palette, canvas, inspector and editors around one zustand store. */
 function Designer() {
-  const { workflow_id: workflowId, can_edit: canEdit } = pageData<{ workflow_id: number; can_edit: boolean }>();
+  const {
+    workflow_id: workflowId,
+    can_edit: canEdit,
+    can_launch: canLaunch,
+  } = pageData<{ workflow_id: number; can_edit: boolean; can_launch?: boolean }>();
   const [workflow, setWorkflow] = useState<Workflow | null>(null);
   const [catalogue, setCatalogue] = useState<Catalogue | null>(null);
   const [loadError, setLoadError] = useState("");
@@ -179,7 +184,7 @@ function Designer() {
           <main className="designer-main">
             <CanvasToolbar />
             <Canvas roles={catalogue.roles} />
-            <ProblemsList validating={validating} />
+            <ProblemsList validating={validating} openTab={setTab} />
           </main>
           <aside className="side-panel">
             <nav className="tabs" role="tablist">
@@ -193,6 +198,7 @@ function Designer() {
               {tab === "history" ? (
                 <HistoryPanel
                   workflowId={workflowId}
+                  launchAs={canLaunch ? { project: workflow.project, workflowName: workflow.name } : null}
                   flush={flush}
                   onRestored={(w) => useDesigner.getState().replace(w.spec, w.layout ?? {})}
                 />
@@ -200,7 +206,14 @@ function Designer() {
                 <AdvisorPanel />
               ) : (
                 <fieldset className="editor" disabled={!canEdit}>
-                  {tab === "inspector" && <Inspector roles={catalogue.roles} />}
+                  {tab === "inspector" && (
+                    <Inspector
+                      roles={catalogue.roles}
+                      intents={catalogue.intents}
+                      workflowId={workflowId}
+                      publishedVersion={workflow.latest_version}
+                    />
+                  )}
                   {tab === "reward" && <RewardComposer catalogue={catalogue} />}
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
                   {tab === "training" && <TrainingEditor />}

@@ -80,7 +80,11 @@ export function ReviewPage() {
           }}
         />
         <ErrorList lines={errors} />
-        <DecisionTable rows={rows} onOpen={(row) => setOpen({ episode: row.episode, step: row.step })} />
+        <DecisionTable
+          rows={rows}
+          onOpen={(row) => setOpen({ episode: row.episode, step: row.step })}
+          onReviewed={(changed) => setRows((old) => old.map((r) => (r.id === changed.id ? changed : r)))}
+        />
         <div className="pager">
           <button type="button" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
             Newer

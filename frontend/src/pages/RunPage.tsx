@@ -10,9 +10,12 @@ import { ProtocolPanel } from "../runs/ProtocolPanel";
 import { RunHeader } from "../runs/RunHeader";
 import { SystemPanel } from "../runs/SystemPanel";
 import { pageData } from "../runs/pageData";
+import { runExtrasApi } from "../runs/runExtrasApi";
+import "../runs/runs.css";
 import { runsApi } from "../runs/runsApi";
 import { TERMINAL_STATES, type Checkpoint, type RunDetail } from "../runs/types";
 import { useRunStream } from "../runs/useRunStream";
+import { useWorkers } from "../runs/useWorkers";
 
 /** While a run is not finished its row (state, worker, deliveries) is refreshed this often. */
 const POLL_MS = 3000;
@@ -50,10 +53,15 @@ export function RunPage() {
     runsApi.checkpoints(runId).then(setCheckpoints, () => undefined);
   }, [runId, stream.checkpointEvents, terminal]);
 
-  const control = async (action: "cancel" | "resume") => {
+  // Only a run waiting in a queue needs to know whether a worker consumes that queue.
+  const workers = useWorkers(run?.state === "queued");
+
+  const control = async (action: "cancel" | "resume" | "cpu" | "gpu") => {
     setBusy(true);
     try {
-      await (action === "cancel" ? runsApi.cancel(runId) : runsApi.resume(runId));
+      if (action === "cancel") await runsApi.cancel(runId);
+      else if (action === "resume") await runsApi.resume(runId);
+      else await runExtrasApi.moveDevice(runId, action);
       refresh();
     } catch (e) {
       const err = e as ApiError;
@@ -81,10 +89,19 @@ export function RunPage() {
           busy={busy}
           onCancel={() => control("cancel")}
           onResume={() => control("resume")}
+          checkpointCount={checkpoints.length}
+          workers={workers}
+          onMoveDevice={(device) => control(device)}
+          onChanged={refresh}
         />
       )}
       <MetricCurves series={stream.series} />
-      <AttentionReplay frames={stream.attention} />
+      <AttentionReplay
+        frames={stream.attention}
+        algorithm={typeof stream.started?.algorithm === "string" ? stream.started.algorithm : null}
+        ended={terminal}
+        spec={run?.spec}
+      />
       <ProtocolPanel series={stream.series} />
       <PhaseTimeline
         marks={stream.phaseMarks}

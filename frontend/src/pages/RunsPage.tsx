@@ -3,6 +3,7 @@ import { LaunchForm } from "../runs/LaunchForm";
 import { RunList } from "../runs/RunList";
 import { runsApi } from "../runs/runsApi";
 import type { Me } from "../runs/types";
+import "../runs/runs.css";
 
 /** All runs of your projects, and the form that launches a new one. */
 export function RunsPage() {

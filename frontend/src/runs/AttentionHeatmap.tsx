@@ -27,13 +27,16 @@ export function AttentionHeatmap({ frame }: { frame: AttentionFrame }) {
     ],
     [agents, matrix],
   );
+  // Room for the longest agent id, so labels such as "shopping_guide" are never cut; automargin grows
+  // the margin further when the font measures wider than this estimate.
+  const longest = Math.max(4, ...agents.map((a) => a.length));
   const layout = useMemo(
     () => ({
-      margin: { l: 90, r: 10, t: 10, b: 80 },
-      xaxis: { title: { text: "speaker j" }, side: "bottom", tickangle: -30 },
-      yaxis: { title: { text: "listener i" }, autorange: "reversed" },
+      margin: { l: 36 + 7 * longest, r: 10, t: 10, b: 40 + 5 * longest },
+      xaxis: { title: { text: "speaker j" }, side: "bottom", tickangle: -30, automargin: true },
+      yaxis: { title: { text: "listener i" }, autorange: "reversed", automargin: true },
     }),
-    [],
+    [longest],
   );
   return <PlotlyChart data={data} layout={layout} height={340} testId="attention-heatmap" label="Attention heat map" />;
 }

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "react";
 import { AttentionHeatmap } from "./AttentionHeatmap";
 import { CommunicationNetwork } from "./CommunicationNetwork";
+import { NoCommunication } from "./NoCommunication";
 import type { AttentionFrame } from "./types";
 
 type ModeFilter = "all" | "train" | "eval";
@@ -9,7 +10,15 @@ type ModeFilter = "all" | "train" | "eval";
  * The learned communication structure over time: heat map and network of one attention event, with a
  * slider to replay every event so far. At the end of the slider it follows the run live.
  */
-export function AttentionReplay({ frames }: { frames: AttentionFrame[] }) {
+interface Props {
+  frames: AttentionFrame[];
+  /** For a run without attention reports: its trainer, whether it ended, and its spec's designed links. */
+  algorithm?: string | null;
+  ended?: boolean;
+  spec?: Record<string, unknown>;
+}
+
+export function AttentionReplay({ frames, algorithm = null, ended = false, spec }: Props) {
   const [mode, setMode] = useState<ModeFilter>("all");
   // null = follow live (always the newest frame); a number = the frame the user chose.
   const [picked, setPicked] = useState<number | null>(null);
@@ -31,13 +40,7 @@ export function AttentionReplay({ frames }: { frames: AttentionFrame[] }) {
     return rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : null;
   }, [frame]);
 
-  if (!frames.length)
-    return (
-      <section className="card">
-        <h2>Communication graph</h2>
-        <p className="muted">No attention yet: the graph appears with the first attention report.</p>
-      </section>
-    );
+  if (!frames.length) return <NoCommunication algorithm={algorithm} ended={ended} spec={spec} />;
 
   return (
     <section className="card" data-testid="communication">

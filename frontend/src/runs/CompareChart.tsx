@@ -1,20 +1,25 @@
 import { useMemo } from "react";
 import { PlotlyChart } from "./PlotlyChart";
+import { runLabel, runStyle } from "./compareStyle";
 import { metricLabel } from "./format";
 import type { CompareRun } from "./types";
 
-/** One metric of several runs overlaid against episodes. */
+/** One metric of several runs overlaid against episodes; each run keeps its own colour, dash and marker. */
 export function CompareChart({ runs, metric }: { runs: CompareRun[]; metric: string }) {
   const data = useMemo(
     () =>
-      runs.map((run) => {
+      runs.map((run, index) => {
         const points = run.series[metric] ?? [];
+        const style = runStyle(index);
         return {
           type: "scatter",
-          mode: points.length > 60 ? "lines" : "lines+markers",
-          name: `#${run.id} ${run.name}`,
+          mode: "lines+markers",
+          name: runLabel(run, runs),
           x: points.map((p) => p[0]),
           y: points.map((p) => p[1]),
+          line: { color: style.colour, dash: style.dash, width: 2 },
+          // Markers at most ~12 per curve keep long curves readable and the runs apart.
+          marker: { symbol: style.symbol, size: 7, color: style.colour, maxdisplayed: 12 },
         };
       }),
     [runs, metric],
@@ -23,10 +28,10 @@ export function CompareChart({ runs, metric }: { runs: CompareRun[]; metric: str
     () => ({
       xaxis: { title: { text: "episode" } },
       yaxis: { title: { text: metricLabel(metric) } },
-      legend: { orientation: "h", y: -0.2 },
-      margin: { l: 56, r: 16, t: 16, b: 60 },
+      legend: { orientation: "h", x: 0, y: -0.18, yanchor: "top" },
+      margin: { l: 56, r: 16, t: 16, b: 80 },
     }),
     [metric],
   );
-  return <PlotlyChart data={data} layout={layout} height={420} testId="compare-chart" label={`${metricLabel(metric)} of the compared runs`} />;
+  return <PlotlyChart data={data} layout={layout} height={460} testId="compare-chart" label={`${metricLabel(metric)} of the compared runs`} />;
 }

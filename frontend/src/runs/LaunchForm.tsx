@@ -2,9 +2,12 @@ import { useEffect, useState } from "react";
 import { ApiError } from "../api";
 import { ProjectSelect } from "../components/ProjectSelect";
 import { FieldErrors } from "./FieldErrors";
+import { NoWorkerNotice } from "./NoWorkerNotice";
+import { parseTags } from "./RunTags";
 import { SpecSource } from "./SpecSource";
 import { runsApi } from "./runsApi";
 import type { Membership } from "./types";
+import { useWorkers } from "./useWorkers";
 
 const LAUNCH_ROLES = new Set(["product_manager", "admin"]);
 
@@ -21,6 +24,8 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const [episodes, setEpisodes] = useState("");
   const [problem, setProblem] = useState<{ detail: string; errors: Record<string, string[]> } | null>(null);
   const [sending, setSending] = useState(false);
+  const [tags, setTags] = useState("");
+  const workers = useWorkers();
 
   useEffect(() => {
     if (project === null && projects.length) setProject(projects[0].project);
@@ -59,20 +64,15 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
       setProblem({ detail: "", errors: { spec: [`is not valid JSON: ${(e as Error).message}`] } });
       return;
     }
-    if (episodes) {
-      const training = (spec as { training?: Record<string, unknown> }).training;
-      if (spec && typeof spec === "object" && training && typeof training === "object") training.episodes = Number(episodes);
-      else {
-        setProblem({ detail: "", errors: { "spec.training": ["is missing, so the episode budget cannot be set"] } });
-        return;
-      }
-    }
+    // The budget travels as an override: the server applies it and records it, so a published version
+    // launched with another budget keeps its workflow link.
+    const overrides = episodes ? { overrides: { episodes: Number(episodes) } } : {};
     // An untouched published version is launched by reference, so the run records its provenance.
-    const published = !edited && !episodes && typeof source.workflow === "number" && typeof source.version === "number";
+    const published = !edited && typeof source.workflow === "number" && typeof source.version === "number";
     const what = published ? { workflow: source.workflow as number, version: source.version as number } : { spec };
     setSending(true);
     try {
-      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, ...what });
+      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, ...what, ...overrides, tags: parseTags(tags) });
       window.location.href = `/runs/${run.id}/`;
     } catch (e) {
       const err = e as ApiError;
@@ -106,10 +106,15 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
             </select>
           </label>
           <label>
+            Tags (optional)
+            <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="baseline, lr sweep" aria-label="Tags, comma-separated" />
+          </label>
+          <label>
             Episodes (optional)
             <input type="number" min={1} value={episodes} onChange={(e) => setEpisodes(e.target.value)} placeholder="as in spec" />
           </label>
         </div>
+        <NoWorkerNotice device={device} workers={workers} onUseOther={() => setDevice(device === "gpu" ? "cpu" : "gpu")} />
         <SpecSource project={project} onSpec={onSpec} />
         <label className="spec-text">
           Spec (JSON)

@@ -39,13 +39,14 @@ export function MetricChart({ name, points, evalPoints }: Props) {
   const layout = useMemo(
     () => ({
       title: { text: metricLabel(name), font: { size: 13 }, x: 0.02, y: 0.97 },
-      margin: { l: 44, r: 10, t: 28, b: 36 },
-      xaxis: { title: { text: "episode" }, zeroline: false },
+      margin: { l: 48, r: 12, t: 30, b: hasEval ? 64 : 40 },
+      xaxis: { title: { text: "episode", standoff: 4 }, zeroline: false },
       yaxis: { zeroline: false },
       showlegend: hasEval,
-      legend: { orientation: "h", x: 1, xanchor: "right", y: 1.02, yanchor: "bottom", font: { size: 11 } },
+      // Under the plot, where plotly's toolbar (top right) never covers it.
+      legend: { orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top", font: { size: 11 } },
     }),
     [name, hasEval],
   );
-  return <PlotlyChart data={data} layout={layout} height={240} testId={`curve-${name}`} label={`${metricLabel(name)} per episode`} />;
+  return <PlotlyChart data={data} layout={layout} height={320} testId={`curve-${name}`} label={`${metricLabel(name)} per episode`} />;
 }

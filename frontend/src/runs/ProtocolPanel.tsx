@@ -64,10 +64,10 @@ export function ProtocolPanel({ series }: Props) {
   }, [total, frames]);
   const layout = useMemo(
     () => ({
-      margin: { l: 48, r: 10, t: 10, b: 36 },
-      xaxis: { title: { text: "episode" }, zeroline: false },
+      margin: { l: 48, r: 10, t: 10, b: 64 },
+      xaxis: { title: { text: "episode", standoff: 4 }, zeroline: false },
       yaxis: { title: { text: "bytes sent ÷ raw" }, rangemode: "tozero", zeroline: false },
-      legend: { orientation: "h", x: 0, y: 1.12, font: { size: 11 } },
+      legend: { orientation: "h", x: 0, y: -0.2, yanchor: "top", font: { size: 11 } }, // clear of the toolbar
     }),
     [],
   );

@@ -1,7 +1,11 @@
+import { FinalMetrics } from "./FinalMetrics";
+import { NoWorkerNotice } from "./NoWorkerNotice";
+import { RunTags } from "./RunTags";
 import { StateBadge } from "./StateBadge";
 import { TeamSource } from "./TeamSource";
-import { formatDuration, formatNumber, formatTime } from "./format";
-import type { RunDetail } from "./types";
+import { formatDuration, formatTime } from "./format";
+import { runExtrasApi } from "./runExtrasApi";
+import type { RunDetail, WorkerState } from "./types";
 import type { StreamStatus } from "./useRunStream";
 
 interface Props {
@@ -11,13 +15,19 @@ interface Props {
   busy: boolean;
   onCancel: () => void;
   onResume: () => void;
+  /** How many checkpoints the run wrote: without one, "resume" starts again from the beginning. */
+  checkpointCount: number;
+  workers: WorkerState | null;
+  onMoveDevice: (device: "cpu" | "gpu") => void;
+  onChanged: () => void;
 }
 
 /** Name, state, where it runs, and the controls that make sense in its state. */
-export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Props) {
+export function RunHeader(props: Props) {
+  const { run, status, lastSeq, busy, onCancel, onResume, checkpointCount, workers, onMoveDevice, onChanged } = props;
   const canCancel = (run.state === "queued" || run.state === "running") && !run.cancel_requested;
   const canResume = run.state === "failed" || run.state === "cancelled";
-  const finalMetrics = Object.entries(run.metrics ?? {}).filter(([, v]) => typeof v === "number");
+  const terminal = canResume || run.state === "succeeded";
   return (
     <section className="card run-header">
       <div className="run-title">
@@ -35,9 +45,12 @@ export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Pr
           )}
           {canResume && (
             <button onClick={onResume} disabled={busy}>
-              Resume from last checkpoint
+              {checkpointCount > 0 ? "Resume from last checkpoint" : "Run again from the start"}
             </button>
           )}
+          <a className="button-link" href={runExtrasApi.reportUrl(run.id)} download>
+            Export report
+          </a>
         </div>
       </div>
       <dl className="facts">
@@ -55,7 +68,7 @@ export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Pr
         </div>
         <div>
           <dt>Worker</dt>
-          <dd data-testid="run-worker">{run.worker || `waiting for a ${run.device.toUpperCase()} worker`}</dd>
+          <dd data-testid="run-worker">{run.state === "queued" ? `waiting for a ${run.device.toUpperCase()} worker` : run.worker || "–"}</dd>
         </div>
         <div>
           <dt>Deliveries</dt>
@@ -77,22 +90,25 @@ export function RunHeader({ run, status, lastSeq, busy, onCancel, onResume }: Pr
           <dt>By</dt>
           <dd>{run.created_by ?? "–"}</dd>
         </div>
+        <div>
+          <dt>Tags</dt>
+          <dd>
+            <RunTags runId={run.id} tags={run.tags ?? []} onSaved={onChanged} />
+          </dd>
+        </div>
       </dl>
+      {canResume && checkpointCount === 0 && (
+        <p className="muted small">This run wrote no checkpoint before it stopped: running it again starts from episode 0.</p>
+      )}
+      {run.state === "queued" && (
+        <NoWorkerNotice device={run.device} workers={workers} onUseOther={() => onMoveDevice(run.device === "gpu" ? "cpu" : "gpu")} otherLabel={`Move this run to the ${run.device === "gpu" ? "CPU" : "GPU"} queue`} />
+      )}
       {run.error && (
         <p className="error" role="alert">
           {run.error}
         </p>
       )}
-      {finalMetrics.length > 0 && (
-        <p className="final-metrics">
-          Final:{" "}
-          {finalMetrics.map(([k, v]) => (
-            <span key={k} className="metric-chip">
-              {k.replace(/_/g, " ")} <b>{formatNumber(v)}</b>
-            </span>
-          ))}
-        </p>
-      )}
+      {terminal && <FinalMetrics run={run} />}
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
-import { StateBadge } from "./StateBadge";
-import { TeamSource } from "./TeamSource";
-import { formatDuration, formatTime } from "./format";
+import { RunRow } from "./RunRow";
+import { runExtrasApi } from "./runExtrasApi";
 import { runsApi } from "./runsApi";
+import { groupByTag } from "./tagGroups";
 import { RUN_STATES, type Membership, type RunSummary } from "./types";
 
 const REFRESH_MS = 4000;
@@ -21,6 +21,9 @@ export function RunList({ projects }: Props) {
   const [state, setState] = useState(initial.get("state") ?? "");
   const [project, setProject] = useState(initial.get("project") ?? "");
   const [workflow, setWorkflow] = useState(initial.get("workflow") ?? "");
+  const [tag, setTag] = useState(initial.get("tag") ?? "");
+  const [grouped, setGrouped] = useState(false);
+  const [knownTags, setKnownTags] = useState<{ name: string; runs: number }[]>([]);
   const [selected, setSelected] = useState<number[]>([]);
   const [error, setError] = useState("");
 
@@ -29,6 +32,7 @@ export function RunList({ projects }: Props) {
     if (state) query.set("state", state);
     if (project) query.set("project", project);
     if (workflow) query.set("workflow", workflow);
+    if (tag) query.set("tag", tag);
     runsApi.list(query).then(
       (body) => {
         setRuns(body.results);
@@ -37,7 +41,8 @@ export function RunList({ projects }: Props) {
       },
       (e: Error) => setError(e.message),
     );
-  }, [page, state, project, workflow]);
+    runExtrasApi.tags().then((body) => setKnownTags(body.tags), () => undefined);
+  }, [page, state, project, workflow, tag]);
 
   useEffect(() => {
     load();
@@ -78,6 +83,21 @@ export function RunList({ projects }: Props) {
               </select>
             </label>
           )}
+          <label>
+            Tag{" "}
+            <select value={tag} onChange={(e) => { setTag(e.target.value); setPage(1); }} aria-label="Filter by tag">
+              <option value="">all</option>
+              {knownTags.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.name} ({t.runs})
+                </option>
+              ))}
+              {tag && !knownTags.some((t) => t.name === tag) && <option value={tag}>{tag}</option>}
+            </select>
+          </label>
+          <label className="muted">
+            <input type="checkbox" checked={grouped} onChange={(e) => setGrouped(e.target.checked)} /> group by tag
+          </label>
           {workflow && (
             <span className="run-chip run-chip-on">
               workflow {workflow}
@@ -97,7 +117,7 @@ export function RunList({ projects }: Props) {
       </div>
       {error && <p className="error" role="alert">{error}</p>}
       {runs.length === 0 ? (
-        <p className="muted">{state ? `No ${state} runs.` : "No runs yet: launch one below."}</p>
+        <p className="muted">{state || tag ? `No ${state} runs${tag ? ` tagged ${tag}` : ""}.` : "No runs yet: launch one below."}</p>
       ) : (
         <table className="run-table" data-testid="run-list">
           <thead>
@@ -108,37 +128,29 @@ export function RunList({ projects }: Props) {
               <th>Project</th>
               <th>Team</th>
               <th>Kind</th>
+              <th>Tags</th>
               <th>Created</th>
               <th>Duration</th>
               <th>By</th>
             </tr>
           </thead>
           <tbody>
-            {runs.map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <input type="checkbox" aria-label={`Select run ${run.name}`} checked={selected.includes(run.id)} onChange={() => toggle(run.id)} />
-                </td>
-                <td>
-                  <a href={`/runs/${run.id}/`}>
-                    #{run.id} {run.name}
-                  </a>
-                </td>
-                <td>
-                  <StateBadge state={run.state} cancelling={run.cancel_requested} />
-                </td>
-                <td>{projectName(run.project)}</td>
-                <td>
-                  <TeamSource source={run.source} />
-                </td>
-                <td>
-                  {run.kind} · {run.device}
-                </td>
-                <td>{formatTime(run.created_at)}</td>
-                <td>{formatDuration(run.started_at, run.finished_at)}</td>
-                <td>{run.created_by ?? "–"}</td>
-              </tr>
-            ))}
+            {(grouped ? groupByTag(runs) : [{ tag: null, runs }]).map((group) => [
+              group.tag !== null && (
+                <tr key={`group-${group.tag}`} className="run-group-head">
+                  <td colSpan={10}>{group.tag || "untagged"} ({group.runs.length})</td>
+                </tr>
+              ),
+              ...group.runs.map((run) => (
+                <RunRow
+                  key={`${group.tag ?? ""}-${run.id}`}
+                  run={run}
+                  projectName={projectName(run.project)}
+                  selected={selected.includes(run.id)}
+                  onToggle={() => toggle(run.id)}
+                />
+              )),
+            ])}
           </tbody>
         </table>
       )}

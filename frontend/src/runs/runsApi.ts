@@ -1,6 +1,6 @@
 /** Typed calls of the runs REST API (mase_web/runs/api.py) and the spec sources the launch form offers. */
 import { api } from "../api";
-import type { Checkpoint, CompareRun, Me, Paginated, RunDetail, RunSummary } from "./types";
+import type { Checkpoint, CompareBody, Me, Paginated, RunDetail, RunSummary } from "./types";
 
 /** A run from a spec document, or from a published workflow version (the server records which). */
 export type LaunchRequest = {
@@ -8,6 +8,9 @@ export type LaunchRequest = {
   name: string;
   kind: "training" | "evaluation";
   device: "cpu" | "gpu";
+  /** Launch-time changes the server applies to the spec and records in the run's source. */
+  overrides?: { episodes?: number };
+  tags?: string[];
 } & ({ spec: unknown } | { workflow: number; version: number });
 
 export interface TemplateSummary {
@@ -42,7 +45,7 @@ export const runsApi = {
   cancel: (id: number) => api<RunSummary>(`runs/${id}/cancel/`, post),
   resume: (id: number) => api<RunSummary>(`runs/${id}/resume/`, post),
   checkpoints: (id: number) => api<Checkpoint[]>(`runs/${id}/checkpoints/`),
-  compare: (ids: number[]) => api<{ runs: CompareRun[] }>(`runs/compare/?ids=${ids.join(",")}`),
+  compare: (ids: number[]) => api<CompareBody>(`runs/compare/?ids=${ids.join(",")}`),
   templates: () => api<TemplateSummary[]>("workflows/templates/"),
   template: (slug: string) => api<TemplateSummary & { spec: unknown }>(`workflows/templates/${encodeURIComponent(slug)}/`),
   workflows: (project: number) => api<Paginated<WorkflowSummary>>(`workflows/?project=${project}&page_size=100`),

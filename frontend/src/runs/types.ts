@@ -29,6 +29,7 @@ export interface RunSummary {
   error: string;
   metrics: Record<string, unknown>;
   last_seq: number | null;
+  tags: string[];
 }
 
 export interface RunDetail extends RunSummary {
@@ -117,11 +118,43 @@ export interface SystemMetrics {
   [key: string]: unknown;
 }
 
+export interface CompareSummary {
+  final_metrics: Record<string, number>;
+  wall_seconds: number | null;
+  budget_episodes: number | null;
+  episodes_done: number | null;
+  algorithm: string;
+  seed: number | null;
+  device: string;
+  kind: string;
+  tags: string[];
+}
+
 export interface CompareRun {
   id: number;
   name: string;
   state: RunState;
   series: Record<string, [number, number][]>;
+  summary?: CompareSummary;
+}
+
+/** One setting whose value differs between the compared runs' specs (one value per run, null: absent). */
+export interface ConfigDiffRow {
+  path: string;
+  values: unknown[];
+}
+
+export interface CompareBody {
+  runs: CompareRun[];
+  config_diff?: ConfigDiffRow[];
+}
+
+/** GET /api/runs/workers/: connected workers and the device queues they consume. */
+export interface WorkerState {
+  queues: Record<string, string[]>;
+  workers: { name: string; queues: string[] }[];
+  checked_at: number;
+  error: string;
 }
 
 export interface Membership {

@@ -99,7 +99,7 @@ CASES = {
     "deploy: checkpoint": ("post", "/api/deployments/", lambda i, m: {"run": m["run"], "checkpoint": i}, "checkpoint"),
     "workflow create: project": ("post", "/api/workflows/", lambda i, m: {"project": i, "name": "x"}, "project"),
     "workflow import: project": (
-        "post", "/api/workflows/import/", lambda i, m: {"project": i, "spec": _spec("number_guess")}, "project"),
+        "post", "/api/workflows/import/", lambda i, m: {"project": i, "spec": _spec("number_guessing")}, "project"),
     "queue create: project": (
         "post", "/api/feedback/queues/", lambda i, m: {"project": i, "name": "q", "kind": "rating"}, "project"),
     "queue update: project": ("patch", "/api/feedback/queues/{queue}/", lambda i, m: {"project": i}, "project"),

@@ -110,7 +110,7 @@ def build_world() -> dict:
         status="completed",
         reward=1.0,
     )
-    DecisionStep.objects.create(
+    decision = DecisionStep.objects.create(
         episode=episode,
         step=0,
         agent="router",
@@ -154,6 +154,7 @@ def build_world() -> dict:
         "ids": {
             "deployments": [deployment.pk],
             "episodes": [episode.pk],
+            "decisions": [decision.pk],
             "feedback/queues": [rating.pk, pairwise.pk],
             "feedback/reward-models": [reward_model.pk],
             "runs": [done.pk, failed.pk],

@@ -66,12 +66,13 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
     _, project = sign_in(page, base, "launcher")
 
     spec_file = tmp_path / "number_guess_quick.json"
-    spec_file.write_text(json.dumps(quick_spec(episodes=640)))
+    spec = quick_spec(episodes=640)
+    spec_file.write_text(json.dumps(spec))
     page.get_by_text("No runs yet").wait_for()
     form = page.get_by_role("form", name="Launch a run")
     form.locator("input[type=file]").set_input_files(str(spec_file))
     # The name is taken from the spec; the episode budget is overridden in the form.
-    expect(form.get_by_label("Run name")).to_have_value("Number guessing (N=16)")  # read asynchronously
+    expect(form.get_by_label("Run name")).to_have_value(spec["name"])  # read asynchronously
     form.get_by_label("Run name").fill("live number guessing")
     form.get_by_label("Episodes (optional)").fill(str(LIVE_EPISODES))
     form.get_by_role("button", name="Launch run").click()
@@ -84,7 +85,7 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
         "live number guessing",
         LIVE_EPISODES,
     )
-    assert run.source == {"kind": "spec"}
+    assert run.source == {"kind": "spec", "overrides": {"episodes": LIVE_EPISODES}}  # recorded as such
     page.get_by_test_id("stream-status").filter(has_text="live").wait_for()
 
     # While it trains: the curve gains points, and the heat map and network appear.
@@ -258,9 +259,9 @@ def test_run_page_follows_replays_and_controls_a_recorded_run(live_services, bro
     alerts = page.get_by_test_id("alert-feed")
     alerts.get_by_text("Circuit breaker open (guesser)").wait_for()
     alerts.get_by_text("policy_update_interval_h: alert · golden range").wait_for()
-    timeline = page.get_by_test_id("phase-timeline")
-    assert timeline.locator(".mark-plateau").count() == 1 and timeline.locator(".mark-phase").count() == 1
-    page.get_by_text("plateau after 3 cycles").wait_for()
+    ticks = page.get_by_test_id("timeline-marks")  # their own lane, under the phase labels
+    assert ticks.locator(".mark-plateau").count() == 1 and ticks.locator(".mark-phase").count() == 1
+    page.get_by_test_id("plateau-groups").get_by_text("1 plateau warning").wait_for()
     page.get_by_test_id("system-panel").get_by_text("42 %").wait_for()
     page.get_by_test_id("checkpoints").get_by_text("step_5").wait_for()
 
@@ -376,7 +377,7 @@ def test_runs_list_filters_compares_and_explains_launch_errors(live_services, br
     page.wait_for_url(re.compile(r"/runs/compare/\?ids="))
     assert wait_points(page, "compare-chart", 8) == 8
     page.get_by_label("Metric to compare").select_option("reward")
-    page.get_by_role("link", name=re.compile("tuned team")).wait_for()
+    page.get_by_role("link", name=re.compile("tuned team")).first.wait_for()
 
     # A launch the server refuses: every field error is listed with its path.
     page.goto(f"{base}/runs/")

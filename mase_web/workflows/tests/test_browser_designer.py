@@ -51,10 +51,10 @@ def test_design_publish_reload_restore(live_services, browser_page):
 
     page.goto(f"{base}/workflows/")
     page.get_by_text("No workflows yet").wait_for()
-    page.get_by_role("button", name="Use Collaborative writing").click()
+    page.get_by_role("button", name="Use Customer service").click()
     page.wait_for_url(re.compile(r"/workflows/\d+/$"))
     workflow_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    for agent in ("planner", "writer", "polisher"):
+    for agent in ("shopping_guide", "logistics", "dispute_mediator", "quality_supervisor"):
         page.get_by_test_id(f"agent-node-{agent}").wait_for()
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     edges_before = page.locator(".react-flow__edge").count()
@@ -68,17 +68,22 @@ def test_design_publish_reload_restore(live_services, browser_page):
     node = page.get_by_test_id("agent-node-custom_agent")
     node.wait_for()
     node.get_by_test_id("node-problem-badge").wait_for()
-    page.get_by_test_id("problems").get_by_text("custom_agent.prompt").wait_for()
+    page.get_by_test_id("problems").get_by_text("The agent custom_agent's prompt").wait_for()
 
-    # Connect it to the planner: from its bottom dot, a communication link.
+    # Connect it to the supervisor: from its bottom dot, a communication link.
     node.locator(".react-flow__handle-bottom").drag_to(
-        page.get_by_test_id("agent-node-planner").locator(".react-flow__handle-top")
+        page.get_by_test_id("agent-node-quality_supervisor").locator(".react-flow__handle-top")
     )
-    page.wait_for_function(f"document.querySelectorAll('.react-flow__edge').length === {edges_before + 1}")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.react-flow__edge').length === n", arg=edges_before + 1
+    )
 
+    # A new specialist owns what it is given: it takes the address changes too.
+    node.click()
+    page.get_by_test_id("intent-address_change").check()
     # Writing the prompt clears the error.
     node.click()
-    page.get_by_test_id("agent-prompt").fill("You check every claim in the draft against its sources.")
+    page.get_by_test_id("agent-prompt").fill("You change delivery addresses of orders that have not shipped yet.")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     expect_no_badge = node.get_by_test_id("node-problem-badge")
     expect_no_badge.wait_for(state="detached")
@@ -87,7 +92,7 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_role("tab", name="Reward").click()
     weight = page.get_by_test_id("weight-task-exploration")
     weight.fill("50")
-    page.get_by_test_id("problems").get_by_text("reward.terms[0].weights.exploration").wait_for()
+    page.get_by_test_id("problems").get_by_text('The weight of the reward term "task" in the exploration phase').wait_for()
     weight.fill("0.45")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.locator('[data-testid=mixture-chart] rect[data-term="task"][data-weight="0.45"]').first.wait_for()
@@ -97,7 +102,7 @@ def test_design_publish_reload_restore(live_services, browser_page):
 
     # Publish version 1 with a note.
     page.get_by_role("tab", name="History").click()
-    page.get_by_test_id("publish-note").fill("Added a fact checker")
+    page.get_by_test_id("publish-note").fill("Added an address desk")
     page.get_by_role("button", name="Publish version").click()
     page.get_by_text("Published version 1.").wait_for()
 
@@ -108,14 +113,14 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_role("tab", name="Reward").click()
     assert page.get_by_test_id("weight-task-exploration").input_value() == "0.45"
     page.get_by_role("tab", name="History").click()
-    page.get_by_test_id("version-1").get_by_text("Added a fact checker").wait_for()
+    page.get_by_test_id("version-1").get_by_text("Added an address desk").wait_for()
 
     # Delete the agent, publish version 2, then restore version 1.
     page.get_by_test_id("agent-node-custom_agent").click()
     page.keyboard.press("Delete")
     page.get_by_test_id("agent-node-custom_agent").wait_for(state="detached")
     page.get_by_role("tab", name="History").click()
-    page.get_by_test_id("publish-note").fill("Without the fact checker")
+    page.get_by_test_id("publish-note").fill("Without the address desk")
     page.get_by_role("button", name="Publish version").click()
     page.get_by_text("Published version 2.").wait_for()
     page.get_by_test_id("version-1").get_by_role("button", name="Compare with draft").click()
@@ -128,10 +133,13 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_test_id("agent-node-custom_agent").wait_for()
     workflow = Workflow.objects.get(pk=workflow_id)
     assert [a["id"] for a in workflow.spec["agents"]][-1] == "custom_agent"
-    assert {"source": "custom_agent", "target": "planner", "kind": "communication"} in workflow.spec["edges"]
+    assert {"source": "custom_agent", "target": "quality_supervisor", "kind": "communication"} in workflow.spec[
+        "edges"
+    ]
+    assert workflow.spec["agents"][-1]["intents"] == ["address_change"]
     assert list(workflow.versions.order_by("number").values_list("note", flat=True)) == [
-        "Added a fact checker",
-        "Without the fact checker",
+        "Added an address desk",
+        "Without the address desk",
     ]
 
 
@@ -263,7 +271,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
     # A trained run as teacher needs its directory: the validator asks for it until another teacher is chosen.
     page.get_by_label("Teacher", exact=True).select_option("checkpoint")
     page.get_by_label("Teacher checkpoint").fill("runs/nowhere")
-    page.get_by_test_id("problems").get_by_text("training.teacher_checkpoint").wait_for()
+    page.get_by_test_id("problems").get_by_text('The training setting "teacher checkpoint"').wait_for()
     page.get_by_label("Teacher", exact=True).select_option("expert")
     page.get_by_label("Teacher checkpoint").wait_for(state="detached")
     page.get_by_label("Teacher weight").fill("0.5")
@@ -271,7 +279,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
     page.get_by_label("Self-imitation weight").fill("1")
     # the server's validator speaks through the problems list: no budget is an error until fixed
     page.get_by_label("Episodes", exact=True).fill("0")
-    page.get_by_test_id("problems").get_by_text("training.episodes").wait_for()
+    page.get_by_test_id("problems").get_by_text('The training setting "episodes"').wait_for()
     page.get_by_label("Episodes", exact=True).fill("4000")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
@@ -324,7 +332,7 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     page.get_by_text("What the three specialists see").wait_for()
     # the environment's own validator speaks through the problems list
     page.get_by_label("Max steps").fill("1")
-    page.get_by_test_id("problems").get_by_text("environment.params.max_steps").wait_for()
+    page.get_by_test_id("problems").get_by_text('The environment setting "max steps"').wait_for()
     page.get_by_label("Max steps").fill("8")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
@@ -336,6 +344,7 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     assert params == {
         "tickets": "train",
         "max_steps": 8,
+        "message_cost": 0.1,  # the template's own setting, kept
         "delayed_reward": True,
         "supervisor_view": "draft",
         "role_view": "triage",

@@ -1,0 +1,70 @@
+/** Geometry of a communication link drawn between the facing sides of two agents (not from fixed dots):
+ * it leaves and enters each box where the line between their centres crosses its border, and bends to
+ * the left of its direction, so the two directions of a pair run side by side instead of on top of each
+ * other, and links fanning out of one agent spread apart. */
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+const centre = (b: Box): Point => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 });
+
+/** Where the ray from `box`'s centre towards `towards` leaves the box. */
+export function borderPoint(box: Box, towards: Point): Point {
+  const c = centre(box);
+  const dx = towards.x - c.x;
+  const dy = towards.y - c.y;
+  if (dx === 0 && dy === 0) return c;
+  const scale = Math.min(
+    dx === 0 ? Infinity : box.width / 2 / Math.abs(dx),
+    dy === 0 ? Infinity : box.height / 2 / Math.abs(dy),
+  );
+  return { x: c.x + dx * scale, y: c.y + dy * scale };
+}
+
+const MARGIN = 8;
+
+function hits(box: Box, p: Point): boolean {
+  return p.x > box.x - MARGIN && p.x < box.x + box.width + MARGIN && p.y > box.y - MARGIN && p.y < box.y + box.height + MARGIN;
+}
+
+function along(from: Point, control: Point, to: Point, t: number): Point {
+  const u = 1 - t;
+  return { x: u * u * from.x + 2 * u * t * control.x + t * t * to.x, y: u * u * from.y + 2 * u * t * control.y + t * t * to.y };
+}
+
+/** An SVG path (quadratic Bézier) from `source`'s border to `target`'s border, bent to the left of the
+ * direction of travel: `bend` px, or as much more as it takes to go round the `obstacles` (the other
+ * agents) instead of through them. With the curve's midpoint, for a label. */
+export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], bend = 28): { path: string; mid: Point } {
+  const from = borderPoint(source, centre(target));
+  const to = borderPoint(target, centre(source));
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const length = Math.hypot(dx, dy) || 1;
+  const controlAt = (amount: number) => ({
+    x: (from.x + to.x) / 2 + (dy / length) * amount,
+    y: (from.y + to.y) / 2 - (dx / length) * amount,
+  });
+  const clear = (control: Point) =>
+    [0.15, 0.3, 0.45, 0.5, 0.55, 0.7, 0.85].every((t) => !obstacles.some((box) => hits(box, along(from, control, to, t))));
+  let amount = Math.min(bend, length / 4);
+  let control = controlAt(amount);
+  for (let step = 1; step <= 12 && !clear(control); step++) {
+    amount = Math.min(bend, length / 4) + step * 40;
+    control = controlAt(amount);
+  }
+  const r = (v: number) => Math.round(v * 10) / 10;
+  return {
+    path: `M ${r(from.x)},${r(from.y)} Q ${r(control.x)},${r(control.y)} ${r(to.x)},${r(to.y)}`,
+    mid: along(from, control, to, 0.5),
+  };
+}
