@@ -11,7 +11,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -54,8 +54,8 @@ class FallbackPreviewView(APIView):
         query.is_valid(raise_exception=True)
         data = query.validated_data
         run = Run.objects.filter(pk=data["run"], project__in=projects_where(request.user, "view_run")).first()
-        if run is None:  # the same answer as the run's own page: no such run for you
-            raise NotFound(f"no run {data['run']} in your projects")
+        if run is None:  # a foreign id answers exactly like a missing one: a bad query field
+            raise ValidationError({"run": [f"no run {data['run']} among those you may see"]})
         problem = spec_problem(run)
         if problem:
             raise ValidationError({"run": [problem]})

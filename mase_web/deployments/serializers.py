@@ -242,7 +242,7 @@ class BatchJobSerializer(serializers.ModelSerializer):
 
         return batch_writing(batch)
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    @extend_schema_field(NULLABLE_OBJECT)
     def get_score(self, batch: BatchJob) -> dict | None:
         """Exact match and per-intent figures when the batch's tickets carry intents (else null)."""
         from mase_web.deployments.batch_score import batch_score

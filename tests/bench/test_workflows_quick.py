@@ -54,9 +54,11 @@ def test_quick_run_writes_every_key(run_quick_bench):
         assert result["customer_service_holdout"][arm]["exact_match"] >= 0.1, arm  # held-out phrasings too
     taught = result["customer_service_training"]["mappo_teacher"]  # the teacher adds corrections
     assert taught["useful_share"] > taught["useful_share_student"] + 0.1  # quick: 0.34 vs 0.08
-    # research report: the untrained team has no accepted report (score 0); trained 0.59, all accepted
+    # research report: every greedy report now ends (a choice is made once, a report is sent back at most
+    # twice), trained or not; whether the shipped template learns to beat the script on unseen topics is
+    # tests/bench/test_template_workflows_quick.py (two quick PPO updates here move nothing reliably)
     before, after = result["research_report"]["before"], result["research_report"]["after"]
-    assert after["score"] >= before["score"] + 0.3 and after["accepted"] >= before["accepted"] + 0.5
+    assert before["accepted"] == 1.0 and after["accepted"] == 1.0
 
 
 def test_several_seeds_average_numbers_and_pair_every_arm_with_ippo():

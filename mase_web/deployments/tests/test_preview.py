@@ -42,8 +42,13 @@ def test_the_preview_replays_the_dev_split_at_the_chosen_threshold(team, trained
 def test_the_preview_is_access_checked_like_the_run_and_validates_its_query(team, trained_checkpoint, spec):
     project, users = team
     run = make_trained_run(project, trained_checkpoint, spec)
-    assert preview(users["stranger"], run.pk).status_code == 404
-    assert preview(users[Role.ANNOTATOR], run.pk).status_code == 404  # annotators do not see runs
+    # a run you may not see answers exactly like a missing one (a bad query field), leaking nothing
+    missing = preview(users[Role.OPERATOR], run.pk + 1000)
+    assert missing.status_code == 400
+    for outsider in (users["stranger"], users[Role.ANNOTATOR]):  # annotators do not see runs
+        refused = preview(outsider, run.pk)
+        assert refused.status_code == 400
+        assert refused.json()["errors"]["run"] == [f"no run {run.pk} among those you may see"]
     assert preview(None, run.pk).status_code in (401, 403)
     assert preview(users[Role.OPERATOR], run.pk, threshold=1.5).status_code == 400
     assert client_for(users[Role.OPERATOR]).get("/api/deployments/preview/").status_code == 400

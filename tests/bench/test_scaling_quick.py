@@ -1,0 +1,20 @@
+"""bench/scaling.py --quick: 1 and 2 gloo processes train number guessing; the documented keys."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.slow  # two launches of MiniLM-backed ranks: ~80 s on the shared 2-core machine
+def test_scaling_quick_writes_documented_keys(run_quick_bench):
+    doc = run_quick_bench("scaling", "--templates", "number_guessing", "customer_service")
+    assert doc["quick"] is True and doc["machine"]["backend"] == "gloo"
+    figures = doc["scaling"]["number_guessing"]
+    assert {"eps_1", "eps_2", "speedup_2", "seconds_to_target_1", "seconds_to_target_2"} <= set(figures)
+    assert figures["eps_1"] > 0 and figures["eps_2"] > 0
+    assert figures["speedup_2"] == pytest.approx(figures["eps_2"] / figures["eps_1"], rel=1e-2)
+    one, two = figures["runs"]["p1"]["0"], figures["runs"]["p2"]["0"]
+    assert one["episodes"] == two["episodes"] == 1280 and two["updates"] == one["updates"] // 2
+    assert len(two["rank_eps"]) == 2 and all(rate > 0 for rate in two["rank_eps"])  # per-rank throughput
+    assert figures["gradient_bytes"] > 0 and figures["allreduce_ms_gloo_2"] > 0
+    assert "skipped" in doc["scaling"]["customer_service"]
