@@ -10,7 +10,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
@@ -161,11 +161,12 @@ class RunViewSet(
     @action(detail=True, methods=["get"])
     def communication(self, request, pk=None):
         """The communication the team learned: the newest attention matrix and its graph
-        (for the designer's overlay of learned edges over designed ones)."""
+        (for the designer's overlay of learned edges over designed ones). A run that has reported
+        none yet answers an empty report (`seq` null, no agents): not an error, nothing to draw."""
         run = self.get_object()
         latest = RunEvent.objects.filter(run=run, type="attention").order_by("-seq").first()
         if latest is None:
-            raise NotFound("this run has reported no attention yet")
+            return Response({"seq": None, "step": None, "mode": None, "agents": [], "matrix": [], "graph": None})
         p = latest.payload
         return Response(
             {"seq": latest.seq, "step": p.get("step"), "mode": p.get("mode"), "agents": p.get("agents"),

@@ -9,7 +9,8 @@ import type { EdgeSpec } from "./types";
 /** GET /api/runs/<id>/communication/: the newest attention report of a run.
  * matrix[i][j] = α_ij, how much listener agents[i] attends to speaker agents[j]. */
 export interface CommunicationReport {
-  seq: number;
+  /** null: the run has reported no attention yet (the report is then empty). */
+  seq: number | null;
   step: number | null;
   mode: string | null;
   agents: string[];

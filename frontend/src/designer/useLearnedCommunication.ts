@@ -15,10 +15,11 @@ interface RunRow {
 
 const communication = (runId: number) => api<CommunicationReport>(`runs/${runId}/communication/`);
 
-/** A run's report, or null when it has none yet (404); other failures propagate. */
+/** A run's report, or null when it has none yet (an empty report) or is gone (404); other failures propagate. */
 async function reportOrNull(runId: number): Promise<CommunicationReport | null> {
   try {
-    return await communication(runId);
+    const report = await communication(runId);
+    return report.seq === null || !report.agents.length ? null : report;
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
