@@ -20,6 +20,8 @@ from mase_web.deployments.tests.conftest import fresh_text, inject_faults, make_
 from mase_web.deployments.tests.test_breaker import cool_down_elapsed, moves
 from mase_web.deployments.tests.test_live import call, listen
 
+ENDED = ("completed", "truncated")
+
 pytestmark = pytest.mark.django_db(transaction=True)  # the tickets' threads commit on their own connections
 
 
@@ -84,13 +86,14 @@ def test_concurrent_tickets_play_as_one_group_and_each_keeps_its_whole_log(team,
     assert len({a.episode.pk for a in answers}) == 8
     for text, answer in zip(texts, answers, strict=True):
         result = answer.result
-        assert result["group_size"] == 8 and result["status"] == "completed" and result["decisions"]
+        # a team trained for a moment may run to the step limit: a finished episode either way
+        assert result["group_size"] == 8 and result["status"] in ENDED and result["decisions"]
         episode = Episode.objects.get(pk=answer.episode.pk)
-        assert (episode.task_text, episode.status, episode.result["group_size"]) == (text, "completed", 8)
+        assert (episode.task_text, episode.status, episode.result["group_size"]) == (text, result["status"], 8)
         assert episode.created_by == users[Role.OPERATOR]
         assert stored_log(episode) == logged(result["decisions"])  # every decision, in order
         assert {d["request_id"] for d in result["decisions"]} == {episode.request_id}
-        assert answer.episode_data["id"] == episode.pk and answer.episode_data["status"] == "completed"
+        assert answer.episode_data["id"] == episode.pk and answer.episode_data["status"] == result["status"]
     # saved once for the group, the breaker counted the decisions of all eight tickets
     deployment.refresh_from_db()
     assert deployment.breaker["counts"]["decisions"] == sum(len(a.result["decisions"]) for a in answers)
@@ -181,7 +184,7 @@ def test_concurrent_tickets_over_http_are_all_answered_and_streamed_whole(
         kinds = [f["kind"] for _, f in mine]
         assert kinds[0] == "episode" and kinds[-1] == "episode" and set(kinds[1:-1]) == {"step"}
         assert mine[0][1]["episode"]["status"] == "running"
-        assert mine[-1][1]["episode"]["status"] == result["status"] == "completed"
+        assert mine[-1][1]["episode"]["status"] == result["status"] in ENDED
         assert [f["record"] for _, f in mine[1:-1]] == result["decisions"]  # every decision, in order, live
         assert {f["episode"] for _, f in mine[1:-1]} == {episode_id}
         assert stored_log(Episode.objects.get(pk=episode_id)) == logged(result["decisions"])
