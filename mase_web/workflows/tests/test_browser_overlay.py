@@ -87,7 +87,7 @@ def test_learned_overlay_over_designed_links(live_services, browser_page):
     toggle = page.get_by_test_id("overlay-toggle")
     toggle.wait_for()
     page.wait_for_function(
-        "document.querySelector('[data-testid=overlay-controls] span[title]')?.title.includes('No run')"
+        "() => document.querySelector('[data-testid=overlay-controls] span[title]')?.title.includes('No run')"
     )
     assert toggle.is_disabled()
 
@@ -96,7 +96,7 @@ def test_learned_overlay_over_designed_links(live_services, browser_page):
     designed = page.locator(".react-flow__edge").count()
     assert designed == len(spec["edges"]) and page.locator(".edge-learned").count() == 0
     toggle = page.get_by_test_id("overlay-toggle")
-    page.wait_for_function("!document.querySelector('[data-testid=overlay-toggle]').disabled")
+    page.wait_for_function("() => !document.querySelector('[data-testid=overlay-toggle]').disabled")
     toggle.click()
 
     # The newest run with attention is picked; learned links ≥ 0.05 between draft agents are drawn.
