@@ -19,7 +19,7 @@ import time
 from datetime import UTC, datetime
 
 import psutil
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import DatabaseError, IntegrityError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agents.graph import communication_graph
@@ -124,6 +124,7 @@ class RunEventRecorder:
         self.heartbeat_every = heartbeat_every
         self.system_every = system_every
         self._buffer: list[RunEvent] = []
+        self.gone = False  # the run was deleted while recording: later events are dropped
         self._lock = threading.Lock()  # guards the buffer
         self._write_lock = threading.Lock()  # one batch at a time, in order
         self._stop = threading.Event()
@@ -160,10 +161,18 @@ class RunEventRecorder:
                 batch, self._buffer = self._buffer, []
             if not batch:
                 return 0
+            if self.gone:
+                return 0
             try:
                 self._write(batch)
-            except DatabaseError:  # put the batch back so the next flush writes it in order
-                with self._lock:
+            except DatabaseError as exc:
+                if isinstance(exc, IntegrityError) and not Run.objects.filter(pk=self.run_id).exists():
+                    # The run was deleted while it ran: its events have nowhere to go. Retrying would
+                    # fail forever (and hold locks a database flush or migration waits for).
+                    self.gone = True
+                    log.warning("run %s was deleted; dropping its events", self.run_id)
+                    return 0
+                with self._lock:  # put the batch back so the next flush writes it in order
                     self._buffer[:0] = batch
                 raise
             try:

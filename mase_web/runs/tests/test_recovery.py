@@ -99,3 +99,27 @@ def test_a_new_run_never_resumes_files_left_under_its_id(team, settings, tmp_pat
     Run.objects.filter(pk=run.pk).update(state=Run.State.QUEUED, task_id="t2")
     execute(run.pk, "t2")
     assert kept.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recorder_whose_run_was_deleted_drops_its_events_instead_of_retrying(team):
+    """Retrying forever would fail forever, and hold locks that a database flush waits for."""
+    from mase_web.runs.models import RunEvent
+    from mase_web.runs.recorder import RunEventRecorder
+    from training.events import EventStream
+
+    run = Run.objects.create(project=team[0], name="doomed", spec=quick_spec())
+    stream = EventStream()
+    recorder = RunEventRecorder(run.pk, flush_interval=60).attach(stream)
+    try:
+        stream.emit("started", resumed_from=None)
+        recorder.flush()
+        assert RunEvent.objects.filter(run_id=run.pk).count() == 1
+        Run.objects.filter(pk=run.pk).delete()
+        stream.emit("metrics", step=1)
+        assert recorder.flush() == 0 and recorder.gone
+        stream.emit("metrics", step=2)
+        assert recorder.flush() == 0
+        assert not RunEvent.objects.filter(run_id=run.pk).exists()
+    finally:
+        recorder.close()
