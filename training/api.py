@@ -64,6 +64,8 @@ def _reinforce_trainer(
 ) -> tuple[ReinforceCommTrainer, int | None]:
     trainer = ReinforceCommTrainer(spec, **kwargs)
     latest = ckpt.latest_checkpoint(out_dir / CHECKPOINTS) if resume else None
+    # every rank of a group resumes from the checkpoint rank 0 saw
+    latest = distributed.rank0_choice(kwargs.get("group") or distributed.SINGLE, latest)
     resumed_from = int(trainer.load_checkpoint(latest)["episode"]) if latest is not None else None
     return trainer, resumed_from
 

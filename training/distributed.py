@@ -224,6 +224,22 @@ def broadcast_module(group: Group, module: torch.nn.Module) -> None:
             dist.broadcast(tensor, src=0)
 
 
+def rank0_choice(group: Group, value: Any) -> Any:
+    """Rank 0's `value` on every rank (a picklable object, e.g. the checkpoint to resume from).
+
+    Ranks that look at the run directory at slightly different moments (a restart while rank 0 was
+    writing a checkpoint) could otherwise resume from different episodes and then wait on each other's
+    collectives until the group times out.
+    """
+    if not group.active:
+        return value
+    import torch.distributed as dist
+
+    box = [value if group.is_main else None]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
 def lr_scale(group: Group) -> float:
     """The learning-rate factor of a group: √world_size (exactly 1.0 for one process).
 
@@ -382,5 +398,6 @@ class StopFile:
 
 __all__ = [
     "SINGLE", "DistributedError", "Group", "StopFile", "any_true", "average_gradients", "broadcast_module",
-    "gather_floats", "join", "launch", "launch_command", "leave", "mean_metrics", "rank_device", "rank_seed",
+    "gather_floats", "join", "launch", "launch_command", "leave", "mean_metrics", "rank0_choice", "rank_device",
+    "rank_seed",
 ]  # fmt: skip

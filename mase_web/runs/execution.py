@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from agents import places
 from mase_web.runs.models import Run, RunEvent
-from mase_web.runs.recorder import RunEventRecorder, append_ending, worker_name
+from mase_web.runs.recorder import RunEventRecorder, append_ending, ending_state, worker_name
 from training.events import EventStream
 
 log = logging.getLogger(__name__)
@@ -164,9 +164,7 @@ def execute(run_id: int, task_id: str) -> str | None:
             job = training_api.evaluate
         spec = spec_for_queue(run.spec, run.device)
         result = job(spec, run.out_dir, events=stream, should_stop=StopFlag(run.pk), resume=True)
-        state = {"succeeded": Run.State.SUCCEEDED, "cancelled": Run.State.CANCELLED}.get(
-            result.status, Run.State.FAILED
-        )
+        state = ending_state(result.status)
         recorder.close()
         finish(run.pk, state, metrics=result.metrics)
         return state

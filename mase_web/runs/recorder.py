@@ -99,6 +99,13 @@ def append_ending(run_id: int, status: str, error: str = "") -> None:
     transaction.on_commit(publish)
 
 
+def ending_state(status: object) -> str:
+    """The run state a trainer's `finished` status stands for (anything unknown is a failure)."""
+    return {"succeeded": Run.State.SUCCEEDED, "cancelled": Run.State.CANCELLED}.get(
+        str(status), Run.State.FAILED
+    )
+
+
 def checkpoint_episode(payload: dict) -> int:
     """Episodes played when a checkpoint was written. REINFORCE checkpoints say it as `episode`; MAPPO
     ones carry it in their metrics, beside `step`, which counts updates, not episodes."""
@@ -186,6 +193,17 @@ class RunEventRecorder:
     def _write(self, batch: list[RunEvent]) -> None:
         with transaction.atomic():
             RunEvent.objects.bulk_create(batch)
+            ending = next((e for e in reversed(batch) if e.type == "finished"), None)
+            if ending is not None:
+                # The end is stored with the state it implies: a worker killed between the two would
+                # otherwise leave a "running" run whose stream has ended, and its next delivery would
+                # train again and end it twice.
+                metrics = ending.payload.get("metrics")
+                Run.objects.filter(pk=self.run_id).update(
+                    state=ending_state(ending.payload.get("status")),
+                    finished_at=timezone.now(),
+                    **({"metrics": metrics} if isinstance(metrics, dict) else {}),
+                )
             Checkpoint.objects.bulk_create(
                 Checkpoint(
                     run_id=self.run_id,

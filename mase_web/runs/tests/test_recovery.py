@@ -123,3 +123,26 @@ def test_a_recorder_whose_run_was_deleted_drops_its_events_instead_of_retrying(t
         assert not RunEvent.objects.filter(run_id=run.pk).exists()
     finally:
         recorder.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_end_of_a_run_is_stored_with_its_state(team):
+    """A worker killed right after recording `finished` must not leave a running run that a later
+    delivery trains again (and ends a second time)."""
+    from mase_web.runs.execution import claim
+    from mase_web.runs.recorder import RunEventRecorder
+    from training.events import EventStream
+
+    run = Run.objects.create(project=team[0], name="ending", spec=quick_spec())
+    assert claim(run.pk, "t1") is not None
+    stream = EventStream()
+    recorder = RunEventRecorder(run.pk, flush_interval=60).attach(stream)
+    try:
+        stream.emit("started", resumed_from=None)
+        stream.emit("finished", status="succeeded", metrics={"success": 0.9}, episode=64)
+        # no finish() here: the worker "dies" before execute() records the outcome
+        run.refresh_from_db()
+        assert run.state == "succeeded" and run.finished_at is not None and run.metrics == {"success": 0.9}
+        assert claim(run.pk, "t2") is None  # a redelivery finds it ended
+    finally:
+        recorder.close()
