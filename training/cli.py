@@ -22,9 +22,10 @@ from pathlib import Path
 
 from agents.advisor import advise
 from agents.spec import _read_document, spec_warnings, validate_spec
+from agents.spec.algorithms import is_ppo
 
 # Modules whose `register(subparsers)` adds commands; this module registers its own first.
-COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "serving.runtime"]
+COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "serving.cli"]
 
 
 def _print_error(message: str) -> int:
@@ -146,7 +147,7 @@ class _MappoProgressBar:
 
 def _progress_bar(spec, total_episodes: int) -> _ProgressBar | _MappoProgressBar:
     """The bar that matches the spec's trainer: per update for MAPPO / IPPO, per episode otherwise."""
-    if spec.training.algorithm in ("mappo", "ippo"):
+    if is_ppo(spec.training.algorithm):
         return _MappoProgressBar(max(1, spec.training.episodes // max(1, spec.training.batch_size)))
     return _ProgressBar(total_episodes, 0)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents.spec import load_spec
+from agents.spec.algorithms import is_deployable
 from mase_web.runs.models import Run
-from serving.runtime import RuntimeInputError, resolve_checkpoint
+from serving.model import RuntimeInputError, resolve_checkpoint
 
-DEPLOYABLE_ALGORITHMS = ("mappo", "ippo")
 MAX_CANDIDATES = 100
 
 
@@ -19,7 +19,7 @@ def spec_problem(run: Run) -> str | None:
         team = load_spec(run.spec, require_environment=True)
     except ValueError as exc:
         return f"the run's spec cannot be served: {exc}"
-    if team.training.algorithm not in DEPLOYABLE_ALGORITHMS:
+    if not is_deployable(team.training.algorithm):
         return (
             f"only MAPPO/IPPO teams can be deployed; this run trained {team.training.algorithm!r} "
             "(choose MAPPO in the designer's Training tab and train again)"

@@ -28,6 +28,7 @@ from agents.advisor import advise
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_parameters
 from agents.roles import REWARD_TERMS, ROLES
 from agents.spec import LIMITS, PHASES, REWARD_PRESETS, intent_catalogues, spec_warnings, validate_spec
+from agents.spec.algorithms import algorithm_catalog
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
@@ -341,5 +342,6 @@ class CatalogueView(APIView):
                 "limits": dict(LIMITS),
                 "environments": _environment_parameters(),
                 "intents": intent_catalogues(),  # per environment: what an agent may own (checkboxes)
+                "algorithms": algorithm_catalog(),  # each training algorithm with its capabilities
             }
         )

@@ -1,12 +1,7 @@
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
-import type { Algorithm, PolicySharing, TeacherKind, TrainingSection } from "./types";
+import type { Algorithm, AlgorithmInfo, PolicySharing, TeacherKind, TrainingSection } from "./types";
 
-const ALGORITHMS: [Algorithm, string][] = [
-  ["mappo", "MAPPO — centralised critic"],
-  ["ippo", "Independent PPO — one critic per agent"],
-  ["reinforce_comm", "REINFORCE — learned communication only"],
-];
 const SHARINGS: [PolicySharing, string][] = [
   ["lora", "shared trunk + a LoRA adapter per agent"],
   ["independent", "a separate network per agent"],
@@ -45,11 +40,11 @@ function Choice<T extends string>({ label, hint, value, options, onChange }: Cho
   );
 }
 
-/** The section with the settings a new algorithm does not read removed. */
-export function withAlgorithm(training: TrainingSection, algorithm: Algorithm): TrainingSection {
-  const next: TrainingSection = { ...training, algorithm };
-  if (algorithm === "reinforce_comm") for (const key of PPO_ONLY) delete next[key];
-  if (algorithm === "ippo") delete next.counterfactual;
+/** The section with the settings the new algorithm (as the catalogue describes it) does not read removed. */
+export function withAlgorithm(training: TrainingSection, info: AlgorithmInfo): TrainingSection {
+  const next: TrainingSection = { ...training, algorithm: info.name };
+  if (!info.ppo) for (const key of PPO_ONLY) delete next[key];
+  if (!info.centralised_critic) delete next.counterfactual;
   return next;
 }
 
@@ -62,18 +57,20 @@ export function withTeacher(training: TrainingSection, teacher: TeacherKind): Tr
 }
 
 /** Trainer settings: algorithm and budget, and for PPO teams the actor networks, credit and teachers. */
-export function TrainingEditor() {
+export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) {
   const training = useDesigner((s) => s.spec.training) ?? {};
   const setSection = useDesigner.getState().setSection;
   const save = (patch: Partial<TrainingSection>) => setSection("training", { ...training, ...patch });
   const algorithm = training.algorithm ?? "reinforce_comm";
   const teacher = training.teacher ?? "none";
-  const ppo = algorithm !== "reinforce_comm";
+  const info = algorithms.find((a) => a.name === algorithm);
+  const options: [Algorithm, string][] = algorithms.map((a) => [a.name, a.description]);
+  const ppo = info?.ppo ?? false;
 
   return (
     <div className="training-editor">
       <h2>Training</h2>
-      <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={ALGORITHMS} onChange={(a) => setSection("training", withAlgorithm(training, a))} />
+      <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={options} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
       <fieldset>
         <NumberField path="$.training.episodes" label="Episodes" integer min={1} value={training.episodes ?? 3000} onChange={(episodes) => save({ episodes })} />
         <NumberField path="$.training.batch_size" label="Episodes per update" integer min={1} value={training.batch_size ?? 32} onChange={(batch_size) => save({ batch_size })} />
@@ -84,7 +81,7 @@ export function TrainingEditor() {
         <>
           <h2>Actors and credit</h2>
           <Choice label="Policy sharing" hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? "lora"} options={SHARINGS} onChange={(policy_sharing) => save({ policy_sharing })} />
-          {algorithm === "mappo" && (
+          {info?.centralised_critic && (
             <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
               <input type="checkbox" checked={training.counterfactual ?? false} onChange={(e) => save({ counterfactual: e.target.checked })} />
               <span>Counterfactual baseline</span>

@@ -183,6 +183,17 @@ export interface EnvParam {
   choices: Json[];
 }
 
+/** A training algorithm as the catalogue declares it (agents/spec/algorithms.py): what it can do. */
+export interface AlgorithmInfo {
+  name: Algorithm;
+  description: string;
+  ppo: boolean;
+  deployable: boolean;
+  data_parallel: boolean;
+  centralised_critic: boolean;
+  messages: boolean;
+}
+
 export interface Catalogue {
   environments: Record<string, EnvParam[]>;
   roles: RoleInfo[];
@@ -192,6 +203,8 @@ export interface Catalogue {
   limits: Record<string, number>;
   /** Per environment whose agents own intents: the catalogue (names and descriptions). */
   intents?: Record<string, IntentInfo[]>;
+  /** Every training algorithm with its capabilities, in the order to offer them. */
+  algorithms: AlgorithmInfo[];
 }
 
 export interface Workflow {

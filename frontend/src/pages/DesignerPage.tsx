@@ -216,7 +216,7 @@ function Designer() {
                   )}
                   {tab === "reward" && <RewardComposer catalogue={catalogue} />}
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
-                  {tab === "training" && <TrainingEditor />}
+                  {tab === "training" && <TrainingEditor algorithms={catalogue.algorithms} />}
                   {tab === "environment" && <EnvironmentEditor catalogue={catalogue} />}
                   {tab === "safety" && <SafetyEditor />}
                 </fieldset>

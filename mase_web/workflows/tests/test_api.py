@@ -143,6 +143,10 @@ def test_template_gallery_and_catalogue(team):
     )
     clues = {p["name"]: p for p in catalogue["environments"]["number_guess"]}["clue_kinds"]
     assert clues["kind"] == "choice" and clues["default"] in clues["choices"]
+    algorithms = {a["name"]: a for a in catalogue["algorithms"]}  # the designer's Training tab reads these
+    assert set(algorithms) == {"reinforce_comm", "mappo", "ippo"}
+    assert algorithms["mappo"]["centralised_critic"] and not algorithms["ippo"]["centralised_critic"]
+    assert algorithms["ippo"]["deployable"] and not algorithms["reinforce_comm"]["deployable"]
 
 
 def test_token_auth_for_scripts(team):

@@ -1,0 +1,124 @@
+"""`spec_warnings`: advice on a spec that does not block saving or training."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from agents.errors import SpecError
+from agents.roles import deciding_agents
+from agents.spec.build import _build
+from agents.spec.nodes import TeamSpec
+from agents.spec.options import SWEET_SPOT_AGENTS
+from agents.spec.validator import validate_spec
+
+__all__ = ["spec_warnings"]
+
+log = logging.getLogger(__name__)
+
+
+def spec_warnings(doc: Any) -> list[SpecError]:
+    """Advice on a spec that does not block saving or training (e.g. more than 5 agents).
+
+    Accepts a document or a TeamSpec; for an invalid document only the checks that make sense on
+    its raw form are run (never raises).
+    """
+    try:
+        return _warnings(doc)
+    except Exception:  # advice must never break the designer
+        log.exception("spec_warnings failed")
+        return []
+
+
+def _warnings(doc: Any) -> list[SpecError]:
+    out: list[SpecError] = []
+    if isinstance(doc, TeamSpec):
+        spec: TeamSpec | None = doc
+        n_agents = len(doc.agents)
+        roles: list[object] = [a.role for a in doc.agents]
+    else:
+        raw = doc.get("agents") if isinstance(doc, dict) else None
+        n_agents = len(raw) if isinstance(raw, list) else 0
+        roles = [a.get("role") if isinstance(a, dict) else None for a in raw] if isinstance(raw, list) else []
+        spec = None
+        if not validate_spec(doc):
+            spec = _build(doc)
+    lo, hi = SWEET_SPOT_AGENTS
+    deciding = deciding_agents(roles)  # informants and distractors only share what they hold
+    if deciding > hi:
+        out.append(
+            SpecError(
+                "$.agents",
+                f"{deciding} agents make decisions: teams of {lo}–{hi} usually balance specialisation against "
+                "coordination cost best (see docs/design.md#complexity-advisor); merge roles unless the task is "
+                "very large and modular",
+            )
+        )
+    elif n_agents == 1:
+        out.append(
+            SpecError(
+                "$.agents",
+                "a single agent has nobody to coordinate with; MARL adds nothing over a well-prompted agent",
+            )
+        )
+    if spec is None:
+        return out
+    if spec.environment.name is None:
+        out.append(
+            SpecError(
+                "$.environment.name", "design-only spec: it cannot be trained until an environment is chosen"
+            )
+        )
+    if spec.communication.enabled and len(spec.agents) > 1:
+        linked = {e.source for e in spec.edges} | {e.target for e in spec.edges}
+        if spec.edges:
+            for i, a in enumerate(spec.agents):
+                if a.id not in linked:
+                    out.append(
+                        SpecError(
+                            f"$.agents[{i}]", f"agent {a.id!r} has no edges: it is isolated from the team"
+                        )
+                    )
+    if not spec.communication.enabled and len(spec.agents) > 1:
+        out.append(
+            SpecError(
+                "$.communication.enabled", "communication is off: the agents cannot share what they know"
+            )
+        )
+    phases = [ph.name for ph in spec.evolution.phases]
+    for ph in phases:
+        if not any(t.weight(ph) != 0.0 for t in spec.reward.terms):
+            out.append(
+                SpecError(
+                    "$.reward.terms", f"every reward weight is 0 in phase {ph!r}: nothing to learn there"
+                )
+            )
+        elif all(
+            t.weight(ph) == 0.0
+            for t in spec.reward.terms
+            if t.term in ("task", "transfer_score", "domain_performance", "human_feedback")
+        ):
+            out.append(
+                SpecError(
+                    "$.reward.terms",
+                    f"phase {ph!r} has no task-related reward term; agents may learn to game the shaping terms",
+                )
+            )
+    if spec.fallback.kind == "none":
+        out.append(
+            SpecError(
+                "$.fallback.kind",
+                "no rule fallback: when the circuit breaker trips there is nothing safe to switch to",
+            )
+        )
+    if spec.fallback.kind == "none" and spec.fallback.rules:
+        out.append(SpecError("$.fallback.rules", 'rules are ignored while fallback kind is "none"'))
+    for i, a in enumerate(spec.agents):
+        if a.lora.r > 64:
+            out.append(
+                SpecError(
+                    f"$.agents[{i}].lora.r",
+                    f"LoRA rank {a.lora.r} is large for a per-agent adapter; 4–16 is typical",
+                )
+            )
+    return out

@@ -1,0 +1,151 @@
+"""The training algorithms a spec may name (`training.algorithm`), each with what it can do.
+
+This table is the one place an algorithm's capabilities are declared; the validator, the trainers, the
+runtime and the web layer ask the predicates below instead of naming algorithms themselves:
+
+    is_ppo("ippo")                     # trained by training.mappo; takes the PPO settings
+    is_deployable("reinforce_comm")    # False: serving.runtime cannot serve its checkpoints
+    names_with("data_parallel")        # ("reinforce_comm", "mappo", "ippo")
+    either("ppo")                      # "mappo or ippo", for messages
+
+`trainer` is a dotted path, never imported here (the library's layers keep agents below training);
+tests/agents/test_algorithms.py checks that each one imports. The algorithms are explained in
+docs/design.md#reinforce-communication and docs/design.md#mappo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+__all__ = [
+    "AlgorithmInfo",
+    "ALGORITHM_TABLE",
+    "ALGORITHMS",
+    "CAPABILITIES",
+    "algorithm_info",
+    "algorithm_catalog",
+    "names_with",
+    "either",
+    "is_ppo",
+    "is_deployable",
+    "supports_data_parallel",
+    "has_centralised_critic",
+    "sends_messages",
+]
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """One training algorithm and its declared capabilities."""
+
+    name: str
+    trainer: str  # dotted path ("module.Class") of the trainer training.api.train builds for it
+    ppo: bool  # trained by training.mappo: the PPO settings (self_imitation, policy_sharing, teacher) apply
+    deployable: bool  # serving.runtime.TeamRuntime.from_spec_checkpoint serves its checkpoints
+    data_parallel: bool  # trains over resources.processes > 1 ranks (training.distributed)
+    centralised_critic: bool  # one critic sees the whole state (the counterfactual baseline needs it)
+    messages: bool  # agents send learned messages to each other (ippo's agents act alone)
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """This algorithm as plain JSON values (for the designer's catalogue)."""
+        return asdict(self)
+
+
+ALGORITHM_TABLE: tuple[AlgorithmInfo, ...] = (
+    AlgorithmInfo(
+        name="reinforce_comm",
+        trainer="training.reinforce_comm.ReinforceCommTrainer",
+        ppo=False,
+        deployable=False,
+        data_parallel=True,
+        centralised_critic=False,
+        messages=True,
+        description="REINFORCE with learned attention communication (the default)",
+    ),
+    AlgorithmInfo(
+        name="mappo",
+        trainer="training.mappo.spec_trainer.MappoSpecTrainer",
+        ppo=True,
+        deployable=True,
+        data_parallel=True,
+        centralised_critic=True,
+        messages=True,
+        description="multi-agent PPO: per-agent actors, one centralised critic, learned communication",
+    ),
+    AlgorithmInfo(
+        name="ippo",
+        trainer="training.mappo.spec_trainer.MappoSpecTrainer",
+        ppo=True,
+        deployable=True,
+        data_parallel=True,
+        centralised_critic=False,
+        messages=False,
+        description="independent PPO: each agent learns with its own critic and no communication",
+    ),
+)
+"""Every algorithm `training.algorithm` accepts, in the order the designer lists them."""
+
+ALGORITHMS: tuple[str, ...] = tuple(a.name for a in ALGORITHM_TABLE)
+"""The names `training.algorithm` accepts."""
+
+CAPABILITIES: tuple[str, ...] = tuple(
+    f.name for f in fields(AlgorithmInfo) if f.name not in ("name", "trainer", "description")
+)
+"""The boolean capability fields of AlgorithmInfo."""
+
+_BY_NAME = {a.name: a for a in ALGORITHM_TABLE}
+
+
+def algorithm_info(name: str) -> AlgorithmInfo:
+    """The table's entry for `name` (KeyError for an unknown algorithm)."""
+    return _BY_NAME[name]
+
+
+def _has(name: Any, capability: str) -> bool:
+    """Whether `name` is a known algorithm with `capability`; False for anything else, whatever its type."""
+    info = _BY_NAME.get(name) if isinstance(name, str) else None
+    return info is not None and bool(getattr(info, capability))
+
+
+def names_with(capability: str) -> tuple[str, ...]:
+    """The algorithms with `capability` (one of CAPABILITIES), in table order."""
+    if capability not in CAPABILITIES:
+        raise ValueError(f"unknown capability {capability!r}; choose one of {', '.join(CAPABILITIES)}")
+    return tuple(a.name for a in ALGORITHM_TABLE if getattr(a, capability))
+
+
+def either(capability: str, *, quoted: bool = False) -> str:
+    """The algorithms with `capability` as a message names them: "mappo or ippo" ("'mappo' or 'ippo'")."""
+    return " or ".join(repr(n) if quoted else n for n in names_with(capability))
+
+
+def is_ppo(name: Any) -> bool:
+    """Trained by the PPO trainer (training.mappo), so the PPO settings apply."""
+    return _has(name, "ppo")
+
+
+def is_deployable(name: Any) -> bool:
+    """The runtime (serving.runtime) can serve a team trained with it."""
+    return _has(name, "deployable")
+
+
+def supports_data_parallel(name: Any) -> bool:
+    """It trains over several data-parallel processes (resources.processes > 1)."""
+    return _has(name, "data_parallel")
+
+
+def has_centralised_critic(name: Any) -> bool:
+    """Its critic sees the whole state (what the counterfactual baseline needs)."""
+    return _has(name, "centralised_critic")
+
+
+def algorithm_catalog() -> list[dict[str, Any]]:
+    """The table as plain JSON, for the designer."""
+    return [a.to_dict() for a in ALGORITHM_TABLE]
+
+
+def sends_messages(name: Any) -> bool:
+    """Its agents exchange learned messages (the communication layer applies)."""
+    return _has(name, "messages")
