@@ -4,7 +4,7 @@ Arms (all on the same frozen MiniLM backbone, the same heads and the same REINFO
   none       no communication: the guesser hears nothing (chance = 1/N)
   broadcast  uniform attention over every sender, every message delivered
   random     attention weights drawn at random for every episode (training and evaluation)
-  learned    CommAttention learned by REINFORCE on explored weights (training/reinforce_comm.py)
+  learned    CommAttention learned by REINFORCE on explored weights (training/reinforce_comm/)
 
 Task (robustness): N=16, 4 informative one-bit clue agents, 2 distractors. The learned arm trains each
 seed for `--budget` seconds (it keeps refining its routing after the answers are right), the fixed

@@ -1,0 +1,60 @@
+"""One trainer interface (training.trainer.Trainer): both algorithms' trainers satisfy it, and
+`training.reinforce_comm` still offers the names it did as one module."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.spec import load_spec
+from tests.training.test_reinforce_comm import spec_doc
+from training.mappo.spec_trainer import MappoSpecTrainer
+from training.reinforce_comm import (
+    ReinforceCommConfig,
+    ReinforceCommTrainer,
+    TrainingError,
+    TrainResult,
+    UpdateStats,
+)
+from training.trainer import Trainer
+
+
+@pytest.fixture(scope="module")
+def backbone():
+    from agents.backbone import Backbone
+
+    return Backbone.load("default")
+
+
+def test_the_package_keeps_the_module_s_public_names():
+    import training.reinforce_comm as package
+    import training.trainer as interface
+
+    assert set(package.__all__) == {
+        "ReinforceCommConfig", "ReinforceCommTrainer", "TrainResult", "TrainingError", "UpdateStats",
+    }  # fmt: skip
+    assert TrainResult is interface.TrainResult and TrainingError is interface.TrainingError
+    assert issubclass(TrainingError, ValueError) and ReinforceCommConfig().episodes == 3000
+    assert "beta" in UpdateStats.__dataclass_fields__
+
+
+def test_reinforce_comm_trainer_is_a_trainer_and_resumes_from_nothing(backbone, tmp_path):
+    trainer = ReinforceCommTrainer(load_spec(spec_doc()), backbone=backbone)
+    assert isinstance(trainer, Trainer)
+    assert trainer.resume(None) is None and trainer.resume(tmp_path / "checkpoints") is None
+    assert trainer.episode == 0
+
+
+def test_mappo_spec_trainer_is_a_trainer_and_reads_the_episode_of_its_last_checkpoint(tmp_path):
+    doc = spec_doc()
+    doc["training"]["algorithm"] = "mappo"
+    trainer = MappoSpecTrainer(load_spec(doc), tmp_path)
+    assert isinstance(trainer, Trainer)
+    assert trainer.agents == [a["id"] for a in doc["agents"]]
+    assert trainer.resume(tmp_path / "checkpoints") is None
+    last = tmp_path / "checkpoints" / "mappo" / "last"
+    last.mkdir(parents=True)
+    (last / "state.json").write_text(json.dumps({"episodes_done": 96, "update_index": 3}))
+    assert trainer.resume(tmp_path / "checkpoints") == 96 and trainer.episode == 96
+    assert trainer.resume(None) is None
