@@ -40,7 +40,8 @@ from agents.envs.customer_service.env import CustomerServiceEnv  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
 from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # noqa: E402
-from serving.runtime import RuntimeConfig, TeamModel, TeamRuntime  # noqa: E402
+from serving.model import TeamModel  # noqa: E402
+from serving.runtime import RuntimeConfig, TeamRuntime  # noqa: E402
 from training.events import EventStream  # noqa: E402
 from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
 from training.offline import load_episodes, log_episodes, pretrain  # noqa: E402

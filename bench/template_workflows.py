@@ -76,7 +76,7 @@ def train_and_judge(doc: dict[str, Any], run_dir: Path, backbone: Any, orders: i
     from agents.envs.research_report.env import ResearchReportEnv
     from agents.envs.research_report.scripted import ScriptedResearchTeam
     from agents.spec import load_spec
-    from serving.runtime import resolve_checkpoint
+    from serving.model import resolve_checkpoint
     from training import api
     from training.mappo import config_from_spec, trained_team
 

@@ -7,7 +7,7 @@ medians over seeds, wall time included (backbone loaded once, embedding caches c
 - number_guessing: greedy success, share of the guesser's attention on the distractors, delivered
   messages per episode (`training.api.evaluate_run`), training wall seconds; target per seed: success
   ≥ 0.99, distractor attention ≤ 0.02, ≤ 4 messages, ≤ 60 s.
-- customer_service: the checkpoint a deployment serves (`serving.runtime.resolve_checkpoint`) scored
+- customer_service: the checkpoint a deployment serves (`serving.model.resolve_checkpoint`) scored
   greedily on the test split (or `--tickets FILE`) and the held-out phrasing styles, against the tuned
   rule-scripted team; then deployed as the product does (`TeamRuntime.from_spec_checkpoint`: the
   template's breaker and fallback, the checkpoint's calibration) and run on the same tickets one after
@@ -129,7 +129,7 @@ def cs_env(team: Any, tickets: Any) -> Any:
     """The template's environment (its params and drawn team) over `tickets`, in file order."""
     name, params = team.environment.name, dict(team.environment.params)
     params |= {"tickets": tickets, "shuffle": False}  # a list of tickets: past make_env's check of file names
-    return env_class(name)(**params, **team_kwargs(name, team.agents))
+    return env_class(name)(**params, **team_kwargs(name, team.agents, team.edges))
 
 
 def decision_share(runtime: Any, tickets: list[Any]) -> dict[str, Any]:
@@ -175,7 +175,8 @@ def faults_trip(runtime: Any, ticket: Any) -> dict[str, bool]:
 
 
 def cs_seed(backbone: Backbone, work: Path, seed: int, files: dict[str, list]) -> dict[str, Any]:
-    from serving.runtime import RuntimeConfig, TeamRuntime, resolve_checkpoint
+    from serving.model import resolve_checkpoint
+    from serving.runtime import RuntimeConfig, TeamRuntime
     from training.mappo.calibration import calibration_error, load_calibration
 
     doc = template("customer_service", seed)
@@ -185,14 +186,14 @@ def cs_seed(backbone: Backbone, work: Path, seed: int, files: dict[str, list]) -
     checkpoint = resolve_checkpoint(run_dir)  # what a deployment of this run serves
     config = RuntimeConfig(explain_tokens=0)
     with TeamRuntime.from_spec_checkpoint(team, checkpoint, backbone=backbone, config=config) as runtime:
-        trainer = runtime.model.trainer
-        policy = trainer.policy(greedy=True)
+        team_policy = runtime.model.policy
+        policy = team_policy.policy(greedy=True)
         scores = {name: cs_evaluate(cs_env(team, tickets), policy) for name, tickets in files.items()}
         share = decision_share(runtime, files["test"])
         also = decision_share(runtime, files["also"]) if "also" in files else None
         tripped = faults_trip(runtime, files["test"][0])
         calibration = load_calibration(checkpoint) or {}
-        test_ece = calibration_error(trainer, cs_env(team, files["test"]), runtime.model.temperature)
+        test_ece = calibration_error(team_policy, cs_env(team, files["test"]), runtime.model.temperature)
     run = {
         "seed": seed,
         "status": result.status,
@@ -229,7 +230,7 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
         files["also"] = load_tickets(args.also_tickets)
     team = load_spec(template("customer_service", 0), require_environment=True)
     name, params = team.environment.name, dict(team.environment.params)
-    rules_team = scripted_team(name, params, team=team_kwargs(name, team.agents).get("team"))
+    rules_team = scripted_team(name, params, team=team_kwargs(name, team.agents, team.edges).get("team"))
     rules = {k: cs_evaluate(cs_env(team, t), rules_team.actions)["exact_match"] for k, t in files.items()}
     runs = [cs_seed(backbone, work, seed, files) for seed in args.seeds]
     keys = (

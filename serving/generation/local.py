@@ -9,14 +9,17 @@ else a plain ``System: / User: / Assistant:`` layout.
 
 from __future__ import annotations
 
-import concurrent.futures as futures
-import queue
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from serving.batching import BatchQueue
 from serving.generation.base import Generation, GenerationError, Generator, cut_at_stop, usage
+
+
+def _failure(exc: BaseException) -> GenerationError:
+    """What every caller of a failed batch gets."""
+    return GenerationError("error_status", f"local model failed: {type(exc).__name__}: {exc}")
 
 
 class LocalCausalLM(Generator):
@@ -49,10 +52,8 @@ class LocalCausalLM(Generator):
         self.lm = AutoModelForCausalLM.from_pretrained(path).to(device).eval()
         self.context = int(getattr(self.lm.config, "max_position_embeddings", 0) or 1024)
         self._torch = torch
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._loop, name="mase-local-lm", daemon=True)
-        self._thread.start()
         self.batches = 0  # model.generate calls (a benchmark reads how well requests were batched)
+        self._worker = BatchQueue(self._answer, self.max_batch, name="mase-local-lm", on_error=_failure)
 
     # ---- prompts ----------------------------------------------------------------------------------
     def prompt(self, system: str, messages: Sequence[Mapping[str, str]]) -> str:
@@ -71,8 +72,7 @@ class LocalCausalLM(Generator):
         stop: Sequence[str] | None = None,
     ) -> Generation:
         started = time.perf_counter()
-        future: futures.Future = futures.Future()
-        self._queue.put((future, self.prompt(system, messages), int(max_tokens), tuple(stop or ())))
+        future = self._worker.submit((self.prompt(system, messages), int(max_tokens), tuple(stop or ())))
         result = future.result()
         result.latency_ms = (time.perf_counter() - started) * 1000.0  # with the time spent queued
         return result
@@ -85,9 +85,8 @@ class LocalCausalLM(Generator):
     ) -> list[Generation | GenerationError]:
         pending = []
         for system, messages in requests:
-            future: futures.Future = futures.Future()
-            self._queue.put((future, self.prompt(system, messages), int(max_tokens), tuple(stop or ())))
-            pending.append(future)
+            item = (self.prompt(system, messages), int(max_tokens), tuple(stop or ()))
+            pending.append(self._worker.submit(item))
         out: list[Generation | GenerationError] = []
         for future in pending:
             try:
@@ -97,36 +96,11 @@ class LocalCausalLM(Generator):
         return out
 
     def close(self) -> None:
-        self._queue.put(None)
+        self._worker.close()
 
     # ---- the model thread -------------------------------------------------------------------------
-    def _loop(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            batch = [item]
-            while len(batch) < self.max_batch:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                batch.append(more)
-            live = [b for b in batch if b[0].set_running_or_notify_cancel()]
-            if not live:
-                continue
-            try:
-                results = self._decode([b[1] for b in live], [b[2] for b in live], [b[3] for b in live])
-            except Exception as exc:  # noqa: BLE001 - every waiting caller gets the failure as a GenerationError
-                error = GenerationError("error_status", f"local model failed: {type(exc).__name__}: {exc}")
-                for b in live:
-                    b[0].set_exception(error)
-                continue
-            for b, result in zip(live, results, strict=True):
-                b[0].set_result(result)
+    def _answer(self, batch: list[tuple[str, int, tuple[str, ...]]]) -> list[Generation]:
+        return self._decode([b[0] for b in batch], [b[1] for b in batch], [b[2] for b in batch])
 
     def _decode(
         self, prompts: list[str], max_tokens: list[int], stops: list[tuple[str, ...]]

@@ -65,13 +65,13 @@ def test_the_runtime_reads_calibrated_confidence_and_faults_still_open_the_break
             Ticket("c-1", "my kettle arrived broken, refund please", ("damaged_item",))
         )
         first = result["decisions"][0]
-        trainer = runtime.model.trainer
+        policy = runtime.model.policy
         observations, _ = runtime.env_factory().reset(
             options={"ticket": Ticket("c-1", "my kettle arrived broken, refund please", ("damaged_item",))}
         )
-        o = trainer.featurize([observations[a] for a in trainer.agents], trainer.obs_dim)
+        o = policy.featurize([observations[a] for a in policy.agents], policy.obs_dim)
         with torch.no_grad():
-            logits, _ = trainer.actor(o.unsqueeze(0))
+            logits, _ = policy.actor(o.unsqueeze(0))
         expected = torch.softmax(logits[0, 0] / temperature[0], -1).max()
         assert first["confidence"] == pytest.approx(float(expected), abs=1e-5)
         for mode, kind in (("raise", "backbone_error"), ("nan", "non_finite")):

@@ -18,7 +18,8 @@ from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam
 from agents.envs.customer_service.tickets import Ticket
 from serving.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFallback
-from serving.runtime import RuntimeConfig, RuntimeInputError, TeamRuntime
+from serving.model import RuntimeInputError
+from serving.runtime import RuntimeConfig, TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
 from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
@@ -247,7 +248,7 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
 
 
 def test_decision_log_sink_keeps_and_writes_records(tmp_path, team, rules):
-    from serving.runtime import DecisionLog
+    from serving.decisions import DecisionLog
 
     log = DecisionLog(maxlen=1000, path=tmp_path / "decisions.jsonl")
     runtime, _, _ = make_runtime(team, rules, sink=log.append)
@@ -278,7 +279,7 @@ def test_a_failing_decision_sink_fails_only_its_request_and_never_strands_the_tr
 
 def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, team, capsys):
     from agents.spec import load_spec
-    from serving.runtime import main
+    from serving.cli import main
     from training.mappo import run_spec
 
     doc = json.loads(open("examples/customer_service.json").read())

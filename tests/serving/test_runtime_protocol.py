@@ -110,7 +110,7 @@ def test_runtime_decisions_use_the_reconstructed_messages(trained, tiny):
     observations, _ = runtime.env_factory().reset(seed=0, options={"ticket": TICKETS[0]})
     with runtime:
         with_link = runtime.model.forward(observations)[0]
-        runtime.model.trainer.link = None
+        runtime.model.policy.link = None
         exact = runtime.model.forward(observations)[0]
     assert torch.isfinite(with_link).all() and not torch.allclose(with_link, exact)
 

@@ -51,7 +51,7 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     runtime = TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=backbone)
     # the runtime's actors carry exactly the trained clause readers of the checkpoint
     weights = load_file(str(checkpoint / "model.safetensors"))
-    reader = runtime.model.trainer.actor.reader.state_dict()
+    reader = runtime.model.policy.actor.reader.state_dict()
     assert reader and all(torch.equal(weights[f"actor.reader.{k}"], v) for k, v in reader.items())
     answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
     assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
@@ -75,8 +75,8 @@ def test_spec_options_reach_the_trainer_and_the_runtime_rebuilds_that_team(tmp_p
     assert result["metrics"]["teacher_samples"] > 0
     checkpoint = tmp_path / "run" / "checkpoints" / "mappo" / "last"
     runtime = TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=backbone)
-    trainer = runtime.model.trainer
-    assert trainer.cfg.sharing == "independent" and trainer.cfg.counterfactual
+    policy = runtime.model.policy
+    assert policy.cfg.sharing == "independent" and policy.cfg.counterfactual
     doc["training"]["policy_sharing"] = "lora"  # a different team than the checkpoint holds
     with pytest.raises(ValueError):
         TeamRuntime.from_spec_checkpoint(load_spec(doc), checkpoint, backbone=backbone)

@@ -12,7 +12,9 @@ Read top to bottom, one module each:
 4. `featurizer` — observations and states as vectors (text through the frozen backbone, cached).
 5. `trainer` — `MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the update, evaluation, the loop.
 6. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
-7. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls.
+7. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
+8. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a
+   spec's checkpoint as the `TeamPolicy` a runtime serves.
 
 Algorithms (`algorithm`):
 - "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.
@@ -35,7 +37,7 @@ state likewise. Agents' action spaces must be `Discrete`; smaller ones are padde
 from training.mappo.checkpoint import CheckpointError
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import CLAUSE_SLOTS, Featurizer, clause_featurizer, featurizer_from_spec
-from training.mappo.from_spec import config_from_spec, links_from_spec, run_spec, trained_team
+from training.mappo.from_spec import config_from_spec, links_from_spec, load_policy, run_spec, trained_team
 from training.mappo.losses import (
     ValueNorm,
     compute_gae,
@@ -44,11 +46,12 @@ from training.mappo.losses import (
     ppo_clip_loss,
 )
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
+from training.mappo.policy import TeamPolicy
 from training.mappo.trainer import Batch, EpisodeResult, MappoTrainer
 
 __all__ = [
     "CLAUSE_SLOTS", "Batch", "CentralCritic", "CheckpointError", "CounterfactualCritic", "EpisodeResult",
-    "Featurizer", "IndependentCritic", "MappoConfig", "MappoTrainer", "TeamActor", "ValueNorm",
+    "Featurizer", "IndependentCritic", "MappoConfig", "MappoTrainer", "TeamActor", "TeamPolicy", "ValueNorm",
     "clause_featurizer", "compute_gae", "config_from_spec", "counterfactual_advantage", "explained_variance",
-    "featurizer_from_spec", "links_from_spec", "ppo_clip_loss", "run_spec", "trained_team",
+    "featurizer_from_spec", "links_from_spec", "load_policy", "ppo_clip_loss", "run_spec", "trained_team",
 ]  # fmt: skip

@@ -76,8 +76,8 @@ def save(trainer: Any, directory: str | Path, metrics: Mapping[str, Any] | None 
     return directory
 
 
-def load(trainer: Any, directory: str | Path) -> int:
-    """Restore networks, optimiser and schedule from `save_checkpoint`; returns the update index."""
+def read_checkpoint(directory: str | Path) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """(state.json, the tensors of model.safetensors) of a MAPPO checkpoint; CheckpointError if unusable."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
@@ -92,16 +92,30 @@ def load(trainer: Any, directory: str | Path) -> int:
         raise CheckpointError(f"checkpoint {str(directory)!r} is corrupted: {exc}") from None
     if state.get("format") != "mase.mappo/1":
         raise CheckpointError(f"checkpoint {str(directory)!r} is not a MAPPO checkpoint")
-    if state["agents"] != trainer.agents or state["n_actions"] != trainer.n_actions:
+    return state, tensors
+
+
+def check_fits(
+    directory: str | Path, state: Mapping[str, Any], agents: list[str], n_actions: list[int], cfg: Any
+) -> None:
+    """CheckpointError unless the checkpoint's team has these agents, action counts and network settings."""
+    if state["agents"] != agents or state["n_actions"] != n_actions:
         raise CheckpointError(
-            f"checkpoint {str(directory)!r} was trained for agents {state['agents']}, not {trainer.agents}"
+            f"checkpoint {str(directory)!r} was trained for agents {state['agents']}, not {agents}"
         )
     for key in ("algorithm", "counterfactual", "sharing", "comm", "hidden"):
-        if state["config"].get(key) != getattr(trainer.cfg, key):
+        if state["config"].get(key) != getattr(cfg, key):
             raise CheckpointError(
                 f"checkpoint {str(directory)!r} has {key}={state['config'].get(key)!r}; "
-                f"this run has {getattr(trainer.cfg, key)!r}"
+                f"this run has {getattr(cfg, key)!r}"
             )
+
+
+def load(trainer: Any, directory: str | Path) -> int:
+    """Restore networks, optimiser and schedule from `save_checkpoint`; returns the update index."""
+    directory = Path(directory)
+    state, tensors = read_checkpoint(directory)
+    check_fits(directory, state, trainer.agents, trainer.n_actions, trainer.cfg)
 
     def part(prefix: str) -> dict[str, torch.Tensor]:
         return {k[len(prefix) + 1 :]: v for k, v in tensors.items() if k.startswith(prefix + ".")}

@@ -102,7 +102,7 @@ def make_deployment(project, checkpoint: Path, spec: dict, name: str = "cs") -> 
 def inject_faults(deployment: Deployment) -> FaultyBackbone:
     """Build the deployment's runtime in this process and put a `FaultyBackbone` under its team."""
     runtime = runtimes.runtime_for(deployment)
-    featurizer = runtime.model.trainer.featurize
+    featurizer = runtime.model.policy.featurize
     faulty = FaultyBackbone(featurizer.backbone)
     featurizer.backbone = faulty
     return faulty
