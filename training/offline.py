@@ -305,7 +305,7 @@ def warm_start_from_spec(
 
     def env() -> Any:
         name = team.environment.name
-        return make_env(name, dict(team.environment.params), **team_kwargs(name, team.agents))
+        return make_env(name, dict(team.environment.params), **team_kwargs(name, team.agents, team.edges))
 
     tickets = getattr(trainer.env, "tickets", None)
     if tickets is None:

@@ -107,7 +107,7 @@ def teacher_from_spec(
         from agents.envs import team_kwargs
         from agents.envs.scripted import scripted_team
 
-        drawn = team_kwargs(name, team.agents).get("team")  # the rules follow the drawn roster
+        drawn = team_kwargs(name, team.agents, team.edges).get("team")  # the rules follow the drawn roster
         return ScriptedTeacher(scripted_team(str(name), params, team=drawn))
     if kind == "checkpoint":
         if load_team is None:
@@ -120,7 +120,7 @@ def teacher_from_spec(
     from agents.envs import make_env, team_kwargs
     from agents.envs.customer_service.rules import ExpertTeam
 
-    env = make_env(name, params, **team_kwargs(name, team.agents))
+    env = make_env(name, params, **team_kwargs(name, team.agents, team.edges))
     tickets = getattr(env, "tickets", None)
     if tickets is None:
         raise ValueError(f"the expert teacher reads labelled tickets; environment {name!r} has none")

@@ -22,6 +22,9 @@ An environment class may offer two class-level hooks that the team-spec validato
   (paths rooted at the spec, e.g. "$.agents") and replaces the fixed names of `expected_agents`.
   Optionally `team_params(agents, params) -> params`: parameters the drawn team sets (number guessing
   counts its informants and distractors on the canvas); the validator and `make_env` check those.
+  With ``takes_edges: bool`` it also orders the team by the spec's dependency edges: `team_kwargs(name,
+  agents, edges)` adds ``edges=`` (source, target) pairs and the validator calls `validate_team(agents,
+  params, edges=the spec's edges)` (the phased pipelines, `agents.envs.pipeline`).
 
 Construction convention: `make_env(name, params, **kw)` calls `Class(**params, **kw)`.
 """
@@ -127,17 +130,19 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
     return cls(**params, **kw)
 
 
-def team_kwargs(name: str | None, agents: Any) -> dict[str, Any]:
+def team_kwargs(name: str | None, agents: Any, edges: Any = None) -> dict[str, Any]:
     """The extra `make_env` arguments that hand environment ``name`` the spec's ``agents`` (spec agents or
     mappings): ``{"team": [{id, role, intents, prompt}, ...]}`` when it builds its team from the spec
-    (`takes_team`), else {}."""
-    if name is None or not getattr(env_class(name), "takes_team", False):
+    (`takes_team`), else {}; plus ``"edges"`` (the spec's dependency edges as (source, target) pairs) when
+    ``edges`` are given and the environment orders its team by them (`takes_edges`)."""
+    cls = None if name is None else env_class(name)
+    if cls is None or not getattr(cls, "takes_team", False):
         return {}
 
     def get(agent: Any, key: str, default: Any) -> Any:
         return agent.get(key, default) if isinstance(agent, Mapping) else getattr(agent, key, default)
 
-    return {
+    drawn: dict[str, Any] = {
         "team": [
             {
                 "id": get(a, "id", ""),
@@ -148,3 +153,8 @@ def team_kwargs(name: str | None, agents: Any) -> dict[str, Any]:
             for a in agents
         ]
     }
+    if edges is not None and getattr(cls, "takes_edges", False):
+        from agents.envs.pipeline import dependency_pairs  # numpy and PettingZoo load with an environment
+
+        drawn["edges"] = dependency_pairs(edges)
+    return drawn

@@ -31,15 +31,15 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
     if name == "research_report":
         from agents.envs.research_report.scripted import ScriptedResearchTeam
 
-        return ScriptedResearchTeam()
+        return ScriptedResearchTeam(team=team)
     if name == "collaborative_writing":
         from agents.envs.collaborative_writing.scripted import ScriptedWritingTeam
 
-        return ScriptedWritingTeam()
+        return ScriptedWritingTeam(team=team)
     if name == "code_generation":
         from agents.envs.code_generation.scripted import ScriptedCodeTeam
 
-        return ScriptedCodeTeam()
+        return ScriptedCodeTeam(team=team)
     raise ValueError(
         f"no rule-scripted team for environment {name!r}; available: {', '.join(SCRIPTED_ENVIRONMENTS)}"
     )

@@ -264,7 +264,7 @@ def dev_env_factory(team: Any) -> Callable[[], Any] | None:
     if name is None or "tickets" not in {p["name"] for p in env_parameters(name)}:
         return None
     params = {**params, "tickets": DEV_SPLIT, "shuffle": False}
-    return lambda: make_env(name, params, **team_kwargs(name, team.agents))
+    return lambda: make_env(name, params, **team_kwargs(name, team.agents, team.edges))
 
 
 def calibrate_checkpoints(

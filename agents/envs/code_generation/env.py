@@ -21,33 +21,39 @@ Observations: numbers for what the team can see (test results so far, the design
 snippet, whether the spec names an edge case) — no correctness labels, and not the spec's text: with a few
 dozen training tasks an embedding of the spec is a key to memorise them by, and the team must work on
 unseen tasks (the test split). The spec is in ``info["task"]`` and `render`.
+
+The team comes from the spec (`agents.envs.pipeline`: ``team=`` its agents, ``edges=`` its dependency
+edges; without them one agent per role): one architect, one implementer, one or two testers, who test the
+same snippet in turn (``done`` hands over; a suite already run is not run again), and one or two code
+reviewers, who judge it in turn (``accept`` hands over; the last one's accept runs the hidden tests; a
+send-back returns to the implementer and the next round starts with the first reviewer).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import ParallelEnv
 
 from agents.envs.code_generation.tasks import EDGE_WORDS, SHARED_BOOK, SPLITS, Task, TaskError, load_tasks
-from agents.envs.params import check_known_params, describe_params
+from agents.envs.params import describe_params
+from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
+from agents.envs.pipeline import play as play_items
 from agents.errors import SpecError
 
-AGENTS: tuple[str, ...] = ("architect", "implementer", "tester", "code_reviewer")
 PHASES: tuple[str, ...] = ("design", "implement", "test", "review", "done")
-PHASE_AGENT = dict(zip(PHASES, AGENTS, strict=False))
 SLOTS = 3
-ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "architect": ("wait", "plan_direct", "plan_edge_cases"),
-    "implementer": ("wait", *(f"pick_{i}" for i in range(SLOTS))),
-    "tester": ("wait", "run_public", "run_edge", "done"),
-    "code_reviewer": ("wait", "accept", "send_back"),
-}
+ROLES: tuple[Role, ...] = (
+    Role("architect", "design", ("wait", "plan_direct", "plan_edge_cases"), "sketch the design"),
+    Role("implementer", "implement", ("wait", *(f"pick_{i}" for i in range(SLOTS))), "write the code"),
+    Role("tester", "test", ("wait", "run_public", "run_edge", "done"), "test the code", most=2),
+    Role("code_reviewer", "review", ("wait", "accept", "send_back"), "accept or send back the code", most=2),
+)
+"""The roles the pipeline needs, in stage order, and how many agents of each a team may hold."""
+AGENTS: tuple[str, ...] = tuple(r.name for r in ROLES)
+ROLE_ACTIONS: dict[str, tuple[str, ...]] = {r.name: r.actions for r in ROLES}
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
 DEFAULTS: dict[str, Any] = {
     "tasks": None,
@@ -87,11 +93,15 @@ def snippet_cues(code: str) -> tuple[float, float]:
     return min(1.0, len(lines) / 12), float(guard)
 
 
-class CodeGenerationEnv(ParallelEnv):
+class CodeGenerationEnv(PhasePipelineEnv):
     """Four roles turn a spec into a function that must pass hidden tests on the first run."""
 
     parameters = PARAMETERS
     metadata = {"name": "code_generation_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    roles, label, phases, feature_size = ROLES, "code generation", PHASES, FEATURES
+    defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_steps": (6, 200)}
+    real_params = (("plan_cost", "test_cost", "send_back_cost", "shaping", "timeout_penalty"), 0, 10)
+    item_option, items_attr, item_error = "task", "tasks", TaskError  # reset(options={"task": id})
 
     def __init__(
         self,
@@ -105,61 +115,18 @@ class CodeGenerationEnv(ParallelEnv):
         timeout_penalty: float = 1.0,
         shuffle: bool = True,
         render_mode: str | None = None,
+        team: Sequence[Any] | PipelineTeam | None = None,
+        edges: Iterable[Any] | None = None,
     ) -> None:
-        errors = self.validate_params({k: v for k, v in locals().items() if k in DEFAULTS})
-        if errors:
-            raise ValueError(f"code_generation: {errors[0].path}: {errors[0].message}")
+        """``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
+        self._configure(locals())
         self.tasks = load_tasks(tasks, split)
-        self.max_steps, self.shuffle = int(max_steps), bool(shuffle)
-        self.plan_cost, self.test_cost = float(plan_cost), float(test_cost)
-        self.send_back_cost, self.timeout_penalty = float(send_back_cost), float(timeout_penalty)
-        self.shaping = float(shaping)
-        self.render_mode = render_mode
         self.book = SHARED_BOOK
-        self.possible_agents = list(AGENTS)
-        self.agents: list[str] = []
-        self._rng = np.random.default_rng()
-        self._cursor = 0
         self._start(self.tasks[0])
 
-    @staticmethod
-    def expected_agents(params: Mapping[str, Any] | None = None) -> list[str]:
-        return list(AGENTS)
-
-    @staticmethod
-    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem with ``environment.params`` (paths rooted at params; never raises)."""
-        errors, merged = check_known_params(params, DEFAULTS)
-        if not isinstance(params, Mapping):
-            return errors
-        path = merged["tasks"]
-        if path is not None and (not isinstance(path, str | Path) or not Path(path).is_file()):
-            errors.append(SpecError("$.tasks", "must be a JSONL task file (or null for the shipped tasks)"))
-        if merged["split"] not in SPLITS:
-            errors.append(SpecError("$.split", f"must be one of {', '.join(SPLITS)}"))
-        value = merged["max_steps"]
-        if isinstance(value, bool) or not isinstance(value, int) or not 6 <= value <= 200:
-            errors.append(SpecError("$.max_steps", "must be an integer between 6 and 200"))
-        for key in ("plan_cost", "test_cost", "send_back_cost", "shaping", "timeout_penalty"):
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
-                errors.append(SpecError(f"$.{key}", "must be a number between 0 and 10"))
-        if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.shuffle", "must be true or false"))
-        return errors
-
-    @functools.cache  # noqa: B019 - PettingZoo wants the same space object on every call
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return spaces.Dict(
-            {
-                "features": spaces.Box(0.0, 1.0, shape=(FEATURES,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(len(ROLE_ACTIONS[agent]),), dtype=np.int8),
-            }
-        )
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return spaces.Discrete(len(ROLE_ACTIONS[agent]))
+    @classmethod
+    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
+        return cls._file_problem(merged, "tasks", "task")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _start(self, task: Task) -> None:
@@ -168,46 +135,14 @@ class CodeGenerationEnv(ParallelEnv):
             self._rng.permutation(len(task.candidates)) if self.shuffle else np.arange(len(task.candidates))
         )
         self.order = [int(i) for i in order]  # slot -> candidate index in the task
-        self.phase, self.plan = "design", None
+        self._enter("design")
+        self.plan: str | None = None
         self.current: int | None = None
         self.rejected: set[int] = set()
         self.results: dict[tuple[int, str], bool] = {}  # (slot, suite) -> all passed
         self.step_count = self.send_backs = self.runs = 0
         self.hidden: tuple[int, int] | None = None
         self.log: list[str] = []
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Start a task; ``options={"task": id}`` picks it (else at random, or in order without shuffle)."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._cursor = 0
-            for i, agent in enumerate(self.possible_agents):
-                self.action_space(agent).seed(seed + i)
-        wanted = (options or {}).get("task")
-        if wanted is not None:
-            matches = [t for t in self.tasks if t.id == wanted]
-            if not matches:
-                raise TaskError(f"unknown task {wanted!r} in this split")
-            task = matches[0]
-        elif self.shuffle:
-            task = self.tasks[int(self._rng.integers(len(self.tasks)))]
-        else:
-            task = self.tasks[self._cursor % len(self.tasks)]
-            self._cursor += 1
-        self._start(task)
-        self.agents = list(self.possible_agents)
-        info = self._info()
-        return self._observations(), {a: dict(info) for a in self.agents}
-
-    def action_mask(self, agent: str) -> np.ndarray:
-        names = ROLE_ACTIONS[agent]
-        mask = np.zeros(len(names), dtype=np.int8)
-        if self.phase == "done" or PHASE_AGENT[self.phase] != agent:
-            mask[0] = 1
-            return mask
-        for i, name in enumerate(names):
-            mask[i] = int(self._valid(name))
-        return mask
 
     def _valid(self, name: str) -> bool:
         if name == "wait":
@@ -222,36 +157,6 @@ class CodeGenerationEnv(ParallelEnv):
         if name == "send_back":
             return len(self.rejected) + 1 < len(self.order)
         return True
-
-    def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        if not self.agents:
-            return {}, {}, {}, {}, {}
-        self.step_count += 1
-        reward, shaped = 0.0, 0.0
-        actor = PHASE_AGENT[self.phase]
-        index = int(actions.get(actor, 0))
-        names = ROLE_ACTIONS[actor]
-        name = names[index] if 0 <= index < len(names) else "invalid"
-        if name != "invalid" and self._valid(name):
-            shaped = self.shaping * self._shaping(name)
-            reward = self._act(name)
-            self.log.append(f"{actor}: {name}")
-        else:
-            self.log.append(f"{actor}: invalid {name}, ignored")
-        terminated = self.phase == "done"
-        truncated = not terminated and self.step_count >= self.max_steps
-        if truncated:
-            reward -= self.timeout_penalty
-        observations, info, live = self._observations(), self._info(), list(self.agents)
-        if terminated or truncated:
-            self.agents = []
-        return (
-            observations,
-            {a: float(reward + (shaped if a == actor else 0.0)) for a in live},
-            dict.fromkeys(live, terminated),
-            dict.fromkeys(live, truncated),
-            {a: dict(info) for a in live},
-        )
 
     def _correct(self, slot: int | None) -> bool:
         if slot is None:
@@ -275,11 +180,11 @@ class CodeGenerationEnv(ParallelEnv):
     def _act(self, name: str) -> float:
         if name.startswith("plan_"):
             self.plan = name[5:]
-            self.phase = "implement"
+            self._enter("implement")
             return -self.plan_cost if self.plan == "edge_cases" else 0.0
         if name.startswith("pick_"):
             self.current = int(name[5:])
-            self.phase = "test"
+            self._enter("test")
             return 0.0
         if name.startswith("run_"):
             suite = name[4:]
@@ -288,15 +193,19 @@ class CodeGenerationEnv(ParallelEnv):
             self.runs += 1
             return -self.test_cost
         if name == "done":
-            self.phase = "review"
+            self._hand_over("review")  # to the next tester, or to review
             return 0.0
         if name == "send_back":
             self.rejected.add(self.current)
             self.send_backs += 1
-            self.current, self.phase = None, "implement"
+            self.current = None
+            self._enter("implement")  # the next review round starts with the first reviewer
             return -self.send_back_cost
-        self.hidden = self.book.passed(self.task, self.order[self.current], "hidden")  # accept
-        self.phase = "done"
+        if not self.last_in_stage:  # accept: the next reviewer looks at it too
+            self._hand_over("done")
+            return 0.0
+        self.hidden = self.book.passed(self.task, self.order[self.current], "hidden")
+        self._enter("done")
         return self.score
 
     @property
@@ -327,17 +236,7 @@ class CodeGenerationEnv(ParallelEnv):
             out += list(snippet_cues(code)) if present else [0.0, 0.0]
         return np.array(out, dtype=np.float32)
 
-    def _observations(self) -> dict[str, dict]:
-        features = self.features()
-        return {a: {"features": features, "action_mask": self.action_mask(a)} for a in self.agents}
-
-    def state(self) -> np.ndarray:
-        """Global state for the centralised critic: phase one-hot ‖ the shared features."""
-        return np.concatenate(
-            [np.array([float(p == self.phase) for p in PHASES], np.float32), self.features()]
-        )
-
-    def _info(self) -> dict[str, Any]:
+    def _info(self, rewards: Mapping[str, float] | None = None) -> dict[str, Any]:
         return {
             "task": self.task.id,
             "phase": self.phase,
@@ -355,28 +254,16 @@ class CodeGenerationEnv(ParallelEnv):
         picked = self.task.candidates[self.order[self.current]] if self.current is not None else "(nothing)"
         return f"[{self.phase}] {self.task.name}: {self.log[-1] if self.log else 'start'}\n{picked}"
 
-    def close(self) -> None:
-        """Nothing to release."""
-
 
 def play(
     policy: Any, env: CodeGenerationEnv, task_ids: list[str] | None = None, seed: int = 1000
 ) -> dict[str, float]:
     """Mean score / success / steps of `policy` ({agent: obs} -> {agent: action}) once on every task
     (episode k reset with ``seed + k``: with ``shuffle`` on, every task gets its own snippet order)."""
-    scores, wins, steps = [], [], []
-    for number, task in enumerate(task_ids or [t.id for t in env.tasks]):
-        obs, _ = env.reset(seed=seed + number, options={"task": task})
-        info: dict[str, Any] = {}
-        while env.agents:
-            obs, _, _, _, infos = env.step(policy(obs))
-            info = next(iter(infos.values()), info)
-        scores.append(info.get("score", 0.0))
-        wins.append(info.get("success", 0.0))
-        steps.append(info.get("steps", 0))
+    rows = play_items(policy, env, "task", task_ids or [t.id for t in env.tasks], seed)
     return {
-        "score": float(np.mean(scores)),
-        "success": float(np.mean(wins)),
-        "steps": float(np.mean(steps)),
-        "items": len(scores),
+        "score": float(np.mean([r.get("score", 0.0) for r in rows])),
+        "success": float(np.mean([r.get("success", 0.0) for r in rows])),
+        "steps": float(np.mean([r.get("steps", 0) for r in rows])),
+        "items": len(rows),
     }

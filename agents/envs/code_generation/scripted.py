@@ -7,30 +7,22 @@
 - code reviewer: accepts unless a test run failed; sends back while another snippet is left.
 
 It reads only its own observation (the action mask and the feature vector), so it runs anywhere the
-trained team does.
+trained team does. A second tester finds the suites already run and hands over; a second code reviewer
+applies the same rule to the same results.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.envs.code_generation.env import ROLE_ACTIONS, SLOTS
+from agents.envs.code_generation.env import SLOTS, CodeGenerationEnv
+from agents.envs.pipeline import ScriptedPipeline
 
 
-class ScriptedCodeTeam:
-    """One fixed rule per role of `CodeGenerationEnv`."""
+class ScriptedCodeTeam(ScriptedPipeline):
+    """One fixed rule per role of `CodeGenerationEnv`, for every agent of the drawn team (``team``)."""
 
-    def act(self, agent: str, observation: dict) -> int:
-        mask = np.asarray(observation["action_mask"])
-        names = ROLE_ACTIONS[agent]
-        if mask[0] == 1 and mask.sum() == 1:
-            return 0
-        f = np.asarray(observation["features"], dtype=np.float32)
-        choice = getattr(self, f"_{agent}")(f, mask, names)
-        return names.index(choice) if mask[names.index(choice)] else int(np.flatnonzero(mask)[-1])
-
-    def actions(self, observations: dict[str, dict]) -> dict[str, int]:
-        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+    env = CodeGenerationEnv
 
     @staticmethod
     def _slots(f: np.ndarray) -> list[np.ndarray]:

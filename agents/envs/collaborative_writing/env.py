@@ -20,18 +20,19 @@ Observations: numbers for what the agents can read off the brief and the candida
 section's aspect, a repeat of a chosen block); never the judge's labels, and not the brief's text: with
 a few dozen training briefs its embedding is a key to memorise them by, and the team must write for unseen
 briefs (the test split). The brief is in `render`.
+
+The team comes from the spec (`agents.envs.pipeline`: ``team=`` its agents, ``edges=`` its dependency
+edges; without them one agent per role): one planner, one writer and one or two polishers, who go over the
+same draft in turn (``accept`` hands over; the last one's accept ends the episode).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import ParallelEnv
 
 from agents.envs.collaborative_writing.briefs import (
     SPLITS,
@@ -46,18 +47,32 @@ from agents.envs.collaborative_writing.briefs import (
     load_briefs,
     words,
 )
-from agents.envs.params import check_known_params, describe_params
+from agents.envs.params import describe_params
+from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
+from agents.envs.pipeline import play as play_items
 from agents.errors import SpecError
 
-AGENTS: tuple[str, ...] = ("planner", "writer", "polisher")
 PHASES: tuple[str, ...] = ("plan", "write", "polish", "done")
-PHASE_AGENT = dict(zip(PHASES, AGENTS, strict=False))
 SECTIONS, BLOCKS = 6, 4
-ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "planner": ("wait", "done", *(f"pick_section_{i}" for i in range(SECTIONS))),
-    "writer": ("wait", *(f"block_{j}" for j in range(BLOCKS))),
-    "polisher": ("wait", "accept", "fix_tone", "cut_redundant"),
-}
+ROLES: tuple[Role, ...] = (
+    Role(
+        "planner",
+        "plan",
+        ("wait", "done", *(f"pick_section_{i}" for i in range(SECTIONS))),
+        "plan the sections",
+    ),
+    Role("writer", "write", ("wait", *(f"block_{j}" for j in range(BLOCKS))), "write the sections"),
+    Role(
+        "polisher",
+        "polish",
+        ("wait", "accept", "fix_tone", "cut_redundant"),
+        "polish and accept the post",
+        most=2,
+    ),
+)
+"""The roles the pipeline needs, in stage order, and how many agents of each a team may hold."""
+AGENTS: tuple[str, ...] = tuple(r.name for r in ROLES)
+ROLE_ACTIONS: dict[str, tuple[str, ...]] = {r.name: r.actions for r in ROLES}
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
 DEFAULTS: dict[str, Any] = {
     "briefs": None,
@@ -89,11 +104,15 @@ BLOCK_CUES = 7
 FEATURES = 6 + SECTIONS * 3 + BLOCKS * BLOCK_CUES + 3
 
 
-class CollaborativeWritingEnv(ParallelEnv):
+class CollaborativeWritingEnv(PhasePipelineEnv):
     """Planner, writer and polisher compose a post from a local pool of sections and blocks."""
 
     parameters = PARAMETERS
     metadata = {"name": "collaborative_writing_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    roles, label, phases, feature_size = ROLES, "collaborative writing", PHASES, FEATURES
+    defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_sections": (1, SECTIONS), "max_steps": (8, 200)}
+    real_params = (("polish_cost", "shaping", "final_weight", "timeout_penalty"), 0, 10)
+    item_option, items_attr, item_error = "brief", "briefs", BriefError  # reset(options={"brief": id})
 
     def __init__(
         self,
@@ -107,63 +126,17 @@ class CollaborativeWritingEnv(ParallelEnv):
         timeout_penalty: float = 1.0,
         shuffle: bool = True,
         render_mode: str | None = None,
+        team: Sequence[Any] | PipelineTeam | None = None,
+        edges: Iterable[Any] | None = None,
     ) -> None:
-        errors = self.validate_params({k: v for k, v in locals().items() if k in DEFAULTS})
-        if errors:
-            raise ValueError(f"collaborative_writing: {errors[0].path}: {errors[0].message}")
+        """``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
+        self._configure(locals())
         self.briefs = load_briefs(briefs, split)
-        self.max_sections, self.max_steps = int(max_sections), int(max_steps)
-        self.polish_cost, self.final_weight = float(polish_cost), float(final_weight)
-        self.shaping = float(shaping)
-        self.timeout_penalty, self.shuffle = float(timeout_penalty), bool(shuffle)
-        self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
-        self.agents: list[str] = []
-        self._rng = np.random.default_rng()
-        self._cursor = 0
         self._start(self.briefs[0])
 
-    @staticmethod
-    def expected_agents(params: Mapping[str, Any] | None = None) -> list[str]:
-        return list(AGENTS)
-
-    @staticmethod
-    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem with ``environment.params`` (paths rooted at params; never raises)."""
-        errors, merged = check_known_params(params, DEFAULTS)
-        if not isinstance(params, Mapping):
-            return errors
-        path = merged["briefs"]
-        if path is not None and (not isinstance(path, str | Path) or not Path(path).is_file()):
-            errors.append(
-                SpecError("$.briefs", "must be a JSONL brief file (or null for the shipped briefs)")
-            )
-        if merged["split"] not in SPLITS:
-            errors.append(SpecError("$.split", f"must be one of {', '.join(SPLITS)}"))
-        for key, low, high in (("max_sections", 1, SECTIONS), ("max_steps", 8, 200)):
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                errors.append(SpecError(f"$.{key}", f"must be an integer between {low} and {high}"))
-        for key in ("polish_cost", "shaping", "final_weight", "timeout_penalty"):
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 10:
-                errors.append(SpecError(f"$.{key}", "must be a number between 0 and 10"))
-        if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.shuffle", "must be true or false"))
-        return errors
-
-    @functools.cache  # noqa: B019 - PettingZoo wants the same space object on every call
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return spaces.Dict(
-            {
-                "features": spaces.Box(0.0, 1.0, shape=(FEATURES,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(len(ROLE_ACTIONS[agent]),), dtype=np.int8),
-            }
-        )
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return spaces.Discrete(len(ROLE_ACTIONS[agent]))
+    @classmethod
+    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
+        return cls._file_problem(merged, "briefs", "brief")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _start(self, brief: Brief) -> None:
@@ -172,7 +145,7 @@ class CollaborativeWritingEnv(ParallelEnv):
             :SECTIONS
         ]
         self.block_order = {s.heading: [int(i) for i in self._perm(len(s.blocks))] for s in self.sections}
-        self.phase = "plan"
+        self._enter("plan")
         self.picked: list[int] = []  # section slots, in the planner's order
         self.draft: list[tuple[Section, Block, bool]] = []
         self.polished: set[str] = set()
@@ -182,29 +155,6 @@ class CollaborativeWritingEnv(ParallelEnv):
 
     def _perm(self, n: int) -> np.ndarray:
         return self._rng.permutation(n) if self.shuffle else np.arange(n)
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Start a post; ``options={"brief": id}`` picks the brief (else at random, or in order)."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._cursor = 0
-            for i, agent in enumerate(self.possible_agents):
-                self.action_space(agent).seed(seed + i)
-        wanted = (options or {}).get("brief")
-        if wanted is not None:
-            matches = [b for b in self.briefs if b.id == wanted]
-            if not matches:
-                raise BriefError(f"unknown brief {wanted!r} in this split")
-            brief = matches[0]
-        elif self.shuffle:
-            brief = self.briefs[int(self._rng.integers(len(self.briefs)))]
-        else:
-            brief = self.briefs[self._cursor % len(self.briefs)]
-            self._cursor += 1
-        self._start(brief)
-        self.agents = list(self.possible_agents)
-        info = self._info()
-        return self._observations(), {a: dict(info) for a in self.agents}
 
     @property
     def current(self) -> Section | None:
@@ -216,16 +166,6 @@ class CollaborativeWritingEnv(ParallelEnv):
     def blocks(self) -> list[Block]:
         section = self.current
         return [] if section is None else [section.blocks[i] for i in self.block_order[section.heading]]
-
-    def action_mask(self, agent: str) -> np.ndarray:
-        names = ROLE_ACTIONS[agent]
-        mask = np.zeros(len(names), dtype=np.int8)
-        if self.phase == "done" or PHASE_AGENT[self.phase] != agent:
-            mask[0] = 1
-            return mask
-        for i, name in enumerate(names):
-            mask[i] = int(self._valid(name))
-        return mask
 
     def _valid(self, name: str) -> bool:
         if name == "wait":
@@ -243,52 +183,21 @@ class CollaborativeWritingEnv(ParallelEnv):
             return name not in self.polished
         return True
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        if not self.agents:
-            return {}, {}, {}, {}, {}
-        self.step_count += 1
-        actor = PHASE_AGENT[self.phase]
-        index = int(actions.get(actor, 0))
-        names = ROLE_ACTIONS[actor]
-        name = names[index] if 0 <= index < len(names) else "invalid"
-        reward, shaped = 0.0, 0.0
-        if name != "invalid" and self._valid(name):
-            shaped = self.shaping * self._shaping(name)
-            reward = self._act(name)
-            self.log.append(f"{actor}: {name}")
-        else:
-            self.log.append(f"{actor}: invalid {name}, ignored")
-        terminated = self.phase == "done"
-        truncated = not terminated and self.step_count >= self.max_steps
-        if truncated:
-            reward -= self.timeout_penalty
-        observations, info, live = self._observations(), self._info(), list(self.agents)
-        if terminated or truncated:
-            self.agents = []
-        rewards = {a: float(reward + (shaped if a == actor else 0.0)) for a in live}
-        return (
-            observations,
-            rewards,
-            dict.fromkeys(live, terminated),
-            dict.fromkeys(live, truncated),
-            {a: dict(info) for a in live},
-        )
-
     def _act(self, name: str) -> float:
         if name.startswith("pick_section_"):
             self.picked.append(int(name.rsplit("_", 1)[1]))
             if len(self.picked) >= self.max_sections:
-                self.phase = "write"
+                self._enter("write")
             return 0.0
         if name == "done":
-            self.phase = "write"
+            self._enter("write")
             return 0.0
         if name.startswith("block_"):
             section = self.current
             assert section is not None
             self.draft.append((section, self.blocks()[int(name[6:])], False))
             if len(self.draft) >= len(self.picked):
-                self.phase = "polish"
+                self._enter("polish")
             return 0.0
         if name == "fix_tone":
             self.polished.add(name)
@@ -298,8 +207,11 @@ class CollaborativeWritingEnv(ParallelEnv):
             self.polished.add(name)
             self.draft = [row for i, row in enumerate(self.draft) if not self._repeats(row[1], i)]
             return -self.polish_cost
-        self.scores = judge(self.brief, self.draft)  # accept
-        self.phase = "done"
+        if not self.last_in_stage:  # accept: the next polisher goes over it too
+            self._hand_over("done")
+            return 0.0
+        self.scores = judge(self.brief, self.draft)
+        self._enter("done")
         return self.final_weight * self.scores["score"]
 
     def _shaping(self, name: str) -> float:
@@ -379,17 +291,7 @@ class CollaborativeWritingEnv(ParallelEnv):
         out.append(min(1.0, abs(len(self.picked) - self.brief.sections_wanted) / 3))
         return np.array(out, dtype=np.float32)
 
-    def _observations(self) -> dict[str, dict]:
-        features = self.features()
-        return {a: {"features": features, "action_mask": self.action_mask(a)} for a in self.agents}
-
-    def state(self) -> np.ndarray:
-        """Global state for the centralised critic: phase one-hot ‖ the shared features."""
-        return np.concatenate(
-            [np.array([float(p == self.phase) for p in PHASES], np.float32), self.features()]
-        )
-
-    def _info(self) -> dict[str, Any]:
+    def _info(self, rewards: Mapping[str, float] | None = None) -> dict[str, Any]:
         return {
             "brief": self.brief.id,
             "phase": self.phase,
@@ -407,25 +309,14 @@ class CollaborativeWritingEnv(ParallelEnv):
         body = "\n".join(f"## {s.heading}\n{b.text}" for s, b, _ in self.draft)
         return f"{self.brief.text}\n[{self.phase}] {self.log[-1] if self.log else 'start'}\n{body}"
 
-    def close(self) -> None:
-        """Nothing to release."""
-
 
 def play(
     policy: Any, env: CollaborativeWritingEnv, brief_ids: list[str] | None = None, seed: int = 1000
 ) -> dict[str, Any]:
     """Mean judge score (and its parts) of `policy` ({agent: obs} -> {agent: action}) once per brief
     (episode k reset with ``seed + k``: with ``shuffle`` on, every brief gets its own order)."""
-    rows = []
-    for number, brief in enumerate(brief_ids or [b.id for b in env.briefs]):
-        obs, _ = env.reset(seed=seed + number, options={"brief": brief})
-        info: dict[str, Any] = {}
-        while env.agents:
-            obs, _, _, _, infos = env.step(policy(obs))
-            info = next(iter(infos.values()), info)
-        rows.append(
-            {"score": info.get("score", 0.0), "steps": info.get("steps", 0), **info.get("scores", {})}
-        )
+    infos = play_items(policy, env, "brief", brief_ids or [b.id for b in env.briefs], seed)
+    rows = [{"score": i.get("score", 0.0), "steps": i.get("steps", 0), **i.get("scores", {})} for i in infos]
     keys = ("score", "steps", "coverage", "relevance", "redundancy", "tone", "length")
     out: dict[str, Any] = {k: float(np.mean([r.get(k, 0.0) for r in rows])) for k in keys}
     out["items"] = len(rows)

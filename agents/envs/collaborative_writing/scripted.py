@@ -8,30 +8,22 @@
 - polisher: fixes the tone when a drafted block is in the wrong tone, cuts restated blocks when there are
   any, then accepts.
 
-It reads only its own observation (the action mask and the feature vector).
+It reads only its own observation (the action mask and the feature vector). A second polisher applies the
+same rule to the polished draft (what is left to fix), then accepts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.envs.collaborative_writing.env import BLOCK_CUES, BLOCKS, ROLE_ACTIONS, SECTIONS
+from agents.envs.collaborative_writing.env import BLOCK_CUES, BLOCKS, SECTIONS, CollaborativeWritingEnv
+from agents.envs.pipeline import ScriptedPipeline
 
 
-class ScriptedWritingTeam:
-    """One fixed rule per role of `CollaborativeWritingEnv`."""
+class ScriptedWritingTeam(ScriptedPipeline):
+    """One fixed rule per role of `CollaborativeWritingEnv`, for every agent of the drawn team (``team``)."""
 
-    def act(self, agent: str, observation: dict) -> int:
-        mask = np.asarray(observation["action_mask"])
-        names = ROLE_ACTIONS[agent]
-        if mask[0] == 1 and mask.sum() == 1:
-            return 0
-        f = np.asarray(observation["features"], dtype=np.float32)
-        choice = getattr(self, f"_{agent}")(f, mask, names)
-        return names.index(choice) if mask[names.index(choice)] else int(np.flatnonzero(mask)[-1])
-
-    def actions(self, observations: dict[str, dict]) -> dict[str, int]:
-        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+    env = CollaborativeWritingEnv
 
     def _planner(self, f: np.ndarray, mask: np.ndarray, names: tuple[str, ...]) -> str:
         wanted, picked = round(f[2] * SECTIONS), round(f[3] * SECTIONS)

@@ -20,22 +20,29 @@ readability) × ``final_weight`` to every agent at accept; shaping to the agent 
 submitted draft, +0.02 writer per paragraph not flagged in a review round, +0.05 reviewer per flag that led to a
 fix (−``false_flag_penalty`` per flag of an absent issue), −``step_cost`` per step, and −1.0 to everyone
 when ``max_steps`` pass without acceptance (truncation). ``info["team_reward"]`` is the sum over agents.
+
+The team comes from the spec (`agents.envs.pipeline`: ``team=`` its agents, ``edges=`` its dependency
+edges; without them one agent per role, named after it): one to three researchers, who gather sources in
+turn into one shared pool (``enough`` hands over to the next; ``max_sources`` counts the pool; each earns its
+own picks' shaping), one analyst, one writer, and one or two reviewers, who look at the same draft in turn
+(``accept`` hands over; the last one's accept ends the episode; a send-back returns the draft to the
+writer, and a flag that led to a fix pays the reviewer that raised it).
 """
 
 from __future__ import annotations
 
 import functools
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
 
 from agents import places
-from agents.envs.params import check_known_params, describe_params
+from agents.envs.params import describe_params
+from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
 from agents.envs.research_report import views
 from agents.envs.research_report.corpus import (
     FRAMEWORKS,
@@ -68,28 +75,52 @@ from agents.envs.research_report.views import (
 )
 from agents.errors import SpecError
 
-AGENTS: tuple[str, ...] = ("researcher", "analyst", "writer", "reviewer")
-PHASE_AGENT = dict(zip(PHASES, AGENTS, strict=False))
 MAX_SEND_BACKS = 2
-__all__ = ["FEATURE_SIZES", "MAX_DOCS", "PADDING", "SOURCE_TYPES", "STATE_SIZE", "ResearchReportEnv"]
-ROLE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "researcher": ("wait", "enough", *(f"pick_source_{i}" for i in range(MAX_DOCS))),
-    "analyst": (
-        "wait",
-        "done",
-        *(f"framework_{f}" for f in FRAMEWORKS),
-        *(f"adopt_fact_{i}" for i in range(MAX_FACTS)),
+__all__ = ["FEATURE_SIZES", "MAX_DOCS", "PADDING", "ROLES", "SOURCE_TYPES", "STATE_SIZE", "ResearchReportEnv"]
+ROLES: tuple[Role, ...] = (
+    Role(
+        "researcher",
+        "research",
+        ("wait", "enough", *(f"pick_source_{i}" for i in range(MAX_DOCS))),
+        "gather the sources",
+        most=3,
     ),
-    "writer": ("wait", "submit", *(f"structure_{s}" for s in STRUCTURES), *(f"detail_{d}" for d in DETAILS)),
-    "reviewer": ("wait", "accept", "send_back", *(f"flag_{issue}" for issue in ISSUES)),
-}
+    Role(
+        "analyst",
+        "analysis",
+        (
+            "wait",
+            "done",
+            *(f"framework_{f}" for f in FRAMEWORKS),
+            *(f"adopt_fact_{i}" for i in range(MAX_FACTS)),
+        ),
+        "pick the facts the report states",
+    ),
+    Role(
+        "writer",
+        "writing",
+        ("wait", "submit", *(f"structure_{s}" for s in STRUCTURES), *(f"detail_{d}" for d in DETAILS)),
+        "write the report",
+    ),
+    Role(
+        "reviewer",
+        "review",
+        ("wait", "accept", "send_back", *(f"flag_{issue}" for issue in ISSUES)),
+        "accept or send back the draft",
+        most=2,
+    ),
+)
+"""The roles the pipeline needs, in stage order, and how many agents of each a team may hold."""
+AGENTS: tuple[str, ...] = tuple(r.name for r in ROLES)
+ROLE_ACTIONS: dict[str, tuple[str, ...]] = {r.name: r.actions for r in ROLES}
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
 
 
-def action_name(agent: str, actions: Mapping[str, Any]) -> str:
-    """The name of ``agent``'s action in ``actions`` (0 when absent); a clear error when out of range."""
+def action_name(agent: str, actions: Mapping[str, Any], names: tuple[str, ...] | None = None) -> str:
+    """The name of ``agent``'s action in ``actions`` (0 when absent) among ``names`` (default: the action
+    names of the role ``agent`` is named after); a clear error when out of range."""
     index = int(actions.get(agent, 0))
-    names = ROLE_ACTIONS[agent]
+    names = ROLE_ACTIONS[agent] if names is None else names
     if not 0 <= index < len(names):
         raise ValueError(f"{agent}: action {index} is out of range 0..{len(names) - 1} ({', '.join(names)})")
     return names[index]
@@ -130,11 +161,18 @@ PARAMETERS = describe_params(
 """The parameters as the designer's Environment tab shows them."""
 
 
-
-class ResearchReportEnv(ParallelEnv):
+class ResearchReportEnv(PhasePipelineEnv):
     """Researcher, analyst, writer and reviewer produce a report judged on four dimensions."""
 
     parameters = PARAMETERS
+    roles, label, phases = ROLES, "research report", PHASES
+    defaults, splits, whole_params = (
+        DEFAULTS,
+        ("all", *SPLITS),
+        {"max_steps": (8, 500), "max_sources": (1, MAX_DOCS)},
+    )
+    real_params = (("step_cost", "final_weight", "false_flag_penalty", "timeout_penalty"), 0, 100)
+    item_option, items_attr, item_error = "topic", "topic_names", CorpusError
     unread_fields: tuple[str, ...] = ("text",)
     """Observation fields a learned reader skips: the free-text view restates ``features`` and changes
     every step, so embedding it would cost a backbone call per agent and step."""
@@ -154,12 +192,12 @@ class ResearchReportEnv(ParallelEnv):
         writer_model: str | None = None,
         shuffle: bool = True,
         render_mode: str | None = None,
+        team: Sequence[Any] | PipelineTeam | None = None,
+        edges: Iterable[Any] | None = None,
     ) -> None:
-        """Build the env over the shipped corpus (or a directory with topics.jsonl/documents.jsonl)."""
-        params = {k: v for k, v in locals().items() if k in DEFAULTS}
-        errors = self.validate_params(params)
-        if errors:
-            raise ValueError(f"research_report: {errors[0].path}: {errors[0].message}")
+        """Build the env over the shipped corpus (or a directory with topics.jsonl/documents.jsonl);
+        ``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
+        self._configure(locals())
         self.topics, self.documents = load_corpus(corpus)
         self.split = split
         in_split = [t for t in self.topics if split == "all" or self.topics[t].split == split]
@@ -171,44 +209,23 @@ class ResearchReportEnv(ParallelEnv):
             raise CorpusError(
                 f"research_report: unknown topic {unknown[0]!r}; known: {', '.join(self.topics)}"
             )
-        self.max_steps, self.max_sources = int(max_steps), int(max_sources)
-        self.step_cost, self.final_weight = float(step_cost), float(final_weight)
-        self.false_flag_penalty, self.timeout_penalty = float(false_flag_penalty), float(timeout_penalty)
-        self.shuffle = bool(shuffle)
-        self.render_mode = render_mode
         self._rewrite = _load_writer(writer_model) if writer_model else None
-        self.possible_agents = list(AGENTS)
-        self.agents: list[str] = []
         chars = set(string.printable)
         for docs in self.documents.values():
             for doc in docs:
                 chars |= set(doc.title) | set(doc.text)
         self._charset = "".join(sorted(chars))
-        self._rng = np.random.default_rng()
-        self._cursor = 0
         self._start(self.topic_names[0])
 
-    # ---------------------------------------------------------------------------------------- spec hook
-
-    @staticmethod
-    def expected_agents(params: Mapping[str, Any] | None = None) -> list[str]:
-        """The fixed agent names."""
-        return list(AGENTS)
-
-    @staticmethod
-    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem with ``environment.params``, paths rooted at params (never raises)."""
-        errors, merged = check_known_params(params, DEFAULTS)
-        if not isinstance(params, Mapping):
-            return errors
+    @classmethod
+    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
+        errors = []
         corpus = merged["corpus"]
         if corpus is not None:
             if not isinstance(corpus, str | Path) or not (Path(corpus) / "topics.jsonl").is_file():
                 errors.append(
                     SpecError("$.corpus", "must be a directory holding topics.jsonl and documents.jsonl")
                 )
-        if merged["split"] not in ("all", *SPLITS):
-            errors.append(SpecError("$.split", f"must be one of all, {', '.join(SPLITS)}"))
         topics = merged["topics"]
         if topics is not None and (
             not isinstance(topics, list) or not topics or not all(isinstance(t, str) for t in topics)
@@ -221,21 +238,11 @@ class ResearchReportEnv(ParallelEnv):
                     errors.append(
                         SpecError("$.topics", f"unknown topic {topic!r}; known: {', '.join(sorted(known))}")
                     )
-        for key, low, high in (("max_steps", 8, 500), ("max_sources", 1, MAX_DOCS)):
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                errors.append(SpecError(f"$.{key}", f"must be an integer between {low} and {high}"))
-        for key in ("step_cost", "final_weight", "false_flag_penalty", "timeout_penalty"):
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
-                errors.append(SpecError(f"$.{key}", "must be a number between 0 and 100"))
         model = merged["writer_model"]
         if model is not None and (not isinstance(model, str) or not places.model_path(model).is_dir()):
             errors.append(
                 SpecError("$.writer_model", "must be a local Hugging Face causal-LM directory (or null)")
             )
-        if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.shuffle", "must be true or false"))
         return errors
 
     # ------------------------------------------------------------------------------------------ spaces
@@ -247,16 +254,13 @@ class ResearchReportEnv(ParallelEnv):
             {
                 "text": spaces.Text(max_length=TEXT_LIMIT, min_length=1, charset=self._charset),
                 "question": spaces.Text(max_length=TEXT_LIMIT, min_length=1, charset=self._charset),
-                "features": spaces.Box(0.0, 1.0, shape=(FEATURE_SIZES[agent],), dtype=np.float32),
+                "features": spaces.Box(
+                    0.0, 1.0, shape=(FEATURE_SIZES[self.role_of(agent)],), dtype=np.float32
+                ),
                 "phase": spaces.Discrete(len(PHASES)),
-                "action_mask": spaces.Box(0, 1, shape=(len(ROLE_ACTIONS[agent]),), dtype=np.int8),
+                "action_mask": self._mask_space(agent),
             }
         )
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Discrete:
-        """Discrete over `ROLE_ACTIONS[agent]`."""
-        return spaces.Discrete(len(ROLE_ACTIONS[agent]))
 
     @functools.cached_property
     def state_space(self) -> spaces.Dict:
@@ -278,7 +282,7 @@ class ResearchReportEnv(ParallelEnv):
         self.key_claims = sorted(
             {f.claim for d in self.documents[topic] for f in d.facts if f.key and f.correct}
         )
-        self.phase = "research"
+        self._enter("research")
         self.picked: list[Document] = []
         self.adopted: list[Fact] = []
         self.framework: str | None = None
@@ -287,7 +291,9 @@ class ResearchReportEnv(ParallelEnv):
         self.chosen: set[str] = set()
         self.draft: Report | None = None
         self.flags: set[str] = set()
+        self.flagged_by: dict[str, str] = {}  # issue -> the reviewer that flagged it (this round)
         self.pending_fixes: set[str] = set()
+        self.fix_by: dict[str, str] = {}  # issue sent back -> the reviewer that flagged it
         self.credited_facts: set[str] = set()
         self.step_count = 0
         self.phase_start = 0
@@ -295,54 +301,28 @@ class ResearchReportEnv(ParallelEnv):
         self.scores: dict[str, float] = {}
         self.log: list[str] = []
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Start a report; ``options={"topic": name}`` picks the topic (else random or in order)."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._cursor = 0
-            for i, agent in enumerate(self.possible_agents):
-                self.action_space(agent).seed(seed + i)
-        options = options or {}
-        if options.get("topic") is not None:
-            if options["topic"] not in self.topics:
-                raise CorpusError(f"unknown topic {options['topic']!r}; known: {', '.join(self.topics)}")
-            topic = options["topic"]
-        elif self.shuffle:
-            topic = self.topic_names[int(self._rng.integers(len(self.topic_names)))]
-        else:
-            topic = self.topic_names[self._cursor % len(self.topic_names)]
-            self._cursor += 1
-        self._start(topic)
-        self.agents = list(self.possible_agents)
-        info = self._info(dict.fromkeys(AGENTS, 0.0))
-        return self._observations(), {agent: dict(info) for agent in self.agents}
+    def _pick(self, wanted: str | None) -> str:
+        """The report's topic: ``reset(options={"topic": name})`` names any topic of the corpus."""
+        if wanted is not None and wanted not in self.topics:
+            raise CorpusError(f"unknown topic {wanted!r}; known: {', '.join(self.topics)}")
+        return wanted if wanted is not None else super()._pick(None)
 
     @property
     def fact_pool(self) -> list[Fact]:
         """Facts of the picked sources, in slot order (what the analyst can adopt)."""
         return [fact for doc in self.picked for fact in doc.facts][:MAX_FACTS]
 
-    def action_mask(self, agent: str) -> np.ndarray:
-        """Which of ``agent``'s actions are valid now (wait is valid only when it is not its turn)."""
-        names = ROLE_ACTIONS[agent]
-        mask = np.zeros(len(names), dtype=np.int8)
-        if self.phase == "done" or PHASE_AGENT[self.phase] != agent:
-            mask[0] = 1
-            return mask
-        for i, name in enumerate(names):
-            mask[i] = self._valid(agent, name)
-        return mask
-
-    def _valid(self, agent: str, name: str) -> bool:
+    def _valid(self, name: str) -> bool:
+        """Whether the actor's action ``name`` is valid now (every name belongs to one role)."""
         if name == "wait":
             return False
-        if agent == "researcher" and name.startswith("pick_source_"):
+        if name.startswith("pick_source_"):
             slot = int(name.rsplit("_", 1)[1])
             return slot < len(self.results) and self.results[slot] not in self.picked
-        if agent == "analyst" and name.startswith("adopt_fact_"):
+        if name.startswith("adopt_fact_"):
             slot = int(name.rsplit("_", 1)[1])
             return slot < len(self.fact_pool) and self.fact_pool[slot] not in self.adopted
-        if agent == "reviewer" and name.startswith("flag_"):
+        if name.startswith("flag_"):
             return name[5:] not in self.flags
         # a choice is made once (per draft for the writer), and a report is sent back at most
         # MAX_SEND_BACKS times: every episode ends, whatever a (greedy) policy repeats
@@ -355,63 +335,52 @@ class ResearchReportEnv(ParallelEnv):
         return True
 
     def step(self, actions: Mapping[str, int]) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply the phase agent's action (others wait), advance the workflow, hand out rewards."""
+        """Apply the actor's action (others wait), advance the workflow, hand out rewards."""
         if not self.agents:
             return {}, {}, {}, {}, {}
         self.step_count += 1
-        rewards = dict.fromkeys(AGENTS, -self.step_cost)
-        actor = PHASE_AGENT[self.phase]
-        name = action_name(actor, actions)
-        phase = self.phase
-        if self._valid(actor, name):
-            getattr(self, f"_act_{actor}")(name, rewards)
+        rewards = dict.fromkeys(self.possible_agents, -self.step_cost)
+        actor = self.actor
+        assert actor is not None
+        name = action_name(actor, actions, self.action_names(actor))
+        turn = (self.phase, self.turn)
+        if self._valid(name):
+            getattr(self, f"_act_{self.role_of(actor)}")(actor, name, rewards)
         else:
             self.log.append(f"{actor}: invalid {name}, ignored")
-        if self.phase != phase:
+        if (self.phase, self.turn) != turn:
             self.phase_start = self.step_count
-        terminated = self.phase == "done"
-        truncated = not terminated and self.step_count >= self.max_steps
+        terminated, truncated = self._ended()
         if truncated:
-            for agent in AGENTS:
+            for agent in rewards:
                 rewards[agent] -= self.timeout_penalty
-        observations = self._observations()
-        info = self._info(rewards)
-        live = list(self.agents)
-        if terminated or truncated:
-            self.agents = []
-        return (
-            observations,
-            {agent: float(rewards[agent]) for agent in live},
-            dict.fromkeys(live, terminated),
-            dict.fromkeys(live, truncated),
-            {agent: dict(info) for agent in live},
-        )
+        return self._emit(rewards, terminated, truncated)
 
     # ---------------------------------------------------------------------------------- role actions
 
-    def _act_researcher(self, name: str, rewards: dict[str, float]) -> None:
+    def _act_researcher(self, actor: str, name: str, rewards: dict[str, float]) -> None:
         if name == "enough":
-            self.phase = "analysis"
+            self._hand_over("analysis")  # to the next researcher, or to the analysis
         else:
             doc = self.results[int(name.rsplit("_", 1)[1])]
             self.picked.append(doc)
             if doc.relevant and doc.reliable:
-                rewards["researcher"] += 0.1
-            if len(self.picked) >= self.max_sources:
-                self.phase = "analysis"
-        self.log.append(f"researcher: {name}")
+                rewards[actor] += 0.1
+            if len(self.picked) >= self.max_sources:  # the shared pool is full
+                self._enter("analysis")
+        self.log.append(f"{actor}: {name}")
 
-    def _act_analyst(self, name: str, rewards: dict[str, float]) -> None:
+    def _act_analyst(self, actor: str, name: str, rewards: dict[str, float]) -> None:
         if name == "done":
-            self.phase = "writing"
+            self._hand_over("writing")
         elif name.startswith("framework_"):
             self.framework = name[len("framework_") :]
         else:
             self.adopted.append(self.fact_pool[int(name.rsplit("_", 1)[1])])
-        self.log.append(f"analyst: {name}")
+        self.log.append(f"{actor}: {name}")
 
-    def _act_writer(self, name: str, rewards: dict[str, float]) -> None:
-        self.log.append(f"writer: {name}")
+    def _act_writer(self, actor: str, name: str, rewards: dict[str, float]) -> None:
+        self.log.append(f"{actor}: {name}")
         if name.startswith("structure_"):
             self.structure = name[len("structure_") :]
             self.chosen.add("structure")
@@ -430,18 +399,19 @@ class ResearchReportEnv(ParallelEnv):
                 fixed.add(issue)
         self.draft = compose(self.topic, facts, self.framework, self.structure, self.detail, self._rewrite)
         fixed -= report_issues(self.draft)  # a fix only counts when the issue is gone
-        rewards["reviewer"] += 0.05 * len(fixed)
+        for reviewer in self.team.by_role["reviewer"]:  # the reviewer that flagged a fixed issue
+            rewards[reviewer] += 0.05 * sum(self.fix_by.get(issue) == reviewer for issue in fixed)
         stated = {fact.id for fact in self.draft.facts}
         new = [
             fact
             for fact in self.adopted
             if fact.correct and fact.id in stated and fact.id not in self.credited_facts
         ]
-        rewards["analyst"] += 0.05 * len(new)
+        rewards[self.team.one("analyst")] += 0.05 * len(new)
         self.credited_facts |= {fact.id for fact in new}
-        self.pending_fixes = set()
-        self.flags = set()
-        self.phase = "review"
+        self.pending_fixes, self.fix_by = set(), {}
+        self.flags, self.flagged_by = set(), {}
+        self._enter("review")
 
     def _fix(self, issue: str, facts: list[Fact]) -> list[Fact]:
         """How the writer revises after a flag: drop wrong facts, add or drop support, deduplicate."""
@@ -468,40 +438,45 @@ class ResearchReportEnv(ParallelEnv):
                     revised.remove(fact)
         return revised
 
-    def _act_reviewer(self, name: str, rewards: dict[str, float]) -> None:
-        self.log.append(f"reviewer: {name}")
+    def _act_reviewer(self, actor: str, name: str, rewards: dict[str, float]) -> None:
+        self.log.append(f"{actor}: {name}")
         assert self.draft is not None
         if name.startswith("flag_"):
             issue = name[len("flag_") :]
             self.flags.add(issue)
+            self.flagged_by[issue] = actor
             if issue not in report_issues(self.draft):
-                rewards["reviewer"] -= self.false_flag_penalty
+                rewards[actor] -= self.false_flag_penalty
+            return
+        if name == "accept" and not self.last_in_stage:  # the next reviewer looks at the draft too
+            self._hand_over("done")
             return
         unflagged = sum(
             1 for p in self.draft.paragraphs if p.facts and not paragraph_issues(p, self.draft) & self.flags
         )
-        rewards["writer"] += 0.02 * unflagged
+        rewards[self.team.one("writer")] += 0.02 * unflagged
         if name == "send_back":
             self.pending_fixes = set(self.flags)
+            self.fix_by = dict(self.flagged_by)
             self.send_backs += 1
-            self.phase = "writing"
+            self._enter("writing")  # the next review round starts with the first reviewer
             return
         self.scores = judge(self.draft, self.topic, self.key_claims, DEFAULT_WEIGHTS)
-        for agent in AGENTS:
+        for agent in rewards:
             rewards[agent] += self.final_weight * self.scores["score"]
-        self.phase = "done"
+        self._enter("done")
 
     # ------------------------------------------------------------------------------------ observations
 
     def _view(self, agent: str) -> str:
-        return views.view(self, agent)
+        return views.view(self, self.role_of(agent))
 
     def _source(self, fact: Fact) -> Document:
         return views.source_of(self, fact)
 
     def features(self, agent: str) -> np.ndarray:
         """The agent's structured view (`views.features`: numbers for what its text view shows)."""
-        return views.features(self, agent)
+        return views.features(self, self.role_of(agent))
 
     def _observations(self) -> dict[str, dict]:
         phase = PHASES.index(self.phase)
@@ -544,9 +519,6 @@ class ResearchReportEnv(ParallelEnv):
             print(text)
             return None
         return text
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 def _shipped_topic_names() -> set[str]:

@@ -4,13 +4,15 @@ Each rule reads only the agent's own observation (its text and action mask), so 
 observations too:
 
 - researcher: picks results from reputable source types (not forum posts or blogs), those whose title
-  shares words with the question first, up to four, then says ``enough``;
+  shares words with the question first, up to four, then says ``enough``; several researchers split the
+  four in turn order (two: two each), so the report draws on the same sources;
 - analyst: SWOT for market / supply questions, PEST otherwise; adopts every fact from a reputable
   source, skipping sentences it has already adopted; then ``done``;
 - writer: problem–solution for "measures / risks / holds back" questions, executive summary for
   market / supply questions, classic otherwise; standard detail; ``submit``;
 - reviewer: flags a fact error when a source outside those types (a forum post, a blog) is cited and
-  redundancy when a sentence repeats or padding appears; sends back once, otherwise accepts.
+  redundancy when a sentence repeats or padding appears; sends back once, otherwise accepts (a second
+  reviewer applies the same checks to a draft the first one accepted).
 
 The reputable types are a fixed, domain-blind ranking: ``ScriptedResearchTeam(trusted=...)`` takes
 another set (bench/template_workflows.py also reports the best fixed set, chosen on the training topics).
@@ -19,14 +21,18 @@ another set (bench/template_workflows.py also reports the best fixed set, chosen
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from agents.envs.research_report.env import ROLE_ACTIONS
+from agents.envs.pipeline import PipelineTeam, ScriptedPipeline
+from agents.envs.research_report.env import ResearchReportEnv
 
 REPUTABLE = ("statistics office", "industry report", "peer-reviewed study", "news analysis")
 UNTRUSTED = ("forum post", "blog")
 PADDING = "This point deserves attention"
+SOURCES = 4
+"""How many sources the researchers pick in all (several researchers split them, in turn order)."""
 STOPWORDS = {
     "the",
     "and",
@@ -55,30 +61,30 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in STOPWORDS and len(w) > 2}
 
 
-class ScriptedResearchTeam:
-    """One rule-scripted policy per role of `ResearchReportEnv`; ``trusted`` = the source types it relies on
-    (default `REPUTABLE`: a fixed, domain-blind ranking of outlets)."""
+class ScriptedResearchTeam(ScriptedPipeline):
+    """One rule-scripted policy per role of `ResearchReportEnv`, for every agent of the drawn team (``team``,
+    ``edges``); ``trusted`` = the source types it relies on (default `REPUTABLE`: a fixed, domain-blind
+    ranking of outlets)."""
 
-    def __init__(self, trusted: tuple[str, ...] = REPUTABLE):
+    env = ResearchReportEnv
+
+    def __init__(
+        self,
+        trusted: tuple[str, ...] = REPUTABLE,
+        team: Sequence[object] | PipelineTeam | None = None,
+        edges: Iterable[object] | None = None,
+    ):
+        super().__init__(team, edges)
         self.trusted = tuple(trusted)
 
-    def act(self, agent: str, observation: dict) -> int:
-        """The scripted action index for ``agent`` (``wait`` when it is not its turn)."""
-        mask = np.asarray(observation["action_mask"])
-        names = ROLE_ACTIONS[agent]
-        if mask[0] == 1 and mask.sum() == 1:
-            return 0
-        choice = getattr(self, f"_{agent}")(str(observation["text"]), mask, names)
-        return names.index(choice) if mask[names.index(choice)] else int(np.flatnonzero(mask)[-1])
-
-    def actions(self, observations: dict[str, dict]) -> dict[str, int]:
-        """Scripted actions for every agent that has an observation."""
-        return {agent: self.act(agent, obs) for agent, obs in observations.items()}
+    def _read(self, observation: dict) -> str:
+        return str(observation["text"])
 
     def _researcher(self, text: str, mask: np.ndarray, names: tuple[str, ...]) -> str:
         question = _words(_question(text))
         picked = text.count(" - picked")
-        if picked >= 4:
+        place, of = self.team.position(self.agent) if self.agent in self.team.role_of else (0, 1)
+        if picked >= -(-SOURCES * (place + 1) // of):  # its share of the sources (all of them alone)
             return "enough"
         results = re.findall(r"^\[(\d+)\] (.*) \(([^()]*)\)$", text, flags=re.M)
         # reputable sources only; those sharing words with the question first
