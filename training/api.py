@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from agents.spec import TeamSpec, load_spec
+from agents.spec.algorithms import either, is_ppo, supports_data_parallel
 from training import checkpoint as ckpt
 from training import distributed
 from training.events import Event, EventStream
-from training.reinforce_comm import ReinforceCommTrainer, TrainingError, TrainResult
+from training.reinforce_comm import ReinforceCommTrainer
+from training.trainer import Trainer, TrainingError, TrainResult
 
 CHECKPOINTS = "checkpoints"
 EVENTS_FILE = "events.jsonl"
@@ -57,17 +59,6 @@ def _prepare(
     spec: str | Path | Mapping | TeamSpec, events: EventStream | None
 ) -> tuple[TeamSpec, EventStream]:
     return load_spec(spec, require_environment=True), events if events is not None else EventStream()
-
-
-def _reinforce_trainer(
-    spec: TeamSpec, out_dir: Path, resume: bool, **kwargs: Any
-) -> tuple[ReinforceCommTrainer, int | None]:
-    trainer = ReinforceCommTrainer(spec, **kwargs)
-    latest = ckpt.latest_checkpoint(out_dir / CHECKPOINTS) if resume else None
-    # every rank of a group resumes from the checkpoint rank 0 saw
-    latest = distributed.rank0_choice(kwargs.get("group") or distributed.SINGLE, latest)
-    resumed_from = int(trainer.load_checkpoint(latest)["episode"]) if latest is not None else None
-    return trainer, resumed_from
 
 
 def train(
@@ -108,18 +99,22 @@ def train(
             raise TrainingError("trainer overrides do not reach a multi-process run; put them in the spec")
         return _train_launched(team, out, stream, should_stop, episodes, owns_stream, resume)
     group = group if group is not None else distributed.SINGLE
-    if team.training.algorithm in ("mappo", "ippo"):
-        if group.active:
-            raise TrainingError(
-                "data-parallel training (resources.processes > 1) runs reinforce_comm teams only"
-            )
-        if episodes is not None:  # `mase train --episodes N` budgets MAPPO teams too
+    if group.active and not supports_data_parallel(team.training.algorithm):
+        raise TrainingError(
+            f"data-parallel training (resources.processes > 1) runs {either('data_parallel')} teams only"
+        )
+    if is_ppo(team.training.algorithm):
+        if episodes is not None:  # `mase train --episodes N` budgets MAPPO teams too (spec.json says so)
             team = replace(team, training=replace(team.training, episodes=int(episodes)))
+        from training.mappo.spec_trainer import MappoSpecTrainer
+
         # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
-        return _train_mappo(team, out, stream, should_stop, resume, backbone, progress, human_feedback)
-    trainer, resumed_from = _reinforce_trainer(
-        team, out, resume, backbone=backbone, group=group, **dict(overrides or {})
-    )
+        trainer: Trainer = MappoSpecTrainer(
+            team, out, backbone=backbone, human_feedback=human_feedback, group=group
+        )
+    else:
+        trainer = ReinforceCommTrainer(team, backbone=backbone, group=group, **dict(overrides or {}))
+    resumed_from = trainer.resume(out / CHECKPOINTS if resume else None)
     if group.is_main:
         (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
     try:
@@ -185,30 +180,6 @@ def _train_launched(
     return TrainResult(**result)
 
 
-def _train_mappo(
-    team, out: Path, stream, should_stop, resume, backbone, progress=None, human_feedback=None
-) -> TrainResult:
-    """MAPPO / independent PPO teams (e.g. customer service) through `training.mappo.run_spec`."""
-    from training.mappo import run_spec
-
-    (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
-    result = run_spec(
-        team,
-        out,
-        events=stream,
-        should_stop=should_stop,
-        resume=resume,
-        backbone=backbone,
-        progress=progress,
-        human_feedback=human_feedback,
-    )
-    metrics = {k: v for k, v in (result.get("metrics") or {}).items() if isinstance(v, (int, float))}
-    episodes, updates = int(metrics.get("episode", 0)), int(metrics.get("step", 0))
-    return TrainResult(
-        result["status"], episodes, updates, float(result.get("train_seconds", 0.0)), metrics, None
-    )
-
-
 def evaluate(
     spec: str | Path | Mapping | TeamSpec,
     out_dir: str | Path,
@@ -221,7 +192,8 @@ def evaluate(
     """Evaluate the newest checkpoint under `out_dir` (or the untrained team) greedily."""
     team, stream = _prepare(spec, events)
     out = Path(out_dir)
-    trainer, resumed_from = _reinforce_trainer(team, out, resume)
+    trainer = ReinforceCommTrainer(team)
+    resumed_from = trainer.resume(out / CHECKPOINTS if resume else None)
     stream.emit("started", resumed_from=resumed_from, algorithm="evaluation", agents=trainer.agents)
     if should_stop():
         stream.emit("finished", status="cancelled", metrics={})
@@ -287,7 +259,9 @@ def evaluate_run(
         from agents.envs import make_env, team_kwargs
 
         params = {**dict(team.environment.params), "templates": templates}
-        env = make_env(team.environment.name, params, **team_kwargs(team.environment.name, team.agents))
+        env = make_env(
+            team.environment.name, params, **team_kwargs(team.environment.name, team.agents, team.edges)
+        )
     result = trainer.evaluate(episodes, env=env, seed=seed)
     result["checkpoint"] = str(checkpoint)
     result["templates"] = templates or dict(team.environment.params).get("templates", "train")

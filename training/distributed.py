@@ -137,25 +137,38 @@ def leave(group: Group) -> None:
 
 
 def average_gradients(
-    group: Group, parameters: Iterable[torch.Tensor], extras: Sequence[float] = ()
+    group: Group,
+    parameters: Iterable[torch.Tensor],
+    extras: Sequence[float] = (),
+    *,
+    agree_on_missing: bool = False,
 ) -> tuple[float, ...]:
     """Average the gradients of `parameters` over the ranks in place, and the numbers `extras` with them.
 
     One all-reduce of one flat buffer. Parameters without a gradient are left without one: whether a
     parameter gets a gradient depends only on state the ranks share (the synchronised schedule), so
-    every rank sends the same layout. Returns the averaged `extras` (unchanged for a single process).
+    every rank sends the same layout. Where that may depend on a rank's own data, `agree_on_missing`
+    first agrees (one small all-reduce) on which parameters have a gradient on *some* rank and gives the
+    others zeros there. Returns the averaged `extras` (unchanged for a single process).
     """
     if not group.active:
         return tuple(float(x) for x in extras)
     import torch.distributed as dist
 
-    grads = [p.grad for p in parameters if p.grad is not None]
+    params = list(parameters)
+    if agree_on_missing and params:
+        having = torch.tensor([float(p.grad is not None) for p in params], device=group._tensor_device)
+        dist.all_reduce(having, op=dist.ReduceOp.MAX)
+        for p, anywhere in zip(params, having.tolist(), strict=True):
+            if anywhere and p.grad is None:
+                p.grad = torch.zeros_like(p)
+    grads = [p.grad for p in params if p.grad is not None]
     device = grads[0].device if grads else group._tensor_device
     pieces = [g.reshape(-1).float() for g in grads]
     pieces.append(torch.tensor([float(x) for x in extras], dtype=torch.float32, device=device))
-    flat = torch.cat(pieces)
+    flat = torch.cat(pieces).to(group._tensor_device)  # NCCL reduces CUDA tensors only (CPU networks)
     dist.all_reduce(flat, op=dist.ReduceOp.SUM)
-    flat /= group.world_size
+    flat = (flat / group.world_size).to(device)
     offset = 0
     for g in grads:
         n = g.numel()
@@ -173,6 +186,39 @@ def any_true(group: Group, flag: bool) -> bool:
     value = torch.tensor([1.0 if flag else 0.0], device=group._tensor_device)
     dist.all_reduce(value, op=dist.ReduceOp.MAX)
     return bool(value.item() > 0)
+
+
+def gather_lists(group: Group, values: Sequence[float]) -> list[list[float]]:
+    """Each rank's `values` (the same length on every rank), in rank order, on every rank."""
+    if not group.active:
+        return [[float(x) for x in values]]
+    import torch.distributed as dist
+
+    mine = torch.tensor([float(x) for x in values], dtype=torch.float64, device=group._tensor_device)
+    every = [torch.zeros_like(mine) for _ in range(group.world_size)]
+    dist.all_gather(every, mine)
+    return [t.cpu().tolist() for t in every]
+
+
+@torch.no_grad()
+def average_tensors(group: Group, tensors: Iterable[torch.Tensor]) -> None:
+    """Replace each floating-point tensor by its mean over the ranks, in place (running statistics that
+    each rank folds its own batch into, such as value normalisation, kept equal on every rank)."""
+    if not group.active:
+        return
+    import torch.distributed as dist
+
+    items = [t for t in tensors if torch.is_tensor(t) and t.is_floating_point()]
+    if not items:
+        return
+    flat = torch.cat([t.reshape(-1).double() for t in items]).to(group._tensor_device)
+    dist.all_reduce(flat, op=dist.ReduceOp.SUM)
+    flat = (flat / group.world_size).cpu()
+    offset = 0
+    for t in items:
+        n = t.numel()
+        t.copy_(flat[offset : offset + n].view_as(t))
+        offset += n
 
 
 def gather_floats(group: Group, value: float) -> list[float]:
@@ -221,7 +267,12 @@ def broadcast_module(group: Group, module: torch.nn.Module) -> None:
 
     for tensor in module.state_dict().values():
         if torch.is_tensor(tensor) and tensor.is_floating_point():
-            dist.broadcast(tensor, src=0)
+            if tensor.device == group._tensor_device:
+                dist.broadcast(tensor, src=0)
+            else:  # a CPU network in an NCCL group: through the rank's GPU and back
+                moved = tensor.to(group._tensor_device)
+                dist.broadcast(moved, src=0)
+                tensor.copy_(moved)
 
 
 def rank0_choice(group: Group, value: Any) -> Any:
@@ -253,6 +304,14 @@ def lr_scale(group: Group) -> float:
 def rank_seed(seed: int, group: Group) -> int:
     """The environment / sampling seed of this rank: `seed + rank` (rank 0 keeps the spec's seed)."""
     return int(seed) + group.rank
+
+
+def resume_seed(seed: int, group: Group, update: int) -> int:
+    """A resumed rank's fresh stream seed, derived from `(seed, rank, update)` (rank 0 resumes the streams
+    its checkpoint saved; the others must not replay rank 0's)."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([int(seed), group.rank, int(update)]).generate_state(1)[0])
 
 
 # ---------------------------------------------------------------------------------------- the launcher
@@ -397,7 +456,7 @@ class StopFile:
 
 
 __all__ = [
-    "SINGLE", "DistributedError", "Group", "StopFile", "any_true", "average_gradients", "broadcast_module",
-    "gather_floats", "join", "launch", "launch_command", "leave", "mean_metrics", "rank0_choice", "rank_device",
-    "rank_seed",
+    "SINGLE", "DistributedError", "Group", "StopFile", "any_true", "average_gradients", "average_tensors",
+    "broadcast_module", "gather_floats", "gather_lists", "join", "launch", "launch_command", "leave",
+    "mean_metrics", "rank0_choice", "rank_device", "rank_seed", "resume_seed",
 ]  # fmt: skip

@@ -44,6 +44,19 @@ def spec_doc(episodes=640, processes=1, **training):
     }
 
 
+def run_two_ranks(probe: str, *args: Path, timeout: float = 300) -> None:
+    """Start tests/training/`probe` as 2 gloo ranks under torch's launcher (its output kept from the test's)."""
+    subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
+        + [str(ROOT / "tests" / "training" / probe), *map(str, args)],
+        check=True,
+        cwd=ROOT,
+        timeout=timeout,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+    )
+
+
 def events_of(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
@@ -86,8 +99,11 @@ def test_resources_section_is_validated_with_clear_errors():
     assert "unknown key" in errors["$.resources.gpus"]
     assert "between 1 and 64" in errors["$.resources.processes"]
     assert 'training.device "cuda"' in errors["$.resources.devices"]
-    doc = spec_doc(processes=2, algorithm="ippo")
-    assert "reinforce_comm" in {e.path: e.message for e in validate_spec(doc)}["$.resources.processes"]
+    doc = spec_doc(processes=2, algorithm="ippo")  # PPO teams are data-parallel too
+    assert "$.resources.processes" not in {e.path for e in validate_spec(doc)}
+    doc = spec_doc(processes=2, algorithm="mappo")
+    doc["communication"] = {"enabled": True, "protocol": "hcp"}
+    assert "hcp" in {e.path: e.message for e in validate_spec(doc)}["$.resources.processes"]
     doc = spec_doc(device="cuda")
     doc["resources"] = {"processes": 1, "devices": 2}
     assert "set processes to 2" in {e.path: e.message for e in validate_spec(doc)}["$.resources.devices"]
@@ -121,15 +137,7 @@ def test_two_gloo_ranks_play_their_own_episodes_and_stay_identical(tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(spec_doc()))
     out = tmp_path / "probe.json"
-    subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
-        + [str(ROOT / "tests" / "training" / "_dist_probe.py"), str(spec), str(out)],
-        check=True,
-        cwd=ROOT,
-        timeout=300,
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
-    )
+    run_two_ranks("_dist_probe.py", spec, out)
     report = json.loads(out.read_text())
     assert report["world_size"] == 2 and report["backend"] == "gloo"
     assert report["own_episodes"]  # seed + rank: the ranks sample different episodes

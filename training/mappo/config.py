@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from agents.spec.algorithms import either, is_ppo, sends_messages
+
 
 @dataclass
 class MappoConfig:
@@ -56,14 +58,16 @@ class MappoConfig:
     threads: int = 1
 
     def __post_init__(self) -> None:
-        if self.algorithm not in ("mappo", "ippo"):
-            raise ValueError(f"training.algorithm must be 'mappo' or 'ippo', got {self.algorithm!r}")
+        if not is_ppo(self.algorithm):
+            raise ValueError(
+                f"training.algorithm must be {either('ppo', quoted=True)}, got {self.algorithm!r}"
+            )
         if self.sharing not in ("independent", "lora", "shared"):
             raise ValueError(f"sharing must be 'independent', 'lora' or 'shared', got {self.sharing!r}")
         if self.critic_input not in ("state", "state_and_obs"):
             raise ValueError(f"critic_input must be 'state' or 'state_and_obs', got {self.critic_input!r}")
         if self.comm is None:
-            self.comm = self.algorithm == "mappo"
+            self.comm = sends_messages(self.algorithm)
         if self.self_imitation < 0:
             raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
         if self.teacher_fade_updates < 0:

@@ -1,8 +1,10 @@
 """A team spec to a running MAPPO/IPPO trainer: its config, links, featurizer, reward, schedule, teacher
-(what `training.api.train` calls for algorithm "mappo" / "ippo")."""
+(what `training.api.train` calls for algorithm "mappo" / "ippo"); and a spec's trained team loaded back
+from a checkpoint, as a trainer (`trained_team`) or as the inference policy a runtime serves (`load_policy`)."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,13 +12,18 @@ from typing import Any
 from agents.backbone import Backbone
 from agents.comm import allowed_links
 from agents.envs import make_env, team_kwargs
+from agents.spec.algorithms import either, is_ppo, sends_messages
+from training import distributed
 from training.curriculum import AdaptiveCurriculum
 from training.events import EventStream
 from training.evolution import EvolutionScheduler
 from training.golden import GoldenMetrics
 from training.mappo.attention import attention_reporter
+from training.mappo.checkpoint import CheckpointError, check_fits, read_checkpoint
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import featurizer_from_spec
+from training.mappo.networks import TeamActor
+from training.mappo.policy import TeamPolicy, action_count
 from training.mappo.trainer import MappoTrainer
 from training.mappo.vector_features import VectorFeaturizer, is_vector_env
 from training.offline import warm_start_from_spec
@@ -37,7 +44,9 @@ def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, bac
     (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
 
     name, params = team.environment.name, dict(team.environment.params)
-    drawn = team_kwargs(name, team.agents)  # an environment that takes its team from the spec gets it
+    drawn = team_kwargs(
+        name, team.agents, team.edges
+    )  # an environment that takes its team from the spec gets it
     trainer = MappoTrainer(
         lambda split: make_env(name, params, **drawn),
         config,
@@ -49,6 +58,49 @@ def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, bac
     return trainer
 
 
+def load_policy(team: Any, checkpoint_dir: str | Path, backbone: Any, events: Any = None) -> TeamPolicy:
+    """A spec's trained team from its checkpoint, for inference: the reader built as training built it,
+    the actors' weights, the HCP codebook and the calibration (when the checkpoint has them).
+
+    Raises `CheckpointError` naming the problem when the checkpoint is missing, damaged or was trained
+    for another team (other agents, action spaces, algorithm, sharing, communication or width).
+    """
+    from agents.protocol.link import PROTOCOLS_WITH_LINK, load_link
+    from training.mappo.calibration import load_calibration, temperature_vector
+
+    cfg = config_from_spec(team)
+    name, params = team.environment.name, dict(team.environment.params)
+    env = make_env(name, params, **team_kwargs(name, team.agents, team.edges))
+    agents = list(env.possible_agents)
+    n_actions = [action_count(env.action_space(a)) for a in agents]
+    featurize = spec_featurizer(team, backbone)
+    # the dimensions as training probed them (the same texts enter the reader's cache, in the same batches)
+    obs, _ = env.reset(seed=cfg.seed)
+    obs_dim = featurize([obs.get(a) for a in agents]).shape[1]
+    featurize([env.state()])
+    actor = TeamActor(
+        len(agents), obs_dim, n_actions, cfg, links_from_spec(team),
+        clause_block=getattr(featurize, "clause_block", None),
+    )  # fmt: skip
+    state, tensors = read_checkpoint(checkpoint_dir)
+    check_fits(checkpoint_dir, state, agents, n_actions, cfg)
+    prefix = "actor."
+    try:
+        actor.load_state_dict({k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)})
+    except RuntimeError as exc:
+        raise CheckpointError(
+            f"checkpoint {str(checkpoint_dir)!r} does not fit this team: {str(exc).splitlines()[0]}"
+        ) from None
+    link = None
+    if actor.use_comm and cfg.protocol in PROTOCOLS_WITH_LINK:
+        try:
+            link = load_link(checkpoint_dir, state, events=events)
+        except ValueError as exc:
+            raise CheckpointError(str(exc)) from None
+    temperature = temperature_vector(load_calibration(checkpoint_dir), agents)
+    return TeamPolicy(agents, n_actions, obs_dim, cfg, featurize, actor, link, temperature)
+
+
 def spec_featurizer(team: Any, backbone: Any) -> Any:
     """The team's observation reader: float vectors pass through (`vector_features`), text is embedded."""
     if is_vector_env(team.environment.name):
@@ -56,11 +108,16 @@ def spec_featurizer(team: Any, backbone: Any) -> Any:
     return featurizer_from_spec(team, backbone)
 
 
-def config_from_spec(team: Any) -> MappoConfig:
+def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -> MappoConfig:
     """MappoConfig from a TeamSpec: `training` (episodes → updates of `batch_size` episodes, policy sharing,
-    credit assignment, teacher weight, self-imitation), heads, comm."""
+    credit assignment, teacher weight, self-imitation), heads, comm.
+
+    For a data-parallel `group` each rank plays `batch_size` episodes per update, so episode counts
+    (the budget, evaluation / checkpoint / cycle periods) become updates of `processes × batch_size`
+    episodes, and the learning rate is scaled by `training.distributed.lr_scale` (1 for one process).
+    """
     t = team.training
-    per_update = max(1, int(t.batch_size))
+    per_update = max(1, int(t.batch_size)) * group.world_size
 
     def every(episodes: int) -> int:
         return 0 if not episodes else max(1, round(episodes / per_update))
@@ -71,10 +128,10 @@ def config_from_spec(team: Any) -> MappoConfig:
         counterfactual=bool(t.counterfactual),
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
-        comm=bool(team.communication.enabled) and t.algorithm == "mappo",
+        comm=bool(team.communication.enabled) and sends_messages(t.algorithm),
         updates=max(1, t.episodes // per_update),
-        episodes_per_update=per_update,
-        lr=float(t.lr),
+        episodes_per_update=max(1, int(t.batch_size)),
+        lr=float(t.lr) * distributed.lr_scale(group),
         entropy_coef=float(t.entropy_coef) or 0.01,
         grad_clip=float(t.grad_clip),
         seed=int(t.seed),
@@ -101,18 +158,25 @@ def run_spec(
     progress: Callable[[int, dict], None] | None = None,
     backbone: Any | None = None,
     human_feedback: Any | None = None,
+    group: distributed.Group = distributed.SINGLE,
 ) -> dict[str, Any]:
     """Train a TeamSpec whose `training.algorithm` is "mappo" or "ippo".
 
     Wires the spec's reward (composer, per evolution phase), evolution schedule, curriculum, per-agent
     update periods, golden-range metrics and teacher (`training.teacher`) into `MappoTrainer`; checkpoints go to
     `out_dir/checkpoints/mappo/{last,best}` and a run resumes from `last` when `resume` is true.
+
+    `group` makes this process one data-parallel rank (training.distributed): every rank resumes from the
+    checkpoint rank 0 saw; every rank warm-starts and then takes rank 0's networks (broadcast); rank 0
+    alone evaluates, writes checkpoints and calibrates.
     """
 
-    if team.training.algorithm not in ("mappo", "ippo"):
-        raise ValueError(f"run_spec trains 'mappo' or 'ippo' teams, not {team.training.algorithm!r}")
+    if not is_ppo(team.training.algorithm):
+        raise ValueError(
+            f"run_spec trains {either('ppo', quoted=True)} teams, not {team.training.algorithm!r}"
+        )
     events = events if events is not None else EventStream()
-    cfg = config_from_spec(team)
+    cfg = config_from_spec(team, group)
     env_name, params = team.environment.name, dict(team.environment.params)
     if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
         b = team.backbone
@@ -140,7 +204,7 @@ def run_spec(
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
     )
     agent_ids = [a.id for a in team.agents]
-    drawn = team_kwargs(env_name, team.agents)
+    drawn = team_kwargs(env_name, team.agents, team.edges)
     trainer = MappoTrainer(
         lambda split: make_env(env_name, params, **drawn),
         cfg,
@@ -158,6 +222,7 @@ def run_spec(
         curriculum=curriculum,
         featurizer=spec_featurizer(team, backbone),
         teacher=teacher_from_spec(team, backbone, load_team=trained_team),
+        group=group,
     )
     if trainer.agents != agent_ids:
         raise ValueError(
@@ -166,15 +231,24 @@ def run_spec(
     trainer.episode_prefix = f"{Path(out_dir).name}/"  # human feedback is keyed "<run dir>/<episode number>"
     root = Path(out_dir) / "checkpoints" / "mappo"
     last = root / "last"
-    resume_from = last if resume and (last / "state.json").is_file() else None
-    if resume_from is None:
+    found = resume and (last / "state.json").is_file()
+    resume_from = last if distributed.rank0_choice(group, found) else None
+    if resume_from is None and group.is_main:
         warm_start_from_spec(trainer, team, Path(out_dir) / "warm_start", events)
-    if cfg.comm:  # who listens to whom, for the run's communication views and the designer's overlay
+    elif resume_from is None:  # the same warm start in parallel (it also fills this rank's text cache);
+        # rank 0's networks then replace its own, and its logs go to a scratch directory
+        with tempfile.TemporaryDirectory(prefix="mase-warm-start-") as scratch:
+            warm_start_from_spec(trainer, team, Path(scratch), None)
+    if cfg.comm and group.is_main:  # who listens to whom, for the communication views and the overlay
         progress = attention_reporter(trainer, events, cfg.eval_every, cfg.updates, progress)
     result = trainer.train(
-        should_stop=should_stop, checkpoint_dir=root, resume_from=resume_from, progress=progress
+        should_stop=should_stop,
+        checkpoint_dir=root if group.is_main else None,
+        resume_from=resume_from,
+        progress=progress,
     )
-    if result["status"] == "succeeded":  # confidence the breaker can trust (training.mappo.calibration)
+    # confidence the breaker can trust (training.mappo.calibration), fitted by rank 0 alone
+    if result["status"] == "succeeded" and group.is_main:
         result["calibration"] = calibrate_run(trainer, team, root)
         if result["calibration"] is not None:  # the run's final metrics show it (dev split, after fitting)
             result["metrics"] = {**result["metrics"], "calibration_error": result["calibration"]["ece_after"]}

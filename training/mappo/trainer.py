@@ -15,6 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.spec.algorithms import has_centralised_critic
+from training import distributed
 from training.events import EventStream
 from training.mappo import checkpoint
 from training.mappo.config import MappoConfig
@@ -27,6 +29,7 @@ from training.mappo.losses import (
     ppo_clip_loss,
 )
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
+from training.mappo.policy import TeamPolicy, action_count, hear_step, valid_action_mask
 from training.replay import DualReplay, ReplayConfig
 from training.self_imitation import remember, self_imitation_loss, stack
 
@@ -59,13 +62,6 @@ class EpisodeResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def _as_action_count(space: Any) -> int:
-    n = getattr(space, "n", None)
-    if n is None:
-        raise ValueError(f"MAPPO needs Discrete action spaces, got {space!r}")
-    return int(n)
-
-
 class MappoTrainer:
     """Trains a team on a PettingZoo ParallelEnv with MAPPO or independent PPO.
 
@@ -76,6 +72,11 @@ class MappoTrainer:
     last info (for curriculum and metrics). `messages_fn(infos, delivered)` counts messages of a step.
     `curriculum` (an `AdaptiveCurriculum`) passes its level to `env.reset` as `{"difficulty": level}`;
     `replay` (a `DualReplay`, made from the config when `self_imitation` > 0) keeps every training step.
+
+    `group` (training.distributed) makes this trainer one data-parallel rank: it plays its own episodes
+    (streams seeded `seed + rank`), averages every gradient over the ranks before each optimiser step and
+    reports group means; rank 0 alone evaluates and checkpoints. A single process (the default) is
+    today's trainer, bit for bit.
     """
 
     def __init__(
@@ -95,11 +96,14 @@ class MappoTrainer:
         curriculum: Any | None = None,
         replay: Any | None = None,
         featurizer: Featurizer | None = None,
+        group: distributed.Group | None = None,
     ):
         self.cfg = config or MappoConfig()
-        torch.manual_seed(self.cfg.seed)
-        self.rng = random.Random(self.cfg.seed)
-        self.np_rng = np.random.default_rng(self.cfg.seed)
+        self.group = group if group is not None else distributed.SINGLE
+        torch.manual_seed(self.cfg.seed)  # the same networks on every rank (rank 0's are broadcast anyway)
+        stream = distributed.rank_seed(self.cfg.seed, self.group)  # each rank plays its own episodes
+        self.rng = random.Random(stream)
+        self.np_rng = np.random.default_rng(stream)
         self.env_fn = env_fn
         self.env = env_fn("train")
         self.events = events or EventStream()
@@ -113,13 +117,13 @@ class MappoTrainer:
             capacity = self.cfg.replay_capacity
             replay = DualReplay(
                 ReplayConfig(recent_capacity=capacity, elite_capacity=max(1, capacity // 4)),
-                seed=self.cfg.seed,
+                seed=stream,
             )
         self.replay = replay
         self.featurize = featurizer or Featurizer(backbone)
         self.agents = list(self.env.possible_agents)
         self.n = len(self.agents)
-        self.n_actions = [_as_action_count(self.env.action_space(a)) for a in self.agents]
+        self.n_actions = [action_count(self.env.action_space(a)) for a in self.agents]
 
         # probe the dimensions with one reset
         obs, _ = self.env.reset(seed=self.cfg.seed)
@@ -133,7 +137,7 @@ class MappoTrainer:
             allowed_links,
             clause_block=getattr(self.featurize, "clause_block", None),
         )
-        if self.cfg.algorithm == "mappo":
+        if has_centralised_critic(self.cfg.algorithm):
             obs_dim = self.obs_dim if self.cfg.critic_input == "state_and_obs" else 0
             self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden, obs_dim)
         else:
@@ -261,23 +265,11 @@ class MappoTrainer:
     ) -> torch.Tensor | None:
         """One step's observations [N, D] as the other agents receive them over the HCP link (None
         without one): each present agent that may be heard sends its observation as one frame."""
-        if self.link is None:
-            return None
-        from agents.protocol.link import raw_message_bytes
-
-        send = (present & self.actor.allowed.any(0)).numpy()
-        raw = np.array([raw_message_bytes(observations.get(a)) for a in self.agents])
-        return torch.as_tensor(self.link.transmit(o.unsqueeze(0).numpy(), send, raw)[0])
+        return hear_step(self.link, self.actor, self.agents, o, present, observations)
 
     def valid_actions(self, observations: Mapping[str, Any]) -> torch.Tensor:
         """[N, A_max] bool from each agent's `action_mask` observation field (all valid when absent)."""
-        valid = torch.ones(self.n, self.actor.max_actions, dtype=torch.bool)
-        for i, a in enumerate(self.agents):
-            o = observations.get(a)
-            if isinstance(o, Mapping) and "action_mask" in o:
-                m = torch.as_tensor(np.asarray(o["action_mask"], dtype=bool))
-                valid[i, : m.shape[0]] = m
-        return valid
+        return valid_action_mask(self.agents, self.actor.max_actions, observations)
 
     def featurize_state(self, state: Any) -> torch.Tensor:
         if isinstance(state, torch.Tensor):
@@ -288,7 +280,11 @@ class MappoTrainer:
         """Play `episodes_per_update` training episodes with the current policy."""
         record: list = []
         results = []
-        for _ in range(self.cfg.episodes_per_update):
+        # episodes are numbered over the group: rank r plays numbers base + r·E … base + r·E + E − 1
+        per, base = self.cfg.episodes_per_update, self.episodes_done
+        outcomes: list[float] = []
+        for k in range(per):
+            self.episodes_done = base + self.group.rank * per + k
             explore = bool(self.cfg.comm) and self.rng.random() < self.cfg.explore_share
             options = self.episode_options()
             results.append(
@@ -296,9 +292,18 @@ class MappoTrainer:
                     explore=explore, seed=self.rng.randrange(2**31), options=options, record=record
                 )
             )
-            self.episodes_done += 1
             if self.curriculum is not None and self.success_fn is not None:
-                self.curriculum.record(bool(self.success_fn(results[-1].info)))
+                success = bool(self.success_fn(results[-1].info))
+                if self.group.active:
+                    outcomes.append(float(success))
+                else:
+                    self.curriculum.record(success)
+        self.episodes_done = base + per * self.group.world_size
+        if self.group.active and self.curriculum is not None and self.success_fn is not None:
+            # every rank's curriculum hears every rank's outcomes, in rank order: one level for the group
+            for rank_outcomes in distributed.gather_lists(self.group, outcomes):
+                for success in rank_outcomes:
+                    self.curriculum.record(bool(success))
         cols = list(zip(*record, strict=True))
         batch = Batch(
             obs=torch.stack(cols[0]),
@@ -355,6 +360,7 @@ class MappoTrainer:
             self.value_norm.update(returns, mask)
         if self.q_norm is not None:
             self.q_norm.update(q_targets[mask])
+        self._average_statistics()
         with torch.no_grad():
             old_v = self.critic(b.state, b.obs)
         targets_n = self.value_norm.normalize(returns) if self.value_norm is not None else returns
@@ -374,9 +380,9 @@ class MappoTrainer:
             "clip_frac": [],
             "teacher_loss": [],
         }
+        self._check_step_count(T)
         for _ in range(self.cfg.epochs):
-            perm = torch.randperm(T)
-            for idx in perm.chunk(self.cfg.minibatches):
+            for idx in self._minibatches(torch.randperm(T)):
                 m = mask[idx] & updating
                 heard = b.heard[idx] if b.heard is not None else None
                 logits, _ = self.actor(
@@ -411,6 +417,7 @@ class MappoTrainer:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self._freeze_resting_agents(updating)
+                self._average_gradients()
                 nn.utils.clip_grad_norm_(
                     [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
                 )
@@ -463,6 +470,7 @@ class MappoTrainer:
             self.optimizer.zero_grad()
             (self.cfg.self_imitation * loss).backward()
             self._freeze_resting_agents(updating)
+            self._average_gradients()
             nn.utils.clip_grad_norm_(
                 [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
             )
@@ -470,6 +478,79 @@ class MappoTrainer:
             losses.append(float(loss.detach()))
             better.append(share)
         return {"sil_loss": losses, "sil_better_share": better}
+
+    # ---- data-parallel ranks (training.distributed; each a no-op for a single process) ----------------
+    def _minibatches(self, perm: torch.Tensor) -> list[torch.Tensor]:
+        """One epoch's minibatches. A rank's batch length depends on its own episodes, and `chunk` may give
+        fewer pieces than asked for some lengths; a group splits into exactly `minibatches` pieces, so
+        every rank takes the same number of optimiser steps (one process keeps `chunk`, as before)."""
+        if not self.group.active:
+            return list(perm.chunk(self.cfg.minibatches))
+        return [idx for idx in perm.tensor_split(self.cfg.minibatches) if idx.numel()]
+
+    def _check_step_count(self, steps: int) -> None:
+        """Every rank must take as many optimiser steps as the others (each all-reduces its gradients):
+        equal rollouts (`episodes_per_update` each) give that; a rank whose batch has fewer steps than
+        `minibatches` would not, and the group fails together here rather than waiting on each other."""
+        if not self.group.active:
+            return
+        planned = self.cfg.epochs * min(steps, self.cfg.minibatches)
+        if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
+            planned += self.cfg.sil_minibatches
+        counts = distributed.gather_floats(self.group, float(planned))
+        if len(set(counts)) > 1:
+            raise RuntimeError(
+                f"the ranks would take different numbers of optimiser steps this update ({counts}): "
+                "raise training.batch_size so that every batch has at least `minibatches` steps"
+            )
+
+    def _average_gradients(self) -> None:
+        """The ranks' gradients of everything the optimiser steps, averaged (before clipping)."""
+        if self.group.active:
+            distributed.average_gradients(
+                self.group,
+                [p for g in self.optimizer.param_groups for p in g["params"]],
+                agree_on_missing=True,
+            )
+
+    def _average_statistics(self) -> None:
+        """Value-normalisation statistics (each rank folds in its own returns) averaged over the ranks."""
+        if self.group.active:
+            norms = [m for m in (self.value_norm, self.q_norm) if m is not None]
+            distributed.average_tensors(self.group, [b for m in norms for b in m.buffers()])
+
+    def _start_together(self, resumed: int | None) -> None:
+        """Every rank starts from rank 0's networks (its warm start, or the checkpoint all resumed from),
+        with sampling streams of its own: `seed + rank` on a fresh run, `(seed, rank, update)` for the
+        ranks other than 0 after a resume (rank 0 continues the streams its checkpoint saved)."""
+        g = self.group
+        if not g.active:
+            return
+        for module in (self.actor, self.critic, self.q_critic, self.value_norm, self.q_norm):
+            if module is not None:
+                distributed.broadcast_module(g, module)
+        if resumed is None:
+            torch.manual_seed(distributed.rank_seed(self.cfg.seed, g))
+        elif g.rank:
+            fresh = distributed.resume_seed(self.cfg.seed, g, self.update_index)
+            self.rng, self.np_rng = random.Random(fresh), np.random.default_rng(fresh)
+            torch.manual_seed(fresh)
+
+    def _stop_requested(self, should_stop: Callable[[], bool]) -> bool:
+        """One process: `should_stop()`. A group: rank 0's request (the others read none), agreed on by all."""
+        if not self.group.active:
+            return should_stop()
+        return distributed.any_true(self.group, should_stop())
+
+    def _group_metrics(self, metrics: dict[str, Any], elapsed: float) -> dict[str, Any]:
+        """A group's metrics: the ranks' means, and each rank's episodes per second with their sum."""
+        if not self.group.active:
+            return metrics
+        rates = distributed.gather_floats(self.group, self.cfg.episodes_per_update / max(elapsed, 1e-9))
+        metrics = distributed.mean_metrics(self.group, metrics)
+        metrics["episodes_per_second"] = sum(rates)
+        metrics.update({f"rank{r}_episodes_per_second": x for r, x in enumerate(rates)})
+        return metrics
 
     def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
         """Agents outside their update period keep their own parameters this update (docs/design.md#update-periods)."""
@@ -502,24 +583,7 @@ class MappoTrainer:
 
     def policy(self, greedy: bool = True) -> Callable[[Mapping[str, Any]], dict[str, int]]:
         """The trained team as a plain function: {agent: observation} -> {agent: action} (for runtimes)."""
-
-        def act(observations: Mapping[str, Any]) -> dict[str, int]:
-            present = torch.tensor([a in observations for a in self.agents])
-            o = self.featurize([observations.get(a) for a in self.agents], self.obs_dim)
-            with torch.no_grad():
-                logits, _ = self.actor(
-                    o.unsqueeze(0),
-                    None,
-                    0.0,
-                    present.unsqueeze(0),
-                    self.valid_actions(observations).unsqueeze(0),
-                )
-            chosen = (
-                logits[0].argmax(-1) if greedy else torch.distributions.Categorical(logits=logits[0]).sample()
-            )
-            return {a: int(chosen[i]) for i, a in enumerate(self.agents) if a in observations}
-
-        return act
+        return TeamPolicy.from_trainer(self).policy(greedy)
 
     def act_probs(self, observations: Sequence[Any]) -> torch.Tensor:
         """Each agent's action distribution [N, A_max] for one joint observation (for diversity, probes)."""
@@ -543,6 +607,9 @@ class MappoTrainer:
         resumed = None
         if resume_from is not None:
             resumed = self.load_checkpoint(resume_from)
+        self._start_together(resumed)
+        if not self.group.is_main:
+            checkpoint_dir = None  # rank 0 alone writes checkpoints
         self.events.emit(
             "started",
             resumed_from=resumed,
@@ -554,7 +621,7 @@ class MappoTrainer:
         status = "succeeded"
         last_metrics: dict[str, Any] = {}
         while self.update_index < self.cfg.updates:
-            if should_stop():
+            if self._stop_requested(should_stop):
                 status = "cancelled"
                 break
             t0 = time.perf_counter()
@@ -581,8 +648,11 @@ class MappoTrainer:
                 metrics["phase"] = self.scheduler.phase
             if self.curriculum is not None:
                 metrics["curriculum_level"] = self.curriculum.level
+            metrics = self._group_metrics(metrics, elapsed)
             self._golden(elapsed, batch)
-            if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0:
+            # a group evaluates on rank 0 alone (the others go on to their next rollouts and wait for it
+            # in the next update's first collective): the scores and the `best` checkpoint are rank 0's
+            if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0 and self.group.is_main:
                 val = self.evaluate("validation")
                 metrics.update({f"val_{k}": v for k, v in val.items()})
                 score = val.get("success", val["return"])
