@@ -1,5 +1,11 @@
 """Operator review of decision logs: validated filters, full-text search, JSONL export records.
 
+The reply filters (`ReplyFilters`, also part of `DecisionFilters`) narrow by what wrote the episode's reply
+and what went wrong: ``backend`` is the reply's generation backend; ``fault`` is ``any`` (some fault),
+``none`` (no fault) or one kind of `serving.breaker.FAULT_KINDS`. A decision has a fault when it has one
+itself or when its episode's reply has one; an episode when one of its decisions or its reply has one. A
+reply's fault is its first faulty part's kind (`Reply.fault`).
+
 Full-text search uses PostgreSQL's text search (``websearch_to_tsquery`` over an English ``tsvector`` of
 each decision's observation, action and reason, GIN-indexed) when the database is PostgreSQL, and on
 SQLite a portable fallback: every word of the query must occur in that text (case-insensitive).
@@ -11,13 +17,22 @@ import json
 from typing import Any
 
 from django.db import connections
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from rest_framework import serializers
 
 from mase_web.api_parsers import INT64_MAX
-from mase_web.deployments.models import BREAKER_STATES, DecisionStep, Deployment
+from mase_web.deployments.models import BREAKER_STATES, DecisionStep, Deployment, Episode, Reply
+from serving.breaker import FAULT_KINDS
+from serving.generation.base import BACKENDS
 
 SEARCH_CONFIG = "english"
+FAULT_ANY, FAULT_NONE = "any", "none"
+FAULT_CHOICES = (FAULT_ANY, FAULT_NONE, *FAULT_KINDS)
+BACKEND_HELP = f"the generation backend that wrote the episode's reply: {' | '.join(BACKENDS)}"
+FAULT_HELP = (
+    f"{FAULT_ANY} (some fault), {FAULT_NONE} (no fault), or one fault kind: {' | '.join(FAULT_KINDS)}; "
+    "of the decision or its episode's reply (episodes: of any of its decisions or its reply)"
+)
 
 
 def _id_field() -> serializers.IntegerField:
@@ -30,7 +45,14 @@ def _id_field() -> serializers.IntegerField:
     )
 
 
-class DecisionFilters(serializers.Serializer):
+class ReplyFilters(serializers.Serializer):
+    """Reply backend and fault: query parameters of /api/episodes/ (and part of `DecisionFilters`)."""
+
+    backend = serializers.ChoiceField(required=False, choices=BACKENDS, help_text=BACKEND_HELP)
+    fault = serializers.ChoiceField(required=False, choices=FAULT_CHOICES, help_text=FAULT_HELP)
+
+
+class DecisionFilters(ReplyFilters):
     """The query parameters of /api/decisions/ and its export; a bad one is a 400 naming it."""
 
     deployment = _id_field()
@@ -87,7 +109,32 @@ def filter_decisions(steps: QuerySet[DecisionStep], f: dict[str, Any]) -> QueryS
         "until": "created_at__lte",
     }
     steps = steps.filter(**{lookup: f[key] for key, lookup in exact.items() if f.get(key) is not None})
+    if f.get("backend"):
+        steps = steps.filter(episode__reply__backend=f["backend"])
+    if f.get("fault"):
+        steps = steps.filter(_fault_condition(f["fault"], of_decision=True, episode=OuterRef("episode_id")))
     return full_text(steps, f["q"]) if f.get("q") else steps
+
+
+def filter_episodes(episodes: QuerySet[Episode], f: dict[str, Any]) -> QuerySet[Episode]:
+    """``episodes`` narrowed by validated `ReplyFilters` data."""
+    if f.get("backend"):
+        episodes = episodes.filter(reply__backend=f["backend"])
+    if f.get("fault"):
+        episodes = episodes.filter(_fault_condition(f["fault"], of_decision=False, episode=OuterRef("pk")))
+    return episodes
+
+
+def _fault_condition(fault: str, *, of_decision: bool, episode: OuterRef) -> Q:
+    """Rows with fault ``fault`` (see the module docstring): a decision row's own fault or an episode row's
+    decisions' faults, or the fault of the reply of ``episode`` (the row's episode)."""
+    if fault == FAULT_NONE:
+        return ~_fault_condition(FAULT_ANY, of_decision=of_decision, episode=episode)
+    kind = ~Q(fault="") if fault == FAULT_ANY else Q(fault=fault)
+    replies = Q(Exists(Reply.objects.filter(kind, episode=episode)))
+    if of_decision:
+        return kind | replies
+    return Q(Exists(DecisionStep.objects.filter(kind, episode=episode))) | replies
 
 
 def full_text(steps: QuerySet[DecisionStep], query: str) -> QuerySet[DecisionStep]:

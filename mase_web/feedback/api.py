@@ -208,14 +208,11 @@ class QueueViewSet(
     @extend_schema(methods=["POST"], request=None, responses={201: RewardModelSerializer})
     @action(detail=True, methods=["get", "post"], url_path="reward-models", pagination_class=None)
     def reward_models(self, request, pk=None):
-        """GET: the queue's reward models, newest first. POST: train a new one on its ratings (Celery)."""
+        """GET: the queue's reward models, newest first. POST: train a new one (Celery) on its ratings, or on
+        its pairwise judgements (a Bradley–Terry head) for a pairwise queue."""
         queue = self._manager_queue()
         if request.method == "GET":
             return Response(RewardModelSerializer(queue.reward_models.all()[:20], many=True).data)
-        if queue.kind != FeedbackQueue.Kind.RATING:
-            raise ValidationError(
-                {"queue": ["a reward model learns from 1–5 ratings; this queue is pairwise"]}
-            )
         model = RewardModel.objects.create(queue=queue, created_by=request.user)
         dispatch(model)
         return Response(RewardModelSerializer(model).data, status=status.HTTP_201_CREATED)

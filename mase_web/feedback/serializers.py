@@ -225,8 +225,10 @@ class RewardModelSerializer(serializers.ModelSerializer):
     )
 
     def get_warning(self, model: RewardModel) -> str | None:
-        n_heldout = (model.metrics or {}).get("n_heldout")
-        return None if n_heldout is None else heldout_warning(int(n_heldout))
+        metrics = model.metrics or {}
+        n_heldout = metrics.get("n_heldout")
+        unit = "pair" if metrics.get("head") == "pairwise" else "item"
+        return None if n_heldout is None else heldout_warning(int(n_heldout), unit)
 
     class Meta:
         model = RewardModel

@@ -3,8 +3,9 @@
 `DatabaseHumanFeedback.rating(episode_key)` is the mean 1–5 rating of the project's episode items with
 that key, normalised to [0, 1] as (r - 1) / 4; None when nobody rated it. The table is read in one query
 and re-read at most every `refresh_seconds`, so a long run sees new ratings without a query per episode.
-When nobody rated an episode but the project has a trained reward model and the episode's text is known
-(it was queued), the reward model's prediction stands in (`with_reward_model`).
+When nobody rated an episode but the project has a trained reward model (of ratings or of pairwise
+judgements) and the episode's text is known (it was queued, alone or in a pair), the reward model's
+prediction stands in (`WithRewardModel`).
 """
 
 from __future__ import annotations
@@ -59,9 +60,15 @@ class WithRewardModel:
         now = time.monotonic()
         if self._texts_at is None or now - self._texts_at >= self.human.refresh_seconds:
             items = FeedbackItem.objects.filter(
-                queue__project_id=self.human.project_id, kind=FeedbackItem.Kind.EPISODE
-            ).values_list("episode_key", "snapshot")
-            self._texts = {key: snapshot_text(snapshot) for key, snapshot in items}
+                queue__project_id=self.human.project_id,
+                kind__in=[FeedbackItem.Kind.EPISODE, FeedbackItem.Kind.PAIR],
+            ).values_list("episode_key", "snapshot", "episode_key_b", "snapshot_b")
+            texts: dict[str, str] = {}
+            for key, snapshot, key_b, snapshot_b in items:  # both episodes of a pair are queued episodes
+                if key_b and snapshot_b:
+                    texts[key_b] = snapshot_text(snapshot_b)
+                texts[key] = snapshot_text(snapshot)
+            self._texts = texts
             self._texts_at = now
         return self._texts.get(episode_key)
 

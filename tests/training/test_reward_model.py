@@ -11,6 +11,7 @@ from training.reward_model import (
     heldout_split,
     load_reward_model,
     save_reward_model,
+    train_pairwise_reward_model,
     train_reward_model,
 )
 
@@ -81,9 +82,13 @@ def test_round_trip_through_safetensors_keeps_predictions_and_metadata(tmp_path)
     assert torch.allclose(loaded.expected_rating(x), head.expected_rating(x))
 
 
-def test_is_a_human_feedback_source_for_the_reward_composer():
+@pytest.mark.parametrize("kind", ["rating", "pairwise"])
+def test_is_a_human_feedback_source_for_the_reward_composer(kind):
     x = torch.cat([torch.randn(8, 4) + 4, torch.randn(8, 4) - 4])
-    head, _ = train_reward_model(x, [5] * 8 + [1] * 8)
+    if kind == "rating":
+        head, _ = train_reward_model(x, [5] * 8 + [1] * 8)
+    else:  # a Bradley–Terry head: the first eight preferred to the last eight
+        head, _ = train_pairwise_reward_model(x[:8], x[8:], ["A"] * 8)
     texts = {"run/1": 0, "run/2": 15}
     source = RewardModelFeedback(
         head, lambda batch: x[[texts[t] for t in batch]], text_of=lambda k: k if k in texts else None

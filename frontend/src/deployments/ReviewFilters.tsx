@@ -12,11 +12,40 @@ export interface Filters {
   since: string;
   until: string;
   q: string;
+  backend: string;
+  fault: string;
 }
 
 export const FILTER_KEYS: (keyof Filters)[] = [
   "deployment", "agent", "source", "breaker_state", "review_status", "confidence_min", "confidence_max", "since", "until", "q",
+  "backend", "fault",
 ];
+
+/** The reply writers a deployment can use (serving.generation.base.BACKENDS). */
+export const BACKENDS = ["template", "local", "openai_compatible"];
+
+/** Fault kinds of the team and of its reply writer (serving.breaker.FAULT_KINDS). */
+export const FAULT_KINDS = [
+  "non_finite", "backbone_error", "timeout", "step_limit",
+  "generation_timeout", "generation_error", "empty_answer", "overlong_answer", "refusal", "garbage",
+];
+
+/** The filters as they are kept in the page's address: the typed values, unset ones left out. */
+export function filterSearch(filters: Filters, keep: Record<string, string | null | undefined> = {}): string {
+  const search = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const value = filters[key].trim();
+    if (value) search.set(key, value);
+  }
+  for (const [key, value] of Object.entries(keep)) if (value) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/** The filters read back from the page's address (unknown keys ignored, missing ones unset). */
+export function filtersFrom(params: URLSearchParams): Filters {
+  return Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ""])) as unknown as Filters;
+}
 
 /** The filters as API query parameters (times from the browser's local time to ISO). */
 export function filterQuery(filters: Filters): URLSearchParams {
@@ -36,7 +65,8 @@ interface Props {
   onChange: (filters: Filters) => void;
 }
 
-/** Deployment, agent, source, breaker state, review status, confidence range, time range and full-text search. */
+/** Deployment, agent, source, breaker state, review status, reply backend, fault, confidence range, time range
+ * and full-text search. */
 export function ReviewFilters({ filters, deployments, agents, onChange }: Props) {
   const set = (key: keyof Filters) => (e: { target: { value: string } }) => onChange({ ...filters, [key]: e.target.value });
   return (
@@ -91,6 +121,26 @@ export function ReviewFilters({ filters, deployments, agents, onChange }: Props)
             <option key={r.value} value={r.value}>
               {r.label}
             </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Reply backend
+        <select value={filters.backend} onChange={set("backend")} aria-label="Reply backend">
+          <option value="">all</option>
+          {BACKENDS.map((b) => (
+            <option key={b}>{b}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Fault
+        <select value={filters.fault} onChange={set("fault")} aria-label="Fault">
+          <option value="">all</option>
+          <option value="any">any fault</option>
+          <option value="none">no fault</option>
+          {FAULT_KINDS.map((k) => (
+            <option key={k}>{k}</option>
           ))}
         </select>
       </label>

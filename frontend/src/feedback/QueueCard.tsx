@@ -45,7 +45,7 @@ export function QueueCard({ queue, onChanged }: { queue: Queue; onChanged: () =>
       <Progress queue={queue} />
       <EnqueueDeploymentForm queue={queue} onAdded={changed} />
       <AgreementPanel queue={queue.id} version={version} />
-      {queue.kind === "rating" && <RewardModelPanel queue={queue.id} />}
+      <RewardModelPanel queue={queue.id} />
     </section>
   );
 }

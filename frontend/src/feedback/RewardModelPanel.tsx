@@ -10,11 +10,18 @@ function Figures({ model }: { model: RewardModel }) {
   const m = model.metrics;
   return (
     <>
-      <p data-testid="reward-model-figures">
-        Held-out accuracy <strong>{percent(m.accuracy)}</strong> on <strong>{m.n_heldout ?? "–"} held-out items</strong> (majority
-        baseline {percent(m.baseline_accuracy)}) · MAE {m.mae === undefined ? "–" : `${m.mae.toFixed(2)} stars`} · trained on{" "}
-        {m.n_train} · {m.backbone}
-      </p>
+      {m.head === "pairwise" ? (
+        <p data-testid="reward-model-figures">
+          Held-out pairwise accuracy <strong>{percent(m.accuracy)}</strong> on <strong>{m.n_heldout ?? "–"} held-out pairs</strong>{" "}
+          (chance 50 %) · trained on {m.n_train} pairs · {m.n_ties ?? 0} tied pairs skipped · {m.backbone}
+        </p>
+      ) : (
+        <p data-testid="reward-model-figures">
+          Held-out accuracy <strong>{percent(m.accuracy)}</strong> on <strong>{m.n_heldout ?? "–"} held-out items</strong> (majority
+          baseline {percent(m.baseline_accuracy)}) · MAE {m.mae === undefined ? "–" : `${m.mae.toFixed(2)} stars`} · trained on{" "}
+          {m.n_train} · {m.backbone}
+        </p>
+      )}
       {model.warning && (
         <p className="fb-warning" role="status" data-testid="reward-model-warning">
           ⚠ {model.warning}
@@ -24,7 +31,8 @@ function Figures({ model }: { model: RewardModel }) {
   );
 }
 
-/** Train a reward model on the queue's ratings (a Celery job) and follow it until it reports its figures. */
+/** Train a reward model on the queue's ratings or pairwise judgements (a Celery job) and follow it until it
+ * reports its figures. */
 export function RewardModelPanel({ queue }: { queue: number }) {
   const [model, setModel] = useState<RewardModel | null>(null);
   const [error, setError] = useState<unknown>(null);

@@ -90,11 +90,17 @@ export interface Agreement {
 
 export interface RewardModelMetrics {
   accuracy: number;
+  /** Rating heads only (stars). */
   mae: number;
   baseline_accuracy: number;
+  /** Items, or pairs for a pairwise (Bradley–Terry) head. */
   n_train: number;
   n_heldout: number;
   backbone: string;
+  /** "pairwise": a Bradley–Terry head on judged pairs; absent: a star-rating head. */
+  head: "pairwise";
+  /** Pairwise heads: judged pairs skipped because their vote was a tie. */
+  n_ties: number;
 }
 
 export interface RewardModel {

@@ -3,7 +3,7 @@ import { ApiError } from "../api";
 import { DecisionTable } from "../deployments/DecisionTable";
 import { deploymentsApi } from "../deployments/deploymentsApi";
 import { errorLines } from "../deployments/format";
-import { FILTER_KEYS, type Filters, ReviewFilters, filterQuery } from "../deployments/ReviewFilters";
+import { type Filters, ReviewFilters, filterQuery, filterSearch, filtersFrom } from "../deployments/ReviewFilters";
 import { TrajectoryView } from "../deployments/TrajectoryView";
 import type { DecisionRow, DeploymentSummary } from "../deployments/types";
 import { ErrorList } from "../deployments/ErrorList";
@@ -11,14 +11,10 @@ import "../deployments/deployments.css";
 
 const PAGE_SIZE = 50;
 
-function initialFilters(params: URLSearchParams): Filters {
-  return Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ""])) as unknown as Filters;
-}
-
 /** Operator review: decision logs filtered and searched, a trajectory view per episode, JSONL export. */
 export function ReviewPage() {
   const [params] = useState(() => new URLSearchParams(window.location.search));
-  const [filters, setFilters] = useState<Filters>(() => initialFilters(params));
+  const [filters, setFilters] = useState<Filters>(() => filtersFrom(params));
   const [deployments, setDeployments] = useState<DeploymentSummary[]>([]);
   const [rows, setRows] = useState<DecisionRow[]>([]);
   const [count, setCount] = useState(0);
@@ -31,6 +27,19 @@ export function ReviewPage() {
   useEffect(() => {
     deploymentsApi.list().then((body) => setDeployments(body.results), () => undefined);
   }, []);
+
+  useEffect(() => {
+    // The filters live in the address, so a reload or a shared link shows the same decisions.
+    const keep = {
+      batch: params.get("batch"),
+      episode: open ? String(open.episode) : null,
+      step: open ? String(open.step) : null,
+    };
+    const search = filterSearch(filters, keep);
+    if (search !== window.location.search) {
+      window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}${window.location.hash}`);
+    }
+  }, [filters, open, params]);
 
   const query = useMemo(() => {
     const q = filterQuery(filters);

@@ -55,7 +55,7 @@ def test_by_default_the_template_writes_the_reply_and_it_is_stored(
     assert row.completion_tokens > 0 and row.parts == reply["parts"]
     detail = client_for(users[Role.OPERATOR]).get(f"/api/episodes/{episode['id']}/").json()
     assert detail["reply"]["text"] == reply["text"] and detail["result"]["reply"]["parts"] == reply["parts"]
-    listed = client_for(users[Role.OPERATOR]).get("/api/episodes/", {"reply__backend": "template"}).json()
+    listed = client_for(users[Role.OPERATOR]).get("/api/episodes/", {"backend": "template"}).json()
     assert [e["id"] for e in listed["results"]] == [episode["id"]]
 
 
@@ -136,7 +136,7 @@ def test_a_failing_backend_is_a_recorded_fault_and_the_template_still_answers(
         second["text"] and second["fallback"] is True and second["faults"] == []
     )  # the breaker spared the server
     faulty = (
-        client_for(users[Role.OPERATOR]).get("/api/episodes/", {"reply__fault": "generation_error"}).json()
+        client_for(users[Role.OPERATOR]).get("/api/episodes/", {"fault": "generation_error"}).json()
     )
     assert len(faulty["results"]) == 1
 

@@ -255,14 +255,18 @@ def test_reward_model_trains_on_a_celery_worker_and_becomes_a_reward_source(peop
 
 
 @pytest.mark.django_db
-def test_reward_models_refuse_pairwise_queues_and_too_few_ratings(people):
+def test_reward_models_refuse_too_few_ratings_or_judged_pairs(people, monkeypatch):
+    from mase_web.feedback import api
     from mase_web.feedback.training_job import train
 
     project, users = people
     pm = client_for(users["pm"])
+    monkeypatch.setattr(api, "dispatch", lambda model: None)  # no worker here: the job runs below
     pairwise = make_queue(users["pm"], project, kind="pairwise", tags=[])
     response = pm.post(f"/api/feedback/queues/{pairwise['id']}/reward-models/")
-    assert response.status_code == 400 and "pairwise" in str(response.json()["errors"])
+    assert response.status_code == 201, response.content  # a pairwise queue trains a Bradley–Terry head
+    assert train(response.json()["id"]) == "failed"
+    assert "at least 4 pairs judged A or B" in RewardModel.objects.get(pk=response.json()["id"]).message
     rating = make_queue(users["pm"], project, overlap=1)
     model = RewardModel.objects.create(queue_id=rating["id"])
     assert train(model.pk) == "failed"
