@@ -56,13 +56,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def process_tree(pid: int) -> list[int]:
+    """The process and its descendants (Linux /proc): the web server's daphne processes."""
+    pids, i = [pid], 0
+    while i < len(pids):
+        for task in Path(f"/proc/{pids[i]}/task").glob("*/children"):
+            try:
+                pids += [int(c) for c in task.read_text().split()]
+            except OSError:
+                pass
+        i += 1
+    return pids
+
+
 def cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of a process and its threads so far (Linux /proc), None when unknown."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, TypeError):
+    """User + system CPU time so far of a process, its threads and its child processes (Linux /proc),
+    None when unknown."""
+    if pid is None:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for member in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            if member == pid:
+                return None
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -423,6 +444,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "server": "url" if args.url else "started",
         "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
         "redis": "embedded" if settings.REDIS.embedded else "url",
+        # the started server's processes and request threads (MASE_WEB_PROCESSES, MASE_WEB_THREADS)
+        "web_processes": None if args.url else settings.MASE_WEB_PROCESSES,
+        "web_threads": None if args.url else settings.MASE_WEB_THREADS,
         "backbone": args.backbone,
         "threshold": args.threshold,
         "texts": len(texts),

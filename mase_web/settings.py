@@ -175,6 +175,24 @@ RUN_MAX_DELIVERIES = config.env_int("RUN_MAX_DELIVERIES", 3)
 # number_guess ~25x slower with 2 threads than with 1). Raise it on dedicated many-core CPU workers.
 RUN_TORCH_THREADS = config.env_int("RUN_TORCH_THREADS", 1)
 
+# --- The web server (`manage.py web`) -------------------------------------------------------------
+# Processes serving HTTP and WebSockets on one listening socket (each its own GIL; the deployment row
+# lock keeps a breaker consistent across them, the Redis channel layer carries events between them).
+# Default under PostgreSQL: one per CPU this process may run on, at most 4 (each holds torch and its own
+# copy of the teams it serves, ~0.8 GB with the default backbone). Under SQLite: one. SQLite lets one
+# process write at a time, so a deployment's tickets spread over two processes waited for each other's
+# micro-batches (fewer tickets/s than one process at 32 clients; bench/README.md, bench/web_tickets.py).
+MASE_WEB_PROCESSES = config.env_int_at_least(
+    "MASE_WEB_PROCESSES",
+    1
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    else min(len(config.os.sched_getaffinity(0)), 4),
+)
+# Threads per process that run HTTP requests whole (mase_web/core/http_pool.py); 0: Django's own ASGI
+# handler (a new thread per request). Tickets wait for their micro-batch on a thread, so keep it above
+# MASE_TICKET_BATCH_MAX (32).
+MASE_WEB_THREADS = config.env_int_at_least("MASE_WEB_THREADS", 64, minimum=0)
+
 # --- Sign-in throttle and API docs (hardening) ---------------------------------------------------
 # The cache lives in the project's Redis so every web process shares the sign-in failure counts.
 # Never call cache.clear(): it is FLUSHDB on the database Celery's queues live in.

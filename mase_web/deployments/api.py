@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.generics import get_object_or_404
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
@@ -27,7 +28,16 @@ from mase_web.deployments.decision_review import (
 )
 from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
-from mase_web.deployments.review import DecisionFilters, export_record, filter_decisions
+from mase_web.deployments.review import (
+    BACKEND_HELP,
+    FAULT_CHOICES,
+    FAULT_HELP,
+    DecisionFilters,
+    ReplyFilters,
+    export_record,
+    filter_decisions,
+    filter_episodes,
+)
 from mase_web.deployments.serializers import (
     AlertSerializer,
     BatchJobSerializer,
@@ -47,7 +57,8 @@ from mase_web.deployments.tasks import dispatch_batch
 from mase_web.deployments.ticket_file import parse_ticket_lines
 from mase_web.runs.models import Run
 from mase_web.workflows.facade import workflow_in_project
-from serving.runtime import RuntimeInputError, resolve_checkpoint
+from serving.generation.base import BACKENDS
+from serving.model import RuntimeInputError, resolve_checkpoint
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 # A batch's tickets: an uploaded JSONL file, or the same text in a `jsonl` field (JSON or form).
@@ -233,12 +244,21 @@ class DeploymentViewSet(
         why}], `why` saying in words what keeps a run from being deployed."""
         return Response(candidates(Run.objects.filter(project__in=projects_where(request.user, "deploy"))))
 
+    def _ticket_target(self, request, pk) -> Deployment:
+        """`get_object` for a ticket, without what a ticket never reads: the list filters, the run, project
+        and creator rows, and the spec (loaded only if this process must build the team). The same 404
+        for a deployment the user may not see."""
+        visible = Deployment.objects.filter(project__in=projects_where(request.user, "view_run"))
+        deployment = get_object_or_404(visible.defer("spec"), pk=pk)
+        self.check_object_permissions(request, deployment)
+        return deployment
+
     @extend_schema(request=TicketSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def tickets(self, request, pk=None):
         """Run one ticket now; returns the stored episode and the full result with its decision log.
         Every decision is also streamed to ws/deployments/<id>/ as it is made."""
-        deployment = self.get_object()
+        deployment = self._ticket_target(request, pk)
         if not _may_run_tickets(request.user, deployment.project_id):
             raise PermissionDenied("only product managers, operators and admins may send tickets")
         _refuse_if_stopped(deployment)
@@ -337,26 +357,32 @@ def _reviewable_deployments(user):
     return Deployment.objects.filter(project__in=projects_where(user, "review_logs"))
 
 
+REPLY_PARAMETERS = [
+    OpenApiParameter("backend", str, enum=list(BACKENDS), description=BACKEND_HELP),
+    OpenApiParameter("fault", str, enum=list(FAULT_CHOICES), description=FAULT_HELP),
+]
+
+
 class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step."""
 
     pagination_class = Pages
-    filterset_fields = [
-        "deployment",
-        "source",
-        "status",
-        "breaker_state",
-        "batch",
-        "reply__backend",
-        "reply__fault",
-    ]
+    filterset_fields = ["deployment", "source", "status", "breaker_state", "batch"]
 
     def get_queryset(self):
         episodes = Episode.objects.filter(deployment__in=_reviewable_deployments(self.request.user))
+        if self.action == "list":  # validated here: a bad backend or fault is a 400 naming it
+            f = ReplyFilters(data=self.request.query_params)
+            f.is_valid(raise_exception=True)
+            episodes = filter_episodes(episodes, f.validated_data)
         return episodes.select_related("deployment", "created_by").order_by("-created_at", "-id")
 
     def get_serializer_class(self):
         return EpisodeDetailSerializer if self.action == "retrieve" else EpisodeSerializer
+
+    @extend_schema(parameters=REPLY_PARAMETERS)
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
 
 DECISION_PARAMETERS = [
@@ -375,7 +401,7 @@ DECISION_PARAMETERS = [
         ("until", "ISO time"),
         ("q", "full-text search over observation, action and reason"),
     ]
-]
+] + REPLY_PARAMETERS
 
 
 class DecisionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):

@@ -8,12 +8,15 @@ An operator's force in the web process therefore applies to the next ticket in e
 
 from __future__ import annotations
 
+import fcntl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 
 from mase_web.deployments import live
 from mase_web.deployments.models import Alert, BreakerTransition, Deployment
@@ -44,10 +47,29 @@ def restored_breaker(deployment: Deployment, breaker: CircuitBreaker | None = No
 
 
 @contextmanager
-def locked_deployment(deployment_id: int) -> Iterator[Deployment]:
-    """The deployment row, locked until the block ends (one decision-maker per deployment at a time)."""
-    with _process_lock(deployment_id), transaction.atomic():
-        yield Deployment.objects.select_for_update().get(pk=deployment_id)
+def _sqlite_turn(deployment_id: int) -> Iterator[None]:
+    """Under SQLite, processes take turns on a deployment through a file lock first: SQLite has no row
+    locks, and a process waiting for its write lock polls for it (sleeps of up to 100 ms), where a waiter
+    on a file lock wakes the moment it is free. Nothing to do under PostgreSQL (the row lock queues)."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    locks = Path(settings.DATA_DIR) / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with open(locks / f"deployment-{deployment_id}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def locked_deployment(deployment_id: int, defer: tuple[str, ...] = ()) -> Iterator[Deployment]:
+    """The deployment row, locked until the block ends (one decision-maker per deployment at a time);
+    ``defer``: columns left unread (loaded if touched)."""
+    with _process_lock(deployment_id), _sqlite_turn(deployment_id), transaction.atomic():
+        yield Deployment.objects.select_for_update().defer(*defer).get(pk=deployment_id)
 
 
 def save_breaker(

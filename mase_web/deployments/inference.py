@@ -241,7 +241,7 @@ def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> Non
         with group.grew:
             group.grew.wait_for(lambda: len(group.tickets) >= limit, timeout=window_s)
     try:
-        with breaker_store.locked_deployment(deployment_id) as locked:
+        with breaker_store.locked_deployment(deployment_id, defer=("spec",)) as locked:  # the runtime has it
             tickets = _close(deployment_id, group)
             runtime = group.runtime
             try:

@@ -59,6 +59,7 @@ def test_web_tickets_quick(tmp_path):
     assert log["running"] == 0 and log["incomplete"] == 0 and log["decisions"] >= log["episodes"]
     assert doc["web_floor"]["errors"] == 0 and doc["web_floor"]["rps"] > 0
     assert set(doc["targets"]) == {"rps_32", "p95_ms_32", "met"}
+    assert doc["web_processes"] >= 1 and doc["web_threads"] >= 0  # the server's MASE_WEB_* settings
     assert (doc["server"], doc["database"], doc["redis"], doc["quick"]) == (
         "started",
         "sqlite3",
