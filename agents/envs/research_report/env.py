@@ -534,7 +534,10 @@ def _load_writer(model_dir: str) -> Callable[[str], str]:
     model_dir = str(places.model_path(model_dir))
     try:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from agents.backbone import transformers_classes
+
+        AutoModelForCausalLM, AutoTokenizer = transformers_classes("AutoModelForCausalLM", "AutoTokenizer")
 
         tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).eval()
