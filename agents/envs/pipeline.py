@@ -460,6 +460,7 @@ class PhasePipelineEnv(ParallelEnv):
         return mask
 
     def _valid(self, name: str) -> bool:
+        """Whether the acting agent may take action `name` now (each pipeline defines its own rules)."""
         raise NotImplementedError
 
     def _decode(self, actions: Mapping[str, Any]) -> tuple[str, str]:
@@ -512,6 +513,7 @@ class PhasePipelineEnv(ParallelEnv):
         return self._emit(rewards, terminated, truncated)
 
     def _act(self, name: str) -> float:
+        """Carry out the acting agent's action `name`; returns its shaping reward (each pipeline's own work)."""
         raise NotImplementedError
 
     def _shaping(self, name: str) -> float:

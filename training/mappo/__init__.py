@@ -10,11 +10,14 @@ Read top to bottom, one module each:
    state `env.state()`), `IndependentCritic` (V_i(o_i), for independent PPO), `CounterfactualCritic`
    (COMA's Q_i(s, a_-i, ·) for credit assignment).
 4. `featurizer` — observations and states as vectors (text through the frozen backbone, cached).
-5. `trainer` — `MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the update, evaluation, the loop.
+5. `trainer` — `MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the update, evaluation, the loop;
+   with two mixins: `learning_aids` (the teacher's fading weight, self-imitation) and `data_parallel`
+   (what a group of ranks shares: gradients, statistics, the start, the stop, metrics).
 6. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
 7. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
 8. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a
    spec's checkpoint as the `TeamPolicy` a runtime serves.
+9. `spec_trainer` — `MappoSpecTrainer`, `run_spec` behind the `training.trainer.Trainer` interface.
 
 Algorithms (`algorithm`):
 - "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.

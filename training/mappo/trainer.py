@@ -20,7 +20,9 @@ from training import distributed
 from training.events import EventStream
 from training.mappo import checkpoint
 from training.mappo.config import MappoConfig
+from training.mappo.data_parallel import DataParallel
 from training.mappo.featurizer import Featurizer
+from training.mappo.learning_aids import LearningAids
 from training.mappo.losses import (
     ValueNorm,
     compute_gae,
@@ -31,7 +33,7 @@ from training.mappo.losses import (
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
 from training.mappo.policy import TeamPolicy, action_count, hear_step, valid_action_mask
 from training.replay import DualReplay, ReplayConfig
-from training.self_imitation import remember, self_imitation_loss, stack
+from training.self_imitation import remember
 
 
 @dataclass
@@ -62,7 +64,7 @@ class EpisodeResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-class MappoTrainer:
+class MappoTrainer(LearningAids, DataParallel):
     """Trains a team on a PettingZoo ParallelEnv with MAPPO or independent PPO.
 
     `env_fn(split)` makes an environment for "train" or "validation" (the same env for both is fine).
@@ -443,114 +445,6 @@ class MappoTrainer:
         out["teacher_samples"] = n_teacher
         out["updating_agents"] = float(updating.sum())
         return out
-
-    def teacher_weight(self) -> float:
-        """`teacher_coef`, faded linearly to 0 over the first `teacher_fade_updates` updates: a teacher speeds
-        the start and, kept at full weight, holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."""
-        if self.teacher is None:
-            return 0.0
-        fade = self.cfg.teacher_fade_updates
-        return self.cfg.teacher_coef * (max(0.0, 1.0 - self.update_index / fade) if fade > 0 else 1.0)
-
-    def self_imitate(self, updating: torch.Tensor) -> dict[str, list[float]]:
-        """Replayed steps imitated where their return beat the critic (`training.self_imitation`)."""
-        losses, better = [], []
-        for _ in range(self.cfg.sil_minibatches):
-            s = stack(self.replay.sample(self.cfg.sil_batch_size))
-            logits, _ = self.actor(s["obs"], s["noise"], s["beta"], s["present"], s["valid"], s["heard"])
-            log_probs = torch.distributions.Categorical(logits=logits).log_prob(s["actions"])
-            returns = s["returns"] if self.value_norm is None else self.value_norm.normalize(s["returns"])
-            loss, share = self_imitation_loss(
-                log_probs,
-                self.critic(s["state"], s["obs"]),
-                returns,
-                s["present"] & updating,
-                self.cfg.value_coef,
-            )
-            self.optimizer.zero_grad()
-            (self.cfg.self_imitation * loss).backward()
-            self._freeze_resting_agents(updating)
-            self._average_gradients()
-            nn.utils.clip_grad_norm_(
-                [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
-            )
-            self.optimizer.step()
-            losses.append(float(loss.detach()))
-            better.append(share)
-        return {"sil_loss": losses, "sil_better_share": better}
-
-    # ---- data-parallel ranks (training.distributed; each a no-op for a single process) ----------------
-    def _minibatches(self, perm: torch.Tensor) -> list[torch.Tensor]:
-        """One epoch's minibatches. A rank's batch length depends on its own episodes, and `chunk` may give
-        fewer pieces than asked for some lengths; a group splits into exactly `minibatches` pieces, so
-        every rank takes the same number of optimiser steps (one process keeps `chunk`, as before)."""
-        if not self.group.active:
-            return list(perm.chunk(self.cfg.minibatches))
-        return [idx for idx in perm.tensor_split(self.cfg.minibatches) if idx.numel()]
-
-    def _check_step_count(self, steps: int) -> None:
-        """Every rank must take as many optimiser steps as the others (each all-reduces its gradients):
-        equal rollouts (`episodes_per_update` each) give that; a rank whose batch has fewer steps than
-        `minibatches` would not, and the group fails together here rather than waiting on each other."""
-        if not self.group.active:
-            return
-        planned = self.cfg.epochs * min(steps, self.cfg.minibatches)
-        if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
-            planned += self.cfg.sil_minibatches
-        counts = distributed.gather_floats(self.group, float(planned))
-        if len(set(counts)) > 1:
-            raise RuntimeError(
-                f"the ranks would take different numbers of optimiser steps this update ({counts}): "
-                "raise training.batch_size so that every batch has at least `minibatches` steps"
-            )
-
-    def _average_gradients(self) -> None:
-        """The ranks' gradients of everything the optimiser steps, averaged (before clipping)."""
-        if self.group.active:
-            distributed.average_gradients(
-                self.group,
-                [p for g in self.optimizer.param_groups for p in g["params"]],
-                agree_on_missing=True,
-            )
-
-    def _average_statistics(self) -> None:
-        """Value-normalisation statistics (each rank folds in its own returns) averaged over the ranks."""
-        if self.group.active:
-            norms = [m for m in (self.value_norm, self.q_norm) if m is not None]
-            distributed.average_tensors(self.group, [b for m in norms for b in m.buffers()])
-
-    def _start_together(self, resumed: int | None) -> None:
-        """Every rank starts from rank 0's networks (its warm start, or the checkpoint all resumed from),
-        with sampling streams of its own: `seed + rank` on a fresh run, `(seed, rank, update)` for the
-        ranks other than 0 after a resume (rank 0 continues the streams its checkpoint saved)."""
-        g = self.group
-        if not g.active:
-            return
-        for module in (self.actor, self.critic, self.q_critic, self.value_norm, self.q_norm):
-            if module is not None:
-                distributed.broadcast_module(g, module)
-        if resumed is None:
-            torch.manual_seed(distributed.rank_seed(self.cfg.seed, g))
-        elif g.rank:
-            fresh = distributed.resume_seed(self.cfg.seed, g, self.update_index)
-            self.rng, self.np_rng = random.Random(fresh), np.random.default_rng(fresh)
-            torch.manual_seed(fresh)
-
-    def _stop_requested(self, should_stop: Callable[[], bool]) -> bool:
-        """One process: `should_stop()`. A group: rank 0's request (the others read none), agreed on by all."""
-        if not self.group.active:
-            return should_stop()
-        return distributed.any_true(self.group, should_stop())
-
-    def _group_metrics(self, metrics: dict[str, Any], elapsed: float) -> dict[str, Any]:
-        """A group's metrics: the ranks' means, and each rank's episodes per second with their sum."""
-        if not self.group.active:
-            return metrics
-        rates = distributed.gather_floats(self.group, self.cfg.episodes_per_update / max(elapsed, 1e-9))
-        metrics = distributed.mean_metrics(self.group, metrics)
-        metrics["episodes_per_second"] = sum(rates)
-        metrics.update({f"rank{r}_episodes_per_second": x for r, x in enumerate(rates)})
-        return metrics
 
     def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
         """Agents outside their update period keep their own parameters this update (docs/design.md#update-periods)."""
