@@ -150,7 +150,9 @@ def test_killing_the_whole_serve_tree_loses_neither_the_running_nor_the_queued_r
         def launch_there(name: str, spec: dict) -> int:
             return api.request("POST", "runs/", {"project": project.pk, "name": name, "spec": spec})["id"]
 
-        running = launch_there("long", quick_spec(episodes=1280, checkpoint_every=320))
+        # Long enough that it cannot end between its first checkpoint and the kill, even when the first
+        # checkpoint's event is seen late on a loaded machine (1,280 episodes once did).
+        running = launch_there("long", quick_spec(episodes=3200, checkpoint_every=320))
         wait_for_event(running, "started")
         queued = launch_there("behind it", quick_spec(episodes=192))  # one worker process: it waits
         wait_for_event(running, "checkpoint")
