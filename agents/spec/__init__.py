@@ -49,10 +49,17 @@ schema, explained in docs/design.md#team-spec; the notes below record the finer 
 - Hostile input: documents over 1 MB (serialised), nested deeper than 24 levels or holding more than
   100,000 values are refused before any other check; lists and strings have caps (`LIMITS`).
 
+- Options of `training`, `resources`, `circuit_breaker`, `curriculum` and `evolution` are declared once, on
+  their fields in `nodes` (pydantic metadata: type, default, range, choices, description); the validator's
+  plain checks and the JSON Schema are read from there (docs/decisions/0011-one-place-per-spec-option.md).
+  `training.entropy_coef` null (the default) means the algorithm's own weight (MAPPO/IPPO 0.01,
+  reinforce_comm 0.0); a written value, 0 included, is used as given.
+
 The package, one responsibility a module: `options` (version, enumerations, caps, reward presets),
-`algorithms` (the training algorithms and their capabilities), `nodes` (the TeamSpec tree), `frozen`
-(read-only JSON values), `checks` / `team_checks` / `run_checks` / `validator` (validation), `build`
-(loading), `advice` (warnings) and `catalog` (the designer's menus).
+`algorithms` (the training algorithms and their capabilities), `nodes` (the TeamSpec tree), `declared`
+(what each field declares), `frozen` (read-only JSON values), `checks` / `team_checks` / `run_checks` /
+`validator` (validation), `build` (loading), `advice` (warnings), `catalog` (the designer's menus) and
+`schema` (the declared sections' JSON Schema).
 """
 
 from __future__ import annotations

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from agents.errors import SpecError, SpecValidationError
 from agents.roles import ROLES
+from agents.spec.declared import rules
 from agents.spec.frozen import FrozenDict, _freeze
 from agents.spec.nodes import (
     AgentSpec,
@@ -47,16 +47,12 @@ def _build(doc: dict) -> TeamSpec:
     def simple(cls: type, key: str, src: dict | None = None) -> Any:
         data = (doc if src is None else src).get(key, {})
         kwargs = {}
-        for f in fields(cls):
-            if f.name in data:
-                value = data[f.name]
-                if (
-                    f.type in ("float", "float | None")
-                    and isinstance(value, int)
-                    and not isinstance(value, bool)
-                ):
-                    value = float(value)
-                kwargs[f.name] = value
+        for r in rules(cls):
+            if r.name in data:
+                value = data[r.name]
+                if r.kind == "number" and isinstance(value, int) and not isinstance(value, bool):
+                    value = float(value)  # a JSON 1 in a number option loads as 1.0
+                kwargs[r.name] = value
         return cls(**kwargs)
 
     agents = []

@@ -14,6 +14,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from agents.errors import SpecError
+from agents.spec.declared import Rule, rules
 from agents.spec.options import LIMITS
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -160,10 +161,13 @@ class _Checks:
         *,
         lo_open: bool = False,
         hi_open: bool = False,
+        nullable: bool = False,
     ) -> Any:
         if key not in sec:
             return default
         v, p = sec[key], _key_path(path, key)
+        if v is None and nullable:
+            return None
         lo_b, hi_b = ("(" if lo_open else "["), (")" if hi_open else "]")
         rng = f"in {lo_b}{lo:g}, {hi:g}{hi_b}"
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -229,6 +233,35 @@ class _Checks:
             self.err(p, f"{json.dumps(shown)} is not valid: {pattern_hint}")
             return _BAD
         return v
+
+    def declared(self, sec: dict, path: str, cls: type) -> dict[str, Any]:
+        """Each plain option of `cls` (number, integer, boolean, string) checked against what its field
+        declares (`agents.spec.declared`): key -> value, MISSING when absent, or _BAD. Arrays and objects
+        are left to the section's own checks, as are the cross-field rules."""
+        return {r.name: self.option(sec, path, r) for r in rules(cls) if r.kind != "other"}
+
+    def option(self, sec: dict, path: str, r: Rule) -> Any:
+        """One option checked against its declared rule."""
+        if r.kind == "boolean":
+            return self.boolean(sec, path, r.name)
+        if r.kind == "integer":
+            return self.integer(sec, path, r.name, r.lo, r.hi)
+        if r.kind == "number":
+            return self.number(
+                sec, path, r.name, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open, nullable=r.nullable
+            )
+        return self.string(
+            sec,
+            path,
+            r.name,
+            # a choice needs no cap of its own; other strings declare one (tests/agents/test_spec_schema.py)
+            max_len=r.max_len if r.max_len is not None else LIMITS["document_bytes"],
+            choices=r.choices,
+            pattern=r.pattern,
+            pattern_hint=r.pattern_hint,
+            nullable=r.nullable,
+            allow_empty=r.min_len == 0,
+        )
 
     def array(self, sec: dict, path: str, key: str, max_items: int, min_items: int = 0) -> list | None:
         """A list within its size cap; None when absent or invalid (items are not checked then)."""

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from agents.spec.frozen import FrozenDict, _to_json
-from agents.spec.options import PHASES, REWARD_PRESETS, SPEC_VERSION
+from agents.spec.options import (
+    ALGORITHMS,
+    BASELINES,
+    DEVICE_PATTERN,
+    LIMITS,
+    PHASES,
+    READERS,
+    READINGS,
+    RECEPTIONS,
+    REWARD_PRESETS,
+    SHARINGS,
+    SPEC_VERSION,
+    TEACHERS,
+)
 
 
 class _SpecNode:
@@ -110,16 +125,20 @@ class RewardSpec(_SpecNode):
 class PhaseSpec(_SpecNode):
     """An evolution phase; the scheduler advances once the mean agent score reaches `threshold`."""
 
-    name: str
-    threshold: float
+    name: Annotated[Literal[PHASES], Field(description="the phase, from the scheduler's fixed order")]
+    threshold: Annotated[float, Field(ge=0, le=1, description="mean agent score that ends the phase")]
 
 
 @dataclass(frozen=True)
 class PlateauSpec(_SpecNode):
     """Plateau rule (docs/design.md#plateau-rule): `cycles` evolution cycles without > `min_improvement` gain -> flag the reward."""
 
-    cycles: int = 3
-    min_improvement: float = 0.02
+    cycles: Annotated[
+        int, Field(ge=1, le=1000, description="evolution cycles without gain before the flag")
+    ] = 3
+    min_improvement: Annotated[
+        float, Field(ge=0, le=1, description="the least gain in mean score that counts as progress")
+    ] = 0.02
 
 
 def _default_phases() -> tuple[PhaseSpec, ...]:
@@ -130,30 +149,46 @@ def _default_phases() -> tuple[PhaseSpec, ...]:
 class EvolutionSpec(_SpecNode):
     """Evolution schedule: phases, plateau rule, episodes per evolution cycle."""
 
-    phases: tuple[PhaseSpec, ...] = field(default_factory=_default_phases)
-    plateau: PlateauSpec = field(default_factory=PlateauSpec)
-    cycle_episodes: int = 500
+    phases: Annotated[
+        tuple[PhaseSpec, ...], Field(description="the phases in order; thresholds never decrease")
+    ] = field(default_factory=_default_phases)
+    plateau: Annotated[PlateauSpec, Field(description="when a stalled team flags its reward")] = field(
+        default_factory=PlateauSpec
+    )
+    cycle_episodes: Annotated[int, Field(ge=1, le=10**8, description="episodes per evolution cycle")] = 500
 
 
 @dataclass(frozen=True)
 class CurriculumSpec(_SpecNode):
     """Adaptive curriculum: raise the level above `upper` success, lower it below `lower`."""
 
-    enabled: bool = False
-    upper: float = 0.8
-    lower: float = 0.4
-    min_level: int = 0
-    max_level: int = 3
+    enabled: Annotated[bool, Field(description="move the difficulty level with the success rate")] = False
+    upper: Annotated[float, Field(ge=0, le=1, description="success rate above which the level rises")] = 0.8
+    lower: Annotated[
+        float, Field(ge=0, le=1, description="success rate below which the level falls; below upper")
+    ] = 0.4
+    min_level: Annotated[int, Field(ge=0, le=1000, description="the easiest level it may reach")] = 0
+    max_level: Annotated[
+        int, Field(ge=0, le=1000, description="the hardest level; within the environment's levels")
+    ] = 3
 
 
 @dataclass(frozen=True)
 class CircuitBreakerSpec(_SpecNode):
     """Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence decisions."""
 
-    confidence_threshold: float = 0.5
-    consecutive_low: int = 3
-    cooldown_s: float = 30.0
-    step_limit: int = 20
+    confidence_threshold: Annotated[
+        float, Field(ge=0, le=1, description="a decision below this confidence counts as low")
+    ] = 0.5
+    consecutive_low: Annotated[
+        int, Field(ge=1, le=10_000, description="low-confidence decisions in a row that trip the breaker")
+    ] = 3
+    cooldown_s: Annotated[
+        float, Field(ge=0, le=86_400, description="seconds on the fallback before the team is tried again")
+    ] = 30.0
+    step_limit: Annotated[
+        int, Field(ge=1, le=1_000_000, description="steps of one episode before the breaker trips")
+    ] = 20
 
 
 @dataclass(frozen=True)
@@ -180,54 +215,125 @@ class EnvironmentSpec(_SpecNode):
     params: FrozenDict = field(default_factory=FrozenDict)
 
 
+def _int(lo: int, hi: int, description: str) -> Any:
+    """An integer option in [lo, hi]."""
+    return Field(ge=lo, le=hi, description=description)
+
+
 @dataclass(frozen=True)
 class TrainingSpec(_SpecNode):
-    """Trainer settings."""
+    """Trainer settings. Each option is declared here once (docs/decisions/0011-one-place-per-spec-option.md);
+    the validator, the loader and the designer's JSON Schema read it from its field."""
 
-    algorithm: str = "reinforce_comm"  # a name from agents.spec.algorithms (ALGORITHM_TABLE)
-    episodes: int = 3000
-    batch_size: int = 32
-    lr: float = 0.003
-    seed: int = 0
-    device: str = "cpu"  # "cpu" | "auto" | "mps" | "cuda" | "cuda:N"
-    baseline: str = "moving_average"  # "moving_average" | "value"
-    entropy_coef: float = 0.0
-    grad_clip: float = 1.0
-    train_adapters: bool = False
-    eval_every: int = 500  # 0 = never
-    eval_episodes: int = 200
-    checkpoint_every: int = 500  # 0 = never
+    algorithm: Annotated[
+        Literal[ALGORITHMS], Field(description="the trainer (agents.spec.algorithms lists what each can do)")
+    ] = "reinforce_comm"
+    episodes: Annotated[int, _int(1, 10**9, "training episodes in all")] = 3000
+    batch_size: Annotated[int, _int(1, 65_536, "episodes per update (per process)")] = 32
+    lr: Annotated[float, Field(gt=0, le=1, description="learning rate")] = 0.003
+    seed: Annotated[int, _int(0, 2**32 - 1, "random seed of the run")] = 0
+    device: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=20,
+            pattern=DEVICE_PATTERN.pattern,
+            description='where it trains: "cpu", "auto", "mps", "cuda" or "cuda:N"',
+            json_schema_extra={"pattern_hint": 'use "cpu", "auto", "mps", "cuda" or "cuda:N"'},
+        ),
+    ] = "cpu"
+    baseline: Annotated[
+        Literal[BASELINES],
+        Field(description="reinforce_comm's baseline: a moving average or a learned value"),
+    ] = "moving_average"
+    entropy_coef: Annotated[
+        float | None,
+        Field(
+            ge=0,
+            le=10,
+            description="weight of the policy-entropy bonus; null = the algorithm's own default "
+            "(mappo/ippo 0.01, reinforce_comm 0.0)",
+        ),
+    ] = None
+    grad_clip: Annotated[float, Field(gt=0, le=1e6, description="gradient-norm clip")] = 1.0
+    train_adapters: Annotated[bool, Field(description="train the agents' LoRA adapters too")] = False
+    eval_every: Annotated[int, _int(0, 10**9, "episodes between evaluations; 0 = never")] = 500
+    eval_episodes: Annotated[int, _int(1, 10**7, "episodes of one evaluation")] = 200
+    checkpoint_every: Annotated[int, _int(0, 10**9, "episodes between checkpoints; 0 = never")] = 500
     # MAPPO/IPPO on customer_service: how actors read the ticket and the supervised start before PPO
-    reader: str = "whole"  # "whole" (one embedding per text) | "clause" (per-clause readers on the intents)
-    reader_epochs: int = 300  # supervised clause-reader epochs on the training tickets' intents
-    warm_start_episodes: int = 0  # episodes of the labelled rule team logged and cloned before PPO; 0 = off
-    warm_start_epochs: int = 8  # behaviour-cloning epochs over those episodes
-    self_imitation: float = (
-        0.0  # MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off
-    )
+    reader: Annotated[
+        Literal[READERS],
+        Field(description='"whole" (one embedding per text) or "clause" (per-clause readers on the intents)'),
+    ] = "whole"
+    reader_epochs: Annotated[
+        int, _int(0, 100_000, "supervised clause-reader epochs on the training tickets' intents")
+    ] = 300
+    warm_start_episodes: Annotated[
+        int, _int(0, 1_000_000, "episodes of the labelled rule team logged and cloned before PPO; 0 = off")
+    ] = 0
+    warm_start_epochs: Annotated[int, _int(0, 10_000, "behaviour-cloning epochs over those episodes")] = 8
+    self_imitation: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=10,
+            description="MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off",
+        ),
+    ] = 0.0
     # MAPPO/IPPO: actor networks, credit assignment and teacher–student augmentation
-    policy_sharing: str = "lora"  # "lora" (shared trunk + per-agent LoRA) | "independent" | "shared"
-    counterfactual: bool = False  # MAPPO: COMA-style counterfactual baseline for the advantage
-    teacher: str = (
-        "none"  # "none" | "rules" (the env's scripted team) | "expert" (it reading labels) | "checkpoint"
-    )
-    teacher_checkpoint: str = ""  # teacher "checkpoint": a MAPPO checkpoint directory or a run directory
-    teacher_coef: float = 1.0  # weight of cloning the teacher where it disagrees with the student
-    teacher_fade_episodes: int = 0  # the teacher's weight falls linearly to 0 over these episodes; 0 = never
+    policy_sharing: Annotated[
+        Literal[SHARINGS],
+        Field(description='"lora" (shared trunk + per-agent LoRA), "independent" or "shared" actors'),
+    ] = "lora"
+    counterfactual: Annotated[
+        bool, Field(description="MAPPO: COMA-style counterfactual baseline for the advantage")
+    ] = False
+    teacher: Annotated[
+        Literal[TEACHERS],
+        Field(
+            description='"none", "rules" (the env\'s scripted team), "expert" (it reading labels) or "checkpoint"'
+        ),
+    ] = "none"
+    teacher_checkpoint: Annotated[
+        str, Field(max_length=1000, description='teacher "checkpoint": a MAPPO checkpoint or run directory')
+    ] = ""
+    teacher_coef: Annotated[
+        float, Field(ge=0, le=100, description="weight of cloning the teacher where it disagrees")
+    ] = 1.0
+    teacher_fade_episodes: Annotated[
+        int, _int(0, 10_000_000, "the teacher's weight falls linearly to 0 over these episodes; 0 = never")
+    ] = 0
     # reinforce_comm, for clues phrased in ways never seen in training (docs/decisions/0005-token-attention-for-unseen-phrasings.md)
-    reception: str = "weighted"  # "weighted" (m = Σ w·msg) | "gated" (delivered = heard at full weight)
-    reading: str = "shared"  # "shared" (one first layer reads every agent's text) | "per_agent"
-    embedding_noise: float = 0.0  # std of Gaussian noise on the input embeddings in training updates
-    paraphrase_consistency: float = 0.0  # weight of the scale-free gap msg(clue) vs msg(other phrasing)
-    token_attention: bool = False  # each agent pools the backbone's token states with a learned query
+    reception: Annotated[
+        Literal[RECEPTIONS],
+        Field(description='"weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)'),
+    ] = "weighted"
+    reading: Annotated[
+        Literal[READINGS],
+        Field(description='"shared" (one first layer reads every agent\'s text) or "per_agent"'),
+    ] = "shared"
+    embedding_noise: Annotated[
+        float, Field(ge=0, le=10, description="std of Gaussian noise on the input embeddings in training")
+    ] = 0.0
+    paraphrase_consistency: Annotated[
+        float, Field(ge=0, le=1000, description="weight of the gap msg(clue) vs msg(other phrasing)")
+    ] = 0.0
+    token_attention: Annotated[
+        bool, Field(description="each agent pools the backbone's token states with a learned query")
+    ] = False
 
 
 @dataclass(frozen=True)
 class ResourcesSpec(_SpecNode):
     """What a run needs from its worker (training.distributed): data-parallel processes, and GPUs."""
 
-    processes: int = 1  # data-parallel ranks (torch.distributed; 1 = today's single process)
-    devices: int = 0  # GPUs the run uses, one per process (0 = CPU, gloo); > 0 needs the `gpu` queue
+    processes: Annotated[
+        int, _int(1, LIMITS["processes"], "data-parallel ranks (torch.distributed; 1 = a single process)")
+    ] = 1
+    devices: Annotated[
+        int,
+        _int(0, LIMITS["processes"], "GPUs the run uses, one per process (0 = CPU); > 0 needs the gpu queue"),
+    ] = 0
 
 
 @dataclass(frozen=True)

@@ -14,17 +14,6 @@ from agents.errors import SpecError, reroot
 from agents.spec.algorithms import either, has_centralised_critic, is_ppo, supports_data_parallel
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
 from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
-from agents.spec.options import (
-    ALGORITHMS,
-    BASELINES,
-    DEVICE_PATTERN,
-    LIMITS,
-    READERS,
-    READINGS,
-    RECEPTIONS,
-    SHARINGS,
-    TEACHERS,
-)
 
 log = logging.getLogger(__name__)
 
@@ -160,50 +149,22 @@ class _RunChecks(_Checks):
         if sec is None:
             return
         p = "$.training"
-        self.string(sec, p, "algorithm", max_len=40, choices=ALGORITHMS)
-        self.integer(sec, p, "episodes", 1, 10**9)
-        self.integer(sec, p, "batch_size", 1, 65_536)
-        self.number(sec, p, "lr", 0, 1, lo_open=True)
-        self.integer(sec, p, "seed", 0, 2**32 - 1)
-        self.string(
-            sec,
-            p,
-            "device",
-            max_len=20,
-            pattern=DEVICE_PATTERN,
-            pattern_hint='use "cpu", "auto", "mps", "cuda" or "cuda:N"',
-        )
-        self.string(sec, p, "baseline", max_len=40, choices=BASELINES)
-        self.number(sec, p, "entropy_coef", 0, 10)
-        self.number(sec, p, "grad_clip", 0, 1e6, lo_open=True)
-        self.boolean(sec, p, "train_adapters")
-        self.integer(sec, p, "eval_every", 0, 10**9)
-        self.integer(sec, p, "eval_episodes", 1, 10**7)
-        self.integer(sec, p, "checkpoint_every", 0, 10**9)
-        reader = self.string(sec, p, "reader", max_len=20, choices=READERS)
-        self.integer(sec, p, "reader_epochs", 0, 100_000)
-        warm = self.integer(sec, p, "warm_start_episodes", 0, 1_000_000)
-        self.integer(sec, p, "warm_start_epochs", 0, 10_000)
-        self.string(sec, p, "reception", max_len=20, choices=RECEPTIONS)
-        self.string(sec, p, "reading", max_len=20, choices=READINGS)
-        self.number(sec, p, "embedding_noise", 0, 10)
-        token_attention = self.boolean(sec, p, "token_attention")
-        if token_attention is True and sec.get("train_adapters") is True:
+        v = self.declared(sec, p, TrainingSpec)  # types, ranges and choices, as each field declares them
+        if v["token_attention"] is True and sec.get("train_adapters") is True:
             self.err(
                 f"{p}.token_attention", "pools the bare backbone's token states: not with train_adapters"
             )
-        consistency = self.number(sec, p, "paraphrase_consistency", 0, 1000)
         env = top.get("environment")
         env_name = env.get("name") if isinstance(env, dict) else None
-        self.ppo_options(sec, p, env_name)
-        if consistency not in (MISSING, _BAD, 0) and _cannot_paraphrase(env_name):
+        self.ppo_options(sec, p, env_name, v)
+        if v["paraphrase_consistency"] not in (MISSING, _BAD, 0) and _cannot_paraphrase(env_name):
             self.err(
                 f"{p}.paraphrase_consistency",
                 "needs an environment that can re-phrase its clues (paraphrase_ids), e.g. number_guess",
             )
         for key, on in (
-            ("reader", reader == "clause"),
-            ("warm_start_episodes", warm not in (MISSING, _BAD, 0)),
+            ("reader", v["reader"] == "clause"),
+            ("warm_start_episodes", v["warm_start_episodes"] not in (MISSING, _BAD, 0)),
             ("teacher", sec.get("teacher") == "expert"),
         ):
             if on and env_name not in (None, "customer_service"):
@@ -216,8 +177,8 @@ class _RunChecks(_Checks):
         if sec is None:
             return
         p = "$.resources"
-        processes = self.integer(sec, p, "processes", 1, LIMITS["processes"])
-        devices = self.integer(sec, p, "devices", 0, LIMITS["processes"])
+        v = self.declared(sec, p, ResourcesSpec)
+        processes, devices = v["processes"], v["devices"]
         training = top.get("training") if isinstance(top.get("training"), dict) else {}
         if isinstance(processes, int) and processes > 1:
             algorithm = training.get("algorithm", TrainingSpec.algorithm)
@@ -242,27 +203,24 @@ class _RunChecks(_Checks):
             if training.get("device", TrainingSpec.device) in ("cpu", "mps"):
                 self.err(f"{p}.devices", 'GPUs need training.device "cuda" or "auto"')
 
-    def ppo_options(self, sec: dict, p: str, env_name: Any) -> None:
-        """MAPPO/IPPO settings: each is an error at its own path under another algorithm."""
+    def ppo_options(self, sec: dict, p: str, env_name: Any, v: dict[str, Any]) -> None:
+        """MAPPO/IPPO settings (`v`: the checked values): each is an error at its own path under another
+        algorithm."""
         algorithm = sec.get("algorithm", TrainingSpec.algorithm)
-        imitation = self.number(sec, p, "self_imitation", 0, 10)
-        sharing = self.string(sec, p, "policy_sharing", max_len=20, choices=SHARINGS)
-        counterfactual = self.boolean(sec, p, "counterfactual")
-        teacher = self.string(sec, p, "teacher", max_len=20, choices=TEACHERS)
-        self.number(sec, p, "teacher_coef", 0, 100)
-        fade = self.integer(sec, p, "teacher_fade_episodes", 0, 10_000_000)
+        teacher = v["teacher"]
+        fade = v["teacher_fade_episodes"]
         if fade not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
             self.err(f"{p}.teacher_fade_episodes", "fades a teacher: set training.teacher first")
-        self.teacher_checkpoint(sec, p, teacher)
+        self.teacher_checkpoint(sec, p, teacher, v["teacher_checkpoint"])
         ppo_only = {
-            "self_imitation": imitation not in (MISSING, _BAD, 0),
-            "policy_sharing": sharing not in (MISSING, _BAD, TrainingSpec.policy_sharing),
+            "self_imitation": v["self_imitation"] not in (MISSING, _BAD, 0),
+            "policy_sharing": v["policy_sharing"] not in (MISSING, _BAD, TrainingSpec.policy_sharing),
             "teacher": teacher not in (MISSING, _BAD, TrainingSpec.teacher),
         }
         for key, on in ppo_only.items():
             if on and not is_ppo(algorithm):
                 self.err(f"{p}.{key}", f"a PPO setting: set algorithm to {either('ppo')}, not {algorithm!r}")
-        if counterfactual is True and not has_centralised_critic(algorithm):
+        if v["counterfactual"] is True and not has_centralised_critic(algorithm):
             self.err(
                 f"{p}.counterfactual",
                 "the counterfactual baseline needs MAPPO's centralised critic: set algorithm to "
@@ -275,9 +233,8 @@ class _RunChecks(_Checks):
                 + ", ".join(_scripted_environments()),
             )
 
-    def teacher_checkpoint(self, sec: dict, p: str, teacher: Any) -> None:
+    def teacher_checkpoint(self, sec: dict, p: str, teacher: Any, path: Any) -> None:
         """A checkpoint teacher names a directory holding a MAPPO checkpoint; other teachers name none."""
-        path = self.string(sec, p, "teacher_checkpoint", max_len=1000, allow_empty=True)
         if path in (MISSING, _BAD):
             path = ""
         if teacher != "checkpoint":

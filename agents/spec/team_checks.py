@@ -12,6 +12,7 @@ import networkx as nx
 
 from agents.roles import REWARD_TERMS, ROLES
 from agents.spec.checks import _allowed_keys, _Checks, _quote_list
+from agents.spec.declared import rule
 from agents.spec.nodes import (
     AgentSpec,
     BackboneSpec,
@@ -216,7 +217,7 @@ class _TeamChecks(_Checks):
                 if s is None:
                     names = None
                     continue
-                name = self.string(s, pp, "name", max_len=20, choices=PHASES)
+                name = self.option(s, pp, rule(PhaseSpec, "name"))
                 if isinstance(name, str) and names is not None:
                     if name in names:
                         self.err(f"{pp}.name", f"phase {json.dumps(name)} is listed twice")
@@ -228,7 +229,7 @@ class _TeamChecks(_Checks):
                     names.append(name)
                 elif names is not None:
                     names = None
-                th = self.number(s, pp, "threshold", 0, 1)
+                th = self.option(s, pp, rule(PhaseSpec, "threshold"))
                 if isinstance(th, float):
                     if th < last:
                         self.err(
@@ -239,9 +240,8 @@ class _TeamChecks(_Checks):
         if "plateau" in sec:
             pl = self.obj(sec["plateau"], f"{p}.plateau", _allowed_keys(PlateauSpec))
             if pl is not None:
-                self.integer(pl, f"{p}.plateau", "cycles", 1, 1000)
-                self.number(pl, f"{p}.plateau", "min_improvement", 0, 1)
-        self.integer(sec, p, "cycle_episodes", 1, 10**8)
+                self.declared(pl, f"{p}.plateau", PlateauSpec)
+        self.declared(sec, p, EvolutionSpec)  # cycle_episodes; phases and plateau are checked above
         return names
 
     def reward(self, top: dict, phases: list[str] | None) -> None:
@@ -286,13 +286,15 @@ class _TeamChecks(_Checks):
         if sec is None:
             return
         p = "$.curriculum"
-        self.boolean(sec, p, "enabled")
-        up = self.number(sec, p, "upper", 0, 1, default=CurriculumSpec.upper)
-        lo = self.number(sec, p, "lower", 0, 1, default=CurriculumSpec.lower)
+        # an absent bound is its default in the cross-checks (lower below upper, min_level up to max_level)
+        v = {
+            k: getattr(CurriculumSpec, k) if x is MISSING else x
+            for k, x in self.declared(sec, p, CurriculumSpec).items()
+        }
+        up, lo = v["upper"], v["lower"]
         if isinstance(up, float) and isinstance(lo, float) and not lo < up:
             self.err(f"{p}.lower", f"lower ({lo:g}) must be below upper ({up:g})")
-        mn = self.integer(sec, p, "min_level", 0, 1000, default=CurriculumSpec.min_level)
-        mx = self.integer(sec, p, "max_level", 0, 1000, default=CurriculumSpec.max_level)
+        mn, mx = v["min_level"], v["max_level"]
         if isinstance(mn, int) and isinstance(mx, int) and mn > mx:
             self.err(f"{p}.min_level", f"min_level ({mn}) must not exceed max_level ({mx})")
 
@@ -300,11 +302,7 @@ class _TeamChecks(_Checks):
         sec = self.section(top, "circuit_breaker", CircuitBreakerSpec)
         if sec is None:
             return
-        p = "$.circuit_breaker"
-        self.number(sec, p, "confidence_threshold", 0, 1)
-        self.integer(sec, p, "consecutive_low", 1, 10_000)
-        self.number(sec, p, "cooldown_s", 0, 86_400)
-        self.integer(sec, p, "step_limit", 1, 1_000_000)
+        self.declared(sec, "$.circuit_breaker", CircuitBreakerSpec)
 
     def fallback(self, top: dict, ids: list[str] | None) -> None:
         sec = self.section(top, "fallback", FallbackSpec)

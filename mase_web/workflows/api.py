@@ -27,8 +27,18 @@ from rest_framework.views import APIView
 from agents.advisor import advise
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_parameters
 from agents.roles import REWARD_TERMS, ROLES
-from agents.spec import LIMITS, PHASES, REWARD_PRESETS, intent_catalogues, spec_warnings, validate_spec
+from agents.spec import (
+    LIMITS,
+    PHASES,
+    REWARD_PRESETS,
+    AgentSpec,
+    TeamSpec,
+    intent_catalogues,
+    spec_warnings,
+    validate_spec,
+)
 from agents.spec.algorithms import algorithm_catalog
+from agents.spec.schema import spec_schema
 from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
@@ -325,9 +335,23 @@ def _environment_parameters() -> dict[str, list]:
     return out
 
 
+def _spec_defaults() -> dict:
+    """What the library fills in where a spec leaves a setting out (its dataclasses own the defaults), for
+    the designer's editors to show: each section of a team, and under "agent" one agent's settings."""
+    team = TeamSpec(name="", agents=()).to_dict()
+    agent = AgentSpec(id="", role="", prompt="").to_dict()
+    sections = {key: value for key, value in team.items() if isinstance(value, dict)}
+    return {
+        **sections,
+        "agent": {k: v for k, v in agent.items() if k not in ("id", "role", "prompt", "intents")},
+    }
+
+
 class CatalogueView(APIView):
-    """What the designer's palette and editors offer: roles, reward terms, presets, phases, and each
-    environment's parameters (for the Environment tab)."""
+    """What the designer's palette and editors offer: roles, reward terms, presets, phases, each
+    environment's parameters (for the Environment tab), the JSON Schema of the spec's declared
+    sections (each option's type, default, range, choices and description), and every default the
+    library fills in (the editors show them for settings a spec leaves out)."""
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
@@ -343,5 +367,7 @@ class CatalogueView(APIView):
                 "environments": _environment_parameters(),
                 "intents": intent_catalogues(),  # per environment: what an agent may own (checkboxes)
                 "algorithms": algorithm_catalog(),  # each training algorithm with its capabilities
+                "defaults": _spec_defaults(),  # what the editors show for a setting the spec leaves out
+                "schema": spec_schema(),  # JSON Schema of the declared sections (agents.spec.schema)
             }
         )

@@ -80,7 +80,6 @@ class ReinforceCommConfig:
             "seed": t.seed,
             "device": t.device,
             "baseline": t.baseline,
-            "entropy_coef": t.entropy_coef,
             "grad_clip": t.grad_clip,
             "train_adapters": t.train_adapters,
             "reception": t.reception,
@@ -103,6 +102,8 @@ class ReinforceCommConfig:
             "routing": "learned" if c.enabled else "none",
             "protocol": c.protocol,
         }
+        if t.entropy_coef is not None:  # null: this trainer's own default (the field above)
+            values["entropy_coef"] = float(t.entropy_coef)
         if spec.agents:
             values["hidden"] = max(a.policy_head.hidden for a in spec.agents)
         known = {f.name for f in fields(cls)}

@@ -2,12 +2,15 @@ import { useEffect, useState } from "react";
 import { IntentChecklist, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
 import { useFieldProblem } from "./fieldProblem";
 import { NumberField } from "./NumberField";
+import type { SpecDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
 import type { AgentSpec, IntentInfo, RoleInfo } from "./types";
 
 interface Props {
   agent: AgentSpec;
   roles: RoleInfo[];
+  /** The spec's defaults, as the catalogue serves them (an agent's settings, the backbone). */
+  defaults: SpecDefaults;
   /** The role may read but not change the workflow: fields show their values, disabled. */
   readOnly?: boolean;
   /** The environment's intent catalogue, when its agents own intents (customer service). */
@@ -16,10 +19,8 @@ interface Props {
   publishedVersion?: number | null;
 }
 
-const DEFAULT_LORA = { r: 4, alpha: 8, dropout: 0, target_modules: null };
-
 /** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
-export function AgentInspector({ agent, roles, readOnly = false, intents, workflowId, publishedVersion }: Props) {
+export function AgentInspector({ agent, roles, defaults, readOnly = false, intents, workflowId, publishedVersion }: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
   const [idText, setIdText] = useState(agent.id);
@@ -28,7 +29,7 @@ export function AgentInspector({ agent, roles, readOnly = false, intents, workfl
     setIdText(agent.id);
     setIdError(null);
   }, [agent.id]);
-  const lora = { ...DEFAULT_LORA, ...(agent.lora ?? {}) };
+  const lora = { ...defaults.agent.lora, ...(agent.lora ?? {}) };
   const role = roles.find((r) => r.name === agent.role);
   const agentIndex = useDesigner.getState().spec.agents.findIndex((a) => a.id === agent.id);
   const promptPath = `$.agents[${agentIndex}].prompt`;
@@ -90,14 +91,14 @@ export function AgentInspector({ agent, roles, readOnly = false, intents, workfl
         <label className="field" title='"default" is all-MiniLM-L6-v2; or the path of a local Hugging Face model directory.'>
           <span>Model</span>
           <input
-            value={backbone.model ?? "default"}
+            value={backbone.model ?? defaults.backbone.model}
             onChange={(e) => setSection("backbone", { ...backbone, model: e.target.value })}
           />
         </label>
         <label className="field" title="How a sentence becomes one vector.">
           <span>Pooling</span>
           <select
-            value={backbone.pooling ?? "mean"}
+            value={backbone.pooling ?? defaults.backbone.pooling}
             onChange={(e) => setSection("backbone", { ...backbone, pooling: e.target.value as "mean" | "cls" | "last" })}
           >
             <option value="mean">mean</option>
@@ -131,7 +132,7 @@ export function AgentInspector({ agent, roles, readOnly = false, intents, workfl
           label="Policy head hidden units"
           integer
           min={1}
-          value={agent.policy_head?.hidden ?? 64}
+          value={agent.policy_head?.hidden ?? defaults.agent.policy_head.hidden}
           hint="Width of the agent's own policy head."
           onChange={(hidden) => updateAgent(agent.id, { policy_head: { hidden } })}
         />
@@ -139,7 +140,7 @@ export function AgentInspector({ agent, roles, readOnly = false, intents, workfl
           label="Update period"
           integer
           min={1}
-          value={agent.update_period ?? 1}
+          value={agent.update_period ?? defaults.agent.update_period}
           hint="The agent's parameters update every k training updates (agents evolve at different speeds)."
           onChange={(update_period) => updateAgent(agent.id, { update_period })}
         />

@@ -1,10 +1,13 @@
 import { AgentInspector } from "./AgentInspector";
 import { EdgeInspector } from "./EdgeInspector";
+import type { SpecDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
 import type { IntentInfo, RoleInfo } from "./types";
 
 interface Props {
   roles: RoleInfo[];
+  /** The spec's defaults (the catalogue's), for the settings an agent leaves out. */
+  defaults: SpecDefaults;
   /** Per environment: the intents an agent may own. */
   intents?: Record<string, IntentInfo[]>;
   /** The workflow and its latest published version (flags prompt edits that need retraining). */
@@ -13,7 +16,7 @@ interface Props {
 }
 
 /** Shows the inspector of whatever is selected on the canvas (to read only, where the role cannot edit). */
-export function Inspector({ roles, intents, workflowId, publishedVersion }: Props) {
+export function Inspector({ roles, defaults, intents, workflowId, publishedVersion }: Props) {
   const selection = useDesigner((s) => s.selection);
   const spec = useDesigner((s) => s.spec);
   const readOnly = useDesigner((s) => s.readOnly);
@@ -25,6 +28,7 @@ export function Inspector({ roles, intents, workflowId, publishedVersion }: Prop
           key={agent.id}
           agent={agent}
           roles={roles}
+          defaults={defaults}
           readOnly={readOnly}
           intents={intents?.[spec.environment?.name ?? ""]}
           workflowId={workflowId}

@@ -1,32 +1,36 @@
 import { NumberField } from "./NumberField";
+import { filled, specDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
-import type { FallbackSection } from "./types";
+import type { Catalogue, FallbackSection } from "./types";
 
 /** Circuit breaker thresholds and the rule-based fallback the team switches to when it trips. */
-export function SafetyEditor() {
+export function SafetyEditor({ catalogue }: { catalogue: Catalogue }) {
+  const defaults = specDefaults(catalogue);
   const breaker = useDesigner((s) => s.spec.circuit_breaker) ?? {};
+  const shown = filled(breaker, defaults.circuit_breaker);
   const fallback = useDesigner((s) => s.spec.fallback) ?? {};
+  const kind = fallback.kind ?? defaults.fallback.kind;
   const agentIds = useDesigner((s) => s.spec.agents.map((a) => a.id).join(",")).split(",").filter(Boolean);
   const setSection = useDesigner.getState().setSection;
   const rules = fallback.rules ?? [];
   const saveBreaker = (patch: Partial<typeof breaker>) => setSection("circuit_breaker", { ...breaker, ...patch });
-  const saveFallback = (patch: Partial<FallbackSection>) => setSection("fallback", { kind: fallback.kind ?? "none", rules, ...patch });
+  const saveFallback = (patch: Partial<FallbackSection>) => setSection("fallback", { kind, rules, ...patch });
 
   return (
     <div className="safety-editor">
       <h2>Circuit breaker</h2>
       <p className="hint">After several low-confidence decisions in a row the team hands over to the fallback rules, then retries after a cooldown.</p>
       <fieldset>
-        <NumberField path="$.circuit_breaker.confidence_threshold" label="Low confidence below" min={0} max={1} step={0.05} value={breaker.confidence_threshold ?? 0.5} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
-        <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low decisions" integer min={1} value={breaker.consecutive_low ?? 3} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
-        <NumberField path="$.circuit_breaker.cooldown_s" label="Cooldown (seconds)" min={0} value={breaker.cooldown_s ?? 30} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
-        <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={breaker.step_limit ?? 20} onChange={(step_limit) => saveBreaker({ step_limit })} />
+        <NumberField path="$.circuit_breaker.confidence_threshold" label="Low confidence below" min={0} max={1} step={0.05} value={shown.confidence_threshold} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
+        <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low decisions" integer min={1} value={shown.consecutive_low} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
+        <NumberField path="$.circuit_breaker.cooldown_s" label="Cooldown (seconds)" min={0} value={shown.cooldown_s} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
+        <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={shown.step_limit} onChange={(step_limit) => saveBreaker({ step_limit })} />
       </fieldset>
 
       <h2>Fallback</h2>
       <label className="field" title="What runs while the breaker is open.">
         <span>Fallback</span>
-        <select aria-label="Fallback" value={fallback.kind ?? "none"} onChange={(e) => saveFallback({ kind: e.target.value as FallbackSection["kind"] })}>
+        <select aria-label="Fallback" value={kind} onChange={(e) => saveFallback({ kind: e.target.value as FallbackSection["kind"] })}>
           <option value="none">none</option>
           <option value="keyword_router">keyword router</option>
           <option value="scripted">scripted team</option>

@@ -1,15 +1,18 @@
 import { NumberField } from "./NumberField";
-import { DEFAULT_PHASES, withoutPhase, withPhase } from "./schedule";
+import { withoutPhase, withPhase } from "./schedule";
+import { filled, plateauWords, specDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
 import type { Catalogue } from "./types";
 
 /** Evolution schedule (phases, thresholds, plateau rule) and the adaptive curriculum. */
 export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
+  const defaults = specDefaults(catalogue);
   const evolution = useDesigner((s) => s.spec.evolution) ?? {};
   const curriculum = useDesigner((s) => s.spec.curriculum) ?? {};
+  const levels = filled(curriculum, defaults.curriculum);
   const { setSection, edit } = useDesigner.getState();
-  const phases = evolution.phases ?? DEFAULT_PHASES;
-  const plateau = evolution.plateau ?? { cycles: 3, min_improvement: 0.02 };
+  const phases = evolution.phases ?? defaults.evolution.phases;
+  const plateau = evolution.plateau ?? defaults.evolution.plateau;
   const unused = catalogue.phases.filter((p) => !phases.some((x) => x.name === p));
   const saveEvolution = (patch: Partial<typeof evolution>) => setSection("evolution", { ...evolution, phases, plateau, ...patch });
   const addPhase = (name: string) => edit((draft) => void (draft.spec = withPhase(draft.spec, name, catalogue.phases)));
@@ -72,23 +75,23 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
         )}
       </div>
       <fieldset>
-        <legend title="Flag the reward for restructuring when the score stops improving (default: 3 cycles, 2%).">Plateau rule</legend>
+        <legend title={`Flag the reward for restructuring when the score stops improving (default: ${plateauWords(defaults.evolution.plateau)}).`}>Plateau rule</legend>
         <NumberField label="Cycles without improvement" integer min={1} value={plateau.cycles} onChange={(cycles) => saveEvolution({ plateau: { ...plateau, cycles } })} />
         <NumberField label="Minimum improvement" min={0} max={1} step={0.01} value={plateau.min_improvement} hint="0.02 = 2%" onChange={(min_improvement) => saveEvolution({ plateau: { ...plateau, min_improvement } })} />
-        <NumberField label="Episodes per cycle" integer min={1} value={evolution.cycle_episodes ?? 500} onChange={(cycle_episodes) => saveEvolution({ cycle_episodes })} />
+        <NumberField label="Episodes per cycle" integer min={1} value={evolution.cycle_episodes ?? defaults.evolution.cycle_episodes} onChange={(cycle_episodes) => saveEvolution({ cycle_episodes })} />
       </fieldset>
 
       <h2>Curriculum</h2>
       <label className="field check" title="Difficulty follows the success rate: harder above the upper bound, easier below the lower one.">
-        <input type="checkbox" checked={curriculum.enabled ?? false} onChange={(e) => saveCurriculum({ enabled: e.target.checked })} />
+        <input type="checkbox" checked={levels.enabled} onChange={(e) => saveCurriculum({ enabled: e.target.checked })} />
         <span>Adaptive curriculum</span>
       </label>
       {curriculum.enabled && (
         <fieldset>
-          <NumberField label="Harder above success rate" min={0} max={1} step={0.05} value={curriculum.upper ?? 0.8} onChange={(upper) => saveCurriculum({ upper })} />
-          <NumberField label="Easier below success rate" min={0} max={1} step={0.05} value={curriculum.lower ?? 0.4} onChange={(lower) => saveCurriculum({ lower })} />
-          <NumberField label="Lowest level" integer min={0} value={curriculum.min_level ?? 0} onChange={(min_level) => saveCurriculum({ min_level })} />
-          <NumberField label="Highest level" integer min={0} value={curriculum.max_level ?? 3} onChange={(max_level) => saveCurriculum({ max_level })} />
+          <NumberField label="Harder above success rate" min={0} max={1} step={0.05} value={levels.upper} onChange={(upper) => saveCurriculum({ upper })} />
+          <NumberField label="Easier below success rate" min={0} max={1} step={0.05} value={levels.lower} onChange={(lower) => saveCurriculum({ lower })} />
+          <NumberField label="Lowest level" integer min={0} value={levels.min_level} onChange={(min_level) => saveCurriculum({ min_level })} />
+          <NumberField label="Highest level" integer min={0} value={levels.max_level} onChange={(max_level) => saveCurriculum({ max_level })} />
         </fieldset>
       )}
     </div>

@@ -1,8 +1,16 @@
 /** Types of the team spec and of the workflow API, as the designer uses them.
  *
- * The spec is the library's JSON document (agents/spec.py); every section except agents is optional
+ * The spec is the library's JSON document (agents/spec/); every section except agents is optional
  * there, so the editors read with defaults and write whole sections back.
  */
+
+import type {
+  CircuitBreakerSpec,
+  CurriculumSpec,
+  EvolutionSpec,
+  ResourcesSpec,
+  TrainingSpec as TrainingSection,
+} from "./spec.generated";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -48,53 +56,28 @@ export interface RewardSection {
   terms?: RewardTerm[];
 }
 
+/* The sections whose options are declared once, on the library's dataclasses (agents/spec/nodes.py):
+ * their types are generated from the spec's JSON Schema (spec.generated.ts, `npm run gen:types`). */
+export type {
+  CircuitBreakerSpec as CircuitBreakerSection,
+  CurriculumSpec as CurriculumSection,
+  PlateauSpec,
+  ResourcesSpec as ResourcesSection,
+  TrainingSpec as TrainingSection,
+} from "./spec.generated";
+
+/** A phase as the editors handle it: named from the catalogue's phase list (plain strings), so wider
+ * than the generated `PhaseSpec`, whose name is one of the library's phases. */
 export interface PhaseSpec {
   name: string;
   threshold: number;
 }
 
-export interface EvolutionSection {
-  phases?: PhaseSpec[];
-  plateau?: { cycles: number; min_improvement: number };
-  cycle_episodes?: number;
-}
+export type EvolutionSection = Omit<EvolutionSpec, "phases"> & { phases?: PhaseSpec[] };
 
-export interface CurriculumSection {
-  enabled?: boolean;
-  upper?: number;
-  lower?: number;
-  min_level?: number;
-  max_level?: number;
-}
-
-export type Algorithm = "reinforce_comm" | "mappo" | "ippo";
-export type PolicySharing = "lora" | "independent" | "shared";
-export type TeacherKind = "none" | "rules" | "expert" | "checkpoint";
-
-/** The trainer settings the designer edits; the spec holds more (readers, devices), kept as they are. */
-export interface TrainingSection {
-  algorithm?: Algorithm;
-  episodes?: number;
-  batch_size?: number;
-  lr?: number;
-  seed?: number;
-  policy_sharing?: PolicySharing;
-  counterfactual?: boolean;
-  teacher?: TeacherKind;
-  teacher_checkpoint?: string;
-  teacher_coef?: number;
-  teacher_fade_episodes?: number;
-  self_imitation?: number;
-  warm_start_episodes?: number;
-  [key: string]: Json | undefined;
-}
-
-export interface CircuitBreakerSection {
-  confidence_threshold?: number;
-  consecutive_low?: number;
-  cooldown_s?: number;
-  step_limit?: number;
-}
+export type Algorithm = NonNullable<TrainingSection["algorithm"]>;
+export type PolicySharing = NonNullable<TrainingSection["policy_sharing"]>;
+export type TeacherKind = NonNullable<TrainingSection["teacher"]>;
 
 export interface FallbackRule {
   keywords: string[];
@@ -122,11 +105,12 @@ export interface TeamSpec {
   communication?: Record<string, Json>;
   reward?: RewardSection;
   evolution?: EvolutionSection;
-  curriculum?: CurriculumSection;
-  circuit_breaker?: CircuitBreakerSection;
+  curriculum?: CurriculumSpec;
+  circuit_breaker?: CircuitBreakerSpec;
   fallback?: FallbackSection;
   environment?: { name: string | null; params?: Record<string, Json> };
   training?: TrainingSection;
+  resources?: ResourcesSpec;
   [key: string]: unknown;
 }
 
@@ -205,6 +189,10 @@ export interface Catalogue {
   intents?: Record<string, IntentInfo[]>;
   /** Every training algorithm with its capabilities, in the order to offer them. */
   algorithms: AlgorithmInfo[];
+  /** JSON Schema of the spec's declared sections (as spec.schema.json holds it). */
+  schema?: { [key: string]: unknown };
+  /** The spec's defaults, from the library's dataclasses (read them through `specDefaults`). */
+  defaults?: import("./specDefaults").SpecDefaults;
 }
 
 export interface Workflow {

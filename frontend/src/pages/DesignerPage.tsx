@@ -17,6 +17,7 @@ import { ProblemsList } from "../designer/ProblemsList";
 import { RewardComposer } from "../designer/RewardComposer";
 import { SafetyEditor } from "../designer/SafetyEditor";
 import { ScheduleEditor } from "../designer/ScheduleEditor";
+import { specDefaults } from "../designer/specDefaults";
 import { TrainingEditor } from "../designer/TrainingEditor";
 import { useDesigner } from "../designer/store";
 import type { Catalogue, Workflow } from "../designer/types";
@@ -209,6 +210,7 @@ function Designer() {
                   {tab === "inspector" && (
                     <Inspector
                       roles={catalogue.roles}
+                      defaults={specDefaults(catalogue)}
                       intents={catalogue.intents}
                       workflowId={workflowId}
                       publishedVersion={workflow.latest_version}
@@ -218,7 +220,7 @@ function Designer() {
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
                   {tab === "training" && <TrainingEditor algorithms={catalogue.algorithms} />}
                   {tab === "environment" && <EnvironmentEditor catalogue={catalogue} />}
-                  {tab === "safety" && <SafetyEditor />}
+                  {tab === "safety" && <SafetyEditor catalogue={catalogue} />}
                 </fieldset>
               )}
             </div>

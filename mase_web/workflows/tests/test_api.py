@@ -149,6 +149,26 @@ def test_template_gallery_and_catalogue(team):
     assert algorithms["ippo"]["deployable"] and not algorithms["reinforce_comm"]["deployable"]
 
 
+def test_catalogue_serves_each_declared_option_with_its_rules(team):
+    *_, users, _ = team
+    schema = client_for(users[Role.OPERATOR]).get("/api/workflows/catalogue/").json()["schema"]
+    assert set(schema["properties"]) == {
+        "training",
+        "resources",
+        "circuit_breaker",
+        "curriculum",
+        "evolution",
+    }
+    training = schema["$defs"]["TrainingSpec"]["properties"]
+    assert training["algorithm"]["enum"] == ["reinforce_comm", "mappo", "ippo"]
+    assert training["lr"]["exclusiveMinimum"] == 0 and training["lr"]["maximum"] == 1
+    entropy = training["entropy_coef"]  # null = the algorithm's own default, said in its description
+    assert entropy["default"] is None and "mappo/ippo 0.01" in entropy["description"]
+    assert {"type": "null"} in entropy["anyOf"]
+    assert schema["$defs"]["ResourcesSpec"]["additionalProperties"] is False
+    assert schema["$defs"]["PlateauSpec"]["properties"]["cycles"]["minimum"] == 1
+
+
 def test_token_auth_for_scripts(team):
     *_, users, workflow = team
     token = Token.objects.create(user=users[Role.OPERATOR])

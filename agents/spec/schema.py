@@ -1,0 +1,75 @@
+"""The JSON Schema of the spec's declared sections, from their dataclasses' pydantic metadata.
+
+    python -m agents.spec.schema > frontend/src/designer/spec.schema.json
+
+The workflows catalogue serves it to the designer; the designer's TypeScript types are generated from
+the committed copy (`npm run gen:types` in frontend/), and a test checks that copy is current.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import sys
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from agents.spec.nodes import CircuitBreakerSpec, CurriculumSpec, EvolutionSpec, ResourcesSpec, TrainingSpec
+
+__all__ = ["SECTIONS", "spec_schema", "schema_text"]
+
+SECTIONS: dict[str, type] = {
+    "training": TrainingSpec,
+    "resources": ResourcesSpec,
+    "circuit_breaker": CircuitBreakerSpec,
+    "curriculum": CurriculumSpec,
+    "evolution": EvolutionSpec,
+}
+"""The spec's sections whose options are each declared once, on their dataclass field."""
+
+_REF = "#/$defs/{model}"
+
+
+def spec_schema() -> dict[str, Any]:
+    """One JSON Schema (draft 2020-12) with a property per section of SECTIONS, each a `$defs` entry
+    named after its dataclass. Every section is optional and takes no other keys, as the validator says."""
+    return copy.deepcopy(_built())  # the caller's own copy of a schema built once per process
+
+
+@functools.cache
+def _built() -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    for cls in SECTIONS.values():
+        schema = TypeAdapter(cls).json_schema(ref_template=_REF)
+        defs.update(schema.pop("$defs", {}))
+        defs[cls.__name__] = schema
+    for d in defs.values():
+        if d.get("type") == "object":
+            d["additionalProperties"] = False  # the validator refuses unknown keys
+        for prop in d.get("properties", {}).values():
+            prop.pop("title", None)  # "Entropy Coef" says nothing the key does not, and would name a TS type
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "SpecSections",
+        "description": "The team spec's declared sections (agents.spec.schema); each is optional.",
+        "type": "object",
+        "properties": {key: {"$ref": _REF.format(model=cls.__name__)} for key, cls in SECTIONS.items()},
+        "additionalProperties": False,
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def schema_text() -> str:
+    """The schema as the committed frontend/src/designer/spec.schema.json holds it."""
+    return json.dumps(spec_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main() -> int:
+    sys.stdout.write(schema_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
