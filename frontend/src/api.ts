@@ -1,4 +1,19 @@
-/** Small typed helpers for the REST API (session cookie + CSRF token). */
+/** Small typed helpers for the REST API (session cookie + CSRF token), and its response types. */
+import type { components } from "./api.generated";
+
+/**
+ * A shape as the API's OpenAPI schema declares it (api.schema.yaml, which `manage.py spectacular` writes;
+ * `npm run gen:api` turns it into api.generated.ts). Aliasing these keeps the pages' types in step with
+ * the serializers: a renamed or retyped field fails `tsc` instead of a page at run time.
+ */
+export type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
+
+/**
+ * `T` with some fields given their client-side shape: the schema types JSON columns as `unknown`, and
+ * fields a serializer only defaults on input (so optional there) are always present in its responses.
+ */
+export type Refine<T, Fields extends { [K in keyof Fields]: K extends keyof T ? unknown : never }> = Omit<T, keyof Fields> &
+  Fields;
 
 function csrfToken(): string {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);

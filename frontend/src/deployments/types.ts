@@ -1,9 +1,12 @@
+import type { Refine, Schema } from "../api";
 import type { BatchWriting, ReplyPart } from "./reply";
 
-/** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py). */
+/** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py).
+ * What the API's schema declares is aliased from it (../api.ts `Schema`); the runtime's records, the
+ * WebSocket frames and what the schema leaves free-form (JSON columns) are typed here by hand. */
 
-export type BreakerState = "closed" | "open" | "half_open";
-export type DecisionSource = "model" | "trial" | "fallback";
+export type BreakerState = Schema<"Deployment">["breaker_state"];
+export type DecisionSource = Schema<"DecisionStep">["source"];
 
 export interface BreakerSnapshot {
   name: string;
@@ -16,29 +19,11 @@ export interface BreakerSnapshot {
   last_transition: Record<string, unknown> | null;
 }
 
-export type DeploymentStatus = "active" | "stopped";
+export type DeploymentStatus = Schema<"Deployment">["status"];
 
-export interface DeploymentSummary {
-  id: number;
-  project: number;
-  project_name: string;
-  name: string;
-  workflow: number | null;
-  run: number;
-  run_name: string;
-  checkpoint: string;
-  status: DeploymentStatus;
-  created_by: string | null;
-  created_at: string;
-  breaker_state: BreakerState;
-  environment: string | null;
-  agents: string[];
-}
+export type DeploymentSummary = Schema<"Deployment">;
 
-export interface DeploymentDetail extends DeploymentSummary {
-  breaker: BreakerSnapshot;
-  fallback: string;
-}
+export type DeploymentDetail = Refine<Schema<"DeploymentDetail">, { breaker: BreakerSnapshot }>;
 
 export interface Alternative {
   action: string;
@@ -68,44 +53,20 @@ export interface Decision {
 }
 
 /** An operator's verdict on a stored decision (POST /api/decisions/<id>/review/). */
-export type ReviewStatus = "unreviewed" | "ok" | "wrong" | "escalated";
+export type ReviewStatus = Schema<"DecisionStep">["review_status"];
 
 /** A stored decision (GET /api/decisions/, an episode's steps). */
-export interface DecisionRow extends Decision {
-  id: number;
-  episode: number;
-  action_index: number | null;
-  created_at: string;
-  review_status: ReviewStatus;
-  review_reason: string;
-  reviewed_by: string | null;
-  reviewed_at: string | null;
-}
+export type DecisionRow = Refine<Schema<"DecisionStep">, Pick<Decision, "reason" | "messages">>;
 
-export interface EpisodeSummary {
-  id: number;
-  deployment: number;
-  deployment_name: string;
-  run: number;
-  request_id: string;
-  task_id: string;
-  task_text: string;
-  source: "api" | "browser" | "batch";
-  batch: number | null;
-  status: string;
-  reward: number | null;
-  breaker_state: BreakerState;
-  created_by: string | null;
-  created_at: string;
-  answer: string[] | null;
-  sources: Partial<Record<DecisionSource, number>>;
-}
+/** An episode's JSON columns: how many decisions each source made. */
+type EpisodeJson = { sources: Partial<Record<DecisionSource, number>> };
 
-export interface EpisodeDetail extends EpisodeSummary {
-  agents: string[];
-  result: Record<string, unknown>;
-  steps: DecisionRow[];
-}
+export type EpisodeSummary = Refine<Schema<"Episode">, EpisodeJson>;
+
+export type EpisodeDetail = Refine<
+  Schema<"EpisodeDetail">,
+  EpisodeJson & { result: Record<string, unknown>; steps: DecisionRow[] }
+>;
 
 /** The runtime's result of one ticket (POST /api/deployments/<id>/tickets/). */
 export interface TicketResult {
@@ -120,42 +81,19 @@ export interface TicketResult {
   info: { predicted_intents?: string[] } & Record<string, unknown>;
 }
 
-export interface Transition {
-  id: number;
-  deployment: number;
-  from_state: BreakerState;
-  to_state: BreakerState;
-  reason: string;
-  detail: string;
-  actor: string | null;
-  why: string;
-  created_at: string;
-}
+export type Transition = Schema<"Transition">;
 
-export interface AlertRow {
-  id: number;
-  deployment: number;
-  level: string;
-  name: string;
-  detail: string;
-  transition: number | null;
-  created_at: string;
-}
+export type AlertRow = Schema<"Alert">;
 
-export interface Batch {
-  id: number;
-  deployment: number;
-  state: "queued" | "running" | "succeeded" | "failed";
-  total: number;
-  done: number;
-  error: string;
-  created_at: string;
-  finished_at: string | null;
-  /** Exact match and per-intent figures when the batch's tickets carry intents. */
-  score: BatchScore | null;
-  /** What writing the batch's replies cost (null before any reply is stored). */
-  writing?: BatchWriting | null;
-}
+export type Batch = Refine<
+  Schema<"BatchJob">,
+  {
+    /** Exact match and per-intent figures when the batch's tickets carry intents. */
+    score: BatchScore | null;
+    /** What writing the batch's replies cost (null before any reply is stored). */
+    writing?: BatchWriting | null;
+  }
+>;
 
 export interface IntentScore {
   intent: string;
@@ -176,13 +114,7 @@ export interface BatchScore {
 }
 
 /** A finished training run offered by the deploy form, and what keeps it from being deployed. */
-export interface DeployCandidate {
-  id: number;
-  name: string;
-  project: number;
-  deployable: boolean;
-  why: string | null;
-}
+export type DeployCandidate = Schema<"DeployCandidate">;
 
 /** Frames of ws/deployments/<id>/ (mase_web/deployments/live.py). */
 export type StreamEvent =

@@ -1,18 +1,15 @@
-/** Shapes of the feedback API (mase_web/feedback/serializers.py and api.py). */
+/** Shapes of the feedback API (mase_web/feedback/serializers.py and api.py).
+ * What the API's schema declares is aliased from it (../api.ts `Schema`); what it leaves free-form (JSON
+ * columns, agreement and progress figures) is typed here by hand. */
+import type { Refine, Schema } from "../api";
 
-export type QueueKind = "rating" | "pairwise";
-export type Choice = "A" | "B" | "tie";
+export type QueueKind = NonNullable<Schema<"Queue">["kind"]>;
+export type Choice = Schema<"Judgement">["choice"];
 
-export interface StepSnapshot {
-  step?: number;
-  agent: string;
-  action: string;
-  source?: string;
-  confidence?: number | null;
-  messages?: unknown;
-}
+export type StepSnapshot = Schema<"StepSnapshot">;
 
-/** What an annotator rates, frozen when the item was queued. */
+/** What an annotator rates, frozen when the item was queued (a JSON column: the stored snapshot also
+ * keeps the reply the enqueue body's `Snapshot` does not declare). */
 export interface Snapshot {
   task: string;
   answer: string;
@@ -28,47 +25,32 @@ export interface QueueProgress {
   done: number;
 }
 
-export interface Queue {
-  id: number;
-  project: number;
-  name: string;
-  kind: QueueKind;
-  guidelines: string;
-  overlap: number;
-  tags: string[];
-  created_by: string | null;
-  created_at: string;
-  can_manage: boolean;
-  my_progress: { assigned: number; done: number };
-  progress?: QueueProgress;
-}
+/** A queue as listed: the fields its serializer defaults on input are always in the response. */
+export type Queue = Refine<
+  Schema<"QueueProgress">,
+  {
+    kind: QueueKind;
+    guidelines: string;
+    tags: string[];
+    my_progress: { assigned: number; done: number };
+    progress?: QueueProgress;
+  }
+>;
 
-export interface RatingAnswer {
-  id: number;
-  item: number;
-  value: number;
-  tags: string[];
-  comment: string;
-}
+export type RatingAnswer = Refine<Schema<"Rating">, { tags: string[] }>;
 
-export interface JudgementAnswer {
-  id: number;
-  item: number;
-  choice: Choice;
-  comment: string;
-}
+export type JudgementAnswer = Schema<"Judgement">;
 
-export interface Item {
-  id: number;
-  queue: number;
-  kind: "episode" | "step" | "pair";
-  episode_key: string;
-  snapshot: Snapshot;
-  episode_key_b: string;
-  snapshot_b: Snapshot | null;
-  my_rating?: RatingAnswer | null;
-  my_judgement?: JudgementAnswer | null;
-}
+/** An item; only the annotator's own list (an `AssignedItem`) carries their answers. */
+export type Item = Refine<
+  Schema<"AssignedItem">,
+  {
+    snapshot: Snapshot;
+    snapshot_b: Snapshot | null;
+    my_rating?: RatingAnswer | null;
+    my_judgement?: JudgementAnswer | null;
+  }
+>;
 
 export interface Disagreement {
   item: number;
@@ -103,34 +85,13 @@ export interface RewardModelMetrics {
   n_ties: number;
 }
 
-export interface RewardModel {
-  id: number;
-  queue: number;
-  state: "queued" | "running" | "succeeded" | "failed";
-  progress: number;
-  message: string;
-  metrics: Partial<RewardModelMetrics>;
-  /** Set when too few items were held out for the accuracy to mean much. */
-  warning: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
+export type RewardModel = Refine<Schema<"RewardModel">, { metrics: Partial<RewardModelMetrics> }>;
 
 /** What creating a queue sends: the editable fields of a `Queue`. */
 export type NewQueue = Pick<Queue, "project" | "name" | "kind" | "guidelines" | "overlap" | "tags">;
 
-export interface DeploymentFilter {
-  deployment: number;
-  unit: "episode" | "step";
-  max_confidence: number | null;
-  fallback_only: boolean;
-  limit: number;
-  /** Pairwise queues: the deployment whose answers are episode B (null: any other of the project). */
-  compare_with?: number | null;
-}
+/** What enqueuing a deployment's answers sends; `compare_with`, for pairwise queues, is the deployment
+ * whose answers are episode B (null: any other of the project). */
+export type DeploymentFilter = Refine<Schema<"EnqueueDeployment">, { max_confidence: number | null }>;
 
-export interface DeploymentSummary {
-  id: number;
-  project: number;
-  name: string;
-}
+export type DeploymentSummary = Pick<Schema<"Deployment">, "id" | "project" | "name">;

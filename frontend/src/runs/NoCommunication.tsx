@@ -1,3 +1,6 @@
+import { reportsNoAttention } from "./attentionReports";
+import { useAlgorithms } from "./useAlgorithms";
+
 interface Edge {
   source?: unknown;
   target?: unknown;
@@ -10,9 +13,6 @@ interface Props {
   ended: boolean;
   spec: Record<string, unknown> | undefined;
 }
-
-/** Trainers that report no attention: their runs have no learned communication to draw. */
-const SILENT = new Set(["mappo", "ippo"]);
 
 /** The designed communication links of a spec, "a → b". */
 function designedLinks(spec: Props["spec"]): string[] {
@@ -27,7 +27,9 @@ function designedLinks(spec: Props["spec"]): string[] {
  * or that this run has none, with the links the team was designed with.
  */
 export function NoCommunication({ algorithm, ended, spec }: Props) {
-  const none = ended || (algorithm !== null && SILENT.has(algorithm));
+  // Whether the trainer records attention at all is the catalogue's word (its algorithms' `messages`).
+  const silent = reportsNoAttention(algorithm, useAlgorithms(algorithm !== null));
+  const none = ended || silent;
   const links = designedLinks(spec);
   return (
     <section className="card" data-testid="communication-none">
@@ -37,7 +39,7 @@ export function NoCommunication({ algorithm, ended, spec }: Props) {
       ) : (
         <>
           <p>
-            This run reports no learned communication: {algorithm && SILENT.has(algorithm) ? `its trainer (${algorithm.toUpperCase()}) does not record who listened to whom` : "it ended without an attention report"}
+            This run reports no learned communication: {silent && algorithm ? `its trainer (${algorithm.toUpperCase()}) does not record who listened to whom` : "it ended without an attention report"}
             , so there is no graph of who told what to whom. The messages it sent are counted in the learning curves.
           </p>
           {links.length > 0 && (

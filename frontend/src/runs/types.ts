@@ -1,6 +1,9 @@
-/** Types of the runs API (mase_web/runs) and of the library's event payloads (training/events.py). */
+/** Types of the runs API (mase_web/runs) and of the library's event payloads (training/events.py).
+ * What the API's schema declares is aliased from it (../api.ts `Schema`); the rest (WebSocket frames,
+ * event payloads, endpoints the schema leaves free-form) is typed here by hand. */
+import type { Refine, Schema } from "../api";
 
-export type RunState = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+export type RunState = Schema<"Run">["state"];
 export const RUN_STATES: RunState[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 export const TERMINAL_STATES: ReadonlySet<string> = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -11,46 +14,24 @@ export interface Paginated<T> {
   results: T[];
 }
 
-export interface RunSummary {
-  id: number;
-  project: number;
-  name: string;
-  kind: "training" | "evaluation";
-  device: "cpu" | "gpu";
-  state: RunState;
-  source: Record<string, unknown>;
-  created_by: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  worker: string;
-  deliveries: number;
-  cancel_requested: boolean;
-  error: string;
-  metrics: Record<string, unknown>;
-  last_seq: number | null;
-  tags: string[];
-}
+/** A run's JSON columns: where its spec came from, its final metrics. */
+type RunJson = { source: Record<string, unknown>; metrics: Record<string, unknown> };
 
-export interface RunDetail extends RunSummary {
-  spec: Record<string, unknown>;
-}
+export type RunSummary = Refine<Schema<"Run">, RunJson>;
 
-export interface Checkpoint {
-  step: number;
-  path: string;
-  metrics: Record<string, unknown>;
-  created_at: string;
-}
+export type RunDetail = Refine<Schema<"RunDetail">, RunJson & { spec: Record<string, unknown> }>;
+
+export type Checkpoint = Refine<Schema<"Checkpoint">, { metrics: Record<string, unknown> }>;
 
 /** One event as the WebSocket and GET /api/runs/<id>/events/ send it. */
-export interface RunEventMessage {
-  seq: number;
-  type: string;
-  payload: Record<string, unknown>;
-  /** Seconds since the epoch on the WebSocket, an ISO date from the REST API. */
-  time: string | number;
-}
+export type RunEventMessage = Refine<
+  Schema<"RunEvent">,
+  {
+    payload: Record<string, unknown>;
+    /** Seconds since the epoch on the WebSocket, an ISO date from the REST API. */
+    time: string | number;
+  }
+>;
 
 export type StreamFrame =
   | { type: "events"; events: RunEventMessage[] }
@@ -157,14 +138,5 @@ export interface WorkerState {
   error: string;
 }
 
-export interface Membership {
-  project: number;
-  project_name: string;
-  role: string;
-}
-export interface Me {
-  id: number;
-  username: string;
-  is_staff: boolean;
-  memberships: Membership[];
-}
+export type Membership = Schema<"Membership">;
+export type Me = Schema<"Me">;

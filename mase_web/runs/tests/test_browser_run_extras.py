@@ -127,19 +127,20 @@ def test_mappo_runs_gpu_queue_and_early_cancel(live_services, browser_page, gpu_
     base = live_services.base_url
     _, project = sign_in(page, base, "mappo_pm")
 
-    # A MAPPO run reports no attention: the page says the run has none, and lists the designed links.
-    mappo = make_run(project, "customer service")
+    # An IPPO run reports no attention (the catalogue says its agents send no messages): the page says
+    # the run has none, and lists the designed links.
+    ippo = make_run(project, "customer service")
     spec = quick_spec()
     spec["edges"] = [{"source": "shopping_guide", "target": "logistics", "kind": "communication"}]
-    Run.objects.filter(pk=mappo.pk).update(spec=spec)
-    feed = Feed(mappo)
-    feed.emit("started", resumed_from=None, algorithm="mappo", agents=["shopping_guide", "logistics"])
-    feed.emit("metrics", step=1, episode=32, messages_per_episode=2.5, success=0.2)
+    Run.objects.filter(pk=ippo.pk).update(spec=spec)
+    feed = Feed(ippo)
+    feed.emit("started", resumed_from=None, algorithm="ippo", agents=["shopping_guide", "logistics"])
+    feed.emit("metrics", step=1, episode=32, messages_per_episode=0, success=0.2)
     feed.flush()
-    page.goto(f"{base}/runs/{mappo.pk}/")
+    page.goto(f"{base}/runs/{ippo.pk}/")
     none = page.get_by_test_id("communication-none")
     none.get_by_text("This run reports no learned communication").wait_for()
-    assert "MAPPO" in none.inner_text()
+    assert "IPPO" in none.inner_text()
     none.locator("summary").click()
     none.get_by_text("shopping_guide → logistics").wait_for()
     assert page.get_by_text("appears with the first").count() == 0
