@@ -1,8 +1,8 @@
 """The live stream of one deployment: ``ws/deployments/<id>/``.
 
 On connect the client gets ``{"kind": "hello", "breaker": snapshot}``, then every event published to the
-deployment's group (`mase_web.deployments.live`): episodes, their decision steps as they are made, breaker
-transitions, alerts and batch progress, plus ``{"kind": "heartbeat"}`` every HEARTBEAT seconds.
+deployment's group (`mase_web.deployments.live`): episodes, their decision steps as they are made, the
+reply as it is written (``reply_chunk``, ``reply_part``), breaker transitions, alerts and batch progress, plus ``{"kind": "heartbeat"}`` every HEARTBEAT seconds.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 `run_ticket` / `answer_ticket` are what the synchronous API, the browser and the Celery batch job call.
 After the team has decided, its agents write the reply (`deployments.writing`, under the writer's own
-breaker); its parts are streamed as they are written and the reply is stored beside the decisions.
+breaker); its text is streamed as it is written (``reply_chunk`` events, tagged with the part's index and
+agent, then one ``reply_part`` per settled part) and the reply is stored beside the decisions.
 Concurrent tickets to one deployment in one process are micro-batched: they join an open *group* and the
 group's first ticket (its leader) takes the deployment's row lock, restores the runtime's breaker from the
 database once, creates every episode row, and lets each ticket play in its own thread at the same time (the
@@ -80,8 +81,10 @@ def step_row(episode: Episode, record: dict) -> DecisionStep:
 
 
 def reply_row(episode: Episode, reply: dict) -> Reply:
-    """The written reply as stored: text, parts, tokens, latency, cost, backend, first fault."""
+    """The written reply as stored: text, parts, tokens, latency, cost, backend, its first fault and every
+    fault kind of its parts (a reply whose third part faulted is a faulted reply)."""
     faults = reply.get("faults") or []
+    kinds = list(dict.fromkeys(str(f["kind"])[:32] for f in faults if f.get("kind")))
     return Reply(
         episode=episode,
         text=reply["text"],
@@ -92,7 +95,8 @@ def reply_row(episode: Episode, reply: dict) -> Reply:
         completion_tokens=int(reply["usage"]["completion_tokens"]),
         latency_ms=float(reply.get("latency_ms") or 0.0),
         cost=float(reply.get("cost") or 0.0),
-        fault=str(faults[0]["kind"])[:32] if faults else "",
+        fault=kinds[0] if kinds else "",
+        fault_kinds=f",{','.join(kinds)}," if kinds else "",
         fallback=bool(reply.get("fallback")),
     )
 
@@ -189,13 +193,22 @@ def _play(runtime: Any, ticket: _Ticket) -> None:
         event = {"kind": "reply_part", "episode": episode_id, "request_id": ticket.request_id}
         live.publish_many(deployment_id, [{**event, "index": index, "part": part}])
 
+    def on_chunk(index: int, agent: str, text: str) -> None:
+        event = {"kind": "reply_chunk", "episode": episode_id, "request_id": ticket.request_id}
+        live.publish_many(deployment_id, [{**event, "index": index, "agent": agent, "text": text}])
+
+    # a batch's tickets are watched as progress, not read as they are written: no chunks for them
+    streaming = on_chunk if ticket.batch is None else None
+
     try:
         with runtimes.listening(ticket.request_id, on_step):
             ticket.result = runtime.run_ticket(
                 ticket.request.as_runtime_input(ticket.request_id), request_id=ticket.request_id
             )
         # the team decided; now its agents write (each ticket in its own thread, under the writer's breaker)
-        ticket.result["reply"] = writing.reply_for(ticket.writer, ticket.request.text, ticket.result, on_part)
+        ticket.result["reply"] = writing.reply_for(
+            ticket.writer, ticket.request.text, ticket.result, on_part, streaming
+        )
     except BaseException as exc:  # noqa: BLE001 - handed to the ticket's caller, the group carries on
         ticket.error = exc
     finally:

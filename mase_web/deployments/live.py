@@ -1,5 +1,6 @@
-"""What a deployment's WebSocket group hears: episodes, their decision steps as they are made, breaker
-transitions and alerts, batch progress. A message is ``{"type": "deployment.event", "event": {...}}``,
+"""What a deployment's WebSocket group hears: episodes, their decision steps as they are made, the reply's
+text as it is written (``reply_chunk``: request id, part index, agent, text) and each settled part
+(``reply_part``), breaker transitions and alerts, batch progress. A message is ``{"type": "deployment.event", "event": {...}}``,
 which the consumer forwards as one frame (``event["kind"]`` says which), or ``{"type": "deployment.events",
 "events": [...]}`` (`publish_many`: the records of one step, the episodes of a micro-batch), which it
 forwards as one frame per event, in order."""

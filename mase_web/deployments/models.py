@@ -159,7 +159,15 @@ class Reply(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.FloatField(default=0.0)
     cost = models.FloatField(default=0.0)
-    fault = models.CharField(max_length=32, blank=True, help_text="The first part's fault kind, if any.")
+    fault = models.CharField(
+        max_length=32, blank=True, help_text="The first faulty part's fault kind, if any."
+    )
+    fault_kinds = models.CharField(
+        max_length=400,
+        blank=True,
+        help_text="Every faulty part's kind, each once, comma-separated with a comma on each end "
+        "(',generation_timeout,refusal,'): review finds a reply by the fault of any of its parts.",
+    )
     fallback = models.BooleanField(default=False, help_text="The template writer wrote at least one part.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -4,7 +4,7 @@ The reply filters (`ReplyFilters`, also part of `DecisionFilters`) narrow by wha
 and what went wrong: ``backend`` is the reply's generation backend; ``fault`` is ``any`` (some fault),
 ``none`` (no fault) or one kind of `serving.breaker.FAULT_KINDS`. A decision has a fault when it has one
 itself or when its episode's reply has one; an episode when one of its decisions or its reply has one. A
-reply's fault is its first faulty part's kind (`Reply.fault`).
+reply has every fault kind of its parts (`Reply.fault_kinds`), not only its first faulty part's.
 
 Full-text search uses PostgreSQL's text search (``websearch_to_tsquery`` over an English ``tsvector`` of
 each decision's observation, action and reason, GIN-indexed) when the database is PostgreSQL, and on
@@ -131,7 +131,9 @@ def _fault_condition(fault: str, *, of_decision: bool, episode: OuterRef) -> Q:
     if fault == FAULT_NONE:
         return ~_fault_condition(FAULT_ANY, of_decision=of_decision, episode=episode)
     kind = ~Q(fault="") if fault == FAULT_ANY else Q(fault=fault)
-    replies = Q(Exists(Reply.objects.filter(kind, episode=episode)))
+    # a reply: its first fault, or any of its parts' (a row written without fault_kinds still has its first)
+    of_reply = kind | (~Q(fault_kinds="") if fault == FAULT_ANY else Q(fault_kinds__contains=f",{fault},"))
+    replies = Q(Exists(Reply.objects.filter(of_reply, episode=episode)))
     if of_decision:
         return kind | replies
     return Q(Exists(DecisionStep.objects.filter(kind, episode=episode))) | replies

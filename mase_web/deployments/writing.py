@@ -127,9 +127,12 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 1)
 
 
-def reply_for(writer: TicketWriter, text: str, result: dict[str, Any], on_part=None) -> dict[str, Any]:
-    """The reply to a played ticket; a writer that could not start is reported as the reply's first fault."""
-    reply = writer.answer(text, result, on_part=on_part)
+def reply_for(
+    writer: TicketWriter, text: str, result: dict[str, Any], on_part=None, on_chunk=None
+) -> dict[str, Any]:
+    """The reply to a played ticket (streamed to ``on_part`` / ``on_chunk``, see `TicketWriter.answer`); a
+    writer that could not start is reported as the reply's first fault."""
+    reply = writer.answer(text, result, on_part=on_part, on_chunk=on_chunk)
     problem = getattr(writer, "startup_error", "")
     if problem:
         reply["faults"].insert(0, {"agent": None, "kind": "generation_error", "detail": problem})
@@ -139,21 +142,21 @@ def reply_for(writer: TicketWriter, text: str, result: dict[str, Any], on_part=N
 
 def batch_writing(batch) -> dict[str, Any] | None:
     """What writing a batch's replies cost: replies, total cost and tokens, latency p50/p95, fallback share,
-    faults by kind (null before any reply is stored)."""
+    replies with each fault kind (in any part; null before any reply is stored)."""
     from mase_web.deployments.models import Reply
 
     rows = list(
         Reply.objects.filter(episode__batch=batch).values_list(
-            "latency_ms", "cost", "prompt_tokens", "completion_tokens", "fallback", "fault", "backend"
+            "latency_ms", "cost", "prompt_tokens", "completion_tokens", "fallback", "fault_kinds", "backend"
         )
     )
     if not rows:
         return None
     latencies = sorted(r[0] for r in rows)
     faults: dict[str, int] = {}
-    for row in rows:
-        if row[5]:
-            faults[row[5]] = faults.get(row[5], 0) + 1
+    for row in rows:  # every kind among a reply's parts counts once for that reply
+        for kind in filter(None, row[5].split(",")):
+            faults[kind] = faults.get(kind, 0) + 1
 
     def pct(q: float) -> float:
         return round(latencies[min(len(latencies) - 1, round(q * (len(latencies) - 1)))], 2)

@@ -2,7 +2,9 @@
 
 ``generate(system, messages, max_tokens, stop) -> Generation``: ``system`` is the agent's system prompt,
 ``messages`` the conversation as ``[{"role": "user" | "assistant", "content": str}]``; the answer carries
-its text, token usage, wall latency and cost. A backend raises `GenerationError` (with a ``kind``) when it
+its text, token usage, wall latency and cost. ``stream(...)`` is the same answer as it is written: text
+chunks in order, then the whole `Generation` as the last item (the chunks joined and stripped are its
+text). A backend raises `GenerationError` (with a ``kind``) when it
 cannot answer; judging an answer that did come back (empty, too long, a refusal) is the guard's job
 (`serving.generation.guard`), not the backend's.
 
@@ -15,7 +17,7 @@ from any text that may leave the process (error messages, logs).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -182,6 +184,20 @@ class Generator:
     ) -> Generation:
         raise NotImplementedError
 
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Iterator[str | Generation]:
+        """Text chunks as they are written, then the `Generation` (last). Default: the whole answer as one
+        chunk (a backend that can write incrementally overrides it)."""
+        generation = self.generate(system, messages, max_tokens, stop)
+        if generation.text:
+            yield generation.text
+        yield generation
+
     def generate_many(
         self,
         requests: Sequence[tuple[str, Sequence[Mapping[str, str]]]],
@@ -201,9 +217,42 @@ class Generator:
 
 
 def cut_at_stop(text: str, stop: Sequence[str] | None) -> str:
-    """``text`` up to the first stop string (the stop string itself is not kept)."""
-    for s in stop or ():
-        index = text.find(s)
-        if index >= 0:
-            text = text[:index]
-    return text
+    """``text`` up to the earliest stop string (the stop string itself is not kept)."""
+    found = [i for i in (text.find(s) for s in stop or () if s) if i >= 0]
+    return text[: min(found)] if found else text
+
+
+class StopCutter:
+    """`cut_at_stop` for text that arrives in chunks: `feed` returns what may be shown now, holding back any
+    tail that could still begin a stop string, so no chunk ever shows text past one; ``text`` is all that was
+    let through (after `flush`, exactly `cut_at_stop` of the whole text)."""
+
+    def __init__(self, stop: Sequence[str] | None):
+        self.stop = tuple(s for s in stop or () if s)
+        self.text, self.done = "", False
+        self._held = ""
+        self._longest = max((len(s) for s in self.stop), default=0)
+
+    def feed(self, chunk: str) -> str:
+        if self.done or not chunk:
+            return ""
+        buffer = self._held + chunk
+        found = [i for i in (buffer.find(s) for s in self.stop) if i >= 0]
+        pending = next(  # the first place a stop string may begin that the text so far cannot settle
+            (j for j in range(max(0, len(buffer) - self._longest + 1), len(buffer))
+             if any(len(s) > len(buffer) - j and s.startswith(buffer[j:]) for s in self.stop)),
+            len(buffer),
+        )  # fmt: skip
+        if found and min(found) <= pending:
+            out, self._held, self.done = buffer[: min(found)], "", True
+        else:
+            out, self._held = buffer[:pending], buffer[pending:]
+        self.text += out
+        return out
+
+    def flush(self) -> str:
+        """What was held back, once the text has ended."""
+        out, self._held = ("" if self.done else cut_at_stop(self._held, self.stop)), ""
+        self.done = True
+        self.text += out
+        return out

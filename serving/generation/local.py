@@ -4,17 +4,19 @@ Concurrent `generate` calls are answered together: one thread owns the model and
 have queued while it was busy (no waiting window, so a lone request pays nothing), pads them on the left
 and decodes them in one ``model.generate`` call. A prompt longer than the model's context keeps its end
 (the instructions and the ticket come last). The chat template of the tokenizer is used when it has one,
-else a plain ``System: / User: / Assistant:`` layout.
+else a plain ``System: / User: / Assistant:`` layout. `stream` rides in the same batches: a streamer on
+the ``generate`` call hands each row's new token to that row's reader as soon as it is decoded.
 """
 
 from __future__ import annotations
 
+import queue
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from serving.batching import BatchQueue
-from serving.generation.base import Generation, GenerationError, Generator, cut_at_stop, usage
+from serving.generation.base import Generation, GenerationError, Generator, StopCutter, cut_at_stop, usage
 
 
 def _failure(exc: BaseException) -> GenerationError:
@@ -75,10 +77,39 @@ class LocalCausalLM(Generator):
         stop: Sequence[str] | None = None,
     ) -> Generation:
         started = time.perf_counter()
-        future = self._worker.submit((self.prompt(system, messages), int(max_tokens), tuple(stop or ())))
+        future = self._worker.submit(
+            (self.prompt(system, messages), int(max_tokens), tuple(stop or ()), None)
+        )
         result = future.result()
         result.latency_ms = (time.perf_counter() - started) * 1000.0  # with the time spent queued
         return result
+
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Iterator[str | Generation]:
+        started = time.perf_counter()
+        pieces: queue.SimpleQueue = queue.SimpleQueue()
+        item = (self.prompt(system, messages), int(max_tokens), tuple(stop or ()), pieces.put)
+        future = self._worker.submit(item)
+        future.add_done_callback(lambda _: pieces.put(None))  # the end of the text (or its failure)
+        cutter = StopCutter(stop)
+        while (piece := pieces.get()) is not None:
+            shown = cutter.feed(piece)
+            if shown:
+                yield shown
+        result = future.result()  # the batch's GenerationError, if it failed
+        tail = cutter.flush()
+        if tail:
+            yield tail
+        shown = cutter.text.lstrip()
+        if result.text.startswith(shown) and len(result.text) > len(shown):
+            yield result.text[len(shown) :]  # decoding the whole answer may settle what a prefix could not
+        result.latency_ms = (time.perf_counter() - started) * 1000.0
+        yield result
 
     def generate_many(
         self,
@@ -88,7 +119,7 @@ class LocalCausalLM(Generator):
     ) -> list[Generation | GenerationError]:
         pending = []
         for system, messages in requests:
-            item = (self.prompt(system, messages), int(max_tokens), tuple(stop or ()))
+            item = (self.prompt(system, messages), int(max_tokens), tuple(stop or ()), None)
             pending.append(self._worker.submit(item))
         out: list[Generation | GenerationError] = []
         for future in pending:
@@ -102,11 +133,15 @@ class LocalCausalLM(Generator):
         self._worker.close()
 
     # ---- the model thread -------------------------------------------------------------------------
-    def _answer(self, batch: list[tuple[str, int, tuple[str, ...]]]) -> list[Generation]:
-        return self._decode([b[0] for b in batch], [b[1] for b in batch], [b[2] for b in batch])
+    def _answer(self, batch: list[tuple[str, int, tuple[str, ...], Callable | None]]) -> list[Generation]:
+        return self._decode(*(list(column) for column in zip(*batch, strict=True)))
 
     def _decode(
-        self, prompts: list[str], max_tokens: list[int], stops: list[tuple[str, ...]]
+        self,
+        prompts: list[str],
+        max_tokens: list[int],
+        stops: list[tuple[str, ...]],
+        sinks: list[Callable[[str], None] | None] | None = None,
     ) -> list[Generation]:
         started = time.perf_counter()
         torch, tok = self._torch, self.tokenizer
@@ -122,6 +157,7 @@ class LocalCausalLM(Generator):
                 do_sample=False,
                 pad_token_id=tok.pad_token_id,
                 eos_token_id=tok.eos_token_id,
+                streamer=_RowStreamer(tok, sinks, max_tokens) if any(sinks or ()) else None,
             )
         self.batches += 1
         width = enc["input_ids"].shape[1]
@@ -145,3 +181,40 @@ class LocalCausalLM(Generator):
                 )
             )
         return results
+
+
+class _RowStreamer:
+    """A ``generate`` streamer for a batch: each step's new token of row i goes to ``sinks[i]`` as text (the
+    decoded answer so far, less what was sent; held while it ends in a partial character), until the row's
+    end-of-text or its own token limit."""
+
+    def __init__(self, tokenizer, sinks: list, limits: list[int]):
+        self.tok, self.sinks, self.limits = tokenizer, sinks, limits
+        self.ids: list[list[int]] = [[] for _ in sinks]
+        self.sent = ["" for _ in sinks]
+        self.ended = [sink is None for sink in sinks]
+        self.prompt_seen = False
+
+    def put(self, value) -> None:
+        if not self.prompt_seen:  # the first call hands over the prompts
+            self.prompt_seen = True
+            return
+        for row, token in enumerate(value.reshape(-1).tolist()):
+            if self.ended[row]:
+                continue
+            if token == self.tok.eos_token_id:
+                self.ended[row] = True
+                continue
+            self.ids[row].append(token)
+            self.ended[row] = len(self.ids[row]) >= self.limits[row]
+            text = self.tok.decode(self.ids[row], skip_special_tokens=True)
+            if (
+                text.startswith(self.sent[row])
+                and not text.endswith("\ufffd")
+                and len(text) > len(self.sent[row])
+            ):
+                self.sinks[row](text[len(self.sent[row]) :])
+                self.sent[row] = text
+
+    def end(self) -> None:
+        pass  # the reader learns of the end from the finished batch

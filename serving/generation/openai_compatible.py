@@ -5,7 +5,10 @@ One HTTP attempt is bounded by ``timeout_s``; a retryable failure (a timeout, a 
 or 5xx) is retried up to ``max_retries`` times with exponential backoff (``backoff_s``, doubling); other
 statuses (400, 401, 404 …) fail at once. The client's own retries are off, so the attempts counted and the
 time spent are ours. Token usage comes from the server's ``usage`` block (0 when it sends none) and the cost
-from the configured prices. The API key is held by the client only: it is not an attribute of this object,
+from the configured prices. `stream` asks the server for server-sent chunks (``stream=True``, with the
+usage block at the end): opening the stream is retried as above, a failure once chunks have come is an
+error of the answer (what was written cannot be taken back from the reader, so it is not re-asked). The
+API key is held by the client only: it is not an attribute of this object,
 it is absent from its repr, and `redact` strips it from every error message before it leaves.
 """
 
@@ -13,13 +16,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from serving.generation.base import (
     Generation,
     GenerationConfig,
     GenerationError,
     Generator,
+    StopCutter,
     cut_at_stop,
     redact,
     usage,
@@ -65,21 +70,77 @@ class OpenAICompatible(Generator):
         max_tokens: int = 160,
         stop: Sequence[str] | None = None,
     ) -> Generation:
+        started = time.perf_counter()
+        response, attempts = self._attempt(lambda: self._create(system, messages, max_tokens, stop))
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            raise self._clean(
+                GenerationError("bad_response", "the answer holds no message"), attempts
+            ) from None
+        used = response.usage
+        prompt = int(getattr(used, "prompt_tokens", 0) or 0)
+        completion = int(getattr(used, "completion_tokens", 0) or 0)
+        return self._generation(cut_at_stop(text, stop).strip(), prompt, completion, started, attempts)
+
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Iterator[str | Generation]:
         import openai
 
-        chat = [{"role": "system", "content": system}, *[dict(m) for m in messages]]
         started = time.perf_counter()
+        options = {"stream": True, "stream_options": {"include_usage": True}}
+        events, attempts = self._attempt(lambda: self._create(system, messages, max_tokens, stop, **options))
+        cutter, prompt, completion = StopCutter(stop), 0, 0
+        try:
+            for event in events:
+                if getattr(event, "usage", None):
+                    prompt = int(event.usage.prompt_tokens or 0)
+                    completion = int(event.usage.completion_tokens or 0)
+                for choice in getattr(event, "choices", None) or ():
+                    shown = cutter.feed(getattr(choice.delta, "content", None) or "")
+                    if shown:
+                        yield shown
+        except openai.APITimeoutError:  # the client wraps its transport's errors while streaming too
+            raise self._clean(
+                GenerationError("timeout", f"the stream stalled past {self.config.timeout_s:g} s"), attempts
+            ) from None
+        except (openai.OpenAIError, ValueError) as exc:  # a cut connection, a chunk that is not JSON
+            raise self._clean(
+                GenerationError("bad_response", f"the stream broke: {type(exc).__name__}: {exc}"), attempts
+            ) from None
+        finally:
+            events.close()  # also when the reader stops early: the server stops writing
+        tail = cutter.flush()
+        if tail:
+            yield tail
+        yield self._generation(cutter.text.strip(), prompt, completion, started, attempts)
+
+    # ---- internals --------------------------------------------------------------------------------
+    def _create(self, system, messages, max_tokens, stop, **options) -> Any:
+        chat = [{"role": "system", "content": system}, *[dict(m) for m in messages]]
+        return self._client.chat.completions.create(
+            model=self.model,
+            messages=chat,
+            max_tokens=int(max_tokens),
+            stop=list(stop) if stop else None,
+            **options,
+        )
+
+    def _attempt(self, call: Callable[[], Any]) -> tuple[Any, int]:
+        """``call()``'s result and the attempts it took: a timeout, a lost connection, 429 or 5xx is retried
+        up to ``max_retries`` times with doubling backoff; anything else fails at once."""
+        import openai
+
         attempts, wait = 0, self.config.backoff_s
         while True:
             attempts += 1
             try:
-                response = self._client.chat.completions.create(
-                    model=self.model,
-                    messages=chat,
-                    max_tokens=int(max_tokens),
-                    stop=list(stop) if stop else None,
-                )
-                break
+                return call(), attempts
             except openai.APITimeoutError:
                 error = GenerationError("timeout", f"no answer within {self.config.timeout_s:g} s")
             except openai.APIConnectionError as exc:
@@ -98,17 +159,12 @@ class OpenAICompatible(Generator):
                 raise self._clean(error, attempts) from None
             self._sleep(wait)
             wait *= 2
-        try:
-            text = response.choices[0].message.content or ""
-        except (AttributeError, IndexError, TypeError):
-            raise self._clean(
-                GenerationError("bad_response", "the answer holds no message"), attempts
-            ) from None
-        used = response.usage
-        prompt = int(getattr(used, "prompt_tokens", 0) or 0)
-        completion = int(getattr(used, "completion_tokens", 0) or 0)
+
+    def _generation(
+        self, text: str, prompt: int, completion: int, started: float, attempts: int
+    ) -> Generation:
         return Generation(
-            text=cut_at_stop(text, stop).strip(),
+            text=text,
             usage=usage(prompt, completion),
             latency_ms=(time.perf_counter() - started) * 1000.0,
             cost=self.config.cost(prompt, completion),

@@ -1,15 +1,20 @@
 """A small OpenAI-compatible chat-completions server over any backend, with optional fault injection.
 
     python -m serving.generation.server --backend local --model DIR --port 8001 [--api-key-env VAR]
-        [--faults ok,slow,error,empty,garbage,refusal --slow-s 2]
+        [--faults ok,slow,error,empty,garbage,refusal --slow-s 2] [--fault-match TEXT]
 
 It serves ``POST /v1/chat/completions`` and ``GET /v1/models`` on loopback, so a local causal LM can be put
 behind the ``openai_compatible`` backend (or a drill can check what the breaker does when a server
 misbehaves). ``--faults`` is a cycle applied to successive completion requests: ``ok`` answers, ``slow``
 answers after ``--slow-s`` seconds, ``error`` is an HTTP 500, ``empty`` an empty answer, ``garbage`` a
-string of symbols, ``refusal`` a refusal sentence, ``broken`` a body that is not JSON. With
-``--api-key-env`` a request must carry that key as its bearer token (else 401). The log line of a request
-holds its method, path, status and duration, never a header.
+string of symbols, ``refusal`` a refusal sentence, ``broken`` a body that is not JSON, ``stall`` stops
+for ``--slow-s`` seconds half-way through the answer. A request with ``"stream": true`` is answered with
+server-sent ``chat.completion.chunk`` events, a word at a time (and the usage block last when
+``stream_options.include_usage`` asks for it). With ``--fault-match`` only requests whose messages
+contain that text take the next fault of the cycle (the others answer normally), so a drill can fault one
+agent's part of a reply whatever order the parts arrive in. With ``--api-key-env`` a request must carry
+that key as its bearer token (else 401). The log line of a request holds its method, path, status and
+duration, never a header.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -27,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from serving.generation.base import GenerationConfig, GenerationError, Generator
 
-FAULTS = ("ok", "slow", "error", "empty", "garbage", "refusal", "broken")
+FAULTS = ("ok", "slow", "error", "empty", "garbage", "refusal", "broken", "stall")
 GARBAGE = "#%&*@!~^$" * 6
 REFUSAL_TEXT = "I'm sorry, but I can't help with that."
 
@@ -36,8 +42,9 @@ class ChatServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address, generator: Generator, faults: Sequence[str] = ("ok",), slow_s: float = 2.0,
-                 api_key: str | None = None, model_name: str = "local"):  # fmt: skip
+                 api_key: str | None = None, model_name: str = "local", fault_match: str = ""):  # fmt: skip
         super().__init__(address, _Handler)
+        self.fault_match = fault_match
         unknown = [f for f in faults if f not in FAULTS]
         if unknown:
             raise ValueError(f"unknown fault {unknown[0]!r}; expected some of {', '.join(FAULTS)}")
@@ -46,7 +53,10 @@ class ChatServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self.requests = 0
 
-    def next_fault(self) -> str:
+    def next_fault(self, messages: Sequence[dict]) -> str:
+        """The fault this request gets: the cycle's next, or "ok" when ``fault_match`` does not match."""
+        if self.fault_match and not any(self.fault_match in str(m.get("content", "")) for m in messages):
+            return "ok"
         with self._lock:
             self.requests += 1
             return next(self._faults)
@@ -83,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(
                 400, {"error": {"message": "expected a chat-completions body", "type": "invalid"}}
             )
-        fault = self.server.next_fault()
+        fault = self.server.next_fault(messages)
         if fault == "error":
             return self._reply(500, {"error": {"message": "injected failure", "type": "server_error"}})
         if fault == "broken":
@@ -99,6 +109,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(502, {"error": {"message": str(exc), "type": exc.kind}})
         text = {"empty": "", "garbage": GARBAGE, "refusal": REFUSAL_TEXT}.get(fault, answer.text)
         used = answer.usage
+        if request.get("stream"):
+            usage_too = bool((request.get("stream_options") or {}).get("include_usage"))
+            return self._stream(request, text, used if usage_too else None, stall=fault == "stall")
+        if fault == "stall":
+            time.sleep(self.server.slow_s)
         self._reply(
             200,
             {
@@ -112,6 +127,44 @@ class _Handler(BaseHTTPRequestHandler):
                 "usage": {**used, "total_tokens": used["prompt_tokens"] + used["completion_tokens"]},
             },
             started,
+        )
+
+    def _stream(self, request: dict, text: str, used: dict | None, stall: bool) -> None:
+        """The answer as server-sent chunks, a word (with its trailing spaces) each, then ``[DONE]``."""
+        started = time.perf_counter()
+        head = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": str(request.get("model") or self.server.model_name)}  # fmt: skip
+        words = re.findall(r"\s*\S+\s*", text) or ([text] if text else [])
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")  # no length: the end of the body is the end of the stream
+        self.end_headers()
+        self.close_connection = True
+
+        def send(payload: dict | str) -> None:
+            data = payload if isinstance(payload, str) else json.dumps({**head, **payload})
+            self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.flush()
+
+        try:
+            for i, word in enumerate(words):
+                if stall and i == len(words) // 2:
+                    time.sleep(self.server.slow_s)
+                delta = {"role": "assistant", "content": word} if i == 0 else {"content": word}
+                send({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+            send({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            if used is not None:
+                total = used["prompt_tokens"] + used["completion_tokens"]
+                send({"choices": [], "usage": {**used, "total_tokens": total}})
+            send("[DONE]")
+        except (BrokenPipeError, ConnectionResetError):  # the reader stopped listening: nothing to finish
+            pass
+        took = (time.perf_counter() - started) * 1000
+        print(
+            f"{self.command} {self.path} 200 stream {len(words)} chunks {took:.1f} ms",
+            file=sys.stderr,
+            flush=True,
         )
 
     def _authorised(self) -> bool:
@@ -145,6 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--api-key-env", default="", help="require the key this environment variable holds")
     parser.add_argument("--faults", default="ok", help=f"comma-separated cycle of: {', '.join(FAULTS)}")
     parser.add_argument("--slow-s", type=float, default=2.0)
+    parser.add_argument("--fault-match", default="", help="fault only requests whose messages contain this")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (local backend)")
     args = parser.parse_args(argv)
     if args.backend == "local":
@@ -156,7 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     generator = make_generator(GenerationConfig(backend=args.backend, model=args.model))
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     server = ChatServer((args.host, args.port), generator, [f.strip() for f in args.faults.split(",") if f.strip()],
-                        args.slow_s, key, model_name=os.path.basename(args.model.rstrip("/")) or args.backend)  # fmt: skip
+                        args.slow_s, key, model_name=os.path.basename(args.model.rstrip("/")) or args.backend,
+                        fault_match=args.fault_match)  # fmt: skip
     print(
         f"serving chat completions on http://{args.host}:{server.server_address[1]}/v1",
         file=sys.stderr,

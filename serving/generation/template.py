@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.envs.customer_service.tickets import INTENTS, SLOTS
@@ -191,7 +191,7 @@ def join_reply(parts: Sequence[str]) -> str:
 class TemplateGenerator(Generator):
     """The template backend: reads the ``Ticket:`` and ``Handle:`` lines of the last user message.
 
-    Usage counts words (there is no tokenizer); cost is 0.
+    Usage counts words (there is no tokenizer); cost is 0. It streams its answer a sentence at a time.
     """
 
     name = "template"
@@ -216,3 +216,18 @@ class TemplateGenerator(Generator):
             backend=self.name,
             model=self.model,
         )
+
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Iterator[str | Generation]:
+        generation = self.generate(system, messages, max_tokens, stop)
+        yield from (m.group(0) for m in _SENTENCE.finditer(generation.text))
+        yield generation
+
+
+_SENTENCE = re.compile(r".+?(?:[.!?;:](?=\s)\s*|$)", re.S)
+"""A sentence and the spaces after it (every character of the text is in exactly one match)."""

@@ -82,14 +82,15 @@ class TicketWriter:
             parts.append(PartRequest(agent, tuple(own), system, [{"role": "user", "content": context}]))
         return parts
 
-    def answer(self, ticket: str, result: Mapping[str, Any], on_part=None) -> dict[str, Any]:
+    def answer(self, ticket: str, result: Mapping[str, Any], on_part=None, on_chunk=None) -> dict[str, Any]:
         """The reply: ``{"text", "parts": [{agent, intents, text, source, backend, usage, latency_ms, cost,
         fault, …}], "backend", "model", "usage", "cost", "latency_ms", "faults", "fallback", "approved",
         "breaker"}`` (plain JSON). Never raises for a backend fault: the template writes that part.
-        ``on_part(index, part dict)`` hears each part as soon as it is written (streaming to a browser)."""
+        ``on_part(index, part dict)`` hears each part as soon as it is settled, ``on_chunk(index, agent,
+        text)`` its text as it is written (`GuardedWriter.write`): what a browser shows live."""
         started = time.perf_counter()
         hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
-        parts = self.writer.write(self.plan(ticket, result), on_part=hear)
+        parts = self.writer.write(self.plan(ticket, result), on_part=hear, on_chunk=on_chunk)
         config = self.writer.config
         reply = {
             "text": join_reply([p.text for p in parts]),

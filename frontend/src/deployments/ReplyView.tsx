@@ -1,7 +1,10 @@
 import { type Reply, type ReplyPart, replyFacts } from "./reply";
+import type { StreamingPart } from "./replyStream";
 
-/** The reply the customer reads, one paragraph per agent, each labelled with who wrote it and how. */
-export function ReplyView({ reply, parts }: { reply?: Reply; parts?: ReplyPart[] }) {
+/** The reply the customer reads, one paragraph per agent, each labelled with who wrote it and how; while
+ * it is being written (``live``), each part grows as its agent's text streams in. */
+export function ReplyView({ reply, parts, live }: { reply?: Reply; parts?: ReplyPart[]; live?: StreamingPart[] }) {
+  if (!reply && live?.length) return <LiveReply parts={live} />;
   const shown = reply?.parts ?? parts ?? [];
   if (!shown.length) return null;
   return (
@@ -14,21 +17,65 @@ export function ReplyView({ reply, parts }: { reply?: Reply; parts?: ReplyPart[]
       <p className="reply-greeting">Hello,</p>
       {shown.map((part, i) => (
         <div key={`${part.agent}-${i}`} className={`reply-part reply-${part.source}`} data-testid="reply-part">
-          <p className="reply-author small">
-            <b>{part.agent.replace(/_/g, " ")}</b>
-            {part.intents.length > 0 && <span className="muted"> · {part.intents.join(", ").replace(/_/g, " ")}</span>}{" "}
-            <span className={`source-badge source-${part.source}`}>{part.source === "fallback" ? "template" : part.backend}</span>
-            {part.fault && (
-              <span className="reply-fault" data-testid="reply-fault" title={part.fault_detail}>
-                {" "}
-                fault: {part.fault.replace(/_/g, " ")}
-              </span>
-            )}
-          </p>
+          <PartAuthor part={part} />
           <p className="reply-text">{part.text}</p>
         </div>
       ))}
       {reply && <p className="reply-greeting">Kind regards, Customer service</p>}
+    </div>
+  );
+}
+
+function PartAuthor({ part }: { part: ReplyPart }) {
+  return (
+    <p className="reply-author small">
+      <b>{part.agent.replace(/_/g, " ")}</b>
+      {part.intents.length > 0 && <span className="muted"> · {part.intents.join(", ").replace(/_/g, " ")}</span>}{" "}
+      <span className={`source-badge source-${part.source}`}>{part.source === "fallback" ? "template" : part.backend}</span>
+      {part.fault && (
+        <span className="reply-fault" data-testid="reply-fault" title={part.fault_detail}>
+          {" "}
+          fault: {part.fault.replace(/_/g, " ")}
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** Parts as they stream in: the agent's text so far with a cursor, then the settled part; a part the
+ * template replaced mid-stream keeps what had been shown, struck through, and says why. */
+function LiveReply({ parts }: { parts: StreamingPart[] }) {
+  return (
+    <div className="reply" data-testid="reply" aria-live="polite">
+      <p className="small muted">
+        <b>Reply</b> · being written…
+      </p>
+      <p className="reply-greeting">Hello,</p>
+      {parts.map((p) => (
+        <div
+          key={p.index}
+          className={`reply-part ${p.part ? `reply-${p.part.source}` : "reply-streaming"}`}
+          data-testid="reply-part"
+          data-agent={p.agent}
+        >
+          {p.part ? (
+            <PartAuthor part={p.part} />
+          ) : (
+            <p className="reply-author small">
+              <b>{p.agent.replace(/_/g, " ")}</b> <span className="muted">writing…</span>
+            </p>
+          )}
+          {p.replaced && (
+            <p className="reply-replaced small muted" data-testid="reply-replaced">
+              replaced by the template{p.part?.fault ? ` (fault: ${p.part.fault.replace(/_/g, " ")})` : ""}: <del>{p.discarded}</del>
+            </p>
+          )}
+          <p className="reply-text">
+            {p.text}
+            {!p.done && <span className="reply-cursor" aria-hidden="true">▍</span>}
+          </p>
+        </div>
+      ))}
     </div>
   );
 }

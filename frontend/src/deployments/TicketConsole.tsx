@@ -3,7 +3,8 @@ import { ApiError } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
 import { bySteps, errorLines } from "./format";
 import { StepList } from "./StepList";
-import type { Reply, ReplyPart } from "./reply";
+import type { Reply } from "./reply";
+import type { LiveReplies } from "./replyStream";
 import { ReplyView } from "./ReplyView";
 import { WriterPanel } from "./WriterPanel";
 import { TicketHistory, useTicketHistory } from "./TicketHistory";
@@ -19,8 +20,8 @@ interface Props {
   /** Episodes and decisions streamed over the deployment's WebSocket. */
   liveEpisodes: EpisodeSummary[];
   liveDecisions: Record<string, Decision[]>;
-  /** Parts of each reply streamed as the agents write them (shown until the whole reply arrives). */
-  liveReplyParts?: Record<string, ReplyPart[]>;
+  /** Each reply as the agents write it, chunk by chunk (shown until the whole reply arrives). */
+  liveReplyParts?: LiveReplies;
   onAnswered: () => void;
 }
 
@@ -98,7 +99,7 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
             “{submitted}” — {busy ? "agents deciding…" : `${stepCount} steps`}
           </p>
           <StepList decisions={shown} />
-          {!done && requestId && revealed >= stepCount && <ReplyView parts={liveReplyParts?.[requestId]} />}
+          {!done && requestId && revealed >= stepCount && <ReplyView live={liveReplyParts?.[requestId]} />}
           {finished && done && <TicketAnswer episode={done.episode} result={done.result} />}
         </div>
       )}

@@ -1,7 +1,7 @@
 import { useCallback, useState } from "react";
 import { type SocketStatus, useSocket } from "../useSocket";
 import type { AlertRow, Batch, BreakerSnapshot, Decision, EpisodeSummary, StreamEvent } from "./types";
-import type { ReplyPart } from "./reply";
+import { type LiveReplies, applyReplyEvent, isReplyChunk } from "./replyStream";
 
 export interface DeploymentStream {
   status: SocketStatus;
@@ -14,8 +14,8 @@ export interface DeploymentStream {
   batches: Record<number, Batch>;
   /** Grows with every breaker transition (pages refetch the history when it changes). */
   transitions: number;
-  /** Parts of each request's reply, per request id, as the agents write them. */
-  replyParts: Record<string, ReplyPart[]>;
+  /** Each request's reply, per request id, part by part as the agents write it (replyStream.ts). */
+  replyParts: LiveReplies;
 }
 
 const empty: Omit<DeploymentStream, "status"> = {
@@ -29,6 +29,7 @@ const empty: Omit<DeploymentStream, "status"> = {
 };
 
 function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omit<DeploymentStream, "status"> {
+  if (isReplyChunk(event)) return { ...state, replyParts: applyReplyEvent(state.replyParts, event) };
   switch (event.kind) {
     case "hello":
       return { ...state, breaker: event.breaker };
@@ -44,10 +45,8 @@ function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omi
       return { ...state, breaker: event.breaker, transitions: state.transitions + 1 };
     case "alert":
       return { ...state, alerts: [event.alert, ...state.alerts].slice(0, 100) };
-    case "reply_part": {
-      const sofar = state.replyParts[event.request_id] ?? [];
-      return { ...state, replyParts: { ...state.replyParts, [event.request_id]: [...sofar, event.part] } };
-    }
+    case "reply_part":
+      return { ...state, replyParts: applyReplyEvent(state.replyParts, event) };
     case "batch":
       return { ...state, batches: { ...state.batches, [event.batch.id]: event.batch } };
     default:

@@ -51,3 +51,36 @@ def test_operator_tests_the_writer_and_reads_the_reply_part_by_part(
             assert "openai_compatible" in parts.nth(i).inner_text()
         assert "Hello," in reply.inner_text() and "Kind regards" in reply.inner_text()
         assert SECRET not in page.content()
+
+
+def test_the_console_shows_the_reply_as_it_streams_in(
+    live_services, browser_page, trained_checkpoint, tiny_backbone_dir, tmp_path
+):
+    page = browser_page
+    page.set_default_timeout(40_000)
+    base = live_services.base_url
+    user, project = sign_in(page, base, "/deployments/")
+    # the server stops half-way through every answer for a while: long enough to watch the first half
+    with chat_server(tmp_path / "server.log", faults="stall", slow_s=12.0, key=None) as url:
+        deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="stream")
+        settings = {"backend": "openai_compatible", "base_url": url, "model": "m", "max_retries": 0,
+                    "timeout_s": 30.0, "deadline_s": 40.0}  # fmt: skip
+        Deployment.objects.filter(pk=deployment.pk).update(generation=settings)
+        warm_up(base, user, deployment.pk)
+
+        page.goto(f"{base}/deployments/{deployment.pk}/")
+        page.get_by_test_id("stream-status").filter(has_text="live").wait_for()
+        page.get_by_label("Customer message").fill(fresh_text("my kettle arrived broken, order #77123"))
+        page.get_by_role("button", name="Send to the team").click()
+        writing = page.locator(".ticket-run .reply-streaming").first
+        writing.wait_for()  # a part still being written, under the agent writing it
+        agent = writing.get_attribute("data-agent")
+        assert "writing…" in writing.inner_text()
+        partial = writing.locator(".reply-text").inner_text().rstrip("▍").strip()
+        assert partial  # half of the part is there before the rest is written
+        reply = page.get_by_test_id("ticket-answer").get_by_test_id("reply")
+        reply.wait_for(timeout=60_000)
+        parts = reply.get_by_test_id("reply-part")
+        finals = {parts.nth(i).locator(".reply-author b").inner_text(): parts.nth(i).locator(".reply-text").inner_text()
+                  for i in range(parts.count())}  # fmt: skip
+        assert finals[agent.replace("_", " ")].startswith(partial)  # what streamed is the start of the part

@@ -87,8 +87,9 @@ def test_decisions_stream_as_they_are_made_and_forces_arrive_live(live_services,
     assert frames[0]["kind"] == "hello" and frames[0]["breaker"]["state"] == "closed"
     kinds = [f["kind"] for f in frames if f["kind"] != "heartbeat"]
     steps = [f for f in frames if f["kind"] == "step"]
-    assert kinds[1] == "episode" and kinds[-1] == "episode" and set(kinds[2:-1]) == {"step", "reply_part"}
-    assert kinds[2:-1] == sorted(kinds[2:-1], key=lambda k: k == "reply_part")  # decide, then write
+    assert kinds[1] == "episode" and kinds[-1] == "episode"
+    assert set(kinds[2:-1]) == {"step", "reply_chunk", "reply_part"}  # the template writer streams too
+    assert kinds[2:-1] == sorted(kinds[2:-1], key=lambda k: k != "step")  # decide, then write
     assert [s["record"] for s in steps] == body["result"]["decisions"]  # every decision, in order, live
     parts = [f["part"] for f in frames if f["kind"] == "reply_part"]
     assert parts == body["result"]["reply"]["parts"]  # the reply's parts, as they were written

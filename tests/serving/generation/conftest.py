@@ -38,11 +38,12 @@ def chat_server(
     faults: str = "ok",
     slow_s: float = 2.0,
     key: str | None = SECRET,
+    fault_match: str = "",
 ) -> Iterator[str]:
     """A chat-completions server process on a free loopback port; yields its base URL (…/v1)."""
     port = free_port()
     args = [sys.executable, "-m", "serving.generation.server", "--port", str(port), "--faults", faults]
-    args += ["--slow-s", str(slow_s)]
+    args += ["--slow-s", str(slow_s)] + (["--fault-match", fault_match] if fault_match else [])
     args += ["--backend", "local", "--model", str(model_dir)] if model_dir else ["--backend", "template"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if key:

@@ -96,3 +96,44 @@ def test_a_dead_server_is_a_fault_and_the_key_stays_out_of_the_record(tmp_path):
     reply = writer(url, deadline_s=2.0).answer(TICKET, PLAYED)
     assert reply["parts"][0]["fault"] == "generation_error" and reply["text"]
     assert SECRET not in repr(reply)
+
+
+TEAM = [
+    {"id": "shopping_guide", "role": "shopping_guide", "prompt": "You are the shopping guide."},
+    {"id": "logistics", "role": "logistics", "prompt": "You are the logistics agent."},
+    {"id": "dispute_mediator", "role": "dispute_mediator", "prompt": "You are the dispute mediator."},
+]
+THREE_PARTS = {
+    "info": {"predicted_intents": ["product_question", "order_tracking", "damaged_item"], "approved": True},
+    "decisions": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("faulty", "kind", "injected"), [(1, "refusal", "refusal"), (2, "generation_error", "error")]
+)
+def test_a_fault_on_a_later_part_faults_the_reply_and_the_breaker_hears_it(tmp_path, faulty, kind, injected):
+    prompt = TEAM[faulty]["prompt"]
+    with chat_server(tmp_path / "server.log", faults=injected, fault_match=prompt) as url:
+        settings = dict(backend="openai_compatible", model="m", base_url=url, api_key_env=KEY_ENV,
+                        max_retries=0, cooldown_s=60.0)  # fmt: skip
+        w = TicketWriter.build(GenerationConfig(**settings), TEAM, api_key=SECRET)
+        reply = w.answer(TICKET, THREE_PARTS)
+        w.close()
+    assert [p["agent"] for p in reply["parts"]] == ["shopping_guide", "logistics", "dispute_mediator"]
+    for i, part in enumerate(reply["parts"]):  # each part keeps its own outcome
+        if i == faulty:
+            assert (part["fault"], part["source"]) == (kind, "fallback")
+            assert part["text"] == write_part(TICKET, part["intents"])
+        else:
+            assert (part["fault"], part["source"]) == (None, "model") and part[
+                "backend"
+            ] == "openai_compatible"
+    assert reply["fallback"] is True
+    assert reply["faults"] == [
+        {"agent": TEAM[faulty]["id"], "kind": kind, "detail": reply["parts"][faulty]["fault_detail"]}
+    ]
+    # the writer's breaker heard the later part's fault: open, and the transition names that part
+    assert reply["breaker"] == "open"
+    [opened] = [t for t in w.writer.breaker.transitions if t["to"] == "open"]
+    assert opened["reason"] == kind and f"part {faulty + 1} ({TEAM[faulty]['id']})" in opened["detail"]
