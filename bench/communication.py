@@ -46,13 +46,8 @@ from agents.protocol.auction import (  # noqa: E402
     workload,
 )
 from agents.protocol.channels import ChannelConfig, FifoLink, FloodScenario, PriorityScheduler, run_flood  # noqa: E402
-from agents.protocol.compression import (  # noqa: E402
-    CodebookDriftMonitor,
-    CodecConfig,
-    DriftConfig,
-    HistoryCompressor,
-    SemanticCodec,
-)
+from agents.protocol.compression import CodecConfig, HistoryCompressor, SemanticCodec  # noqa: E402
+from agents.protocol.drift import CodebookDriftMonitor, DriftConfig  # noqa: E402
 from agents.protocol.gossip import GossipConfig, simulate_workload  # noqa: E402
 from agents.protocol.wire import OVERHEAD_BYTES, Frame, FrameKind, encode_frame  # noqa: E402
 

@@ -182,14 +182,6 @@ class RewardComposer:
         """The weight of `term` in `phase` (0 when the spec does not mention the pair)."""
         return self.weights.get(term, {}).get(phase, 0.0)
 
-    def terms_used(self, phase: str | None = None) -> list[str]:
-        """Terms with a non-zero weight (in `phase`, or in any phase)."""
-        return [
-            t
-            for t, per_phase in self.weights.items()
-            if any(w != 0 for p, w in per_phase.items() if phase is None or p == phase)
-        ]
-
     def breakdown(
         self, values: Mapping[str, float], phase: str, episode_key: str | None = None
     ) -> dict[str, float]:

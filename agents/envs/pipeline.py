@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
@@ -159,33 +160,15 @@ def team_problems(
 
 
 def _cycle(nodes: list[str], pairs: list[tuple[str, str]]) -> list[str]:
-    """One cycle of the directed graph (its nodes in order), or [] when there is none."""
-    out: dict[str, list[str]] = {n: [] for n in nodes}
-    for source, target in pairs:
-        out[source].append(target)
-    state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for nxt in out[node]:
-            if state.get(nxt) == 1:
-                return path[path.index(nxt) :]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        state[node] = 2
-        path.pop()
+    """One cycle of the directed graph (its nodes in order), or [] when there is none: the first a
+    depth-first search meets, visiting nodes and edges in the order given."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(pairs)
+    try:
+        return [source for source, _ in nx.find_cycle(graph)]
+    except nx.NetworkXNoCycle:
         return []
-
-    for node in nodes:
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return []
 
 
 class PipelineTeam:

@@ -17,15 +17,9 @@ from agents.protocol.auction import (
     simulate_allocation,
 )
 from agents.protocol.channels import CHANNELS, ChannelConfig, FifoLink, PriorityScheduler, Reputation
-from agents.protocol.compression import (
-    CodebookDriftMonitor,
-    CodecConfig,
-    CodecError,
-    DriftConfig,
-    HistoryCompressor,
-    IntentClassifier,
-    SemanticCodec,
-)
+from agents.protocol.codebook import IntentClassifier
+from agents.protocol.compression import CodecConfig, CodecError, HistoryCompressor, SemanticCodec
+from agents.protocol.drift import CodebookDriftMonitor, DriftConfig
 from agents.protocol.gossip import GossipConfig, GossipNetwork, central_messages, simulate_workload
 from agents.protocol.wire import (
     WIRE_VERSION,

@@ -14,8 +14,9 @@ Two choices make small budgets keep the intent:
   classifier as the receiver, decodes its own message and, if the intent changed, tries the next
   nearest codebook entries (``search_codes``) before sending.
 
-Also here: conversation-history compression (keep all codes, keep only the residuals that matter) and
-codebook-drift detection, whose alert is the "communication storm" warning (docs/design.md#communication-storms).
+Also here: conversation-history compression (keep all codes, keep only the residuals that matter).
+Fitting the codebook, classifier and quantiser: `codebook.py`; codebook-drift detection, whose alert is the
+"communication storm" warning: `drift.py`.
 
 The codec works on embedding arrays only; it never loads a model.
 """
@@ -23,13 +24,19 @@ The codec works on embedding arrays only; it never loads a model.
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
-from sklearn.cluster import KMeans
 
+from agents.protocol.codebook import (
+    IntentClassifier,
+    kmeans,
+    nearest,
+    residual_basis,
+    residual_bins,
+    unit,
+)
 from agents.protocol.wire import (
     MAX_CODE_BITS,
     MAX_RESIDUAL_BITS,
@@ -70,59 +77,6 @@ class CodecConfig:
 
 class CodecError(ValueError):
     """The codec was used wrongly (not fitted, bad shapes, bad configuration)."""
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
-
-
-class IntentClassifier:
-    """Nearest labelled centroid by cosine similarity: the receiver's intent decoder."""
-
-    def __init__(self, centroids: np.ndarray, names: list[str]):
-        self.centroids = _unit(centroids)
-        self.names = list(names)
-
-    @classmethod
-    def fit(cls, embeddings: np.ndarray, labels: list[str]) -> IntentClassifier:
-        """Average the unit-normalised embeddings of each label."""
-        x = _unit(embeddings)
-        names = sorted(set(labels))
-        lab = np.asarray(labels)
-        cents = np.stack([x[lab == n].mean(axis=0) for n in names])
-        return cls(cents, names)
-
-    def predict(self, vectors: np.ndarray) -> np.ndarray:
-        """Index (into `names`) of the most similar centroid for each row."""
-        return np.argmax(np.asarray(vectors, dtype=np.float64) @ self.centroids.T, axis=1)
-
-    def predict_names(self, vectors: np.ndarray) -> list[str]:
-        """Label names of the nearest centroids."""
-        return [self.names[i] for i in self.predict(vectors)]
-
-
-def _principal_directions(m: np.ndarray, k: int) -> np.ndarray:
-    """Top-`k` principal directions (rows, unit length) of the rows of `m`, largest variance first."""
-    centred = m - m.mean(axis=0)
-    if len(centred) < centred.shape[1]:  # fewer samples than dimensions: the thin SVD is the cheap way
-        _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        return vt[:k]
-    _, vecs = np.linalg.eigh(centred.T @ centred)  # d × d: cheaper than an SVD of the n × d data
-    return vecs[:, ::-1][:, :k].T
-
-
-def _kmeans(x: np.ndarray, k: int, iters: int, restarts: int, seed: int, init: np.ndarray | None = None):
-    """k-means (scikit-learn's Lloyd with k-means++ seeding, or a warm start from `init`); returns
-    (centroids, assignment). Empty clusters are re-seeded on far points, so no code id is wasted."""
-    model = KMeans(
-        n_clusters=k,
-        init="k-means++" if init is None else init,
-        n_init=restarts if init is None else 1,
-        max_iter=iters,
-        random_state=seed,
-    ).fit(x)
-    return model.cluster_centers_.astype(x.dtype), model.labels_
 
 
 class SemanticCodec:
@@ -167,7 +121,7 @@ class SemanticCodec:
             self.classifier = IntentClassifier.fit(x, list(labels))
         if c.residual_basis == "intent" and self.classifier is None:
             raise CodecError("residual_basis='intent' needs labels at fit time (or use residual_basis='pca')")
-        self.centroids, _ = _kmeans(x, c.n_codes, c.kmeans_iters, c.kmeans_restarts, c.seed)
+        self.centroids = kmeans(x, c.n_codes, c.kmeans_iters, c.kmeans_restarts, c.seed)
         self._fit_residual(x)
         rng = np.random.default_rng(c.seed)
         keep = rng.permutation(len(x))[: c.reservoir]
@@ -194,11 +148,11 @@ class SemanticCodec:
                 raise CodecError(
                     f"a codebook of {new_k} entries does not fit the wire's {MAX_CODE_BITS} code bits"
                 )
-            served = 1.0 - (recent * _unit(init[self._nearest(recent, 1)[:, 0]])).sum(axis=1)
+            served = 1.0 - (recent * unit(init[self._nearest(recent, 1)[:, 0]])).sum(axis=1)
             worst = recent[np.argsort(served)[::-1][:extra_codes]]
             init = np.concatenate([init, worst])
             self.config = c = replace(c, n_codes=new_k)
-        self.centroids, _ = _kmeans(x, len(init), c.kmeans_iters, 1, c.seed + self.version, init=init)
+        self.centroids = kmeans(x, len(init), c.kmeans_iters, 1, c.seed + self.version, init=init)
         self._fit_residual(x)
         # The recent traffic's code usage is the new normal the drift monitor compares against.
         recent_profile = self._traffic_profile(recent)
@@ -212,38 +166,17 @@ class SemanticCodec:
 
     def _fit_residual(self, x: np.ndarray) -> None:
         c = self.config
-        codes = self._nearest(x, 1)[:, 0]
-        resid = x - self.centroids[codes]
-        d = x.shape[1]
-        if c.residual_dims == 0 or c.residual_bits == 0:
-            self.basis = np.zeros((0, d))
-        elif c.residual_basis == "intent":
-            # The classifier's decision depends on x only through x @ centroids.T, so spend the residual bits
-            # inside that span, on its directions of largest residual variance.
-            q, _ = np.linalg.qr(self.classifier.centroids.T)  # (d, C) orthonormal
-            basis = _principal_directions(resid @ q, q.shape[1]) @ q.T  # rows: directions inside the span
-            if c.residual_dims > len(basis):
-                rest = resid - (resid @ basis.T) @ basis
-                basis = np.concatenate([basis, _principal_directions(rest, c.residual_dims - len(basis))])
-            self.basis = basis[: c.residual_dims]
-        else:
-            self.basis = _principal_directions(resid, c.residual_dims)
-        coords = resid @ self.basis.T
-        n_levels = 1 << c.residual_bits if len(self.basis) else 1
-        qs = np.linspace(0, 1, n_levels + 1)[1:-1]
-        self.thresholds = np.quantile(coords, qs, axis=0).T if len(self.basis) else np.zeros((0, 0))
-        self.levels = np.zeros((len(self.basis), n_levels))
-        for j in range(len(self.basis)):
-            bins = np.searchsorted(self.thresholds[j], coords[:, j])
-            for b in range(n_levels):
-                members = coords[bins == b, j]
-                self.levels[j, b] = members.mean() if len(members) else 0.0
+        resid = x - self.centroids[self._nearest(x, 1)[:, 0]]
+        self.basis = residual_basis(
+            resid, c.residual_dims, c.residual_bits, c.residual_basis, self.classifier
+        )
+        self.thresholds, self.levels = residual_bins(resid @ self.basis.T, c.residual_bits)
         self.baseline = self._traffic_profile(x)
 
     def _traffic_profile(self, x: np.ndarray) -> dict[str, Any]:
         """Distortion and code usage of a sample, used as the drift baseline."""
         codes = self._nearest(x, 1)[:, 0]
-        distortion = 1.0 - (x * _unit(self.centroids[codes])).sum(axis=1)
+        distortion = 1.0 - (x * unit(self.centroids[codes])).sum(axis=1)
         hist = np.bincount(codes, minlength=len(self.centroids)).astype(float)
         out = {"distortion": float(distortion.mean()), "code_hist": hist / hist.sum(), "n": len(x)}
         if self.classifier is not None:
@@ -435,11 +368,7 @@ class SemanticCodec:
         }
 
     def _nearest(self, x: np.ndarray, k: int) -> np.ndarray:
-        d = -2 * x @ self.centroids.T + (self.centroids**2).sum(axis=1)[None, :]
-        if k == 1:
-            return d.argmin(axis=1)[:, None]
-        part = np.argpartition(d, k - 1, axis=1)[:, :k]
-        return np.take_along_axis(part, np.argsort(np.take_along_axis(d, part, 1), axis=1), 1)
+        return nearest(self.centroids, x, k)
 
     def _quantise(self, resid: np.ndarray) -> np.ndarray:
         if not len(self.basis):
@@ -459,7 +388,7 @@ class SemanticCodec:
             )
         if not np.isfinite(x).all():
             raise CodecError("embeddings contain NaN or infinity")
-        return _unit(x)
+        return unit(x)
 
     def _require_fitted(self) -> None:
         if not self.fitted:
@@ -507,126 +436,3 @@ class HistoryCompressor:
         """Plain-dict statistics."""
         n = max(1, self._counts["messages"])
         return {**self._counts, "residual_keep_rate": self._counts["residuals_kept"] / n}
-
-
-@dataclass
-class DriftConfig:
-    """When traffic no longer fits the codebook: thresholds of the storm warning."""
-
-    window: int = 256  # recent messages compared against the fit-time baseline
-    min_samples: int = 64  # no verdict before this many messages
-    distortion_ratio: float = 1.2  # window mean distortion / baseline distortion
-    # …and at least this much above it (1 − cosine): a codebook that fits a small vocabulary almost
-    # exactly has a near-zero baseline, and a ratio of two tiny numbers is noise, not drift
-    distortion_margin: float = 0.02
-    psi_threshold: float = 0.5  # population stability index of usage per intent, above sampling noise
-    rate_ratio: float = 4.0  # messages per second / expected rate (if an expected rate is set)
-    rate_window_s: float = 10.0
-
-
-class CodebookDriftMonitor:
-    """Watches traffic for codebook drift and message floods; its alert is the communication-storm warning.
-
-    Drift signals: quantisation distortion (1 − cosine to the chosen centroid) grows, or the usage
-    histogram moves (population stability index over codes grouped by intent; per code without labels). A flood signal: messages per second far above the
-    expected rate. Drift is answered by `refit()`; a flood by quotas and gossip fan-out (channels.py,
-    gossip.py) — the alert says which.
-    """
-
-    def __init__(
-        self, codec: SemanticCodec, config: DriftConfig | None = None, expected_rate: float | None = None
-    ):
-        self.codec = codec
-        self.config = config or DriftConfig()
-        self.expected_rate = expected_rate
-        self._vectors: deque[np.ndarray] = deque(maxlen=self.config.window)
-        self._times: deque[float] = deque()
-        self.alerts = 0
-        self.last: dict[str, Any] = {}
-        # What normal traffic looks like; the codec's fit-time profile until `calibrate` is called. The
-        # fit-time distortion is measured on the fitting sample itself, so it is optimistic for a codebook
-        # that is large relative to that sample: calibrate on held-out or first live traffic when you can.
-        self.baseline = dict(codec.baseline)
-
-    def calibrate(self, embeddings: np.ndarray) -> dict[str, Any]:
-        """Take the distortion and code usage of known-normal traffic as the baseline."""
-        self.baseline = self.codec._traffic_profile(self.codec._check(embeddings))
-        return {"distortion": self.baseline["distortion"]}
-
-    def observe(self, embeddings: np.ndarray, now: float | None = None) -> dict[str, Any] | None:
-        """Record traffic; return an alert payload (name, level, reason, figures) or None."""
-        x = self.codec._check(embeddings)
-        self._vectors.extend(x)
-        if now is not None:
-            self._times.extend([now] * len(x))
-            while self._times and self._times[0] < now - self.config.rate_window_s:
-                self._times.popleft()
-        self.last = self._measure(now)
-        reasons = []
-        excess = self.last.get("distortion", 0.0) - self.baseline["distortion"]
-        if self.last.get("distortion_ratio", 0) > self.config.distortion_ratio and (
-            excess > self.config.distortion_margin
-        ):
-            reasons.append("codebook_drift")
-        if self.last.get("psi", 0) > self.config.psi_threshold:
-            reasons.append("code_usage_shift")
-        if self.last.get("rate_ratio", 0) > self.config.rate_ratio:
-            reasons.append("message_flood")
-        if not reasons:
-            return None
-        self.alerts += 1
-        action = (
-            "refit the codebook" if "message_flood" not in reasons else "tighten quotas, lower gossip fan-out"
-        )
-        if "message_flood" in reasons and len(reasons) > 1:
-            action = "refit the codebook; tighten quotas, lower gossip fan-out"
-        return {
-            "name": "communication_storm",
-            "level": "warning",
-            "reason": ",".join(reasons),
-            "action": action,
-            "codebook_version": self.codec.version,
-            **{k: v for k, v in self.last.items() if k != "samples"},
-        }
-
-    def _measure(self, now: float | None) -> dict[str, Any]:
-        out: dict[str, Any] = {"samples": len(self._vectors)}
-        if len(self._vectors) >= self.config.min_samples:
-            prof = self.codec._traffic_profile(np.stack(self._vectors))
-            base = self.baseline
-            out["distortion"] = prof["distortion"]
-            out["distortion_ratio"] = prof["distortion"] / max(base["distortion"], 1e-9)
-            # Add half a message to every bin (Jeffreys smoothing) so an empty bin does not explode the log.
-            k = len(base["usage_hist"])
-            p = (prof["usage_hist"] * prof["n"] + 0.5) / (prof["n"] + 0.5 * k)
-            nb = min(base.get("n", 10**6), 10**6)
-            q = (base["usage_hist"] * nb + 0.5) / (nb + 0.5 * k)
-            # Small samples look shifted by sampling noise alone: subtract the PSI expected without any
-            # drift, about (bins in use − 1) × (1 / window + 1 / baseline sample).
-            bins = int((base["usage_hist"] > 0).sum()) - 1
-            noise = bins * (1.0 / len(self._vectors) + 1.0 / base.get("n", 10**9))
-            out["psi"] = float(((p - q) * np.log(p / q)).sum()) - noise
-        if now is not None and self.expected_rate:
-            out["rate"] = len(self._times) / self.config.rate_window_s
-            out["rate_ratio"] = out["rate"] / self.expected_rate
-        return out
-
-    def recent(self) -> np.ndarray:
-        """The window of recent traffic (unit vectors), for `SemanticCodec.refit`."""
-        return np.stack(self._vectors)
-
-    def refit(self, extra_codes: int = 0) -> SemanticCodec:
-        """Re-fit the codebook on the recent window (optionally growing it) and reset the window.
-
-        The distortion baseline is kept (it is the service quality normal traffic should get); the code
-        usage baseline becomes that of the recent traffic under the new codebook.
-        """
-        self.codec.refit(self.recent(), extra_codes=extra_codes)
-        self.baseline["code_hist"] = self.codec.baseline["code_hist"]
-        self.baseline["usage_hist"] = self.codec.baseline["usage_hist"]
-        self._vectors.clear()
-        return self.codec
-
-    def stats(self) -> dict[str, Any]:
-        """Plain-dict statistics for `metrics` events."""
-        return {"alerts": self.alerts, "codebook_version": self.codec.version, **self.last}

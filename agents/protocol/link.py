@@ -39,7 +39,8 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from agents.protocol.channels import ChannelConfig, PriorityScheduler
-from agents.protocol.compression import CodebookDriftMonitor, CodecConfig, DriftConfig, SemanticCodec
+from agents.protocol.compression import CodecConfig, SemanticCodec
+from agents.protocol.drift import CodebookDriftMonitor, DriftConfig
 from agents.protocol.wire import OVERHEAD_BYTES
 
 PROTOCOLS_WITH_LINK = ("hcp",)

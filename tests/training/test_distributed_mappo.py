@@ -117,6 +117,7 @@ def test_two_processes_through_train_write_once_and_keep_one_event_sequence(tmp_
 
 
 @pytest.mark.slow  # a 2-rank group that loses a rank and restarts: two launches of customer-service ranks
+@pytest.mark.timeout(900)  # ~230 s alone under load: four rank start-ups, each loading the backbone
 def test_a_mappo_group_that_loses_a_rank_resumes_from_rank_0s_checkpoint(tmp_path, monkeypatch):
     monkeypatch.setenv("MASE_DIST_FAIL", "1:48")  # rank 1 fails once, after update 3 (episode 48)
     received: list = []

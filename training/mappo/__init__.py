@@ -10,9 +10,10 @@ Read top to bottom, one module each:
    state `env.state()`), `IndependentCritic` (V_i(o_i), for independent PPO), `CounterfactualCritic`
    (COMA's Q_i(s, a_-i, ·) for credit assignment).
 4. `featurizer` — observations and states as vectors (text through the frozen backbone, cached).
-5. `trainer` — `MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the update, evaluation, the loop;
-   with two mixins: `learning_aids` (the teacher's fading weight, self-imitation) and `data_parallel`
-   (what a group of ranks shares: gradients, statistics, the start, the stop, metrics).
+5. `trainer` — `MappoTrainer`: the update, evaluation, the loop; with three mixins: `rollout` (episodes on a
+   PettingZoo `ParallelEnv`, stacked into a `Batch`), `learning_aids` (the teacher's fading weight,
+   self-imitation) and `data_parallel` (what a group of ranks shares: gradients, statistics, the start,
+   the stop, metrics).
 6. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
 7. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
 8. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a

@@ -1,5 +1,5 @@
-"""`MappoTrainer`: rollouts on a PettingZoo `ParallelEnv`, the PPO update with its optional extensions
-(teacher, self-imitation, counterfactual credit), evaluation, the training loop."""
+"""`MappoTrainer`: the PPO update with its optional extensions (teacher, self-imitation, counterfactual
+credit), evaluation, the training loop; rollouts on a PettingZoo `ParallelEnv` are `rollout.Rollouts`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,40 +30,15 @@ from training.mappo.losses import (
     ppo_clip_loss,
 )
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
-from training.mappo.policy import TeamPolicy, action_count, hear_step, valid_action_mask
+from training.mappo.policy import TeamPolicy, action_count
+from training.mappo.rollout import Batch, EpisodeResult, Rollouts
 from training.replay import DualReplay, ReplayConfig
 from training.self_imitation import remember
 
-
-@dataclass
-class Batch:
-    """One update's experience: T steps (from whole episodes) × N agents."""
-
-    obs: torch.Tensor  # [T, N, D]
-    state: torch.Tensor  # [T, S]
-    present: torch.Tensor  # [T, N] bool
-    valid: torch.Tensor  # [T, N, A_max] bool: actions the env allowed
-    actions: torch.Tensor  # [T, N] long
-    logp: torch.Tensor  # [T, N]
-    noise: torch.Tensor  # [T, N, N]
-    beta: torch.Tensor  # [T]
-    rewards: torch.Tensor  # [T, N]
-    dones: torch.Tensor  # [T]
-    teacher_actions: torch.Tensor  # [T, N] long, −1 where no teacher sample
-    heard: torch.Tensor | None = None  # [T, N, D] observations as the HCP link delivered them
+__all__ = ["Batch", "EpisodeResult", "MappoTrainer"]
 
 
-@dataclass
-class EpisodeResult:
-    """What one episode produced, for metrics."""
-
-    ret: float
-    steps: int
-    messages: float
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-class MappoTrainer(LearningAids, DataParallel):
+class MappoTrainer(Rollouts, LearningAids, DataParallel):
     """Trains a team on a PettingZoo ParallelEnv with MAPPO or independent PPO.
 
     `env_fn(split)` makes an environment for "train" or "validation" (the same env for both is fine).
@@ -169,167 +143,11 @@ class MappoTrainer(LearningAids, DataParallel):
         self.history: list[dict[str, Any]] = []
         self._last_update_time: float | None = None
 
-    # ---- acting -------------------------------------------------------------------------------------
-    def _beta(self) -> float:
-        frac = min(1.0, self.update_index / max(1, self.cfg.updates - 1))
-        return self.cfg.beta_start + frac * (self.cfg.beta_end - self.cfg.beta_start)
-
+    # ---- learning (acting and rollouts: training.mappo.rollout) -----------------------------------------
     def _values(self, obs: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         v = self.critic(state, obs)
         return self.value_norm.denormalize(v) if self.value_norm is not None else v
 
-    def run_episode(
-        self,
-        greedy: bool = False,
-        explore: bool = False,
-        seed: int | None = None,
-        options: dict | None = None,
-        record: list | None = None,
-    ) -> EpisodeResult:
-        """Play one episode; append per-step records to `record` when training."""
-        env = self.env
-        obs, infos = env.reset(seed=seed, options=options)
-        ret, steps, messages = 0.0, 0, 0.0
-        last_info: dict[str, Any] = {}
-        beta = self._beta() if explore else 0.0
-        while env.agents:
-            present = torch.tensor([a in env.agents and obs.get(a) is not None for a in self.agents])
-            o = self.featurize([obs.get(a) if a in env.agents else None for a in self.agents], self.obs_dim)
-            s = self.featurize_state(env.state())
-            valid = self.valid_actions(obs)
-            noise = torch.randn(self.n, self.n) if explore else torch.zeros(self.n, self.n)
-            heard = self.hear(o, present, obs)
-            with torch.no_grad():
-                logits, alpha = self.actor(
-                    o.unsqueeze(0),
-                    noise.unsqueeze(0) if explore else None,
-                    beta,
-                    present.unsqueeze(0),
-                    valid.unsqueeze(0),
-                    None if heard is None else heard.unsqueeze(0),
-                )
-                dist = torch.distributions.Categorical(logits=logits[0])
-                act = logits[0].argmax(-1) if greedy else dist.sample()
-                logp = dist.log_prob(act)
-            actions = {a: int(act[i]) for i, a in enumerate(self.agents) if present[i]}
-            teacher_actions = torch.full((self.n,), -1, dtype=torch.long)
-            if record is not None and self.teacher is not None and self.teacher_weight() > 0:
-                for i, a in enumerate(self.agents):
-                    if present[i]:
-                        t_act = self.teacher(
-                            a, obs.get(a), infos.get(a, {}) if isinstance(infos, dict) else {}
-                        )
-                        if t_act is not None and int(t_act) != actions[a]:
-                            teacher_actions[i] = int(t_act)
-            delivered = 0.0
-            if alpha is not None:
-                delivered = float(
-                    (
-                        (alpha[0] >= self.delivery_threshold) & present.unsqueeze(0) & present.unsqueeze(1)
-                    ).sum()
-                )
-            obs, rewards, terms, truncs, infos = env.step(actions)
-            info_any = next(iter(infos.values()), {}) if infos else {}
-            step_messages = info_any.get("messages_step", None)
-            messages += float(step_messages) if step_messages is not None else delivered
-            done = not env.agents or all(terms.get(a, False) or truncs.get(a, False) for a in actions)
-            r = torch.zeros(self.n)
-            entropy = dist.entropy()
-            for i, a in enumerate(self.agents):
-                if a in rewards:
-                    base = float(rewards[a])
-                    if self.reward_fn is not None:
-                        # what the reward composer may weigh besides the env reward (see run_spec)
-                        extras = {
-                            "delivered": delivered,
-                            "entropy": float(entropy[i]),
-                            "done": done,
-                            "episode_key": f"{self.episode_prefix}{self.episodes_done}",
-                        }
-                        base = self.reward_fn(a, base, infos.get(a, {}), extras)
-                    r[i] = base
-            if record is not None:
-                record.append(
-                    (o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions, heard)
-                )
-            ret += float(r[present].mean()) if present.any() else 0.0
-            steps += 1
-            if infos:
-                last_info = dict(info_any)
-            if done:
-                break
-        if "messages" in last_info and isinstance(last_info["messages"], (int, float)):
-            messages = float(last_info["messages"])
-        return EpisodeResult(ret, steps, messages, last_info)
-
-    def hear(
-        self, o: torch.Tensor, present: torch.Tensor, observations: Mapping[str, Any]
-    ) -> torch.Tensor | None:
-        """One step's observations [N, D] as the other agents receive them over the HCP link (None
-        without one): each present agent that may be heard sends its observation as one frame."""
-        return hear_step(self.link, self.actor, self.agents, o, present, observations)
-
-    def valid_actions(self, observations: Mapping[str, Any]) -> torch.Tensor:
-        """[N, A_max] bool from each agent's `action_mask` observation field (all valid when absent)."""
-        return valid_action_mask(self.agents, self.actor.max_actions, observations)
-
-    def featurize_state(self, state: Any) -> torch.Tensor:
-        if isinstance(state, torch.Tensor):
-            return state.float().flatten()
-        return self.featurize([state], getattr(self, "state_dim", None))[0]
-
-    def collect(self) -> tuple[Batch, list[EpisodeResult]]:
-        """Play `episodes_per_update` training episodes with the current policy."""
-        record: list = []
-        results = []
-        # episodes are numbered over the group: rank r plays numbers base + r·E … base + r·E + E − 1
-        per, base = self.cfg.episodes_per_update, self.episodes_done
-        outcomes: list[float] = []
-        for k in range(per):
-            self.episodes_done = base + self.group.rank * per + k
-            explore = bool(self.cfg.comm) and self.rng.random() < self.cfg.explore_share
-            options = self.episode_options()
-            results.append(
-                self.run_episode(
-                    explore=explore, seed=self.rng.randrange(2**31), options=options, record=record
-                )
-            )
-            if self.curriculum is not None and self.success_fn is not None:
-                success = bool(self.success_fn(results[-1].info))
-                if self.group.active:
-                    outcomes.append(float(success))
-                else:
-                    self.curriculum.record(success)
-        self.episodes_done = base + per * self.group.world_size
-        if self.group.active and self.curriculum is not None and self.success_fn is not None:
-            # every rank's curriculum hears every rank's outcomes, in rank order: one level for the group
-            for rank_outcomes in distributed.gather_lists(self.group, outcomes):
-                for success in rank_outcomes:
-                    self.curriculum.record(bool(success))
-        cols = list(zip(*record, strict=True))
-        batch = Batch(
-            obs=torch.stack(cols[0]),
-            state=torch.stack(cols[1]),
-            present=torch.stack(cols[2]),
-            valid=torch.stack(cols[3]),
-            actions=torch.stack(cols[4]),
-            logp=torch.stack(cols[5]),
-            noise=torch.stack(cols[6]),
-            beta=torch.tensor(cols[7], dtype=torch.float32),
-            rewards=torch.stack(cols[8]),
-            dones=torch.tensor(cols[9]),
-            teacher_actions=torch.stack(cols[10]),
-            heard=torch.stack(cols[11]) if self.link is not None else None,
-        )
-        return batch, results
-
-    def episode_options(self) -> dict | None:
-        """Reset options for a training episode (the curriculum's difficulty level, when one is attached)."""
-        if self.curriculum is not None:
-            return {"difficulty": self.curriculum.level}
-        return None
-
-    # ---- learning -----------------------------------------------------------------------------------
     def advantages(self, b: Batch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """(advantages [T, N], value targets [T, N], Q targets [T, N] or None)."""
         with torch.no_grad():

@@ -56,7 +56,9 @@ class ReinforceCommTrainer(TrainingLoop, ReinforceUpdate, Episodes, Checkpointin
             raise TrainingError(
                 "the spec names no environment ($.environment.name); reinforce_comm needs one"
             )
-        drawn = team_kwargs(spec.environment.name, spec.agents, spec.edges) if spec.agents else {}  # the canvas's team
+        drawn = (
+            team_kwargs(spec.environment.name, spec.agents, spec.edges) if spec.agents else {}
+        )  # the canvas's team
         self.env = (
             env
             if env is not None
@@ -155,8 +157,3 @@ class ReinforceCommTrainer(TrainingLoop, ReinforceUpdate, Episodes, Checkpointin
                 f"environment {spec.environment.name!r} has no paraphrase_ids(); paraphrase_consistency "
                 "needs one that can re-phrase a clue"
             )
-
-
-def parameter_count(module: torch.nn.Module) -> int:
-    """Trainable parameters of a module."""
-    return sum(p.numel() for p in module.parameters() if p.requires_grad)

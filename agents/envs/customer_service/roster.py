@@ -178,12 +178,6 @@ class Roster:
         """The agent that answers ``intent`` (the first of its owners in team order)."""
         return self.owners[intent][0]
 
-    def intent_of(self, agent: str, action: str) -> str | None:
-        """The intent that ``agent``'s action ``action`` answers (None for pass and review actions)."""
-        if self.by_id[agent].reviewer or action == "pass":
-            return None
-        return next(i for i in INTENTS if INTENT_ACTION[i] == action)
-
     def prompt(self, agent: str) -> str:
         """What ``agent`` is told it does."""
         return self.by_id[agent].prompt

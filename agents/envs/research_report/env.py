@@ -471,9 +471,6 @@ class ResearchReportEnv(PhasePipelineEnv):
     def _view(self, agent: str) -> str:
         return views.view(self, self.role_of(agent))
 
-    def _source(self, fact: Fact) -> Document:
-        return views.source_of(self, fact)
-
     def features(self, agent: str) -> np.ndarray:
         """The agent's structured view (`views.features`: numbers for what its text view shows)."""
         return views.features(self, self.role_of(agent))

@@ -3,14 +3,8 @@
 import numpy as np
 import pytest
 
-from agents.protocol.compression import (
-    CodebookDriftMonitor,
-    CodecConfig,
-    CodecError,
-    DriftConfig,
-    HistoryCompressor,
-    SemanticCodec,
-)
+from agents.protocol.compression import CodecConfig, CodecError, HistoryCompressor, SemanticCodec
+from agents.protocol.drift import CodebookDriftMonitor, DriftConfig
 from agents.protocol.wire import WireFormatError, decode_frame
 
 
@@ -31,6 +25,18 @@ def fitted():
     x, y = _traffic(1200)
     codec = SemanticCodec(CodecConfig(n_codes=32, residual_dims=4, residual_bits=2)).fit(x, y)
     return codec, x, y
+
+
+def test_codebook_is_deterministic_with_the_seed_and_uses_every_code():
+    x, y = _traffic(600, seed=11)
+    config = CodecConfig(n_codes=16, residual_dims=2, residual_bits=2)
+    first, again = SemanticCodec(config).fit(x, y), SemanticCodec(config).fit(x, y)
+    np.testing.assert_array_equal(first.centroids, again.centroids)
+    np.testing.assert_array_equal(first.encode(x)[0], again.encode(x)[0])
+    other = SemanticCodec(CodecConfig(n_codes=16, residual_dims=2, residual_bits=2, seed=1)).fit(x, y)
+    assert not np.array_equal(other.centroids, first.centroids)
+    # no codebook entry is wasted: each is the nearest entry of some fitting vector
+    assert len(np.unique(first._nearest(first._check(x), 1))) == 16
 
 
 def test_codebook_fit_and_round_trip_reconstruction(fitted):
