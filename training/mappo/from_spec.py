@@ -28,6 +28,7 @@ from training.mappo.trainer import MappoTrainer
 from training.mappo.vector_features import VectorFeaturizer, is_vector_env
 from training.offline import warm_start_from_spec
 from training.reward import NoHumanFeedback, RewardComposer
+from training.spec_options import same_named
 from training.teacher import teacher_from_spec
 
 
@@ -122,32 +123,22 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     def every(episodes: int) -> int:
         return 0 if not episodes else max(1, round(episodes / per_update))
 
-    return MappoConfig(
-        algorithm=t.algorithm,
+    # Options named as the config names them arrive as given (training.spec_options); below is only what
+    # MAPPO translates: renamed, counted in updates rather than episodes, or scaled by the group.
+    translated = dict(
         sharing=t.policy_sharing,
-        counterfactual=bool(t.counterfactual),
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
         comm=bool(team.communication.enabled) and sends_messages(t.algorithm),
         updates=max(1, t.episodes // per_update),
         episodes_per_update=max(1, int(t.batch_size)),
         lr=float(t.lr) * distributed.lr_scale(group),
-        # null = MAPPO's own default; a value the spec gives, 0 included, is used as given
-        entropy_coef=MappoConfig.entropy_coef if t.entropy_coef is None else float(t.entropy_coef),
-        grad_clip=float(t.grad_clip),
-        seed=int(t.seed),
         hidden=max(a.policy_head.hidden for a in team.agents),
-        d_k=int(team.communication.d_k),
-        explore_share=float(team.communication.explore_share),
-        beta_start=float(team.communication.beta_start),
-        beta_end=float(team.communication.beta_end),
-        protocol=team.communication.protocol,
         eval_every=every(t.eval_every),
-        eval_episodes=int(t.eval_episodes),
         checkpoint_every=every(t.checkpoint_every),
         cycle_updates=max(1, round(team.evolution.cycle_episodes / per_update)),
-        self_imitation=float(t.self_imitation),
     )
+    return MappoConfig(**{**same_named(MappoConfig, team.communication, t), **translated})
 
 
 def run_spec(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from agents.policy import READINGS, RECEPTIONS, ROUTINGS
+from training.spec_options import same_named
 from training.trainer import TrainingError
 
 
@@ -73,37 +74,10 @@ class ReinforceCommConfig:
     def from_spec(cls, spec, **overrides: Any) -> ReinforceCommConfig:
         """Read `spec.training`, `spec.communication` and the policy-head size; then apply overrides."""
         t, c = spec.training, spec.communication
-        values: dict[str, Any] = {
-            "episodes": t.episodes,
-            "batch_size": t.batch_size,
-            "lr": t.lr,
-            "seed": t.seed,
-            "device": t.device,
-            "baseline": t.baseline,
-            "grad_clip": t.grad_clip,
-            "train_adapters": t.train_adapters,
-            "reception": t.reception,
-            "reading": t.reading,
-            "token_attention": t.token_attention,
-            "embedding_noise": t.embedding_noise,
-            "paraphrase_consistency": t.paraphrase_consistency,
-            "eval_every": t.eval_every,
-            "eval_episodes": t.eval_episodes,
-            "checkpoint_every": t.checkpoint_every,
-            "d_k": c.d_k,
-            "delivery_threshold": c.delivery_threshold,
-            "message_cost": c.message_cost,
-            "explore_share": c.explore_share,
-            "beta_start": c.beta_start,
-            "beta_end": c.beta_end,
-            "beta_decay_episodes": c.beta_decay_episodes,
-            "novelty_bonus": c.novelty_bonus,
-            "consensus_bonus": c.consensus_bonus,
-            "routing": "learned" if c.enabled else "none",
-            "protocol": c.protocol,
-        }
-        if t.entropy_coef is not None:  # null: this trainer's own default (the field above)
-            values["entropy_coef"] = float(t.entropy_coef)
+        # Options named as this config names them arrive as given, null ones left at the defaults here
+        # (training.spec_options); only the routing is translated.
+        values = same_named(cls, c, t)
+        values["routing"] = "learned" if c.enabled else "none"
         if spec.agents:
             values["hidden"] = max(a.policy_head.hidden for a in spec.agents)
         known = {f.name for f in fields(cls)}
