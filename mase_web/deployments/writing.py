@@ -1,5 +1,6 @@
-"""Each deployment's reply writer (`serving.generation.tickets.TicketWriter`), built once per process, and
-the encrypted API key of its backend.
+"""Each deployment's reply writer, built once per process, and the encrypted API key of its backend: a
+research-report or collaborative-writing team writes its text section by section
+(`serving.generation.sections`), every other team the reply to a ticket (`serving.generation.tickets`).
 
 The key a product manager types in is stored only encrypted (Fernet, with a key derived from Django's
 SECRET_KEY), is decrypted only here, when the writer is built, and never leaves through the API: a
@@ -18,10 +19,16 @@ from django.conf import settings
 
 from mase_web.deployments.models import Deployment
 from serving.generation import GenerationConfig, GenerationError, redact
+from serving.generation.sections import PostWriter, ReportWriter, SectionWriter
 from serving.generation.template import ticket_context
 from serving.generation.tickets import TicketWriter
 
-_writers: dict[tuple, TicketWriter] = {}
+# the writing workflows write section by section (the environment's data param: where its texts live)
+SECTION_WRITERS = {
+    "research_report": (ReportWriter, "corpus"),
+    "collaborative_writing": (PostWriter, "briefs"),
+}
+_writers: dict[tuple, TicketWriter | SectionWriter] = {}
 _lock = threading.Lock()
 
 
@@ -53,7 +60,20 @@ def config_of(deployment: Deployment) -> GenerationConfig:
     return GenerationConfig.from_mapping(deployment.generation or {})
 
 
-def writer_for(deployment: Deployment) -> TicketWriter:
+def _build(
+    deployment: Deployment, config: GenerationConfig, api_key: str | None = None, name: str = "writer"
+):
+    """The writer the deployment's workflow needs, for ``config``'s backend."""
+    agents = deployment.spec.get("agents") or []
+    environment = deployment.spec.get("environment") or {}
+    if environment.get("name") in SECTION_WRITERS:
+        kind, data = SECTION_WRITERS[environment["name"]]
+        data = (environment.get("params") or {}).get(data)
+        return kind.build(config, agents, api_key=api_key, name=name, data=data)
+    return TicketWriter.build(config, agents, api_key=api_key, name=name)
+
+
+def writer_for(deployment: Deployment) -> TicketWriter | SectionWriter:
     """The deployment's writer in this process. A backend that cannot start (a missing model directory)
     gives a template writer whose ``startup_error`` says why; every reply then carries that fault."""
     key = (
@@ -69,14 +89,14 @@ def writer_for(deployment: Deployment) -> TicketWriter:
                 _writers.pop(old).close()
             secret = decrypt_secret(deployment.generation_secret)
             try:
-                writer = TicketWriter.build(
+                writer = _build(
+                    deployment,
                     config_of(deployment),
-                    deployment.spec.get("agents") or [],
                     api_key=secret or None,
                     name=f"{deployment.name}.writer",
                 )
             except GenerationError as exc:  # tickets are still answered: by the template, with the reason
-                writer = TicketWriter.build(GenerationConfig(), deployment.spec.get("agents") or [])
+                writer = _build(deployment, GenerationConfig())
                 writer.startup_error = f"the {config_of(deployment).backend} writer cannot start: " + redact(
                     str(exc), [secret]
                 )
@@ -128,10 +148,11 @@ def _ms(started: float) -> float:
 
 
 def reply_for(
-    writer: TicketWriter, text: str, result: dict[str, Any], on_part=None, on_chunk=None
+    writer: TicketWriter | SectionWriter, text: str, result: dict[str, Any], on_part=None, on_chunk=None
 ) -> dict[str, Any]:
-    """The reply to a played ticket (streamed to ``on_part`` / ``on_chunk``, see `TicketWriter.answer`); a
-    writer that could not start is reported as the reply's first fault."""
+    """The reply to a played ticket, or the report of a played topic (streamed to ``on_part`` /
+    ``on_chunk``, see `TicketWriter.answer` / `SectionWriter.answer`); a writer that could not start is
+    reported as the reply's first fault."""
     reply = writer.answer(text, result, on_part=on_part, on_chunk=on_chunk)
     problem = getattr(writer, "startup_error", "")
     if problem:

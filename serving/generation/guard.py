@@ -102,13 +102,17 @@ class GuardedWriter:
         breaker: CircuitBreaker | None = None,
         workers: int = 8,
         secrets: Sequence[str] = (),
+        template: TemplateGenerator | None = None,
     ):
         self.generator = generator
         self.config = config or GenerationConfig()
         self.breaker = breaker or CircuitBreaker(
             BreakerConfig(cooldown_s=self.config.cooldown_s), name="writer"
         )
-        self.template = generator if isinstance(generator, TemplateGenerator) else TemplateGenerator()
+        # the fallback writer: the customer-service template unless a workflow brings its own
+        if template is None:
+            template = generator if isinstance(generator, TemplateGenerator) else TemplateGenerator()
+        self.template = template
         self._pool = (
             None
             if generator is self.template

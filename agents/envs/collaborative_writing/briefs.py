@@ -8,7 +8,7 @@ keyword-stuffed), ``redundant`` (restates another section's point) or ``wrong_to
 
 `cues` computes what anyone can read off a block's text (keyword overlap and density, a number, tone
 markers, another section's aspect); `judge` scores a draft on coverage, relevance, redundancy, tone and
-length, in [0, 1].
+length, in [0, 1]; `judge_text` scores a written post the same way, from what its text states.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,3 +163,40 @@ def judge(brief: Brief, draft: list[tuple[Section, Block, bool]]) -> dict[str, f
         "length": length,
     }
     return {**parts, "score": sum(WEIGHTS[k] * v for k, v in parts.items())}
+
+
+def read_draft(brief: Brief, text: str, fixed: Iterable[str] = ()) -> list[tuple[Section, Block, bool]]:
+    """The draft a written post states, as the judge reads it: one row per ``## Heading``; its block is the
+    brief's candidate the section's text states (word for word, else the one it shares most words with,
+    jaccard ≥ 0.5); text that states none is read as off-brief. A wrong-tone block counts as fixed when
+    the team fixed that section's tone (``fixed``: headings) or the text reads in the brief's tone."""
+    known = {" ".join(s.heading.lower().split()): s for s in brief.sections}
+    fixed = set(fixed)
+    rows, heading, body = [], None, []
+
+    def close() -> None:
+        if heading is None:
+            return
+        written = " ".join(" ".join(body).split())
+        section = known.get(heading.lower()) or Section(heading, "", False, ())
+        block = next((b for b in section.blocks if " ".join(b.text.split()) == written), None)
+        if block is None:
+            score, best = max(((jaccard(b.text, written), b) for b in section.blocks), default=(0.0, None),
+                              key=lambda pair: pair[0])  # fmt: skip
+            block = best if best is not None and score >= 0.5 else Block(written, "off")
+        in_tone = casual(written) == (brief.tone == "casual")
+        rows.append((section, block, block.kind == "wrong_tone" and (section.heading in fixed or in_tone)))
+
+    for line in text.splitlines():
+        if line.startswith("#"):
+            close()
+            heading, body = " ".join(line.lstrip("#").split()), []
+        elif line.strip():
+            body.append(line.strip())
+    close()
+    return rows
+
+
+def judge_text(brief: Brief, text: str, fixed: Iterable[str] = ()) -> dict[str, float]:
+    """`judge`'s parts and score of the post ``text`` states (`read_draft`)."""
+    return judge(brief, read_draft(brief, text, fixed))

@@ -298,6 +298,8 @@ class CollaborativeWritingEnv(PhasePipelineEnv):
             "steps": self.step_count,
             "sections": [self.sections[i].heading for i in self.picked],
             "draft_kinds": [b.kind for _, b, _ in self.draft],
+            # what a deployed team's writer writes from (serving.generation.sections): the draft's blocks
+            "draft": [{"heading": s.heading, "text": b.text, "fixed": f} for s, b, f in self.draft],
             "scores": dict(self.scores),
             "score": float(self.scores.get("score", 0.0)),
             "success": float(self.scores.get("score", 0.0)),  # what model selection ranks checkpoints by

@@ -501,6 +501,8 @@ class ResearchReportEnv(PhasePipelineEnv):
             "sources": [doc.id for doc in self.picked],
             "adopted_facts": [fact.id for fact in self.adopted],
             "issues": sorted(report_issues(self.draft)) if self.draft else [],
+            # what a deployed team's writers write from (serving.generation.sections): the last draft's blocks
+            "draft": _draft_blocks(self.draft),
             "scores": dict(self.scores),
             "accepted": self.phase == "done",
             # the judge's score of an accepted report: what a trainer's validation keeps the best checkpoint by
@@ -516,6 +518,18 @@ class ResearchReportEnv(PhasePipelineEnv):
             print(text)
             return None
         return text
+
+
+def _draft_blocks(draft: Report | None) -> dict[str, Any] | None:
+    """The draft as plain data: its choices and each paragraph's section and text (None before one)."""
+    if draft is None:
+        return None
+    return {
+        "structure": draft.structure,
+        "detail": draft.detail,
+        "framework": draft.framework,
+        "paragraphs": [{"section": p.section, "text": p.text} for p in draft.paragraphs],
+    }
 
 
 def _shipped_topic_names() -> set[str]:

@@ -31,6 +31,8 @@ SECTIONS: dict[str, tuple[str, str, str, str]] = {
 }
 FRAMEWORK_NAMES = {"pest": "a PEST lens", "swot": "a SWOT lens", "timeline": "a timeline"}
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.35, "depth": 0.3, "structure": 0.2, "readability": 0.15}
+PADDING = "This point deserves attention, as explained above, and it matters for the overall picture."
+"""The sentence "detailed" prose adds to each fact (what reads as padding)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def compose(
         for chunk in chunks:
             text = " ".join(fact.text for fact in chunk)
             if detail == "detailed":
-                text += " This point deserves attention, as explained above, and it matters for the overall picture."
+                text += " " + PADDING
             paragraphs.append(Paragraph(section, tuple(chunk), text))
     if rewrite is not None:
         paragraphs = [Paragraph(p.section, p.facts, rewrite(p.text) or p.text) for p in paragraphs]

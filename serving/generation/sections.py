@@ -1,0 +1,255 @@
+"""The writing workflows: a deployed team's report or post written section by section through the
+generation layer.
+
+The team's decisions end in a draft made of blocks, which the environment puts in the episode's
+``info["draft"]``: for a research report (`ReportWriter`) the sources it picked, the facts it adopted and
+in which sections and order, the framework, structure and detail, the issues its reviewers flagged; for a
+collaborative post (`PostWriter`) the sections the planner chose, in order, the block the writer picked for
+each and the polisher's fixes. Each section becomes one part: the writer agent's prompt is its system
+prompt, and the task, the team's choices, what was fixed and the section's blocks are its context. The
+parts are written at once under the breaker (`GuardedWriter`): the template backend (`SectionTemplate`)
+writes each section from its blocks word for word, so by default the text is the draft's own; a language
+model writes free text, and a section whose answer faults is written by the template instead (that section
+only). The judge then scores the written text (`agents.envs.research_report.reading.judge_text`,
+`agents.envs.collaborative_writing.briefs.judge_text`), not the blocks the team chose.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from agents.envs.collaborative_writing.briefs import Brief, load_briefs
+from agents.envs.collaborative_writing.briefs import judge_text as judge_post
+from agents.envs.research_report.corpus import Document, Topic, load_corpus
+from agents.envs.research_report.judge import FRAMEWORK_NAMES
+from agents.envs.research_report.reading import judge_text
+from serving.breaker import BreakerConfig, CircuitBreaker
+from serving.generation import GenerationConfig, make_generator
+from serving.generation.base import Generation, cut_at_stop, usage
+from serving.generation.guard import GuardedWriter, PartRequest, summarise
+from serving.generation.template import TemplateGenerator
+
+WRITER_ROLE = "writer"
+DEFAULT_PROMPT = "You are the writer of a research report. Write clear, factual report prose."
+NO_TEXT = "The team did not write anything for this request."
+BLOCK = "Block: "
+
+
+def _line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def section_context(
+    question: str,
+    section: str,
+    blocks: Sequence[str],
+    choices: str = "",
+    sources: Sequence[str] = (),
+    fixes: Sequence[str] = (),
+) -> str:
+    """The user message a section is written from (one ``Key: value`` per line; a ``Block:`` line per
+    paragraph the team chose for it, in order)."""
+    lines = [f"Report question: {_line(question)}", f"Section: {_line(section)}"]
+    if choices:
+        lines.append(f"Team decisions: {_line(choices)}")
+    if sources:
+        lines.append(f"Sources: {'; '.join(_line(s) for s in sources)}")
+    if fixes:
+        lines.append(f"Reviewers asked to fix: {', '.join(fixes)}")
+    lines += [BLOCK + _line(b) for b in blocks]
+    lines.append(
+        "Write this section of the report from the blocks: one plain paragraph per block, one per line, "
+        "keep every figure as given, no heading."
+    )
+    return "\n".join(lines)
+
+
+def blocks_of(text: str) -> list[str]:
+    """The ``Block:`` lines of a `section_context` message."""
+    return [line[len(BLOCK) :] for line in text.splitlines() if line.startswith(BLOCK)]
+
+
+class SectionTemplate(TemplateGenerator):
+    """The template backend of the writing workflows: a section is its blocks, one paragraph a line (the
+    draft's own text). A message without blocks is a customer-service context (the settings page's test
+    call): the ticket template answers it."""
+
+    def generate(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, str]],
+        max_tokens: int = 160,
+        stop: Sequence[str] | None = None,
+    ) -> Generation:
+        last = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+        blocks = blocks_of(last)
+        if not blocks:
+            return super().generate(system, messages, max_tokens, stop)
+        started = time.perf_counter()
+        text = cut_at_stop("\n".join(blocks), stop)
+        prompt_words = len(system.split()) + sum(len(str(m.get("content", "")).split()) for m in messages)
+        return Generation(
+            text=text,
+            usage=usage(prompt_words, len(text.split())),
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            backend=self.name,
+            model=self.model,
+        )
+
+    def stream(self, system, messages, max_tokens=160, stop=None) -> Iterator[str | Generation]:
+        generation = self.generate(system, messages, max_tokens, stop)
+        yield from (line + "\n" for line in generation.text.split("\n") if line)
+        yield generation
+
+
+class SectionWriter:
+    """Writes a played writing episode section by section (`answer`); thread-safe. Subclasses say what
+    the sections are (`plan`) and how the written text is judged (`judge`)."""
+
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = ()):
+        self.writer = writer
+        writers = [a for a in agents if str(a.get("role") or a.get("id")) == WRITER_ROLE]
+        chosen = writers[0] if writers else {"id": WRITER_ROLE}
+        self.agent = str(chosen["id"])
+        self.prompt = str(chosen.get("prompt") or DEFAULT_PROMPT)
+
+    @classmethod
+    def build(
+        cls,
+        config: GenerationConfig,
+        agents: Sequence[Mapping[str, Any]] = (),
+        api_key: str | None = None,
+        name: str = "writer",
+        data: Any = None,
+    ) -> SectionWriter:
+        """A writer for ``config``'s backend with its own breaker; the section template is its fallback.
+        ``data``: the environment's data file or directory (None: the shipped one)."""
+        breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
+        template = SectionTemplate()
+        generator = template if config.backend == "template" else make_generator(config, api_key=api_key)
+        guarded = GuardedWriter(generator, config, breaker, secrets=[api_key or ""], template=template)
+        return cls(guarded, agents, data)
+
+    def plan(self, result: Mapping[str, Any]) -> tuple[list[str], list[PartRequest]]:
+        """The sections in order, and one part per section."""
+        raise NotImplementedError
+
+    def judge(self, text: str, result: Mapping[str, Any]) -> dict[str, float]:
+        """The judge's scores of the written ``text`` of the episode ``result``."""
+        raise NotImplementedError
+
+    def _part(self, section: str, context: str) -> PartRequest:
+        return PartRequest(self.agent, (section,), self.prompt, [{"role": "user", "content": context}])
+
+    def answer(self, request: str, result: Mapping[str, Any], on_part=None, on_chunk=None) -> dict[str, Any]:
+        """The text: ``{"text", "sections", "parts", "scores", "backend", "model", "usage", "cost",
+        "latency_ms", "faults", "fallback", "approved", "breaker"}`` (plain JSON; the shape of a ticket's
+        reply plus the section names and the judge's scores of the text). Never raises for a backend
+        fault: the template writes that section. ``request``: the task text (the episode says the rest)."""
+        started = time.perf_counter()
+        sections, requests = self.plan(result)
+        hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
+        parts = self.writer.write(requests, on_part=hear, on_chunk=on_chunk)
+        text = "\n".join(f"## {name}\n{part.text}" for name, part in zip(sections, parts, strict=True))
+        config = self.writer.config
+        return {
+            "text": text or NO_TEXT,
+            "sections": sections,
+            "parts": [p.to_dict() for p in parts],
+            "scores": self.judge(text, result) if text else {},
+            **summarise(parts, config.backend, config.model or config.backend),
+            "latency_ms": round((time.perf_counter() - started) * 1000.0, 3),
+            "approved": bool((result.get("info") or {}).get("accepted", False)),
+            "breaker": self.writer.breaker.state,
+        }
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _flags(result: Mapping[str, Any], agents: set[str], prefix: str = "") -> list[str]:
+    """The actions of ``agents`` in the episode that start with ``prefix`` (without it), first use first."""
+    actions = (
+        str(r.get("action", ""))
+        for r in result.get("decisions") or ()
+        if r.get("agent") in agents and str(r.get("action", "")).startswith(prefix)
+    )
+    return list(dict.fromkeys(a[len(prefix) :] for a in actions))
+
+
+def _role(agents: Sequence[Mapping[str, Any]], role: str) -> set[str]:
+    return {str(a["id"]) for a in agents if str(a.get("role") or a.get("id")) == role} or {role}
+
+
+class ReportWriter(SectionWriter):
+    """Research report: one section per heading of the draft (``data``: the corpus directory)."""
+
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
+        super().__init__(writer, agents)
+        self.reviewers = _role(agents, "reviewer")
+        topics, documents = load_corpus(data)
+        self.topics: dict[str, Topic] = topics
+        self.documents: dict[str, list[Document]] = documents
+
+    def plan(self, result: Mapping[str, Any]) -> tuple[list[str], list[PartRequest]]:
+        info = result.get("info") or {}
+        draft = info.get("draft") or {}
+        topic = self.topics.get(str(info.get("topic")))
+        if not draft.get("paragraphs") or topic is None:
+            return [], []
+        by_id = {d.id: d for d in self.documents.get(topic.topic, [])}
+        sources = [f"{by_id[i].title} ({by_id[i].source})" for i in info.get("sources") or () if i in by_id]
+        lens = FRAMEWORK_NAMES.get(draft.get("framework") or "", "no particular framework")
+        choices = f"structure {draft.get('structure')}, {draft.get('detail')} detail, {lens}"
+        fixes = _flags(result, self.reviewers, "flag_")
+        sections: dict[str, list[str]] = {}
+        for paragraph in draft["paragraphs"]:
+            sections.setdefault(str(paragraph["section"]), []).append(str(paragraph["text"]))
+        parts = [
+            self._part(name, section_context(topic.question, name, blocks, choices, sources, fixes))
+            for name, blocks in sections.items()
+        ]
+        return list(sections), parts
+
+    def judge(self, text: str, result: Mapping[str, Any]) -> dict[str, float]:
+        name = str((result.get("info") or {})["topic"])
+        facts = [f for d in self.documents.get(name, []) for f in d.facts]
+        key_claims = sorted({f.claim for f in facts if f.key and f.correct})
+        return judge_text(text, self.topics[name], facts, key_claims)
+
+
+class PostWriter(SectionWriter):
+    """Collaborative writing: one section per row of the draft (``data``: the brief file)."""
+
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
+        super().__init__(writer, agents)
+        self.polishers = _role(agents, "polisher")
+        self.briefs: dict[str, Brief] = {b.id: b for b in load_briefs(data, "all")}
+
+    def plan(self, result: Mapping[str, Any]) -> tuple[list[str], list[PartRequest]]:
+        info = result.get("info") or {}
+        brief = self.briefs.get(str(info.get("brief")))
+        rows = info.get("draft") or []
+        if not rows or brief is None:
+            return [], []
+        choices = f"a {brief.tone} post in {len(rows)} sections: " + ", ".join(
+            str(r["heading"]) for r in rows
+        )
+        fixes = [
+            f.replace("_", " ") for f in _flags(result, self.polishers) if f in ("fix_tone", "cut_redundant")
+        ]
+        parts = [
+            self._part(
+                str(r["heading"]),
+                section_context(brief.text, str(r["heading"]), [str(r["text"])], choices, (), fixes),
+            )
+            for r in rows
+        ]
+        return [str(r["heading"]) for r in rows], parts
+
+    def judge(self, text: str, result: Mapping[str, Any]) -> dict[str, float]:
+        info = result.get("info") or {}
+        fixed = [str(r["heading"]) for r in info.get("draft") or () if r.get("fixed")]
+        return judge_post(self.briefs[str(info["brief"])], text, fixed)
