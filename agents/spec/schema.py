@@ -16,32 +16,50 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agents.spec.nodes import CircuitBreakerSpec, CurriculumSpec, EvolutionSpec, ResourcesSpec, TrainingSpec
+from agents.spec.nodes import (
+    AgentSpec,
+    BackboneSpec,
+    CircuitBreakerSpec,
+    CommunicationSpec,
+    CurriculumSpec,
+    EdgeSpec,
+    EvolutionSpec,
+    FallbackSpec,
+    ResourcesSpec,
+    TrainingSpec,
+)
+from agents.spec.options import LIMITS
 
 __all__ = ["SECTIONS", "spec_schema", "schema_text"]
 
 SECTIONS: dict[str, type] = {
+    "backbone": BackboneSpec,
+    "communication": CommunicationSpec,
     "training": TrainingSpec,
     "resources": ResourcesSpec,
     "circuit_breaker": CircuitBreakerSpec,
     "curriculum": CurriculumSpec,
     "evolution": EvolutionSpec,
+    "fallback": FallbackSpec,
 }
-"""The spec's sections whose options are each declared once, on their dataclass field."""
+"""The spec's sections whose options are each declared once, on their dataclass field. The agents' and
+the edges' options are declared so too (AgentSpec, LoraSpec, PolicyHeadSpec, EdgeSpec): the schema's
+"agents" and "edges" list them."""
 
 _REF = "#/$defs/{model}"
 
 
 def spec_schema() -> dict[str, Any]:
     """One JSON Schema (draft 2020-12) with a property per section of SECTIONS, each a `$defs` entry
-    named after its dataclass. Every section is optional and takes no other keys, as the validator says."""
+    named after its dataclass, and "agents" and "edges". Every section is optional and takes no other keys, as the
+    validator says."""
     return copy.deepcopy(_built())  # the caller's own copy of a schema built once per process
 
 
 @functools.cache
 def _built() -> dict[str, Any]:
     defs: dict[str, Any] = {}
-    for cls in SECTIONS.values():
+    for cls in (*SECTIONS.values(), AgentSpec, EdgeSpec):
         schema = TypeAdapter(cls).json_schema(ref_template=_REF)
         defs.update(schema.pop("$defs", {}))
         defs[cls.__name__] = schema
@@ -50,12 +68,29 @@ def _built() -> dict[str, Any]:
             d["additionalProperties"] = False  # the validator refuses unknown keys
         for prop in d.get("properties", {}).values():
             prop.pop("title", None)  # "Entropy Coef" says nothing the key does not, and would name a TS type
+    # a document may leave out an agent's prompt (the loader fills in its role's), which no field default says
+    defs["AgentSpec"]["required"] = ["id", "role"]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "SpecSections",
         "description": "The team spec's declared sections (agents.spec.schema); each is optional.",
         "type": "object",
-        "properties": {key: {"$ref": _REF.format(model=cls.__name__)} for key, cls in SECTIONS.items()},
+        "properties": {
+            "agents": {
+                "description": "the team's agents",
+                "type": "array",
+                "items": {"$ref": _REF.format(model="AgentSpec")},
+                "minItems": 1,
+                "maxItems": LIMITS["agents"],
+            },
+            "edges": {
+                "description": "links between agents: communication allowed, or a workflow dependency",
+                "type": "array",
+                "items": {"$ref": _REF.format(model="EdgeSpec")},
+                "maxItems": LIMITS["edges"],
+            },
+            **{key: {"$ref": _REF.format(model=cls.__name__)} for key, cls in SECTIONS.items()},
+        },
         "additionalProperties": False,
         "$defs": dict(sorted(defs.items())),
     }

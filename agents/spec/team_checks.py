@@ -10,7 +10,7 @@ from dataclasses import MISSING
 
 import networkx as nx
 
-from agents.roles import REWARD_TERMS, ROLES
+from agents.roles import REWARD_TERMS
 from agents.spec.checks import _allowed_keys, _Checks, _quote_list
 from agents.spec.declared import rule
 from agents.spec.nodes import (
@@ -31,14 +31,10 @@ from agents.spec.nodes import (
     RewardTermSpec,
 )
 from agents.spec.options import (
-    EDGE_KINDS,
-    FALLBACK_KINDS,
     ID_PATTERN,
     LIMITS,
     PHASES,
-    POOLINGS,
     PRESETS,
-    PROTOCOLS,
     REWARD_PRESETS,
 )
 
@@ -50,10 +46,7 @@ class _TeamChecks(_Checks):
         sec = self.section(top, "backbone", BackboneSpec)
         if sec is None:
             return
-        p = "$.backbone"
-        self.string(sec, p, "model", max_len=LIMITS["path_chars"])
-        self.string(sec, p, "pooling", max_len=10, choices=POOLINGS)
-        self.integer(sec, p, "max_length", 8, 8192)
+        self.declared(sec, "$.backbone", BackboneSpec)
 
     def agents(self, top: dict) -> list[str] | None:
         """Checks the agents; returns their distinct ids when every id is valid (for cross-references)."""
@@ -69,9 +62,7 @@ class _TeamChecks(_Checks):
             if sec is None:
                 ids_ok = False
                 continue
-            aid = self.string(
-                sec, p, "id", max_len=40, pattern=ID_PATTERN, pattern_hint="use [a-z][a-z0-9_]{0,39}"
-            )
+            aid = self.option(sec, p, rule(AgentSpec, "id"))
             if isinstance(aid, str):
                 if aid in seen:  # still a known id for cross-references; the duplicate is the error
                     self.err(f"{p}.id", f"duplicate agent id {json.dumps(aid)} (also $.agents[{seen[aid]}])")
@@ -80,18 +71,16 @@ class _TeamChecks(_Checks):
                     ids.append(aid)
             else:
                 ids_ok = False
-            role = self.string(sec, p, "role", max_len=40, choices=ROLES)
+            role = self.option(sec, p, rule(AgentSpec, "role"))
             if "prompt" in sec:
-                self.string(sec, p, "prompt", max_len=LIMITS["prompt_chars"])
+                self.option(sec, p, rule(AgentSpec, "prompt"))
             elif role == "custom":
                 self.err(f"{p}.prompt", "is required for a custom role (custom roles have no default prompt)")
             if "lora" in sec:
                 lp = f"{p}.lora"
                 lora = self.obj(sec["lora"], lp, _allowed_keys(LoraSpec))
                 if lora is not None:
-                    self.integer(lora, lp, "r", 1, 256)
-                    self.number(lora, lp, "alpha", 0, 4096, lo_open=True)
-                    self.number(lora, lp, "dropout", 0, 1, hi_open=True)
+                    self.declared(lora, lp, LoraSpec)  # r, alpha, dropout; the modules below
                     if lora.get("target_modules") is not None:
                         mods = self.array(lora, lp, "target_modules", LIMITS["target_modules"], min_items=1)
                         for j, m in enumerate(mods or []):
@@ -109,8 +98,8 @@ class _TeamChecks(_Checks):
                 hp = f"{p}.policy_head"
                 head = self.obj(sec["policy_head"], hp, _allowed_keys(PolicyHeadSpec))
                 if head is not None:
-                    self.integer(head, hp, "hidden", 1, 4096)
-            self.integer(sec, p, "update_period", 1, 100_000)
+                    self.declared(head, hp, PolicyHeadSpec)
+            self.option(sec, p, rule(AgentSpec, "update_period"))
             intents = self.array(sec, p, "intents", 64)
             for j, name in enumerate(intents or []):
                 if not isinstance(name, str) or not ID_PATTERN.match(name):
@@ -131,9 +120,10 @@ class _TeamChecks(_Checks):
             sec = self.obj(e, p, _allowed_keys(EdgeSpec), required=("source", "target"))
             if sec is None:
                 continue
-            src = self.string(sec, p, "source", max_len=40)
-            dst = self.string(sec, p, "target", max_len=40)
-            kind = self.string(sec, p, "kind", max_len=20, choices=EDGE_KINDS, default="communication")
+            src = self.option(sec, p, rule(EdgeSpec, "source"))
+            dst = self.option(sec, p, rule(EdgeSpec, "target"))
+            kind = self.option(sec, p, rule(EdgeSpec, "kind"))
+            kind = EdgeSpec.kind if kind is MISSING else kind
             ends_ok = True
             for key, end in (("source", src), ("target", dst)):
                 if not isinstance(end, str):
@@ -183,22 +173,16 @@ class _TeamChecks(_Checks):
         if sec is None:
             return
         p = "$.communication"
-        self.boolean(sec, p, "enabled")
-        self.integer(sec, p, "d_k", 1, 1024)
-        self.number(sec, p, "delivery_threshold", 0, 1)
-        self.number(sec, p, "message_cost", 0, 10)
-        self.number(sec, p, "explore_share", 0, 1)
-        b0 = self.number(sec, p, "beta_start", 0, 100, default=CommunicationSpec.beta_start)
-        b1 = self.number(sec, p, "beta_end", 0, 100, default=CommunicationSpec.beta_end)
+        v = self.declared(sec, p, CommunicationSpec)
+        # an absent beta is its default in the cross-check
+        b0, b1 = (
+            getattr(CommunicationSpec, k) if v[k] is MISSING else v[k] for k in ("beta_start", "beta_end")
+        )
         if isinstance(b0, float) and isinstance(b1, float) and b1 > b0:
             self.err(
                 f"{p}.beta_end",
                 f"exploration noise decays: beta_end ({b1:g}) must not exceed beta_start ({b0:g})",
             )
-        self.integer(sec, p, "beta_decay_episodes", 1, 10**9)
-        self.number(sec, p, "novelty_bonus", 0, 10)
-        self.number(sec, p, "consensus_bonus", 0, 10)
-        self.string(sec, p, "protocol", max_len=20, choices=PROTOCOLS, nullable=True)
 
     def evolution(self, top: dict) -> list[str] | None:
         """Checks the schedule; returns the declared phase names (None when they are invalid)."""
@@ -309,7 +293,7 @@ class _TeamChecks(_Checks):
         if sec is None:
             return
         p = "$.fallback"
-        kind = self.string(sec, p, "kind", max_len=20, choices=FALLBACK_KINDS, default="none")
+        kind = self.option(sec, p, rule(FallbackSpec, "kind"))
         rules = self.array(sec, p, "rules", LIMITS["fallback_rules"])
         # Absent or empty rules leave a router with nowhere to route (an invalid "rules" is reported already).
         if kind == "keyword_router" and ("rules" not in sec or rules == []):
@@ -326,7 +310,7 @@ class _TeamChecks(_Checks):
                         f"{rp}.keywords[{j}]",
                         f"must be a non-empty string of at most {LIMITS['keyword_chars']} characters",
                     )
-            target = self.string(s, rp, "route_to", max_len=40)
+            target = self.option(s, rp, rule(FallbackRuleSpec, "route_to"))
             if isinstance(target, str) and ids is not None and target not in ids:
                 self.err(
                     f"{rp}.route_to", f"unknown agent {json.dumps(target)}; known agents: {_quote_list(ids)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from dataclasses import MISSING
 from pathlib import Path
 
 import jsonschema
@@ -13,7 +14,15 @@ import pytest
 
 from agents.spec import load_spec, validate_spec
 from agents.spec.declared import rules
-from agents.spec.nodes import PhaseSpec, PlateauSpec
+from agents.spec.nodes import (
+    AgentSpec,
+    EdgeSpec,
+    FallbackRuleSpec,
+    LoraSpec,
+    PhaseSpec,
+    PlateauSpec,
+    PolicyHeadSpec,
+)
 from agents.spec.schema import SECTIONS, main, schema_text, spec_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,21 +30,43 @@ COMMITTED = ROOT / "frontend" / "src" / "designer" / "spec.schema.json"
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 
 # A design-only team: no environment, so only the section under test can be wrong.
-BASE = {"name": "t", "agents": [{"id": "a", "role": "custom", "prompt": "p"}]}
+BASE = {
+    "name": "t",
+    "agents": [{"id": "a", "role": "custom", "prompt": "p"}, {"id": "b", "role": "custom", "prompt": "q"}],
+    "edges": [{"source": "a", "target": "b"}],
+    "fallback": {"rules": [{"keywords": ["k"], "route_to": "a"}]},
+}
 
+# where each declared object sits in a document: the keys from its top
+PLACES: dict[tuple, type] = {
+    **{(key,): cls for key, cls in SECTIONS.items()},
+    ("agents", 0): AgentSpec,
+    ("agents", 0, "lora"): LoraSpec,
+    ("agents", 0, "policy_head"): PolicyHeadSpec,
+    ("edges", 0): EdgeSpec,
+    ("fallback", "rules", 0): FallbackRuleSpec,
+}
 OPTIONS = [
-    (key, r) for key, cls in SECTIONS.items() for r in rules(cls) if r.kind != "other"
-]  # (section, rule) for every plain option
+    (where, r) for where, cls in PLACES.items() for r in rules(cls) if r.kind != "other"
+]  # (place, rule) for every plain option
 
 
-def _doc(section: str, key: str, value: object) -> dict:
+def _path(where: tuple, key: str) -> str:
+    return "$" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in (*where, key))
+
+
+def _doc(where: str | tuple, key: str, value: object) -> dict:
     doc = copy.deepcopy(BASE)
-    doc[section] = {key: value}
+    node = doc
+    for k in (where,) if isinstance(where, str) else where:
+        node = node[k] if isinstance(k, int) else node.setdefault(k, {})
+    node[key] = value
     return doc
 
 
-def _schema_accepts(section: str, key: str, value: object) -> bool:
-    return jsonschema.Draft202012Validator(spec_schema()).is_valid({section: {key: value}})
+def _schema_accepts(doc: dict) -> bool:
+    shown = {k: v for k, v in doc.items() if k in spec_schema()["properties"]}  # the schema has no "name"
+    return jsonschema.Draft202012Validator(spec_schema()).is_valid(shown)
 
 
 def test_the_committed_schema_is_what_the_dataclasses_declare():
@@ -50,7 +81,7 @@ def test_the_module_prints_the_schema(capsys):
     assert json.loads(capsys.readouterr().out) == spec_schema()
 
 
-@pytest.mark.parametrize("cls", [*SECTIONS.values(), PlateauSpec, PhaseSpec], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [*PLACES.values(), PlateauSpec, PhaseSpec], ids=lambda c: c.__name__)
 def test_every_plain_option_declares_its_range_or_choices_and_a_description(cls):
     for r in rules(cls):
         assert r.description, f"{cls.__name__}.{r.name} has no description"
@@ -60,9 +91,9 @@ def test_every_plain_option_declares_its_range_or_choices_and_a_description(cls)
             assert r.choices or r.max_len, f"{cls.__name__}.{r.name} has neither choices nor a length cap"
 
 
-@pytest.mark.parametrize("section,rule", OPTIONS, ids=[f"{s}.{r.name}" for s, r in OPTIONS])
-def test_validator_and_schema_refuse_the_same_out_of_range_values(section, rule):
-    path = f"$.{section}.{rule.name}"
+@pytest.mark.parametrize("where,rule", OPTIONS, ids=[_path(w, r.name) for w, r in OPTIONS])
+def test_validator_and_schema_refuse_the_same_out_of_range_values(where, rule):
+    path = _path(where, rule.name)
     if rule.kind in ("integer", "number"):
         bad = [rule.hi + 1, rule.lo - 1, "1"]
         if rule.lo_open:
@@ -76,12 +107,13 @@ def test_validator_and_schema_refuse_the_same_out_of_range_values(section, rule)
     if not rule.nullable:
         bad.append(None)
     for value in bad:
-        errors = validate_spec(_doc(section, rule.name, value))
-        assert [e.path for e in errors] == [path], (value, errors)
-        assert not _schema_accepts(section, rule.name, value), value
-    # the declared default passes both
-    assert not [e for e in validate_spec(_doc(section, rule.name, rule.default)) if e.path == path]
-    assert _schema_accepts(section, rule.name, rule.default)
+        doc = _doc(where, rule.name, value)
+        assert [e.path for e in validate_spec(doc)] == [path], (value, validate_spec(doc))
+        assert not _schema_accepts(doc), value
+    # the declared default (a required option: the base document's value) passes both
+    doc = _doc(where, rule.name, rule.default) if rule.default is not MISSING else copy.deepcopy(BASE)
+    assert not [e for e in validate_spec(doc) if e.path == path]
+    assert _schema_accepts(doc)
 
 
 @pytest.mark.parametrize(
@@ -106,11 +138,53 @@ def test_validator_and_schema_refuse_the_same_out_of_range_values(section, rule)
         ("circuit_breaker", "step_limit", 1.5, "must be an integer between 1 and 1000000, got a number"),
         ("curriculum", "upper", 2, "must be a number in [0, 1], got 2"),
         ("evolution", "cycle_episodes", 0, "must be an integer between 1 and 100000000, got 0"),
+        ("backbone", "model", "", "must not be empty"),
+        ("backbone", "pooling", "max", 'unknown value "max"; choose one of "mean", "cls", "last"'),
+        ("backbone", "max_length", 7, "must be an integer between 8 and 8192, got 7"),
+        ("communication", "enabled", 1, "must be true or false, got a number"),
+        ("communication", "protocol", 3, "must be a string or null, got a number"),
+        ("communication", "beta_end", 101, "must be a number in [0, 100], got 101"),
+        (("agents", 0), "id", "Bad-Id", '"Bad-Id" is not valid: use [a-z][a-z0-9_]{0,39}'),
+        (("agents", 0), "prompt", " ", "must not be empty"),
+        (("agents", 0), "update_period", 0, "must be an integer between 1 and 100000, got 0"),
+        (("agents", 0, "lora"), "alpha", 0, "must be a number in (0, 4096], got 0"),
+        (("agents", 0, "lora"), "dropout", 1, "must be a number in [0, 1), got 1"),
+        (("agents", 0, "policy_head"), "hidden", 4097, "must be an integer between 1 and 4096, got 4097"),
+        (("edges", 0), "kind", "data", 'unknown value "data"; choose one of "communication", "dependency"'),
+        (("edges", 0), "target", "", "must not be empty"),
+        (("fallback", "rules", 0), "route_to", 7, "must be a string, got a number"),
+        (
+            "fallback",
+            "kind",
+            "rules",
+            'unknown value "rules"; choose one of "none", "keyword_router", "scripted"',
+        ),
     ],
 )
 def test_derived_checks_keep_their_messages(section, key, value, message):
     errors = validate_spec(_doc(section, key, value))
-    assert [(e.path, e.message) for e in errors] == [(f"$.{section}.{key}", message)]
+    where = (section,) if isinstance(section, str) else section
+    assert [(e.path, e.message) for e in errors] == [(_path(where, key), message)]
+
+
+def test_communication_noise_still_decays_from_its_defaults():
+    assert [(e.path, e.message) for e in validate_spec(_doc("communication", "beta_end", 2))] == [
+        (
+            "$.communication.beta_end",
+            "exploration noise decays: beta_end (2) must not exceed beta_start (1)",
+        )
+    ]
+    assert validate_spec(_doc("communication", "beta_start", 0.01)) != []
+    both = copy.deepcopy(BASE)
+    both["communication"] = {"beta_start": 3, "beta_end": 2}
+    assert validate_spec(both) == []
+
+
+def test_an_agents_lora_loads_from_its_declared_options():
+    doc = _doc(("agents", 0), "lora", {"r": 8, "alpha": 16, "target_modules": ["q_proj"]})
+    lora = load_spec(doc).agents[0].lora
+    assert lora == LoraSpec(r=8, alpha=16.0, dropout=0.0, target_modules=("q_proj",))
+    assert isinstance(lora.alpha, float)
 
 
 def test_plateau_options_are_checked_from_their_declaration():
@@ -137,5 +211,5 @@ def test_entropy_coef_null_means_the_algorithms_default_and_round_trips():
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_template_fits_the_schema(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
-    sections = {k: doc[k] for k in SECTIONS if k in doc}
+    sections = {k: doc[k] for k in spec_schema()["properties"] if k in doc}
     jsonschema.Draft202012Validator(spec_schema()).validate(sections)

@@ -1,5 +1,5 @@
 import { MixtureChart } from "./MixtureChart";
-import { DEFAULT_PHASES } from "./schedule";
+import { specDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
 import { TermRow } from "./TermRow";
 import type { Catalogue, RewardTerm } from "./types";
@@ -12,7 +12,7 @@ const PRESET_LABELS: Record<string, string> = {
 /** The reward as weighted terms per evolution phase: no code, only terms from the catalogue and numbers. */
 export function RewardComposer({ catalogue }: { catalogue: Catalogue }) {
   const reward = useDesigner((s) => s.spec.reward) ?? {};
-  const phaseSpecs = useDesigner((s) => s.spec.evolution?.phases) ?? DEFAULT_PHASES;
+  const phaseSpecs = useDesigner((s) => s.spec.evolution?.phases) ?? specDefaults(catalogue).evolution.phases;
   const setSection = useDesigner.getState().setSection;
   const phases = phaseSpecs.map((p) => p.name);
   const preset = reward.preset ?? null;

@@ -15,8 +15,8 @@ export function ScheduleEditor({ catalogue }: { catalogue: Catalogue }) {
   const plateau = evolution.plateau ?? defaults.evolution.plateau;
   const unused = catalogue.phases.filter((p) => !phases.some((x) => x.name === p));
   const saveEvolution = (patch: Partial<typeof evolution>) => setSection("evolution", { ...evolution, phases, plateau, ...patch });
-  const addPhase = (name: string) => edit((draft) => void (draft.spec = withPhase(draft.spec, name, catalogue.phases)));
-  const removePhase = (name: string) => edit((draft) => void (draft.spec = withoutPhase(draft.spec, name)));
+  const addPhase = (name: string) => edit((draft) => void (draft.spec = withPhase(draft.spec, name, catalogue.phases, defaults.evolution.phases)));
+  const removePhase = (name: string) => edit((draft) => void (draft.spec = withoutPhase(draft.spec, name, defaults.evolution.phases)));
   const saveCurriculum = (patch: Partial<typeof curriculum>) => setSection("curriculum", { ...curriculum, ...patch });
 
   return (

@@ -1,18 +1,20 @@
+import { declaredOption } from "./declaredOptions";
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
 import type { Algorithm, AlgorithmInfo, PolicySharing, TeacherKind, TrainingSection } from "./types";
 
-const SHARINGS: [PolicySharing, string][] = [
-  ["lora", "shared trunk + a LoRA adapter per agent"],
-  ["independent", "a separate network per agent"],
-  ["shared", "one network, told the role"],
-];
-const TEACHERS: [TeacherKind, string][] = [
-  ["none", "none"],
-  ["rules", "rule-scripted team"],
-  ["expert", "expert: rules reading the labels"],
-  ["checkpoint", "a trained run"],
-];
+// How each choice reads; the choices themselves, their order and the default come from the library's schema.
+const SHARING_WORDS: Record<PolicySharing, string> = {
+  lora: "shared trunk + a LoRA adapter per agent",
+  independent: "a separate network per agent",
+  shared: "one network, told the role",
+};
+const TEACHER_WORDS: Record<TeacherKind, string> = {
+  none: "none",
+  rules: "rule-scripted team",
+  expert: "expert: rules reading the labels",
+  checkpoint: "a trained run",
+};
 // Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
 const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "teacher_fade_episodes", "self_imitation"] as const;
 
@@ -56,74 +58,110 @@ export function withTeacher(training: TrainingSection, teacher: TeacherKind): Tr
   return next;
 }
 
+/** A training option's default as the library declares it (spec.schema.json). */
+function fallback<K extends keyof TrainingSection>(name: K): NonNullable<TrainingSection[K]> {
+  return declaredOption("training", name).default as NonNullable<TrainingSection[K]>;
+}
+
+/** A choice option's values in the library's order, each with its words. */
+export function choicesOf<T extends string>(name: keyof TrainingSection, words: Record<T, string>): [T, string][] {
+  return (declaredOption("training", name).choices ?? []).map((c) => [c as T, words[c as T] ?? c]);
+}
+
+type NumberKey = { [K in keyof TrainingSection]-?: NonNullable<TrainingSection[K]> extends number ? K : never }[keyof TrainingSection];
+
+interface OptionProps {
+  name: NumberKey;
+  label: string;
+  training: TrainingSection;
+  save: (patch: Partial<TrainingSection>) => void;
+  step?: number;
+  /** Words beyond the declared description (what the option did in a study); the description otherwise. */
+  hint?: string;
+}
+
+/** A number option of the training section with the range, default and description the library declares. */
+function TrainingNumber({ name, label, training, save, step, hint }: OptionProps) {
+  const option = declaredOption("training", name);
+  const value = training[name];
+  return (
+    <NumberField
+      path={`$.training.${name}`}
+      label={label}
+      integer={option.kind === "integer"}
+      min={option.min}
+      max={option.max}
+      step={step}
+      hint={hint ?? option.description}
+      value={typeof value === "number" ? value : (option.default as number | undefined)}
+      onChange={(v) => save({ [name]: v })}
+    />
+  );
+}
+
 /** Trainer settings: algorithm and budget, and for PPO teams the actor networks, credit and teachers. */
 export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) {
   const training = useDesigner((s) => s.spec.training) ?? {};
   const setSection = useDesigner.getState().setSection;
   const save = (patch: Partial<TrainingSection>) => setSection("training", { ...training, ...patch });
-  const algorithm = training.algorithm ?? "reinforce_comm";
-  const teacher = training.teacher ?? "none";
+  const algorithm = training.algorithm ?? fallback("algorithm");
+  const teacher = training.teacher ?? fallback("teacher");
   const info = algorithms.find((a) => a.name === algorithm);
   const options: [Algorithm, string][] = algorithms.map((a) => [a.name, a.description]);
   const ppo = info?.ppo ?? false;
+  const field = { training, save };
 
   return (
     <div className="training-editor">
       <h2>Training</h2>
       <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={options} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
       <fieldset>
-        <NumberField path="$.training.episodes" label="Episodes" integer min={1} value={training.episodes ?? 3000} onChange={(episodes) => save({ episodes })} />
-        <NumberField path="$.training.batch_size" label="Episodes per update" integer min={1} value={training.batch_size ?? 32} onChange={(batch_size) => save({ batch_size })} />
-        <NumberField path="$.training.lr" label="Learning rate" min={0} max={1} step={0.0001} value={training.lr ?? 0.003} onChange={(lr) => save({ lr })} />
-        <NumberField path="$.training.seed" label="Seed" integer min={0} value={training.seed ?? 0} onChange={(seed) => save({ seed })} />
+        <TrainingNumber name="episodes" label="Episodes" {...field} />
+        <TrainingNumber name="batch_size" label="Episodes per update" {...field} />
+        <TrainingNumber name="lr" label="Learning rate" step={0.0001} {...field} />
+        <TrainingNumber name="seed" label="Seed" {...field} />
       </fieldset>
       {ppo && (
         <>
           <h2>Actors and credit</h2>
-          <Choice label="Policy sharing" hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? "lora"} options={SHARINGS} onChange={(policy_sharing) => save({ policy_sharing })} />
+          <Choice label="Policy sharing" hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? fallback("policy_sharing")} options={choicesOf("policy_sharing", SHARING_WORDS)} onChange={(policy_sharing) => save({ policy_sharing })} />
           {info?.centralised_critic && (
             <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
-              <input type="checkbox" checked={training.counterfactual ?? false} onChange={(e) => save({ counterfactual: e.target.checked })} />
+              <input type="checkbox" checked={training.counterfactual ?? fallback("counterfactual")} onChange={(e) => save({ counterfactual: e.target.checked })} />
               <span>Counterfactual baseline</span>
             </label>
           )}
           <h2>Learning aids</h2>
-          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={TEACHERS} onChange={(t) => setSection("training", withTeacher(training, t))} />
+          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={choicesOf("teacher", TEACHER_WORDS)} onChange={(t) => setSection("training", withTeacher(training, t))} />
           {teacher === "checkpoint" && (
             <label className="field" title="A run's directory (its best checkpoint is used) or a checkpoint path as the run page lists it; runs launched here may only learn from runs of their own project.">
               <span>Teacher checkpoint</span>
-              <input value={training.teacher_checkpoint ?? ""} placeholder="a run id, e.g. 12" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
+              <input value={training.teacher_checkpoint ?? fallback("teacher_checkpoint")} placeholder="a run id, e.g. 12" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
             </label>
           )}
           {teacher !== "none" && (
             <>
-              <NumberField path="$.training.teacher_coef" label="Teacher weight" min={0} max={100} step={0.1} value={training.teacher_coef ?? 1} onChange={(teacher_coef) => save({ teacher_coef })} />
-              <NumberField
+              <TrainingNumber name="teacher_coef" label="Teacher weight" step={0.1} {...field} />
+              <TrainingNumber
+                name="teacher_fade_episodes"
                 label="Teacher fade-out episodes"
-                integer
-                min={0}
-                value={training.teacher_fade_episodes ?? 0}
                 hint="0 = never. The teacher's weight falls to 0 over this many episodes: a teacher speeds the start, and kept on it holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."
-                onChange={(teacher_fade_episodes) => save({ teacher_fade_episodes })}
+                {...field}
               />
             </>
           )}
-          <NumberField
+          <TrainingNumber
+            name="self_imitation"
             label="Self-imitation weight"
-            min={0}
-            max={10}
             step={0.1}
-            value={training.self_imitation ?? 0}
             hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (docs/decisions/0003-self-imitation.md)."
-            onChange={(self_imitation) => save({ self_imitation })}
+            {...field}
           />
-          <NumberField
+          <TrainingNumber
+            name="warm_start_episodes"
             label="Warm-start episodes"
-            integer
-            min={0}
-            value={training.warm_start_episodes ?? 0}
             hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
-            onChange={(warm_start_episodes) => save({ warm_start_episodes })}
+            {...field}
           />
         </>
       )}

@@ -3,17 +3,12 @@
  * phase starts with its neighbour's weights rather than a reward of zero). */
 import type { PhaseSpec, TeamSpec } from "./types";
 
-export const DEFAULT_PHASES: PhaseSpec[] = [
-  { name: "exploration", threshold: 0.3 },
-  { name: "exploitation", threshold: 0.9 },
-  { name: "transfer", threshold: 1.0 },
-];
-
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** `spec` with phase `name` inserted where `order` (the catalogue's phase order) puts it. */
-export function withPhase(spec: TeamSpec, name: string, order: string[]): TeamSpec {
-  const phases = spec.evolution?.phases ?? DEFAULT_PHASES;
+/** `spec` with phase `name` inserted where `order` (the catalogue's phase order) puts it; a spec that lists
+ * no phases has the library's `defaults` (the catalogue's `defaults.evolution.phases`). */
+export function withPhase(spec: TeamSpec, name: string, order: string[], defaults: PhaseSpec[]): TeamSpec {
+  const phases = spec.evolution?.phases ?? defaults;
   if (phases.some((p) => p.name === name)) return spec;
   const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
   const at = phases.filter((p) => rank(p.name) < rank(name)).length;
@@ -37,8 +32,8 @@ export function withPhase(spec: TeamSpec, name: string, order: string[]): TeamSp
 }
 
 /** `spec` without phase `name`, and without the reward weights it held (the validator refuses those). */
-export function withoutPhase(spec: TeamSpec, name: string): TeamSpec {
-  const phases = (spec.evolution?.phases ?? DEFAULT_PHASES).filter((p) => p.name !== name);
+export function withoutPhase(spec: TeamSpec, name: string, defaults: PhaseSpec[]): TeamSpec {
+  const phases = (spec.evolution?.phases ?? defaults).filter((p) => p.name !== name);
   const next: TeamSpec = { ...spec, evolution: { ...spec.evolution, phases } };
   if (spec.reward?.terms) {
     next.reward = {

@@ -4,11 +4,185 @@
  * The team spec's declared sections (agents.spec.schema); each is optional.
  */
 export interface SpecSections {
+  /**
+   * the team's agents
+   *
+   * @minItems 1
+   * @maxItems 64
+   */
+  agents?: [AgentSpec, ...AgentSpec[]];
+  /**
+   * links between agents: communication allowed, or a workflow dependency
+   *
+   * @maxItems 1000
+   */
+  edges?: EdgeSpec[];
+  backbone?: BackboneSpec;
+  communication?: CommunicationSpec;
   training?: TrainingSpec;
   resources?: ResourcesSpec;
   circuit_breaker?: CircuitBreakerSpec;
   curriculum?: CurriculumSpec;
   evolution?: EvolutionSpec;
+  fallback?: FallbackSpec;
+}
+/**
+ * One agent of the team. A document may leave out `prompt`: the loader fills in the role's own.
+ */
+export interface AgentSpec {
+  /**
+   * the agent's id, unique in the team
+   */
+  id: string;
+  /**
+   * the agent's role (agents.roles)
+   */
+  role:
+    | "informant"
+    | "distractor"
+    | "guesser"
+    | "shopping_guide"
+    | "logistics"
+    | "dispute_mediator"
+    | "quality_supervisor"
+    | "researcher"
+    | "analyst"
+    | "writer"
+    | "reviewer"
+    | "planner"
+    | "polisher"
+    | "architect"
+    | "implementer"
+    | "tester"
+    | "code_reviewer"
+    | "custom";
+  /**
+   * what the agent is told; left out = the role's default prompt (custom roles need one)
+   */
+  prompt?: string;
+  lora?: LoraSpec;
+  policy_head?: PolicyHeadSpec;
+  /**
+   * parameters update every k training updates (agents evolve at their own speed)
+   */
+  update_period?: number;
+  /**
+   * what it answers, from its environment's intent catalogue
+   */
+  intents?: string[];
+}
+/**
+ * the agent's LoRA adapter
+ */
+export interface LoraSpec {
+  /**
+   * the adapter's rank
+   */
+  r?: number;
+  /**
+   * the adapter's scale (alpha / r)
+   */
+  alpha?: number;
+  /**
+   * dropout on the adapter's input
+   */
+  dropout?: number;
+  /**
+   * modules the adapter wraps; null = the architecture's attention key/value projections
+   */
+  target_modules?: string[] | null;
+}
+/**
+ * the agent's own policy head
+ */
+export interface PolicyHeadSpec {
+  /**
+   * width of the head's hidden layer
+   */
+  hidden?: number;
+}
+/**
+ * A link between two agents: a workflow dependency or an allowed communication link.
+ */
+export interface EdgeSpec {
+  /**
+   * the agent it starts from
+   */
+  source: string;
+  /**
+   * the agent it leads to
+   */
+  target: string;
+  /**
+   * "communication" (target may hear source) or "dependency" (a workflow step)
+   */
+  kind?: "communication" | "dependency";
+}
+/**
+ * The frozen transformer shared by all agents.
+ */
+export interface BackboneSpec {
+  /**
+   * "default" (all-MiniLM-L6-v2) or a local Hugging Face model directory
+   */
+  model?: string;
+  /**
+   * how token states become one vector: "mean", "cls" or "last" (causal LM)
+   */
+  pooling?: "mean" | "cls" | "last";
+  /**
+   * tokens the backbone reads of one text
+   */
+  max_length?: number;
+}
+/**
+ * Learned attention communication (docs/design.md#communication-attention) and its reward shaping.
+ */
+export interface CommunicationSpec {
+  /**
+   * agents send each other learned messages
+   */
+  enabled?: boolean;
+  /**
+   * width of the attention's keys and queries
+   */
+  d_k?: number;
+  /**
+   * a message weighing less is not delivered (its weight becomes 0)
+   */
+  delivery_threshold?: number;
+  /**
+   * subtracted from the reward per delivered message
+   */
+  message_cost?: number;
+  /**
+   * share of training episodes routed with noisy attention
+   */
+  explore_share?: number;
+  /**
+   * routing noise β at the start of training
+   */
+  beta_start?: number;
+  /**
+   * routing noise β at the end; at most beta_start
+   */
+  beta_end?: number;
+  /**
+   * episodes over which β decays geometrically to beta_end
+   */
+  beta_decay_episodes?: number;
+  /**
+   * bonus for hearing what a receiver did not already have (in successful episodes)
+   */
+  novelty_bonus?: number;
+  /**
+   * bonus for the receivers' messages agreeing (mean pairwise cosine)
+   */
+  consensus_bonus?: number;
+  /**
+   * null or "dense" = plain messages; "hcp" = compressed (docs/design.md#semantic-compression)
+   */
+  protocol?: ("dense" | "hcp") | null;
 }
 /**
  * Trainer settings. Each option is declared here once (docs/decisions/0011-one-place-per-spec-option.md);
@@ -230,4 +404,30 @@ export interface PlateauSpec {
    * the least gain in mean score that counts as progress
    */
   min_improvement?: number;
+}
+/**
+ * What the circuit breaker switches to.
+ */
+export interface FallbackSpec {
+  /**
+   * "none", "keyword_router" (the rules below) or "scripted" (the environment's rule team)
+   */
+  kind?: "none" | "keyword_router" | "scripted";
+  /**
+   * a keyword_router's rules (a text goes to each rule it matches)
+   */
+  rules?: FallbackRuleSpec[];
+}
+/**
+ * A keyword rule of the fallback router: any keyword present -> route to `route_to`.
+ */
+export interface FallbackRuleSpec {
+  /**
+   * any of these in the text routes it
+   */
+  keywords: string[];
+  /**
+   * the agent it routes to
+   */
+  route_to: string;
 }

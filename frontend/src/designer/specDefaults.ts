@@ -4,10 +4,14 @@ import type {
   BackboneSection,
   Catalogue,
   CircuitBreakerSection,
+  CommunicationSection,
   CurriculumSection,
   FallbackSection,
   LoraConfig,
   PhaseSpec,
+  PolicyHeadSpec,
+  ResourcesSection,
+  TrainingSection,
 } from "./types";
 
 /** `T` with every field present (a default is never left out). */
@@ -19,8 +23,12 @@ export interface SpecDefaults {
   curriculum: Filled<CurriculumSection>;
   backbone: Filled<BackboneSection>;
   fallback: Filled<FallbackSection>;
+  communication: Filled<CommunicationSection>;
+  /** entropy_coef null: the algorithm's own default. */
+  training: Filled<TrainingSection>;
+  resources: Filled<ResourcesSection>;
   /** One agent's settings. */
-  agent: { lora: Filled<LoraConfig>; policy_head: { hidden: number }; update_period: number };
+  agent: { lora: Filled<LoraConfig>; policy_head: Filled<PolicyHeadSpec>; update_period: number };
 }
 
 /** The catalogue's defaults (mase_web/workflows/api.py `_spec_defaults`); the catalogue always serves them. */

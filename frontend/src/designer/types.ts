@@ -5,32 +5,23 @@
  */
 
 import type {
+  AgentSpec as DeclaredAgent,
+  BackboneSpec,
   CircuitBreakerSpec,
+  CommunicationSpec,
   CurriculumSpec,
+  EdgeSpec,
   EvolutionSpec,
+  FallbackSpec,
   ResourcesSpec,
   TrainingSpec as TrainingSection,
 } from "./spec.generated";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export interface LoraConfig {
-  r: number;
-  alpha: number;
-  dropout?: number;
-  target_modules: string[] | null;
-}
-
-export interface AgentSpec {
-  id: string;
-  role: string;
-  prompt: string;
-  lora?: LoraConfig;
-  policy_head?: { hidden: number };
-  update_period?: number;
-  /** What it answers, from its environment's intent catalogue (customer service). */
-  intents?: string[];
-}
+/** An agent as the designer handles it: its options as the library declares them (spec.generated.ts),
+ * its role any name of the catalogue's roles (plain strings), and its prompt always written. */
+export type AgentSpec = Omit<DeclaredAgent, "role" | "prompt"> & { role: string; prompt: string };
 
 /** One intent of an environment's catalogue: what an agent may own. */
 export interface IntentInfo {
@@ -38,13 +29,7 @@ export interface IntentInfo {
   description: string;
 }
 
-export type EdgeKind = "dependency" | "communication";
-
-export interface EdgeSpec {
-  source: string;
-  target: string;
-  kind?: EdgeKind;
-}
+export type EdgeKind = NonNullable<EdgeSpec["kind"]>;
 
 export interface RewardTerm {
   term: string;
@@ -56,12 +41,20 @@ export interface RewardSection {
   terms?: RewardTerm[];
 }
 
-/* The sections whose options are declared once, on the library's dataclasses (agents/spec/nodes.py):
- * their types are generated from the spec's JSON Schema (spec.generated.ts, `npm run gen:types`). */
+/* The sections, agents and edges whose options are declared once, on the library's dataclasses
+ * (agents/spec/nodes.py): their types are generated from the spec's JSON Schema (spec.generated.ts,
+ * `npm run gen:types`). */
 export type {
+  BackboneSpec as BackboneSection,
   CircuitBreakerSpec as CircuitBreakerSection,
+  CommunicationSpec as CommunicationSection,
   CurriculumSpec as CurriculumSection,
+  EdgeSpec,
+  FallbackRuleSpec as FallbackRule,
+  FallbackSpec as FallbackSection,
+  LoraSpec as LoraConfig,
   PlateauSpec,
+  PolicyHeadSpec,
   ResourcesSpec as ResourcesSection,
   TrainingSpec as TrainingSection,
 } from "./spec.generated";
@@ -79,35 +72,19 @@ export type Algorithm = NonNullable<TrainingSection["algorithm"]>;
 export type PolicySharing = NonNullable<TrainingSection["policy_sharing"]>;
 export type TeacherKind = NonNullable<TrainingSection["teacher"]>;
 
-export interface FallbackRule {
-  keywords: string[];
-  route_to: string;
-}
-
-export interface FallbackSection {
-  kind?: "none" | "keyword_router" | "scripted";
-  rules?: FallbackRule[];
-}
-
-export interface BackboneSection {
-  model?: string;
-  pooling?: "mean" | "cls" | "last";
-  max_length?: number;
-}
-
 export interface TeamSpec {
   spec_version?: number;
   name?: string;
   description?: string;
-  backbone?: BackboneSection;
+  backbone?: BackboneSpec;
   agents: AgentSpec[];
   edges?: EdgeSpec[];
-  communication?: Record<string, Json>;
+  communication?: CommunicationSpec;
   reward?: RewardSection;
   evolution?: EvolutionSection;
   curriculum?: CurriculumSpec;
   circuit_breaker?: CircuitBreakerSpec;
-  fallback?: FallbackSection;
+  fallback?: FallbackSpec;
   environment?: { name: string | null; params?: Record<string, Json> };
   training?: TrainingSection;
   resources?: ResourcesSpec;

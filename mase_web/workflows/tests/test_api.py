@@ -153,6 +153,11 @@ def test_catalogue_serves_each_declared_option_with_its_rules(team):
     *_, users, _ = team
     schema = client_for(users[Role.OPERATOR]).get("/api/workflows/catalogue/").json()["schema"]
     assert set(schema["properties"]) == {
+        "agents",
+        "backbone",
+        "communication",
+        "edges",
+        "fallback",
         "training",
         "resources",
         "circuit_breaker",

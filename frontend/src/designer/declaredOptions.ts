@@ -1,0 +1,59 @@
+/** What the library declares about each spec option (agents/spec/nodes.py), read from the committed JSON
+ * Schema (spec.schema.json, the catalogue's `schema`): its kind, default, range, choices and description,
+ * so an editor's field takes them from there instead of typing them again. */
+import schemaText from "./spec.schema.json?raw";
+
+export interface DeclaredOption {
+  kind: "integer" | "number" | "boolean" | "string" | "other";
+  /** The library's default; undefined when the option has none of its own (a required field). */
+  default: unknown;
+  /** Bounds (an open bound as its value: an input field's min / max). */
+  min?: number;
+  max?: number;
+  /** The values a choice may take, in the library's order. */
+  choices?: string[];
+  description: string;
+}
+
+type SchemaNode = { [key: string]: unknown };
+
+const SPEC_SCHEMA = JSON.parse(schemaText) as SchemaNode;
+
+/** The `$defs` entry a `$ref` ("#/$defs/Name") names. */
+function resolve(schema: SchemaNode, node: SchemaNode): SchemaNode {
+  const ref = node.$ref;
+  if (typeof ref !== "string") return node;
+  const defs = (schema.$defs ?? {}) as Record<string, SchemaNode>;
+  const found = defs[ref.replace("#/$defs/", "")];
+  if (!found) throw new Error(`the spec schema has no ${ref}`);
+  return found;
+}
+
+/** An option's own schema: a nullable option (`anyOf: [X, null]`) as X. */
+function withoutNull(node: SchemaNode): SchemaNode {
+  const branches = node.anyOf as SchemaNode[] | undefined;
+  const kept = branches?.filter((b) => b.type !== "null");
+  return kept?.length === 1 ? { ...kept[0], ...node, anyOf: undefined } : node;
+}
+
+const KINDS = ["integer", "number", "boolean", "string"] as const;
+
+/** Option `key` of the spec's section `section` ("training", "communication", …) as the schema declares it. */
+export function declaredOption(section: string, key: string, schema: SchemaNode = SPEC_SCHEMA): DeclaredOption {
+  const sections = (schema.properties ?? {}) as Record<string, SchemaNode>;
+  if (!sections[section]) throw new Error(`the spec schema has no section ${section}`);
+  const properties = (resolve(schema, sections[section]).properties ?? {}) as Record<string, SchemaNode>;
+  if (!properties[key]) throw new Error(`the spec schema has no option ${section}.${key}`);
+  const node = withoutNull(properties[key]);
+  const choices = Array.isArray(node.enum) ? node.enum.map(String) : undefined;
+  const type = choices ? "string" : node.type;
+  const num = (x: unknown) => (typeof x === "number" ? x : undefined);
+  return {
+    kind: KINDS.find((k) => k === type) ?? "other",
+    default: node.default,
+    min: num(node.minimum) ?? num(node.exclusiveMinimum),
+    max: num(node.maximum) ?? num(node.exclusiveMaximum),
+    choices,
+    description: typeof node.description === "string" ? node.description : "",
+  };
+}
