@@ -7,8 +7,10 @@ from typing import Any
 
 from agents.errors import SpecError
 from agents.roles import deciding_agents
+from agents.spec.algorithms import is_ppo
 from agents.spec.build import _build
-from agents.spec.nodes import TeamSpec
+from agents.spec.declared import rules
+from agents.spec.nodes import TeamSpec, TrainingSpec
 from agents.spec.options import SWEET_SPOT_AGENTS
 from agents.spec.validator import validate_spec
 
@@ -113,12 +115,41 @@ def _warnings(doc: Any) -> list[SpecError]:
         )
     if spec.fallback.kind == "none" and spec.fallback.rules:
         out.append(SpecError("$.fallback.rules", 'rules are ignored while fallback kind is "none"'))
+    out.extend(_unread_options(spec.training))
+    widths = [a.policy_head.hidden for a in spec.agents]
+    if is_ppo(spec.training.algorithm) and len(set(widths)) > 1:
+        for i, width in enumerate(widths):
+            if width < max(widths):
+                out.append(
+                    SpecError(
+                        f"$.agents[{i}].policy_head.hidden",
+                        f"{spec.training.algorithm} gives the whole team one actor width: this agent's "
+                        f"{width} becomes {max(widths)}",
+                    )
+                )
     for i, a in enumerate(spec.agents):
         if a.lora.r > 64:
             out.append(
                 SpecError(
                     f"$.agents[{i}].lora.r",
                     f"LoRA rank {a.lora.r} is large for a per-agent adapter; 4–16 is typical",
+                )
+            )
+    return out
+
+
+def _unread_options(training: TrainingSpec) -> list[SpecError]:
+    """An option set away from its default that the chosen algorithm never reads (its field declares
+    `read_by`): not an error — the run trains — but the user should know it changes nothing."""
+    out = []
+    for r in rules(TrainingSpec):
+        value = getattr(training, r.name)
+        if r.read_by and training.algorithm not in r.read_by and value != r.default:
+            out.append(
+                SpecError(
+                    f"$.training.{r.name}",
+                    f"{training.algorithm} does not read this option (only {', '.join(r.read_by)} does): "
+                    "it changes nothing in this run",
                 )
             )
     return out

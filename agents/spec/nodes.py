@@ -307,6 +307,11 @@ class EnvironmentSpec(_SpecNode):
     params: FrozenDict = field(default_factory=FrozenDict)
 
 
+ONLY_REINFORCE = {"read_by": ["reinforce_comm"]}
+"""Marks a training option only reinforce_comm reads: under another algorithm a value other than the
+default is reported (`spec_warnings`), and the schema tells the designer."""
+
+
 @dataclass(frozen=True)
 class TrainingSpec(_SpecNode):
     """Trainer settings. Each option is declared here once (docs/decisions/0011-one-place-per-spec-option.md);
@@ -331,7 +336,10 @@ class TrainingSpec(_SpecNode):
     ] = "cpu"
     baseline: Annotated[
         Literal[BASELINES],
-        Field(description="reinforce_comm's baseline: a moving average or a learned value"),
+        Field(
+            description="reinforce_comm's baseline: a moving average or a learned value",
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = "moving_average"
     entropy_coef: Annotated[
         float | None,
@@ -343,7 +351,9 @@ class TrainingSpec(_SpecNode):
         ),
     ] = None
     grad_clip: Annotated[float, Field(gt=0, le=1e6, description="gradient-norm clip")] = 1.0
-    train_adapters: Annotated[bool, Field(description="train the agents' LoRA adapters too")] = False
+    train_adapters: Annotated[
+        bool, Field(description="train the agents' LoRA adapters too", json_schema_extra=ONLY_REINFORCE)
+    ] = False
     eval_every: Annotated[int, _int(0, 10**9, "episodes between evaluations; 0 = never")] = 500
     eval_episodes: Annotated[int, _int(1, 10**7, "episodes of one evaluation")] = 200
     checkpoint_every: Annotated[int, _int(0, 10**9, "episodes between checkpoints; 0 = never")] = 500
@@ -393,20 +403,42 @@ class TrainingSpec(_SpecNode):
     # reinforce_comm, for clues phrased in ways never seen in training (docs/decisions/0005-token-attention-for-unseen-phrasings.md)
     reception: Annotated[
         Literal[RECEPTIONS],
-        Field(description='"weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)'),
+        Field(
+            description='"weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)',
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = "weighted"
     reading: Annotated[
         Literal[READINGS],
-        Field(description='"shared" (one first layer reads every agent\'s text) or "per_agent"'),
+        Field(
+            description='"shared" (one first layer reads every agent\'s text) or "per_agent"',
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = "shared"
     embedding_noise: Annotated[
-        float, Field(ge=0, le=10, description="std of Gaussian noise on the input embeddings in training")
+        float,
+        Field(
+            ge=0,
+            le=10,
+            description="std of Gaussian noise on the input embeddings in training",
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = 0.0
     paraphrase_consistency: Annotated[
-        float, Field(ge=0, le=1000, description="weight of the gap msg(clue) vs msg(other phrasing)")
+        float,
+        Field(
+            ge=0,
+            le=1000,
+            description="weight of the gap msg(clue) vs msg(other phrasing)",
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = 0.0
     token_attention: Annotated[
-        bool, Field(description="each agent pools the backbone's token states with a learned query")
+        bool,
+        Field(
+            description="each agent pools the backbone's token states with a learned query",
+            json_schema_extra=ONLY_REINFORCE,
+        ),
     ] = False
 
 

@@ -85,3 +85,14 @@ def test_communication_options_reach_both_trainers_by_name():
     cfg = config_from_spec(spec)
     assert (cfg.d_k, cfg.beta_start) == (24, 0.9)
     assert ReinforceCommConfig.from_spec(spec).d_k == 24
+
+
+def test_options_declared_for_one_algorithm_are_not_read_by_the_others():
+    """`read_by` (agents/spec/nodes.py) agrees with the trainers: MAPPO's config has no field for them."""
+    from agents.spec.declared import rules
+
+    for r in rules(TrainingSpec):
+        if r.read_by and "mappo" not in r.read_by:
+            assert r.name not in names(MappoConfig) and r.name not in TRANSLATED, r.name
+        if r.read_by and "reinforce_comm" in r.read_by:
+            assert r.name in names(ReinforceCommConfig), r.name
