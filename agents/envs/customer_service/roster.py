@@ -83,10 +83,16 @@ def _field(agent: object, key: str, default: object = None) -> object:
 
 def _member(agent: object) -> Member:
     role = str(_field(agent, "role", ""))
-    given = _field(agent, "intents") or ()
+    given = _intents_given(agent)
     intents = () if role in REVIEWER_ROLES else tuple(given) or DEFAULT_INTENTS.get(role, ())
     ordered = tuple(i for i in INTENTS if i in intents)
     return Member(str(_field(agent, "id", "")), role, ordered, str(_field(agent, "prompt", "") or ""))
+
+
+def _intents_given(agent: object) -> tuple:
+    """The intents an agent names; () for anything but a list (the spec's validator reports its type)."""
+    given = _field(agent, "intents")
+    return tuple(given) if isinstance(given, (list, tuple)) else ()
 
 
 def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
@@ -97,7 +103,7 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
     for i, agent in enumerate(agents):
         path = f"$.agents[{i}]"
         role = str(_field(agent, "role", ""))
-        given = _field(agent, "intents") or ()
+        given = _intents_given(agent)
         unknown = [str(name) for name in given if name not in INTENTS]
         if unknown:
             problems.append(

@@ -236,3 +236,15 @@ def test_intents_belong_to_environments_that_have_a_catalogue():
     assert _messages(doc) == [
         ("$.agents[0].intents", "agents of environment 'number_guess' own no intents: clear them")
     ]
+
+
+def test_intents_that_are_not_a_list_get_only_the_validators_type_error():
+    """The team check leaves a malformed `intents` to the spec validator instead of crashing on it."""
+    template = json.loads(TEMPLATE.read_text())
+    index = next(i for i, a in enumerate(template["agents"]) if a.get("intents"))
+    for bad, kind in ((3, "a number"), (True, "a boolean"), ("refund_request", "a string")):
+        doc = json.loads(json.dumps(template))
+        doc["agents"][index]["intents"] = bad
+        assert [str(e) for e in validate_spec(doc)] == [
+            f"$.agents[{index}].intents: must be an array, got {kind}"
+        ]
