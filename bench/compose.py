@@ -15,17 +15,29 @@ data (`Roster`, each specialist owning its intents and told its job in a prompt)
   handled before, the share the other handles after (handler = the specialist whose prompt claims the
   ticket most strongly).
 
+``--arm mappo`` measures the team the product trains and serves instead (keys under ``compose.mappo.4``):
+the shipped customer-service template (examples/customer_service.json) with logistics split into
+``tracking`` and ``address_changes``, trained by `training.api.train` (the entry point a web launch
+calls), its served checkpoint scored on the test tickets against the rule team for that roster, then the
+two new specialists' prompts swapped (`mappo_swap`: what the swap can and cannot change for a policy whose
+actions are its own intents).
+
     python bench/compose.py --out compose.json            # full splits (minutes on a 2-core CPU)
     python bench/compose.py --out compose.json --quick    # 300 train / 100 test tickets, few epochs
+    python bench/compose.py --out compose.json --arm mappo  # the template as shipped, 4 specialists
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import shutil
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -36,7 +48,7 @@ from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
 from agents.envs.customer_service.roster import Roster  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
-from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
+from agents.envs.customer_service.tickets import load_tickets, write_tickets  # noqa: E402
 from training.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing  # noqa: E402
 
 SUPERVISOR = {
@@ -107,6 +119,139 @@ def swap_share(team: PromptTeam, tickets: list, roster: Roster, pair: tuple[str,
     return {"share": followed / max(1, len(mine)), "tickets": len(mine), "pair": list(pair)}
 
 
+# ---- the MAPPO arm: the team the product trains and serves ---------------------------------------------
+TEMPLATE = Path(__file__).resolve().parents[1] / "examples" / "customer_service.json"
+SPLIT = ("tracking", "address_changes")
+"""The two specialists logistics is split into (their prompts: TRACKING, ADDRESS above); their prompts swap."""
+QUICK_TRAINING = {
+    "episodes": 32,
+    "batch_size": 16,
+    "reader_epochs": 60,
+    "warm_start_episodes": 300,
+    "warm_start_epochs": 8,
+    "eval_every": 0,
+    "checkpoint_every": 0,
+}
+"""--quick: a budget that only proves the arm runs end to end; the figures of record use the template's."""
+
+
+def split_logistics(doc: dict) -> dict:
+    """The template with its logistics agent replaced by `tracking` and `address_changes` (logistics'
+    network settings, their own intents and prompts) in the agents, the edges and the fallback rules."""
+    doc = copy.deepcopy(doc)
+    agents = []
+    for agent in doc["agents"]:
+        agents += [{**agent, **new} for new in (TRACKING, ADDRESS)] if agent["id"] == "logistics" else [agent]
+    doc["agents"] = agents
+    edges = []
+    for edge in doc["edges"]:
+        sources, targets = (
+            [n] if n != "logistics" else list(SPLIT) for n in (edge["source"], edge["target"])
+        )
+        edges += [{**edge, "source": s, "target": t} for s in sources for t in targets]
+    doc["edges"] = edges
+    rules = []
+    for rule in doc["fallback"]["rules"]:
+        if rule["route_to"] != "logistics":
+            rules.append(rule)
+            continue
+        address = [k for k in rule["keywords"] if "address" in k]
+        rules.append({**rule, "keywords": address, "route_to": "address_changes"})
+        rules.append(
+            {**rule, "keywords": [k for k in rule["keywords"] if k not in address], "route_to": "tracking"}
+        )
+    doc["fallback"]["rules"] = rules
+    return doc
+
+
+def pair_answers(env: CustomerServiceEnv, policy: Callable, pair: tuple[str, str]) -> list[set[str]]:
+    """Per ticket of ``env`` (file order, greedy as `evaluate` runs it): which of ``pair`` sent an answer."""
+    out = []
+    for index in range(len(env.tickets)):
+        observations, _ = env.reset(seed=index, options={"ticket_index": index})
+        acted: set[str] = set()
+        while env.agents:
+            actions = policy(observations)
+            acted |= {a for a in pair if a in actions and env.action_names(a)[actions[a]] != "pass"}
+            observations, *_ = env.step(actions)
+        out.append(acted)
+    return out
+
+
+def mappo_swap(policy: Callable, make_env: Callable, roster: Roster, pair: tuple[str, str]) -> dict:
+    """Swap the prompts of ``pair`` in a trained MAPPO team; of the test tickets one of them answered
+    alone before, the share the other answers alone after (``share``), the owner still answers
+    (``owner_kept``), neither answers (``silent``); and the team's exact match with the prompts swapped.
+
+    The env's roster keeps each agent's intents: they are the agent's action space (a checkpoint's heads
+    answer the intents its agent owned in training), so only the prompts move, as a designer prompt edit
+    moves them. The other agent can take a ticket only with its own answers (then wrong), so a policy
+    whose behaviour followed its prompt would show a high ``share`` and a falling exact match.
+    """
+    a, b = pair
+    swapped = roster.with_prompts({a: roster.prompt(b), b: roster.prompt(a)})
+    before = pair_answers(make_env(roster), policy, pair)
+    after = pair_answers(make_env(swapped), policy, pair)
+    alone = [(x, y) for x, y in zip(before, after, strict=True) if len(x) == 1]
+    n = max(1, len(alone))
+    return {
+        "share": sum(y == {b if x == {a} else a} for x, y in alone) / n,
+        "owner_kept": sum(x <= y for x, y in alone) / n,
+        "silent": sum(not y for _, y in alone) / n,
+        "tickets": len(alone),
+        "pair": list(pair),
+        "exact_match_swapped": evaluate(make_env(swapped), policy)["exact_match"],
+    }
+
+
+def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backbone) -> dict:
+    """The shipped template with 4 specialists, trained through `training.api.train`; its served
+    checkpoint against the rule team for that roster on ``test``, then the prompt swap."""
+    from agents.spec import load_spec
+    from serving.model import resolve_checkpoint
+    from training import api
+    from training.mappo.from_spec import load_policy
+
+    doc = split_logistics(json.loads(TEMPLATE.read_text()))
+    doc["training"]["seed"] = args.seed
+    with tempfile.TemporaryDirectory(prefix="mase-compose-") as tmp:
+        work = Path(args.work or tmp)
+        if args.quick:  # the training env reads the quick subset of training tickets from a file
+            write_tickets(train, work / "train_quick.jsonl")
+            doc["environment"]["params"]["tickets"] = str(work / "train_quick.jsonl")
+            doc["training"] |= QUICK_TRAINING
+        team = load_spec(doc, require_environment=True)
+        roster = Roster.from_agents(team.agents)
+        shutil.rmtree(work / "run", ignore_errors=True)  # a fresh run, never a resumed one
+        t0 = time.perf_counter()
+        result = api.train(doc, work / "run", backbone=backbone)
+        seconds = time.perf_counter() - t0
+        checkpoint = resolve_checkpoint(work / "run")  # what a deployment of this run serves
+        policy = load_policy(team, checkpoint, backbone).policy(greedy=True)
+        params = {k: v for k, v in team.environment.params.items() if k != "tickets"} | {"shuffle": False}
+
+        def make_env(r: Roster) -> CustomerServiceEnv:
+            return CustomerServiceEnv(test, team=r, **params)
+
+        trained = evaluate(make_env(roster), policy)
+        rules = evaluate(make_env(roster), ScriptedTeam(KeywordRouter.tuned(train), roster=roster).actions)
+        swap = mappo_swap(policy, make_env, roster, SPLIT)
+    out = {
+        "exact_match": trained["exact_match"],
+        "rules_exact_match": rules["exact_match"],
+        "intent_f1": trained["intent_f1"],
+        "rules_intent_f1": rules["intent_f1"],
+        "prompt_swap": swap,
+        "specialists": list(roster.specialists),
+        "status": result.status,
+        "checkpoint": checkpoint.name,
+        "train_seconds": seconds,
+        "training": {k: doc["training"][k] for k in (*QUICK_TRAINING, "seed")},
+    }
+    print(f"mappo, 4 specialists: {json.dumps(out, default=str)}", flush=True)
+    return {"4": out}
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="write the results here (JSON)")
@@ -117,6 +262,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--arm",
+        choices=("prompt", "mappo", "all"),
+        default="prompt",
+        help="prompt: the prompt-conditioned scorer (compose.teams...); mappo: the template the product "
+        "trains, 4 specialists (compose.mappo.4...); all: both",
+    )
+    parser.add_argument("--work", help="mappo arm: keep the run directory here (default: a temporary one)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
@@ -127,7 +280,7 @@ def main(argv: list[str] | None = None) -> dict:
     backbone = Backbone.load("default")
     router = KeywordRouter.tuned(train)
     teams: dict[str, dict] = {}
-    for n in args.teams:
+    for n in args.teams if args.arm != "mappo" else ():
         agents, pair = TEAMS[n]
         roster = Roster.from_agents(agents)
         env = CustomerServiceEnv(test, shuffle=False, team=roster)
@@ -151,13 +304,19 @@ def main(argv: list[str] | None = None) -> dict:
             "fit": fit,
         }
         print(f"{n} specialists: {json.dumps(teams[str(n)], default=str)}", flush=True)
-    result = {
-        "compose": {
+    compose: dict[str, object] = {}
+    if teams:
+        compose = {
             "teams": teams,
             "zero_shot_routing": statistics.mean(t["zero_shot_routing"] for t in teams.values()),
             "chance": statistics.mean(t["chance"] for t in teams.values()),
             "prompt_swap_share": statistics.mean(t["prompt_swap"]["share"] for t in teams.values()),
-        },
+        }
+    if args.arm != "prompt":
+        compose["mappo"] = mappo_arm(args, train, test, backbone)
+    result = {
+        "compose": compose,
+        "arm": args.arm,
         "tickets": {"train": len(train), "test": len(test)},
         "epochs": epochs,
         "seed": args.seed,
