@@ -8,6 +8,7 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 from django.core.management import call_command
 
 SCHEMA_FILE = Path(__file__).resolve().parents[3] / "frontend" / "src" / "api.schema.yaml"
@@ -22,6 +23,10 @@ def _current_schema() -> str:
 
 
 def test_committed_schema_is_what_the_api_describes():
+    from django.db import connection
+
+    if connection.vendor != "sqlite":  # integer bounds follow the backend (int64 on PostgreSQL)
+        pytest.skip("the committed schema is generated on the default SQLite database")
     committed = SCHEMA_FILE.read_text(encoding="utf-8")
     assert committed == _current_schema(), (
         f"the API changed; regenerate the frontend's schema and types: {REGENERATE}"
