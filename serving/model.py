@@ -79,6 +79,14 @@ class TeamModel:
         """The backbone the team reads text through (its featurizer's), or None."""
         return self.policy.backbone
 
+    def embed(self, texts: Sequence[str]) -> torch.Tensor | None:
+        """Unit-length backbone vectors of ``texts`` (under the feature lock), or None without a backbone."""
+        encode = getattr(self.backbone, "encode", None)
+        if not callable(encode):
+            return None
+        with self._feature_lock, torch.no_grad():
+            return torch.nn.functional.normalize(encode(list(texts)).float(), dim=-1)
+
     @property
     def can_explain(self) -> bool:
         """Whether the team's backbone is a causal LM that can generate text."""

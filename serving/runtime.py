@@ -62,6 +62,7 @@ from serving.breaker import (
 )
 from serving.decisions import action_names, explain_prompt, plain, step_records
 from serving.model import RuntimeInputError, TeamModel
+from serving.requests import RequestMatcher
 from training.events import EventStream
 from training.mappo import load_policy
 
@@ -120,6 +121,8 @@ class TeamRuntime:
         probe = env_factory()
         self.action_names = action_names(probe, self.agents, self.model.n_actions)
         self._envs.put(probe)
+        # the writing workflows play one item of their data: a typed request is matched to it
+        self.requests = RequestMatcher.for_env(probe, self.model.embed)
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
@@ -158,7 +161,9 @@ class TeamRuntime:
             backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
         # with the checkpoint's calibration, when training fitted one: the breaker reads calibrated confidence
         policy = load_policy(team, checkpoint_dir, backbone)
-        drawn = team_kwargs(name, team.agents, team.edges)  # the drawn roster (and prompts) the team was trained as
+        drawn = team_kwargs(
+            name, team.agents, team.edges
+        )  # the drawn roster (and prompts) the team was trained as
         breaker = CircuitBreaker(
             BreakerConfig.from_spec(team.circuit_breaker), events=events, clock=clock, name=team.name
         )
@@ -205,12 +210,22 @@ class TeamRuntime:
             self._envs.put(env)
 
     def run_ticket(self, ticket: Any, request_id: str | None = None) -> dict[str, Any]:
-        """Customer service: run one `Ticket`, or a ticket text typed by a user (reward then unknown)."""
+        """Run one `Ticket`, or a text typed by a user (reward then unknown). A writing team (report,
+        post, code) plays the item of its data that the text asks for (`serving.requests`); its result's
+        ``request`` says which, and how sure the match is."""
 
         request_id = request_id or f"req-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
         if isinstance(ticket, str):
             if not ticket.strip():
                 raise RuntimeInputError("ticket text is empty; send the customer's message")
+            if self.requests is not None:
+                match = self.requests.match(ticket)
+                result = self.run(
+                    {self.requests.option: match["item"]}, request_id=request_id, reward_known=False
+                )
+                result["request"] = match
+                result["task_id"] = result.get("task_id") or match["item"]
+                return result
             ticket, known = Ticket(id=request_id, text=ticket, intents=()), False
         elif isinstance(ticket, Ticket):
             known = True

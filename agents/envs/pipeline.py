@@ -415,6 +415,16 @@ class PhasePipelineEnv(ParallelEnv):
         self._cursor += 1
         return item
 
+    def request_items(self) -> dict[str, str]:
+        """What a free-text request can ask for: each item's id and a description of it in words (what
+        `serving.requests` matches a user's request against; ``reset(options={item_option: id})`` plays it)."""
+        return {
+            str(getattr(item, "id", item)): self._describe(item) for item in getattr(self, self.items_attr)
+        }
+
+    def _describe(self, item: Any) -> str:
+        return str(getattr(item, "id", item))
+
     def _seed(self, seed: int | None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)

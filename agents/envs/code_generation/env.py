@@ -129,6 +129,9 @@ class CodeGenerationEnv(PhasePipelineEnv):
         return cls._file_problem(merged, "tasks", "task")
 
     # ---------------------------------------------------------------------------------------- episodes
+    def _describe(self, task: Task) -> str:
+        return f"{task.name.replace('_', ' ')}: {task.spec}"
+
     def _start(self, task: Task) -> None:
         self.task = task
         order = (

@@ -139,6 +139,9 @@ class CollaborativeWritingEnv(PhasePipelineEnv):
         return cls._file_problem(merged, "briefs", "brief")
 
     # ---------------------------------------------------------------------------------------- episodes
+    def _describe(self, brief: Brief) -> str:
+        return f"{brief.topic}: {brief.text}"
+
     def _start(self, brief: Brief) -> None:
         self.brief = brief
         self.sections: list[Section] = [brief.sections[int(i)] for i in self._perm(len(brief.sections))][

@@ -307,6 +307,14 @@ class ResearchReportEnv(PhasePipelineEnv):
             raise CorpusError(f"unknown topic {wanted!r}; known: {', '.join(self.topics)}")
         return wanted if wanted is not None else super()._pick(None)
 
+    def request_items(self) -> dict[str, str]:
+        """Every topic of the corpus (a request may name any, as ``reset`` allows), described by its name,
+        question and keywords."""
+        return {
+            name: f"{name.replace('_', ' ')}: {topic.question} ({', '.join(topic.keywords)})"
+            for name, topic in self.topics.items()
+        }
+
     @property
     def fact_pool(self) -> list[Fact]:
         """Facts of the picked sources, in slot order (what the analyst can adopt)."""

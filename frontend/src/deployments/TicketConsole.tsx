@@ -10,12 +10,15 @@ import { WriterPanel } from "./WriterPanel";
 import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
 import { ErrorList } from "./ErrorList";
+import { consoleLabels, describeMatch, type ConsoleLabels } from "./consoleLabels";
 
 /** A new step is revealed this often, so a fast team can still be watched deciding step by step. */
 const REVEAL_MS = 300;
 
 interface Props {
   deploymentId: number;
+  /** The team's environment: what the console calls its request ("Customer ticket", "Report request"). */
+  environment?: string | null;
   username: string;
   /** Episodes and decisions streamed over the deployment's WebSocket. */
   liveEpisodes: EpisodeSummary[];
@@ -25,8 +28,17 @@ interface Props {
   onAnswered: () => void;
 }
 
-/** Type a customer ticket, then watch the agents handle it step by step. */
-export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisions, liveReplyParts, onAnswered }: Props) {
+/** Type a customer ticket (or a writing request), then watch the agents handle it step by step. */
+export function TicketConsole({
+  deploymentId,
+  environment,
+  username,
+  liveEpisodes,
+  liveDecisions,
+  liveReplyParts,
+  onAnswered,
+}: Props) {
+  const labels = consoleLabels(environment);
   const [text, setText] = useState("");
   const [submitted, setSubmitted] = useState<string | null>(null);
   const [done, setDone] = useState<{ episode: EpisodeSummary; result: TicketResult } | null>(null);
@@ -75,7 +87,7 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
   const finished = done !== null && revealed >= stepCount;
   return (
     <section className="card" aria-label="Run a ticket">
-      <h2>Customer ticket</h2>
+      <h2>{labels.title}</h2>
       <form
         className="ticket-form"
         onSubmit={(e) => {
@@ -84,8 +96,8 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
         }}
       >
         <label className="field column">
-          Customer message
-          <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="where is my parcel? it was due on Monday" />
+          {labels.field}
+          <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={labels.placeholder} />
         </label>
         <button type="submit" disabled={busy}>
           {busy ? "The team is working…" : "Send to the team"}
@@ -100,7 +112,7 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
           </p>
           <StepList decisions={shown} />
           {!done && requestId && revealed >= stepCount && <ReplyView live={liveReplyParts?.[requestId]} />}
-          {finished && done && <TicketAnswer episode={done.episode} result={done.result} />}
+          {finished && done && <TicketAnswer episode={done.episode} result={done.result} labels={labels} />}
         </div>
       )}
       <TicketHistory entries={history} />
@@ -108,13 +120,21 @@ export function TicketConsole({ deploymentId, username, liveEpisodes, liveDecisi
   );
 }
 
-function TicketAnswer({ episode, result }: { episode: EpisodeSummary; result: TicketResult }) {
+function TicketAnswer({ episode, result, labels }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels }) {
   const intents = result.info.predicted_intents ?? [];
   const answeredBy = result.sources.fallback > 0 ? "fallback" : "model";
   return (
     <div className="ticket-answer" data-testid="ticket-answer">
       <p>
-        <b>Answer:</b> {intents.length ? intents.join(", ").replace(/_/g, " ") : "no intent answered"}{" "}
+        {result.request ? (
+          <span data-testid="request-match">
+            <b>{labels.item ?? "Item"}:</b> {describeMatch(result.request)}
+          </span>
+        ) : (
+          <>
+            <b>Answer:</b> {intents.length ? intents.join(", ").replace(/_/g, " ") : "no intent answered"}
+          </>
+        )}{" "}
         <span className={`source-badge source-${answeredBy}`} data-testid="answered-by">
           answered by {answeredBy}
         </span>

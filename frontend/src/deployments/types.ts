@@ -1,4 +1,5 @@
 import type { Refine, Schema } from "../api";
+import type { RequestMatch } from "./consoleLabels";
 import type { BatchWriting, ReplyPart } from "./reply";
 
 /** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py).
@@ -79,6 +80,8 @@ export interface TicketResult {
   latency_ms: number;
   breaker: BreakerState;
   info: { predicted_intents?: string[] } & Record<string, unknown>;
+  /** A writing team's request: the topic, brief or task it was matched to. */
+  request?: RequestMatch;
 }
 
 export type Transition = Schema<"Transition">;

@@ -116,6 +116,7 @@ export function DeploymentPage() {
       {deployment && me && (
         <TicketConsole
           deploymentId={deployment.id}
+          environment={deployment.environment}
           username={me.username}
           liveEpisodes={stream.episodes}
           liveDecisions={stream.decisions}

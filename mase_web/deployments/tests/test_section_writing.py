@@ -63,10 +63,10 @@ def deploy(users, project, checkpoint, backbone, generation=None) -> int:
     return response.json()["id"]
 
 
-def ask(users, deployment_id: int) -> dict:
+def ask(users, deployment_id: int, text: str = "write the report") -> dict:
     """One request; the team (its scripted fallback) writes a report of several sections."""
     answered = client_for(users[Role.OPERATOR]).post(
-        f"/api/deployments/{deployment_id}/tickets/", {"text": "write the report"}, format="json"
+        f"/api/deployments/{deployment_id}/tickets/", {"text": text}, format="json"
     )
     assert answered.status_code == 201, answered.content
     body = answered.json()
@@ -92,6 +92,21 @@ def test_by_default_the_report_is_the_teams_draft_with_its_score(team, report_ch
         assert reply["scores"] == result["info"]["scores"]
     row = Reply.objects.get(episode_id=body["episode"]["id"])
     assert row.text == reply["text"] and row.parts == reply["parts"]
+
+
+def test_the_report_is_on_the_topic_the_request_asks_for(team, report_checkpoint, tiny_backbone_dir):
+    project, users = team
+    deployment_id = deploy(users, project, report_checkpoint, tiny_backbone_dir)
+    for text, topic in [
+        ("A short report on heat pumps, please", "heat_pumps"),
+        ("coral reefs?", "coral_reefs"),
+    ]:
+        body = ask(users, deployment_id, text)
+        result = body["result"]
+        assert result["request"]["item"] == topic == result["info"]["topic"], result["request"]
+        assert body["episode"]["task_id"] == topic
+        question = ReportWriter.build(GenerationConfig(), []).topics[topic].question
+        assert question in result["reply"]["text"]
 
 
 def test_a_chat_server_writes_each_section_and_a_faulty_one_falls_back(

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { consoleLabels, describeMatch } from "./consoleLabels";
+
+describe("consoleLabels", () => {
+  it("calls a writing workflow's request a request and names what it is matched to", () => {
+    expect(consoleLabels("research_report")).toMatchObject({ title: "Report request", item: "Topic" });
+    expect(consoleLabels("code_generation").item).toBe("Task");
+  });
+  it("falls back to a customer ticket for every other environment", () => {
+    expect(consoleLabels("customer_service").title).toBe("Customer ticket");
+    expect(consoleLabels("number_guess").item).toBeNull();
+    expect(consoleLabels(undefined).field).toBe("Customer message");
+  });
+});
+
+describe("describeMatch", () => {
+  it("says how the item was found", () => {
+    expect(describeMatch({ item: "heat_pumps", score: 1, runner_up: null, by: "name" })).toBe(
+      "heat pumps (named in the request)",
+    );
+    expect(describeMatch({ item: "coral_reefs", score: 0.6234, runner_up: "ocean_heat", by: "meaning" })).toBe(
+      "coral reefs (matched by meaning, similarity 0.62; next: ocean heat)",
+    );
+  });
+});

@@ -1,0 +1,57 @@
+/** What the request console calls its request, per environment: a ticket for customer service, a request
+ * for the writing workflows (the runtime matches it to a topic, brief or task of their data). */
+export interface ConsoleLabels {
+  title: string;
+  field: string;
+  placeholder: string;
+  /** What the matched item is called ("topic"), or null when the team reads the text itself. */
+  item: string | null;
+}
+
+const LABELS: Record<string, ConsoleLabels> = {
+  research_report: {
+    title: "Report request",
+    field: "What should the report be about?",
+    placeholder: "how fast are heat pumps being installed, and what slows them down?",
+    item: "Topic",
+  },
+  collaborative_writing: {
+    title: "Writing request",
+    field: "What should the team write?",
+    placeholder: "a short formal post on remote work: costs and common mistakes",
+    item: "Brief",
+  },
+  code_generation: {
+    title: "Coding request",
+    field: "What should the code do?",
+    placeholder: "a function that returns the arithmetic mean of a list",
+    item: "Task",
+  },
+};
+
+const TICKET: ConsoleLabels = {
+  title: "Customer ticket",
+  field: "Customer message",
+  placeholder: "where is my parcel? it was due on Monday",
+  item: null,
+};
+
+export function consoleLabels(environment: string | null | undefined): ConsoleLabels {
+  return (environment && LABELS[environment]) || TICKET;
+}
+
+/** "heat pumps (matched by meaning, similarity 0.62; next: ebikes)" for a result's ``request``. */
+export function describeMatch(match: RequestMatch): string {
+  const name = (id: string) => id.replace(/_/g, " ");
+  const how =
+    match.by === "name" ? "named in the request" : `matched by ${match.by}, similarity ${match.score.toFixed(2)}`;
+  return `${name(match.item)} (${how}${match.runner_up ? `; next: ${name(match.runner_up)}` : ""})`;
+}
+
+/** Which item of the team's data a typed request was matched to (serving.requests). */
+export interface RequestMatch {
+  item: string;
+  score: number;
+  runner_up: string | null;
+  by: "name" | "meaning" | "words";
+}

@@ -1,0 +1,110 @@
+"""A typed request reaches the writing workflows' item it asks for (`serving.requests`).
+
+The requests below are written for this test in other words than the topics' questions and keywords (a
+reader asking in their own way); they are used nowhere else, so the accuracy measured on them is an
+out-of-distribution check of the matcher, not a score it was tuned on."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from agents.envs import make_env
+from serving.requests import RequestMatcher
+
+# one request per shipped report topic, phrased the way a user might ask
+PARAPHRASES = {
+    "ev_market": "Are people actually switching to battery cars, and why not faster?",
+    "heat_pumps": "Should I replace my gas boiler with a heat pump, and why are installs so slow?",
+    "offshore_wind": "What is happening with wind farms built out at sea?",
+    "rooftop_solar": "Is it worth putting photovoltaic panels on my house roof?",
+    "grid_batteries": "How much big lithium storage is being connected to the electricity network?",
+    "green_hydrogen": "Can electrolysers make clean hydrogen cheaply enough to matter?",
+    "ebikes": "Are electric bicycles replacing cars for the commute?",
+    "energy_poverty": "How many families cannot afford to heat their homes?",
+    "ai_health": "Can machine learning read scans and help doctors diagnose patients?",
+    "antibiotic_resistance": "Superbugs: are our medicines against bacterial infections stopping working?",
+    "telemedicine": "Do video appointments with a GP work as well as seeing them in person?",
+    "obesity_drugs": "What about the new weight-loss injections like the GLP-1 medicines?",
+    "nurse_shortage": "Why can't hospitals hire enough nursing staff?",
+    "mental_health_apps": "Do therapy apps on your phone really help with anxiety and depression?",
+    "vaccine_hesitancy": "Why do some parents refuse to get their children jabbed against measles?",
+    "dementia_care": "How are families coping with relatives who have Alzheimer's?",
+    "chip_supply": "Why was there a shortage of microchips and how are foundries responding?",
+    "cloud_costs": "Our AWS and server bills keep going up; what are companies doing about it?",
+    "open_source_security": "How safe are the free software libraries everyone depends on?",
+    "quantum_computing": "When will qubit machines become useful?",
+    "satellite_internet": "Is broadband from low-orbit constellations like Starlink taking off?",
+    "ransomware": "Hackers encrypting company files and demanding payment: how bad is it?",
+    "smartphone_repair": "Is it getting easier to fix a broken phone instead of buying a new one?",
+    "data_centre_power": "How much electricity do the server farms behind AI consume?",
+    "remote_work": "Does working from home make staff less productive, and what happens to offices?",
+    "plant_protein": "Are vegan burgers and meat substitutes still selling?",
+    "gig_work": "What do delivery riders and ride-hailing drivers earn on app platforms?",
+    "housing_costs": "Why can't young people afford to rent or buy a home?",
+    "four_day_week": "What happens when companies let employees work 32 hours instead of 40?",
+    "online_retail": "Is shopping on the internet killing high-street stores?",
+    "minimum_wage": "Does raising the lowest legal pay cost jobs?",
+    "tourism_recovery": "Are travellers back in cities like Venice and Barcelona after the pandemic?",
+    "urban_heat": "Why are cities so much hotter than the countryside in summer, and do trees help?",
+    "plastic_recycling": "What actually happens to the bottles and packaging I put in the recycling bin?",
+    "insect_decline": "Where have all the bees and butterflies gone?",
+    "coral_reefs": "Is ocean warming bleaching the Great Barrier Reef to death?",
+    "urban_flooding": "Why do streets flood after heavy rain and what are sponge cities?",
+    "food_waste": "How much of the food we buy ends up in the bin?",
+    "wildfire_smoke": "Is breathing the haze from forest fires dangerous?",
+    "groundwater": "Are farmers pumping aquifers dry with irrigation wells?",
+}
+
+
+@pytest.fixture(scope="module")
+def report_env():
+    return make_env("research_report", {})
+
+
+def accuracy(matcher: RequestMatcher) -> float:
+    hits = [matcher.match(text)["item"] == topic for topic, text in PARAPHRASES.items()]
+    return sum(hits) / len(hits)
+
+
+def test_every_shipped_topic_has_a_paraphrase(report_env):
+    assert set(report_env.request_items()) == set(PARAPHRASES)
+
+
+def test_a_request_that_names_the_item_gets_it_whatever_the_rest_says(report_env):
+    matcher = RequestMatcher.for_env(report_env)
+    found = matcher.match("Please write a report on heat pumps, not on boilers or ev market hype")
+    assert found["by"] == "words"  # two names: neither wins by name
+    found = matcher.match("A report on Heat_Pumps please")
+    assert found == {"item": "heat_pumps", "score": 1.0, "runner_up": None, "by": "name"}
+
+
+def test_without_a_backbone_shared_rare_words_decide(report_env):
+    matcher = RequestMatcher.for_env(report_env)
+    found = matcher.match("coral bleaching")
+    assert found["item"] == "coral_reefs" and found["by"] == "words" and 0 < found["score"] <= 1
+    assert matcher.match("xylophone lessons")["score"] == 0  # no shared word: no evidence
+
+
+def test_the_backbone_reads_paraphrases_better_than_shared_words(report_env):
+    """Measured here on 40 requests in other words: meaning ≥ 0.9 and above words alone."""
+    from agents.backbone import Backbone
+
+    torch.set_num_threads(1)
+    backbone = Backbone.load("default")
+
+    def embed(texts):
+        with torch.no_grad():
+            return torch.nn.functional.normalize(backbone.encode(list(texts)).float(), dim=-1)
+
+    by_meaning = accuracy(RequestMatcher.for_env(report_env, embed))
+    by_words = accuracy(RequestMatcher.for_env(report_env))
+    assert by_meaning >= 0.9 and by_meaning >= by_words, (by_meaning, by_words)
+
+
+def test_environments_that_read_their_request_themselves_get_no_matcher():
+    assert RequestMatcher.for_env(make_env("customer_service", {})) is None
+    writing = RequestMatcher.for_env(make_env("collaborative_writing", {}))
+    code = RequestMatcher.for_env(make_env("code_generation", {}))
+    assert writing.option == "brief" and code.option == "task"
+    assert code.match("a function that returns the arithmetic mean of a list")["item"] == "cg01"
