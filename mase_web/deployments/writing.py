@@ -1,5 +1,5 @@
 """Each deployment's reply writer, built once per process, and the encrypted API key of its backend: a
-research-report or collaborative-writing team writes its text section by section
+research-report, collaborative-writing or code-generation team writes its text section by section
 (`serving.generation.sections`), every other team the reply to a ticket (`serving.generation.tickets`).
 
 The key a product manager types in is stored only encrypted (Fernet, with a key derived from Django's
@@ -19,7 +19,7 @@ from django.conf import settings
 
 from mase_web.deployments.models import Deployment
 from serving.generation import GenerationConfig, GenerationError, redact
-from serving.generation.sections import PostWriter, ReportWriter, SectionWriter
+from serving.generation.sections import CodeWriter, PostWriter, ReportWriter, SectionWriter
 from serving.generation.template import ticket_context
 from serving.generation.tickets import TicketWriter
 
@@ -27,6 +27,7 @@ from serving.generation.tickets import TicketWriter
 SECTION_WRITERS = {
     "research_report": (ReportWriter, "corpus"),
     "collaborative_writing": (PostWriter, "briefs"),
+    "code_generation": (CodeWriter, "tasks"),
 }
 _writers: dict[tuple, TicketWriter | SectionWriter] = {}
 _lock = threading.Lock()

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from agents.envs.code_generation.tasks import Task, load_tasks
 from agents.envs.collaborative_writing.briefs import Brief, load_briefs
 from agents.envs.collaborative_writing.briefs import judge_text as judge_post
 from agents.envs.research_report.corpus import Document, Topic, load_corpus
@@ -48,10 +49,11 @@ def section_context(
     choices: str = "",
     sources: Sequence[str] = (),
     fixes: Sequence[str] = (),
+    asked: str = "Report question",
 ) -> str:
     """The user message a section is written from (one ``Key: value`` per line; a ``Block:`` line per
     paragraph the team chose for it, in order)."""
-    lines = [f"Report question: {_line(question)}", f"Section: {_line(section)}"]
+    lines = [f"{asked}: {_line(question)}", f"Section: {_line(section)}"]
     if choices:
         lines.append(f"Team decisions: {_line(choices)}")
     if sources:
@@ -60,7 +62,7 @@ def section_context(
         lines.append(f"Reviewers asked to fix: {', '.join(fixes)}")
     lines += [BLOCK + _line(b) for b in blocks]
     lines.append(
-        "Write this section of the report from the blocks: one plain paragraph per block, one per line, "
+        "Write this section from the blocks: one plain paragraph per block, one per line, "
         "keep every figure as given, no heading."
     )
     return "\n".join(lines)
@@ -108,12 +110,16 @@ class SectionWriter:
     """Writes a played writing episode section by section (`answer`); thread-safe. Subclasses say what
     the sections are (`plan`) and how the written text is judged (`judge`)."""
 
+    role, default_prompt = WRITER_ROLE, DEFAULT_PROMPT
+    """The role of the agent that writes (its first agent writes, its prompt the system prompt), and the
+    prompt used when the spec gives none."""
+
     def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = ()):
         self.writer = writer
-        writers = [a for a in agents if str(a.get("role") or a.get("id")) == WRITER_ROLE]
-        chosen = writers[0] if writers else {"id": WRITER_ROLE}
+        writers = [a for a in agents if str(a.get("role") or a.get("id")) == self.role]
+        chosen = writers[0] if writers else {"id": self.role}
         self.agent = str(chosen["id"])
-        self.prompt = str(chosen.get("prompt") or DEFAULT_PROMPT)
+        self.prompt = str(chosen.get("prompt") or self.default_prompt)
 
     @classmethod
     def build(
@@ -140,6 +146,10 @@ class SectionWriter:
         """The judge's scores of the written ``text`` of the episode ``result``."""
         raise NotImplementedError
 
+    def compose(self, sections: Sequence[str], texts: Sequence[str], result: Mapping[str, Any]) -> str:
+        """The whole text from the written sections: a ``##`` heading each."""
+        return "\n".join(f"## {name}\n{text}" for name, text in zip(sections, texts, strict=True))
+
     def _part(self, section: str, context: str) -> PartRequest:
         return PartRequest(self.agent, (section,), self.prompt, [{"role": "user", "content": context}])
 
@@ -152,7 +162,7 @@ class SectionWriter:
         sections, requests = self.plan(result)
         hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
         parts = self.writer.write(requests, on_part=hear, on_chunk=on_chunk)
-        text = "\n".join(f"## {name}\n{part.text}" for name, part in zip(sections, parts, strict=True))
+        text = self.compose(sections, [p.text for p in parts], result)
         config = self.writer.config
         return {
             "text": text or NO_TEXT,
@@ -253,3 +263,44 @@ class PostWriter(SectionWriter):
         info = result.get("info") or {}
         fixed = [str(r["heading"]) for r in info.get("draft") or () if r.get("fixed")]
         return judge_post(self.briefs[str(info["brief"])], text, fixed)
+
+
+class CodeWriter(SectionWriter):
+    """Code generation: the answer is the snippet the team tested and its reviewers accepted, shown as code
+    and never rewritten (only code from the task file is ever run, so a model's rewrite would be untested),
+    followed by notes for the reader written by the implementer: what the function does, which suites it
+    passed, what the review decided (``data``: the task file)."""
+
+    role = "implementer"
+    default_prompt = "You are the implementer of a small Python function. Explain your code to a reader."
+
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
+        super().__init__(writer, agents)
+        self.tasks: dict[str, Task] = {t.id: t for t in load_tasks(data, "all")}
+
+    def plan(self, result: Mapping[str, Any]) -> tuple[list[str], list[PartRequest]]:
+        info = result.get("info") or {}
+        task = self.tasks.get(str(info.get("task")))
+        if task is None or not info.get("code"):
+            return [], []
+        tests = info.get("tests") or {}
+        ran = [f"the {suite} tests {'passed' if ok else 'failed'}" for suite, ok in sorted(tests.items())]
+        review = "the reviewers accepted it" if info.get("accepted") else "the review did not finish"
+        blocks = [
+            f"{task.name}: {task.spec}",
+            f"Before review {', '.join(ran) if ran else 'no tests were run'}; {review}"
+            + (f" after {info['send_backs']} send-backs." if info.get("send_backs") else "."),
+        ]
+        choices = f"design {info.get('plan') or 'none'}"
+        return ["Notes"], [
+            self._part("Notes", section_context(task.spec, "Notes", blocks, choices, asked="Task"))
+        ]
+
+    def compose(self, sections: Sequence[str], texts: Sequence[str], result: Mapping[str, Any]) -> str:
+        code = str((result.get("info") or {}).get("code") or "").rstrip()
+        return f"## Code\n```python\n{code}\n```\n" + super().compose(sections, texts, result)
+
+    def judge(self, text: str, result: Mapping[str, Any]) -> dict[str, float]:
+        """The environment's verdict on the snippet the text shows (the task's hidden tests, in its sandbox)."""
+        info = result.get("info") or {}
+        return {"score": float(info.get("score") or 0.0), "success": float(info.get("success") or 0.0)}

@@ -251,6 +251,9 @@ class CodeGenerationEnv(PhasePipelineEnv):
             "accepted": self.phase == "done",
             "success": float(self.hidden is not None and self.hidden[0] == self.hidden[1]),
             "last": self.log[-1] if self.log else "start",
+            # the snippet under test or review (what a deployed team answers with) and its suites' outcomes
+            "code": None if self.current is None else self.task.candidates[self.order[self.current]],
+            "tests": {suite: ok for (slot, suite), ok in self.results.items() if slot == self.current},
         }
 
     def render(self) -> str | None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.envs.code_generation.env import CodeGenerationEnv
+from agents.envs.code_generation.scripted import ScriptedCodeTeam
 from agents.envs.collaborative_writing.briefs import judge as judge_post
 from agents.envs.collaborative_writing.env import CollaborativeWritingEnv
 from agents.envs.research_report.env import ResearchReportEnv
 from agents.envs.research_report.judge import compose, judge
 from agents.envs.research_report.reading import judge_text, read_report
 from serving.generation import GenerationConfig
-from serving.generation.sections import PostWriter, ReportWriter
+from serving.generation.sections import CodeWriter, PostWriter, ReportWriter
 from serving.generation.template import NOTHING_TO_ANSWER
 from tests.serving.generation.conftest import KEY_ENV, SECRET, chat_server
 
@@ -197,3 +199,49 @@ def test_a_post_through_a_chat_server_falls_back_on_the_faulty_section_only(tmp_
     assert reply["parts"][0]["text"] == template["parts"][0]["text"]
     assert all(p["text"] == NOTHING_TO_ANSWER for p in reply["parts"][1:])
     assert reply["scores"] == writer.judge(reply["text"], result) != template["scores"]
+
+
+def played_code(env: CodeGenerationEnv, task: str, seed: int) -> dict:
+    team = ScriptedCodeTeam()
+    observations, infos = env.reset(seed=seed, options={"task": task})
+    info = next(iter(infos.values()))
+    while env.agents:
+        observations, _, _, _, infos = env.step(team.actions(observations))
+        info = next(iter(infos.values()), info)
+    return {"info": info, "decisions": []}
+
+
+def test_a_code_answer_is_the_accepted_snippet_as_code_and_notes_on_it():
+    env = CodeGenerationEnv(split="all")
+    writer = CodeWriter.build(
+        GenerationConfig(), [{"id": "impl", "role": "implementer", "prompt": "Be brief."}]
+    )
+    assert writer.agent == "impl" and writer.prompt == "Be brief."
+    for number, task in enumerate(env.tasks):
+        result = played_code(env, task.id, seed=number)
+        info, reply = result["info"], writer.answer("", result)
+        assert info["code"] in task.candidates  # the snippet under review when the steps ran out, too
+        verdict = "the reviewers accepted it" if info["accepted"] else "the review did not finish"
+        assert verdict in reply["text"]
+        assert reply["text"].startswith(f"## Code\n```python\n{info['code'].rstrip()}\n```\n## Notes\n")
+        assert task.spec in reply["text"] and "the public tests passed" in reply["text"]
+        assert reply["sections"] == ["Notes"] and reply["scores"] == {
+            "score": info["score"],
+            "success": info["success"],
+        }
+    writer.close()
+
+
+def test_a_language_model_writes_the_notes_but_never_the_code(tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    env = CodeGenerationEnv(split="all")
+    result = played_code(env, env.tasks[0].id, seed=0)
+    with chat_server(tmp_path / "server.log") as url:
+        config = GenerationConfig(backend="openai_compatible", model="m", base_url=url, api_key_env=KEY_ENV)
+        writer = CodeWriter.build(config)
+        reply = writer.answer("", result)
+        writer.close()
+    assert [(p["agent"], p["source"], p["fault"]) for p in reply["parts"]] == [("implementer", "model", None)]
+    notes = reply["parts"][0]["text"]
+    assert reply["text"] == f"## Code\n```python\n{result['info']['code'].rstrip()}\n```\n## Notes\n{notes}"
+    assert env.tasks[0].spec not in notes  # the server's own words, not the template's blocks
