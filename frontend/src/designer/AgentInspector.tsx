@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { IntentChecklist, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
+import { declaredIn, type DeclaredOption } from "./declaredOptions";
 import { useFieldProblem } from "./fieldProblem";
 import { NumberField } from "./NumberField";
 import type { SpecDefaults } from "./specDefaults";
@@ -20,6 +21,15 @@ interface Props {
 }
 
 /** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
+// each agent's options as the library declares them (agents/spec/nodes.py): range and description
+const RANK = declaredIn("LoraSpec", "r");
+const ALPHA = declaredIn("LoraSpec", "alpha");
+const DROPOUT = declaredIn("LoraSpec", "dropout");
+const HIDDEN = declaredIn("PolicyHeadSpec", "hidden");
+const PERIOD = declaredIn("AgentSpec", "update_period");
+const bounds = (option: DeclaredOption) => ({ min: option.min, max: option.max });
+const hint = (option: DeclaredOption) => option.description.charAt(0).toUpperCase() + option.description.slice(1) + ".";
+
 export function AgentInspector({ agent, roles, defaults, readOnly = false, intents, workflowId, publishedVersion }: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
@@ -110,9 +120,9 @@ export function AgentInspector({ agent, roles, defaults, readOnly = false, inten
 
       <fieldset>
         <legend title="The agent's own small adapter on the shared backbone ('skill DNA').">LoRA adapter</legend>
-        <NumberField label="Rank r" integer min={1} max={256} value={lora.r} hint="Adapter rank (1–256)." onChange={(r) => updateAgent(agent.id, { lora: { ...lora, r } })} />
-        <NumberField label="Alpha" min={0} value={lora.alpha} hint="LoRA scaling alpha." onChange={(alpha) => updateAgent(agent.id, { lora: { ...lora, alpha } })} />
-        <NumberField label="Dropout" min={0} max={1} step={0.05} value={lora.dropout} onChange={(dropout) => updateAgent(agent.id, { lora: { ...lora, dropout } })} />
+        <NumberField label="Rank r" integer {...bounds(RANK)} value={lora.r} hint={hint(RANK)} onChange={(r) => updateAgent(agent.id, { lora: { ...lora, r } })} />
+        <NumberField label="Alpha" {...bounds(ALPHA)} value={lora.alpha} hint={hint(ALPHA)} onChange={(alpha) => updateAgent(agent.id, { lora: { ...lora, alpha } })} />
+        <NumberField label="Dropout" {...bounds(DROPOUT)} step={0.05} value={lora.dropout} hint={hint(DROPOUT)} onChange={(dropout) => updateAgent(agent.id, { lora: { ...lora, dropout } })} />
         <label className="field" title="Comma-separated module names; empty = the architecture's attention key/value projections.">
           <span>Target modules</span>
           <input
@@ -131,17 +141,17 @@ export function AgentInspector({ agent, roles, defaults, readOnly = false, inten
         <NumberField
           label="Policy head hidden units"
           integer
-          min={1}
+          {...bounds(HIDDEN)}
           value={agent.policy_head?.hidden ?? defaults.agent.policy_head.hidden}
-          hint="Width of the agent's own policy head."
+          hint={hint(HIDDEN)}
           onChange={(hidden) => updateAgent(agent.id, { policy_head: { hidden } })}
         />
         <NumberField
           label="Update period"
           integer
-          min={1}
+          {...bounds(PERIOD)}
           value={agent.update_period ?? defaults.agent.update_period}
-          hint="The agent's parameters update every k training updates (agents evolve at different speeds)."
+          hint={hint(PERIOD)}
           onChange={(update_period) => updateAgent(agent.id, { update_period })}
         />
       </fieldset>

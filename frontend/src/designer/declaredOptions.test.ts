@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { declaredOption } from "./declaredOptions";
+import { declaredIn, declaredOption } from "./declaredOptions";
 import { choicesOf } from "./TrainingEditor";
 
 describe("declaredOption (from the committed spec.schema.json)", () => {
@@ -64,5 +64,17 @@ describe("choicesOf", () => {
       ["independent", "one each"],
       ["shared", "one network"],
     ]);
+  });
+});
+
+describe("declaredIn", () => {
+  it("reads an agent's nested options by their part's schema name", () => {
+    expect(declaredIn("LoraSpec", "r")).toMatchObject({ kind: "integer", default: 4, min: 1, max: 256 });
+    expect(declaredIn("LoraSpec", "dropout")).toMatchObject({ min: 0, max: 1 });
+    expect(declaredIn("AgentSpec", "update_period").min).toBe(1);
+  });
+  it("names what it cannot find", () => {
+    expect(() => declaredIn("NoSuchSpec", "r")).toThrow("no part NoSuchSpec");
+    expect(() => declaredIn("LoraSpec", "rank")).toThrow("no option LoraSpec.rank");
   });
 });

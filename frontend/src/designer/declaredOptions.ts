@@ -42,8 +42,20 @@ const KINDS = ["integer", "number", "boolean", "string"] as const;
 export function declaredOption(section: string, key: string, schema: SchemaNode = SPEC_SCHEMA): DeclaredOption {
   const sections = (schema.properties ?? {}) as Record<string, SchemaNode>;
   if (!sections[section]) throw new Error(`the spec schema has no section ${section}`);
-  const properties = (resolve(schema, sections[section]).properties ?? {}) as Record<string, SchemaNode>;
-  if (!properties[key]) throw new Error(`the spec schema has no option ${section}.${key}`);
+  return describe(resolve(schema, sections[section]), key, section);
+}
+
+/** Option `key` of a nested part of the spec by its schema name ("LoraSpec", "PolicyHeadSpec", "AgentSpec"):
+ * the options that live inside each agent. */
+export function declaredIn(part: string, key: string, schema: SchemaNode = SPEC_SCHEMA): DeclaredOption {
+  const defs = (schema.$defs ?? {}) as Record<string, SchemaNode>;
+  if (!defs[part]) throw new Error(`the spec schema has no part ${part}`);
+  return describe(defs[part], key, part);
+}
+
+function describe(owner: SchemaNode, key: string, where: string): DeclaredOption {
+  const properties = (owner.properties ?? {}) as Record<string, SchemaNode>;
+  if (!properties[key]) throw new Error(`the spec schema has no option ${where}.${key}`);
   const node = withoutNull(properties[key]);
   const choices = Array.isArray(node.enum) ? node.enum.map(String) : undefined;
   const type = choices ? "string" : node.type;
