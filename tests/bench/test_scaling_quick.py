@@ -1,15 +1,16 @@
-"""bench/scaling.py --quick: 1 and 2 gloo processes train number guessing and customer service (MAPPO);
-the documented keys."""
+"""bench/scaling.py --quick: 1 and 2 gloo processes train number guessing; the documented keys. (MAPPO's
+data-parallel path, which customer service takes, is tested in tests/training/test_distributed_mappo.py:
+running it here too doubled this test's minutes.)"""
 
 from __future__ import annotations
 
 import pytest
 
 
-@pytest.mark.slow  # four launches of MiniLM-backed ranks: ~3 min on the shared 2-core machine
+@pytest.mark.slow  # two launches of MiniLM-backed ranks: ~1.5 min on the shared 2-core machine
 @pytest.mark.timeout(900)
 def test_scaling_quick_writes_documented_keys(run_quick_bench):
-    doc = run_quick_bench("scaling", "--templates", "number_guessing", "customer_service", timeout=840)
+    doc = run_quick_bench("scaling", "--templates", "number_guessing", timeout=840)
     assert doc["quick"] is True and doc["machine"]["backend"] == "gloo"
     figures = doc["scaling"]["number_guessing"]
     assert {"eps_1", "eps_2", "speedup_2", "seconds_to_target_1", "seconds_to_target_2"} <= set(figures)
@@ -19,8 +20,4 @@ def test_scaling_quick_writes_documented_keys(run_quick_bench):
     assert one["episodes"] == two["episodes"] == 1280 and two["updates"] == one["updates"] // 2
     assert len(two["rank_eps"]) == 2 and all(rate > 0 for rate in two["rank_eps"])  # per-rank throughput
     assert figures["gradient_bytes"] > 0 and figures["allreduce_ms_gloo_2"] > 0
-    mappo = doc["scaling"]["customer_service"]  # MAPPO: data-parallel too
-    assert mappo["eps_1"] > 0 and mappo["eps_2"] > 0 and mappo["gradient_bytes"] > 0
-    one, two = mappo["runs"]["p1"]["0"], mappo["runs"]["p2"]["0"]
-    assert one["episodes"] == two["episodes"] == 256 and two["updates"] == one["updates"] // 2
-    assert len(two["rank_eps"]) == 2
+    assert "customer_service" not in doc["scaling"]  # only the templates asked for
