@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** A failed request in one line: the server's field messages joined with "; ", else its reason. */
+export function fieldErrorText(e: Error): string {
+  return Object.values(e instanceof ApiError ? (e.body.errors ?? {}) : {}).flat().join("; ") || e.message;
+}
+
 export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   const response = await fetch(`/api/${path}`, {
     credentials: "same-origin",

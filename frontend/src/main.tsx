@@ -1,4 +1,5 @@
 import type React from "react";
+import { QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "./styles.css";
@@ -13,6 +14,7 @@ import { ReviewPage } from "./pages/ReviewPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { WorkflowsPage } from "./pages/WorkflowsPage";
+import { createQueryClient } from "./queryClient";
 
 // Each Django page renders <div id="root" data-page="NAME"> and this bundle mounts the matching page.
 const pages: Record<string, () => React.JSX.Element> = {
@@ -32,5 +34,9 @@ const pages: Record<string, () => React.JSX.Element> = {
 const root = document.getElementById("root");
 if (root) {
   const Page = pages[root.dataset.page ?? ""];
-  createRoot(root).render(<StrictMode>{Page ? <Page /> : <p>Unknown page.</p>}</StrictMode>);
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={createQueryClient()}>{Page ? <Page /> : <p>Unknown page.</p>}</QueryClientProvider>
+    </StrictMode>,
+  );
 }

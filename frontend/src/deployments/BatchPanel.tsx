@@ -1,10 +1,10 @@
-import { useEffect, useState } from "react";
-import { ApiError } from "../api";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { formatTime } from "../runs/format";
 import { BatchScore } from "./BatchScore";
 import { batchWritingFacts } from "./reply";
 import { deploymentsApi } from "./deploymentsApi";
-import { errorLines } from "./format";
+import { apiErrorLines } from "./format";
+import { deploymentQueries } from "./queries";
 import type { Batch } from "./types";
 import { ErrorList } from "./ErrorList";
 
@@ -14,29 +14,18 @@ interface Props {
   live: Record<number, Batch>;
 }
 
-/** Upload a JSONL file of tickets ({"id", "text", "intents"?} per line); a worker runs them, progress streams in. */
+/** Upload a JSONL file of tickets ({"id", "text", "intents"?} per line); a worker runs them, progress streams in.
+ * The new batch is put at the top of the cached list. */
 export function BatchPanel({ deploymentId, live }: Props) {
-  const [batches, setBatches] = useState<Batch[]>([]);
-  const [errors, setErrors] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    deploymentsApi.batches(deploymentId).then(setBatches, () => undefined);
-  }, [deploymentId]);
-
-  const upload = async (file: File) => {
-    setBusy(true);
-    try {
-      const batch = await deploymentsApi.uploadBatch(deploymentId, await file.text());
-      setBatches((old) => [batch, ...old]);
-      setErrors([]);
-    } catch (e) {
-      const err = e as ApiError;
-      setErrors(errorLines(err.body?.errors, err.message));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const queryClient = useQueryClient();
+  const list = deploymentQueries.batches(deploymentId);
+  const batches = useQuery(list).data ?? [];
+  const uploading = useMutation({
+    mutationFn: async (file: File) => deploymentsApi.uploadBatch(deploymentId, await file.text()),
+    onSuccess: (batch) => queryClient.setQueryData(list.queryKey, (old) => [batch, ...(old ?? [])]),
+  });
+  const busy = uploading.isPending;
+  const upload = (file: File) => uploading.mutate(file);
 
   const shown = batches.map((b) => live[b.id] ?? b);
   return (
@@ -60,7 +49,7 @@ export function BatchPanel({ deploymentId, live }: Props) {
         </label>
       </div>
       <p className="hint">One ticket per line: {'{"id": "t-1", "text": "where is my parcel?", "intents": ["order_tracking"]}'} (intents optional: with them each answer is scored).</p>
-      <ErrorList lines={errors} />
+      <ErrorList lines={apiErrorLines(uploading.error)} />
       {shown.length > 0 && (
         <table className="run-table" data-testid="batches">
           <tbody>

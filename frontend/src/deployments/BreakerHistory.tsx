@@ -1,15 +1,15 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useRefetchOnChange } from "../queryClient";
 import { formatTime } from "../runs/format";
 import { BreakerBadge } from "./BreakerBadge";
-import { deploymentsApi } from "./deploymentsApi";
-import type { Transition } from "./types";
+import { deploymentQueries } from "./queries";
 
-/** Every transition of the breaker, newest first, with who forced it and why. */
+/** Every transition of the breaker, newest first, with who forced it and why; re-read whenever `version`
+ * (the live stream's transition count) moves. */
 export function BreakerHistory({ deploymentId, version }: { deploymentId: number; version: number }) {
-  const [rows, setRows] = useState<Transition[]>([]);
-  useEffect(() => {
-    deploymentsApi.transitions(deploymentId).then(setRows, () => undefined);
-  }, [deploymentId, version]);
+  const transitions = deploymentQueries.transitions(deploymentId);
+  const rows = useQuery(transitions).data ?? [];
+  useRefetchOnChange(transitions.queryKey, version);
   return (
     <section className="card" aria-label="Breaker history">
       <h2>Breaker transitions and alerts</h2>

@@ -1,8 +1,9 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiError } from "../api";
 import { BreakerBadge } from "./BreakerBadge";
 import { deploymentsApi } from "./deploymentsApi";
-import { errorLines } from "./format";
+import { apiErrorLines } from "./format";
+import { setBreaker } from "./queries";
 import type { BreakerSnapshot } from "./types";
 import { ErrorList } from "./ErrorList";
 
@@ -10,30 +11,23 @@ interface Props {
   deploymentId: number;
   breaker: BreakerSnapshot;
   canControl: boolean;
-  onChanged: (breaker: BreakerSnapshot) => void;
 }
 
-/** The circuit breaker: state, hold, streak, cool-down, thresholds; operators force it with a reason. */
-export function BreakerPanel({ deploymentId, breaker, canControl, onChanged }: Props) {
+/** The circuit breaker: state, hold, streak, cool-down, thresholds; operators force it with a reason (the
+ * answer's breaker is written into the cached deployment). */
+export function BreakerPanel({ deploymentId, breaker, canControl }: Props) {
+  const queryClient = useQueryClient();
   const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
   const { config, counts } = breaker;
-
-  const force = async (state: "open" | "closed") => {
-    setBusy(true);
-    try {
-      const body = await deploymentsApi.force(deploymentId, state, reason);
-      setErrors([]);
+  const forcing = useMutation({
+    mutationFn: (state: "open" | "closed") => deploymentsApi.force(deploymentId, state, reason),
+    onSuccess: (body) => {
       setReason("");
-      onChanged(body.breaker);
-    } catch (e) {
-      const err = e as ApiError;
-      setErrors(errorLines(err.body?.errors, err.message));
-    } finally {
-      setBusy(false);
-    }
-  };
+      setBreaker(queryClient, deploymentId, body.breaker);
+    },
+  });
+  const busy = forcing.isPending;
+  const force = (state: "open" | "closed") => forcing.mutate(state);
 
   return (
     <section className="card" aria-label="Circuit breaker">
@@ -79,7 +73,7 @@ export function BreakerPanel({ deploymentId, breaker, canControl, onChanged }: P
           </button>
         </form>
       )}
-      <ErrorList lines={errors} />
+      <ErrorList lines={apiErrorLines(forcing.error)} />
     </section>
   );
 }

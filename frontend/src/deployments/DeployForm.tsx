@@ -1,33 +1,27 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { ApiError } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
 import { errorLines } from "./format";
 import { ErrorList } from "./ErrorList";
 import { DEFAULT_WRITER, WriterFields, writerRequest } from "./WriterFields";
 import { FallbackPreview } from "./FallbackPreview";
-import type { DeployCandidate } from "./types";
+import { deploymentQueries } from "./queries";
 
 /** Deploy the checkpoint of a succeeded run (product managers and admins). Runs that cannot be deployed
  * (not MAPPO/IPPO, no checkpoint, …) are listed disabled, each with the reason. */
 export function DeployForm({ projects }: { projects: number[] }) {
-  const [runs, setRuns] = useState<DeployCandidate[]>([]);
   const [run, setRun] = useState("");
   const [name, setName] = useState("");
   const [writer, setWriter] = useState(DEFAULT_WRITER);
   // the breaker's confidence threshold: null = the run's spec's (shown once the preview reports it)
   const [threshold, setThreshold] = useState<number | null>(null);
-  const [specThreshold, setSpecThreshold] = useState<number | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
-
-  const projectKey = projects.join(",");
-  useEffect(() => {
-    const allowed = projectKey.split(",").map(Number);
-    deploymentsApi.candidates().then(
-      (rows) => setRuns(rows.filter((r) => allowed.includes(r.project))),
-      () => undefined,
-    );
-  }, [projectKey]);
+  const candidates = useQuery(deploymentQueries.candidates()).data ?? [];
+  const runs = candidates.filter((r) => projects.includes(r.project));
+  // The run's own threshold, from the preview at its own threshold (the one FallbackPreview shows first).
+  const specThreshold = useQuery({ ...deploymentQueries.preview(Number(run), null), enabled: run !== "" }).data?.spec_threshold ?? null;
 
   const deploy = async () => {
     setBusy(true);
@@ -64,7 +58,6 @@ export function DeployForm({ projects }: { projects: number[] }) {
             onChange={(e) => {
               setRun(e.target.value);
               setThreshold(null);
-              setSpecThreshold(null);
             }}
             required
           >
@@ -100,7 +93,7 @@ export function DeployForm({ projects }: { projects: number[] }) {
           Deploy
         </button>
       </form>
-      {run && <FallbackPreview run={Number(run)} threshold={threshold} onSpecThreshold={setSpecThreshold} />}
+      {run && <FallbackPreview run={Number(run)} threshold={threshold} />}
       {runs.length === 0 && <p className="hint">No succeeded training run yet: train a team on the Runs page first.</p>}
       {runs.some((r) => !r.deployable) && (
         <details data-testid="undeployable">

@@ -1,77 +1,28 @@
-import { useEffect, useState } from "react";
-import { api, ApiError } from "../api";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { ApiError } from "../api";
+import { useDebouncedValue } from "../queryClient";
+import { deploymentQueries } from "./queries";
 
-/** GET deployments/preview/ (mase_web/deployments/preview.py): the breaker replayed on the checkpoint's
- * dev-split confidences at one threshold. */
-export interface FallbackPreviewResult {
-  run: number;
-  checkpoint: string;
-  split: string;
-  confidence_threshold: number;
-  spec_threshold: number;
-  consecutive_low: number;
-  tickets: number;
-  decisions: number;
-  fallback_tickets: number;
-  fallback_ticket_share: number;
-  model_decision_share: number;
-  low_decision_share: number;
-  calibration_error: number | null;
-  calibration_error_before: number | null;
-}
-
-export const fetchPreview = (run: number, threshold?: number) => {
-  const query = new URLSearchParams({ run: String(run) });
-  if (threshold !== undefined) query.set("threshold", String(threshold));
-  return api<FallbackPreviewResult>(`deployments/preview/?${query}`);
-};
+/** A moved threshold is replayed once it has stood still this long. */
+const SETTLE_MS = 150;
 
 export const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
 
-/** How often the chosen run would fall back on the dev split at `threshold`; refetched (debounced) as the
- * threshold moves. `onSpecThreshold` receives the run's own threshold the first time it is known. */
-export function FallbackPreview({
-  run,
-  threshold,
-  onSpecThreshold,
-}: {
-  run: number;
-  threshold: number | null;
-  onSpecThreshold: (value: number) => void;
-}) {
-  const [preview, setPreview] = useState<FallbackPreviewResult | null>(null);
-  const [error, setError] = useState("");
-  const [loading, setLoading] = useState(false);
+const errorText = (e: Error) => Object.values(e instanceof ApiError ? (e.body.errors ?? {}) : {}).flat()[0] ?? e.message;
 
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    const timer = window.setTimeout(
-      () => {
-        fetchPreview(run, threshold ?? undefined).then(
-          (body) => {
-            if (!live) return;
-            setPreview(body);
-            setError("");
-            setLoading(false);
-            if (threshold === null) onSpecThreshold(body.spec_threshold);
-          },
-          (e: ApiError) => {
-            if (!live) return;
-            setError(Object.values(e.body?.errors ?? {}).flat()[0] ?? e.message);
-            setLoading(false);
-          },
-        );
-      },
-      threshold === null ? 0 : 150,
-    );
-    return () => {
-      live = false;
-      window.clearTimeout(timer);
-    };
-  }, [run, threshold, onSpecThreshold]);
+/** How often the chosen run would fall back on the dev split at `threshold` (null: the run's own, which
+ * the deploy form reads from the same query); refetched (debounced) as the threshold moves, the last
+ * answer shown meanwhile. */
+export function FallbackPreview({ run, threshold }: { run: number; threshold: number | null }) {
+  const settled = useDebouncedValue(threshold, threshold === null ? 0 : SETTLE_MS);
+  const { data: preview, error, isFetching } = useQuery({
+    ...deploymentQueries.preview(run, settled),
+    enabled: settled === threshold,
+    placeholderData: keepPreviousData,
+  });
+  const loading = settled !== threshold || isFetching;
 
-  if (error) return <p className="hint" data-testid="fallback-preview-error">No fallback preview: {error}</p>;
+  if (error) return <p className="hint" data-testid="fallback-preview-error">No fallback preview: {errorText(error)}</p>;
   if (!preview) return <p className="hint">Replaying the dev split through the breaker…</p>;
   return (
     <p className="fallback-preview" data-testid="fallback-preview" aria-busy={loading}>

@@ -1,7 +1,8 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { ApiError } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
-import { bySteps, errorLines } from "./format";
+import { apiErrorLines, bySteps } from "./format";
+import { deploymentQueries } from "./queries";
 import { StepList } from "./StepList";
 import type { Reply } from "./reply";
 import type { LiveReplies } from "./replyStream";
@@ -25,26 +26,27 @@ interface Props {
   liveDecisions: Record<string, Decision[]>;
   /** Each reply as the agents write it, chunk by chunk (shown until the whole reply arrives). */
   liveReplyParts?: LiveReplies;
-  onAnswered: () => void;
 }
 
-/** Type a customer ticket (or a writing request), then watch the agents handle it step by step. */
-export function TicketConsole({
-  deploymentId,
-  environment,
-  username,
-  liveEpisodes,
-  liveDecisions,
-  liveReplyParts,
-  onAnswered,
-}: Props) {
+/** Type a customer ticket (or a writing request), then watch the agents handle it step by step; the
+ * answer re-reads the deployment (its breaker counts moved). */
+export function TicketConsole({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts }: Props) {
+  const queryClient = useQueryClient();
   const labels = consoleLabels(environment);
   const [text, setText] = useState("");
-  const [submitted, setSubmitted] = useState<string | null>(null);
-  const [done, setDone] = useState<{ episode: EpisodeSummary; result: TicketResult } | null>(null);
-  const [errors, setErrors] = useState<string[]>([]);
   const [revealed, setRevealed] = useState(0);
   const [history, remember] = useTicketHistory(deploymentId);
+  const sending = useMutation({
+    mutationFn: (ticket: string) => deploymentsApi.sendTicket(deploymentId, ticket),
+    onSuccess: (answered) => {
+      remember(answered.episode, answered.result);
+      setText("");
+      void queryClient.invalidateQueries({ queryKey: deploymentQueries.detail(deploymentId).queryKey, exact: true });
+    },
+  });
+  // The ticket on its way or answered (a refused one is not shown), and the answer once it is in.
+  const submitted = sending.isPending || sending.isSuccess ? (sending.variables ?? null) : null;
+  const done = sending.data ?? null;
 
   // While the request runs, its decisions arrive over the WebSocket; the response then has all of them.
   const requestId =
@@ -63,26 +65,12 @@ export function TicketConsole({
     return () => window.clearTimeout(timer);
   }, [revealed, stepCount]);
 
-  const send = async () => {
-    const ticket = text.trim();
-    setSubmitted(ticket);
-    setDone(null);
+  const send = () => {
     setRevealed(0);
-    setErrors([]);
-    try {
-      const answered = await deploymentsApi.sendTicket(deploymentId, ticket);
-      setDone(answered);
-      remember(answered.episode, answered.result);
-      setText("");
-      onAnswered();
-    } catch (e) {
-      const err = e as ApiError;
-      setSubmitted(null);
-      setErrors(errorLines(err.body?.errors, err.message));
-    }
+    sending.mutate(text.trim());
   };
 
-  const busy = submitted !== null && done === null;
+  const busy = sending.isPending;
   const shown = decisions.filter((d) => d.step <= revealed);
   const finished = done !== null && revealed >= stepCount;
   return (
@@ -104,7 +92,7 @@ export function TicketConsole({
         </button>
       </form>
       <WriterPanel deploymentId={deploymentId} />
-      <ErrorList lines={errors} />
+      <ErrorList lines={apiErrorLines(sending.error)} />
       {submitted !== null && (
         <div className="ticket-run">
           <p className="muted small">

@@ -1,12 +1,12 @@
-import { useEffect, useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
 import { AttentionHeatmap } from "../runs/AttentionHeatmap";
 import { formatTime } from "../runs/format";
 import type { AttentionFrame } from "../runs/types";
 import { BreakerBadge } from "./BreakerBadge";
 import { DecisionCard } from "./DecisionCard";
-import { deploymentsApi } from "./deploymentsApi";
 import { attentionMatrix, bySteps } from "./format";
-import type { EpisodeDetail } from "./types";
+import { deploymentQueries } from "./queries";
 
 interface Props {
   episodeId: number;
@@ -14,24 +14,16 @@ interface Props {
   onClose: () => void;
 }
 
-/** One episode step by step: every agent's decision, the messages they listened to, attention as a heat map. */
+/** One episode step by step: every agent's decision, the messages they listened to, attention as a heat map.
+ * It opens at `initialStep` (the parent gives another episode or step a fresh view, by `key`). */
 export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
-  const [episode, setEpisode] = useState<EpisodeDetail | null>(null);
-  const [error, setError] = useState("");
-  const [index, setIndex] = useState(0);
-
-  useEffect(() => {
-    deploymentsApi.episode(episodeId).then(
-      (detail) => {
-        setEpisode(detail);
-        const steps = bySteps(detail.steps).map(([step]) => step);
-        setIndex(Math.max(0, steps.indexOf(initialStep)));
-      },
-      (e: Error) => setError(e.message),
-    );
-  }, [episodeId, initialStep]);
+  const { data: episode, error } = useQuery(deploymentQueries.episode(episodeId));
+  // The step shown, once the user has moved; before that, `initialStep`.
+  const [moved, setMoved] = useState<number | null>(null);
 
   const steps = useMemo(() => (episode ? bySteps(episode.steps) : []), [episode]);
+  const index = moved ?? Math.max(0, steps.findIndex(([step]) => step === initialStep));
+  const setIndex = (next: (i: number) => number) => setMoved(next(index));
   const current = steps[index];
   const frame: AttentionFrame | null = useMemo(() => {
     if (!episode || !current) return null;
@@ -40,7 +32,7 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
     return { seq: current[0], step: current[0], episode: episode.id, mode: "inference", agents: episode.agents, matrix, graph: null };
   }, [episode, current]);
 
-  if (error) return <p className="error">{error}</p>;
+  if (error) return <p className="error">{error.message}</p>;
   if (!episode || !current) return <p className="muted">Loading episode {episodeId}…</p>;
   return (
     <section className="card trajectory" aria-label="Trajectory" data-testid="trajectory">

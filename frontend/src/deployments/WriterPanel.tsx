@@ -1,14 +1,13 @@
-import { useEffect, useState } from "react";
-import { type WriterSettings, type WriterTrial, writerApi } from "./reply";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { deploymentQueries } from "./queries";
+import { type WriterTrial, writerApi } from "./reply";
 
 /** Which backend writes this deployment's replies, and one test call that shows the answer or the error. */
 export function WriterPanel({ deploymentId }: { deploymentId: number }) {
-  const [settings, setSettings] = useState<WriterSettings | null>(null);
+  const settings = useQuery(deploymentQueries.writer(deploymentId)).data;
   const [trial, setTrial] = useState<WriterTrial | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    writerApi.settings(deploymentId).then(setSettings, () => undefined);
-  }, [deploymentId]);
   if (!settings) return null;
   const test = async () => {
     setBusy(true);

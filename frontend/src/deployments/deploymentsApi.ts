@@ -11,6 +11,7 @@ import type {
   DeploymentSummary,
   EpisodeDetail,
   EpisodeSummary,
+  FallbackPreviewResult,
   ReviewStatus,
   TicketResult,
   Transition,
@@ -39,6 +40,11 @@ export const deploymentsApi = {
   decisions: (query: URLSearchParams) => api<Paginated<DecisionRow>>(`decisions/?${query}`),
   exportUrl: (query: URLSearchParams) => `/api/decisions/export/?${query}`,
   candidates: () => api<DeployCandidate[]>("deployments/candidates/"),
+  preview: (run: number, threshold?: number) => {
+    const query = new URLSearchParams({ run: String(run) });
+    if (threshold !== undefined) query.set("threshold", String(threshold));
+    return api<FallbackPreviewResult>(`deployments/preview/?${query}`);
+  },
   review: (id: number, status: ReviewStatus, reason = "") =>
     api<DecisionRow>(`decisions/${id}/review/`, post({ status, reason })),
   annotate: (id: number) =>

@@ -1,4 +1,5 @@
 /** Display helpers of the deployment and review pages. */
+import { ApiError } from "../api";
 import type { Decision } from "./types";
 
 export function percent(p: number | null | undefined): string {
@@ -24,4 +25,9 @@ export function attentionMatrix(agents: string[], decisions: Decision[]): number
 export function errorLines(errors: Record<string, string[]> | undefined, fallback: string): string[] {
   if (!errors || Object.keys(errors).length === 0) return [fallback];
   return Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+}
+
+/** A failed request's `errorLines` (its field errors, else its message); none without an error. */
+export function apiErrorLines(error: Error | null): string[] {
+  return error ? errorLines(error instanceof ApiError ? error.body.errors : undefined, error.message) : [];
 }

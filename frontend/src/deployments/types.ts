@@ -129,3 +129,22 @@ export type StreamEvent =
   | { kind: "alert"; alert: AlertRow }
   | { kind: "batch"; batch: Batch }
   | { kind: "reply_part"; episode: number; request_id: string; index: number; part: ReplyPart };
+
+/** GET deployments/preview/ (mase_web/deployments/preview.py): the breaker replayed on the checkpoint's
+ * dev-split confidences at one threshold. */
+export interface FallbackPreviewResult {
+  run: number;
+  checkpoint: string;
+  split: string;
+  confidence_threshold: number;
+  spec_threshold: number;
+  consecutive_low: number;
+  tickets: number;
+  decisions: number;
+  fallback_tickets: number;
+  fallback_ticket_share: number;
+  model_decision_share: number;
+  low_decision_share: number;
+  calibration_error: number | null;
+  calibration_error_before: number | null;
+}

@@ -1,8 +1,8 @@
-import { useEffect, useState } from "react";
-import { api } from "../api";
+import { useQuery } from "@tanstack/react-query";
 import { useFieldProblem } from "./fieldProblem";
+import { workflowQueries } from "./queries";
 import { useDesigner } from "./store";
-import type { AgentSpec, IntentInfo, TeamSpec, Version } from "./types";
+import type { AgentSpec, IntentInfo, TeamSpec } from "./types";
 
 /** Roles that review the draft answer and own no intents (agents/envs/customer_service/roster.py). */
 export const REVIEWER_ROLES = ["quality_supervisor", "reviewer"];
@@ -31,33 +31,12 @@ export function behaviourChange(published: TeamSpec | null, agent: AgentSpec): s
   return changed.length ? changed.join(" and ") : null;
 }
 
-const published = new Map<string, Promise<TeamSpec | null>>();
-
-/** The spec of the workflow's latest published version (fetched once per version), or null. */
+/** The spec of the workflow's latest published version (fetched once per version), or null (also when it
+ * cannot be read). */
 export function usePublishedSpec(workflowId?: number, version?: number | null): TeamSpec | null {
-  const [spec, setSpec] = useState<TeamSpec | null>(null);
-  useEffect(() => {
-    if (!workflowId || !version) {
-      setSpec(null);
-      return;
-    }
-    const key = `${workflowId}/${version}`;
-    if (!published.has(key)) {
-      published.set(
-        key,
-        api<Version>(`workflows/${workflowId}/versions/${version}/`).then(
-          (v) => v.spec,
-          () => null,
-        ),
-      );
-    }
-    let live = true;
-    published.get(key)!.then((s) => live && setSpec(s));
-    return () => {
-      live = false;
-    };
-  }, [workflowId, version]);
-  return spec;
+  const wanted = !!workflowId && !!version;
+  const { data } = useQuery({ ...workflowQueries.version(workflowId ?? 0, version ?? 0), enabled: wanted });
+  return wanted ? (data?.spec ?? null) : null;
 }
 
 interface Props {

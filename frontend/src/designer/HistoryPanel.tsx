@@ -1,10 +1,12 @@
-import { useCallback, useEffect, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { ApiError } from "../api";
 import { workflowsApi } from "./designerApi";
 import { DiffView } from "./DiffView";
 import { LaunchVersion } from "./LaunchVersion";
+import { workflowQueries } from "./queries";
 import { useDesigner } from "./store";
-import type { VersionSummary, Workflow } from "./types";
+import type { Workflow } from "./types";
 
 interface Props {
   workflowId: number;
@@ -14,9 +16,13 @@ interface Props {
   onRestored: (workflow: Workflow) => void;
 }
 
-/** Publish the draft with a note; browse published versions, compare them with the draft, restore one. */
+/** Publish the draft with a note (which re-reads the versions); browse published versions, compare them
+ * with the draft, restore one. */
 export function HistoryPanel({ workflowId, launchAs, flush, onRestored }: Props) {
-  const [versions, setVersions] = useState<VersionSummary[] | null>(null);
+  const queryClient = useQueryClient();
+  const list = workflowQueries.versions(workflowId);
+  const { data, isError } = useQuery(list);
+  const versions = data?.results ?? (isError ? [] : null);
   const [note, setNote] = useState("");
   const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -24,11 +30,6 @@ export function HistoryPanel({ workflowId, launchAs, flush, onRestored }: Props)
   const readOnly = useDesigner((s) => s.readOnly);
   const diff = useDesigner((s) => s.diff);
   const setDiff = useDesigner.getState().setDiff;
-
-  const reload = useCallback(() => {
-    workflowsApi.versions(workflowId).then((page) => setVersions(page.results), () => setVersions([]));
-  }, [workflowId]);
-  useEffect(reload, [reload]);
 
   const run = async (what: () => Promise<void>) => {
     setBusy(true);
@@ -50,7 +51,7 @@ export function HistoryPanel({ workflowId, launchAs, flush, onRestored }: Props)
       const version = await workflowsApi.publish(workflowId, note.trim());
       setNote("");
       setMessage({ kind: "ok", text: `Published version ${version.number}.` });
-      reload();
+      void queryClient.invalidateQueries({ queryKey: list.queryKey, exact: true });
     });
 
   const compare = (number: number) => run(async () => setDiff(await workflowsApi.diff(workflowId, number, "draft")));

@@ -29,6 +29,7 @@ export const workflowsApi = {
     api<ValidationReport>(`workflows/${id}/validate/`, { ...json({ spec }), signal }),
   publish: (id: number, note: string) => api<Version>(`workflows/${id}/publish/`, json({ note })),
   versions: (id: number) => api<Page<VersionSummary>>(`workflows/${id}/versions/`),
+  version: (id: number, number: number) => api<Version>(`workflows/${id}/versions/${number}/`),
   restore: (id: number, number: number) => api<Workflow>(`workflows/${id}/versions/${number}/restore/`, json({})),
   diff: (id: number, base: number | "draft", target: number | "draft") =>
     api<SpecDiff>(`workflows/${id}/diff/?base=${base}&target=${target}`),

@@ -1,18 +1,14 @@
-import { useEffect, useState } from "react";
-import { feedbackApi } from "./feedbackApi";
-import type { Agreement } from "./types";
+import { useQuery } from "@tanstack/react-query";
+import { feedbackQueries } from "./queries";
 
 const formatAlpha = (alpha: number | null | undefined) => (alpha === null || alpha === undefined ? "n/a" : alpha.toFixed(3));
 
-/** Krippendorff's alpha of the queue and the items annotators disagree on most (widest spread first). */
-export function AgreementPanel({ queue, version }: { queue: number; version: number }) {
-  const [agreement, setAgreement] = useState<Agreement | null>(null);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    feedbackApi.agreement(queue).then(setAgreement, (e: Error) => setError(e.message));
-  }, [queue, version]);
+/** Krippendorff's alpha of the queue and the items annotators disagree on most (widest spread first);
+ * re-read when items are queued (EnqueueDeploymentForm). */
+export function AgreementPanel({ queue }: { queue: number }) {
+  const { data: agreement, error } = useQuery(feedbackQueries.agreement(queue));
 
-  if (error) return <p className="error">{error}</p>;
+  if (error) return <p className="error">{error.message}</p>;
   if (!agreement) return null;
   return (
     <div className="fb-agreement">

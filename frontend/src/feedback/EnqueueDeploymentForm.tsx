@@ -1,60 +1,53 @@
-import { useEffect, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { deploymentQueries } from "../deployments/queries";
 import { ErrorList } from "./ErrorList";
 import { feedbackApi } from "./feedbackApi";
-import type { DeploymentSummary, Queue } from "./types";
+import { feedbackQueries } from "./queries";
+import type { DeploymentFilter, Queue } from "./types";
 
-interface Props {
-  queue: Queue;
-  onAdded: () => void;
-}
-
-/** Queue a deployment's finished episodes (or steps): all, low-confidence ones, or fallback-answered ones. */
-export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
-  const [deployments, setDeployments] = useState<DeploymentSummary[]>([]);
-  const [deployment, setDeployment] = useState(0);
+/** Queue a deployment's finished episodes (or steps): all, low-confidence ones, or fallback-answered ones;
+ * the queues and this queue's agreement are re-read once they are queued. */
+export function EnqueueDeploymentForm({ queue }: { queue: Queue }) {
+  const queryClient = useQueryClient();
+  const { data: deployments = [] } = useQuery({
+    ...deploymentQueries.list(),
+    select: (body) => body.results.filter((d) => d.project === queue.project),
+  });
+  // The first of the project's deployments until another is chosen.
+  const [picked, setPicked] = useState<number | null>(null);
+  const deployment = picked ?? deployments[0]?.id ?? 0;
   const [unit, setUnit] = useState<"episode" | "step">("episode");
   const [maxConfidence, setMaxConfidence] = useState("");
   const [fallbackOnly, setFallbackOnly] = useState(false);
   const [limit, setLimit] = useState(50);
   const [compareWith, setCompareWith] = useState(0);
   const [result, setResult] = useState("");
-  const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    feedbackApi.deployments().then(
-      (body) => {
-        const mine = body.results.filter((d) => d.project === queue.project);
-        setDeployments(mine);
-        setDeployment(mine[0]?.id ?? 0);
-      },
-      () => setDeployments([]),
-    );
-  }, [queue.project]);
+  const enqueue = useMutation({
+    mutationFn: (filter: DeploymentFilter) => feedbackApi.enqueueDeployment(queue.id, filter),
+    onSuccess: (body) => {
+      setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued`);
+      for (const changed of [feedbackQueries.queues(), feedbackQueries.agreement(queue.id)])
+        void queryClient.invalidateQueries({ queryKey: changed.queryKey, exact: true });
+    },
+  });
 
   if (deployments.length === 0) return <p className="hint">No deployments in this project to queue episodes from.</p>;
-  const submit = async () => {
-    setError(null);
-    try {
-      const body = await feedbackApi.enqueueDeployment(queue.id, {
-        deployment,
-        unit,
-        max_confidence: maxConfidence === "" ? null : Number(maxConfidence),
-        fallback_only: fallbackOnly,
-        limit,
-        ...(queue.kind === "pairwise" ? { compare_with: compareWith || null } : {}),
-      });
-      setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued`);
-      onAdded();
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const submit = () =>
+    enqueue.mutate({
+      deployment,
+      unit,
+      max_confidence: maxConfidence === "" ? null : Number(maxConfidence),
+      fallback_only: fallbackOnly,
+      limit,
+      ...(queue.kind === "pairwise" ? { compare_with: compareWith || null } : {}),
+    });
 
   return (
-    <form className="fb-enqueue row" aria-label={`Queue episodes for ${queue.name}`} onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+    <form className="fb-enqueue row" aria-label={`Queue episodes for ${queue.name}`} onSubmit={(e) => { e.preventDefault(); submit(); }}>
       <label className="field">
         Deployment
-        <select value={deployment} onChange={(e) => setDeployment(Number(e.target.value))}>
+        <select value={deployment} onChange={(e) => setPicked(Number(e.target.value))}>
           {deployments.map((d) => (
             <option key={d.id} value={d.id}>
               {d.name}
@@ -99,7 +92,7 @@ export function EnqueueDeploymentForm({ queue, onAdded }: Props) {
       </label>
       <button type="submit">Queue episodes</button>
       {result && <span className="ok">{result}</span>}
-      <ErrorList error={error} />
+      <ErrorList error={enqueue.error} />
     </form>
   );
 }

@@ -1,4 +1,3 @@
-import { useState } from "react";
 import { AgreementPanel } from "./AgreementPanel";
 import { EnqueueDeploymentForm } from "./EnqueueDeploymentForm";
 import { feedbackApi } from "./feedbackApi";
@@ -22,12 +21,7 @@ function Progress({ queue }: { queue: Queue }) {
 }
 
 /** One queue for its managers: progress, queueing from a deployment, agreement, reward model, export. */
-export function QueueCard({ queue, onChanged }: { queue: Queue; onChanged: () => void }) {
-  const [version, setVersion] = useState(0);
-  const changed = () => {
-    setVersion((v) => v + 1);
-    onChanged();
-  };
+export function QueueCard({ queue }: { queue: Queue }) {
   return (
     <section className="card" aria-label={`Queue ${queue.name}`} data-testid="queue-card">
       <div className="card-head">
@@ -43,8 +37,8 @@ export function QueueCard({ queue, onChanged }: { queue: Queue; onChanged: () =>
         {queue.tags.length > 0 && <> · tags: {queue.tags.join(", ")}</>}
       </p>
       <Progress queue={queue} />
-      <EnqueueDeploymentForm queue={queue} onAdded={changed} />
-      <AgreementPanel queue={queue.id} version={version} />
+      <EnqueueDeploymentForm queue={queue} />
+      <AgreementPanel queue={queue.id} />
       <RewardModelPanel queue={queue.id} />
     </section>
   );

@@ -1,13 +1,14 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ProjectSelect } from "../components/ProjectSelect";
 import type { Membership } from "../runs/types";
 import { ErrorList } from "./ErrorList";
 import { feedbackApi } from "./feedbackApi";
-import type { Queue, QueueKind } from "./types";
+import { feedbackQueries } from "./queries";
+import type { NewQueue, QueueKind } from "./types";
 
 interface Props {
   projects: Membership[];
-  onCreated: (queue: Queue) => void;
 }
 
 const splitTags = (text: string) =>
@@ -16,31 +17,29 @@ const splitTags = (text: string) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-/** A new queue: project, name, kind, guidelines for annotators, overlap and the tags they may use. */
-export function QueueCreateForm({ projects, onCreated }: Props) {
+/** A new queue: project, name, kind, guidelines for annotators, overlap and the tags they may use; the
+ * queues are re-read once it is created. */
+export function QueueCreateForm({ projects }: Props) {
+  const queryClient = useQueryClient();
   const [project, setProject] = useState(projects[0]?.project ?? 0);
   const [name, setName] = useState("");
   const [kind, setKind] = useState<QueueKind>("rating");
   const [guidelines, setGuidelines] = useState("");
   const [overlap, setOverlap] = useState(2);
   const [tags, setTags] = useState("");
-  const [error, setError] = useState<unknown>(null);
-
-  const submit = async () => {
-    setError(null);
-    try {
-      const queue = await feedbackApi.createQueue({ project, name, kind, guidelines, overlap, tags: splitTags(tags) });
+  const creating = useMutation({
+    mutationFn: (queue: NewQueue) => feedbackApi.createQueue(queue),
+    onSuccess: () => {
       setName("");
       setGuidelines("");
       setTags("");
-      onCreated(queue);
-    } catch (e) {
-      setError(e);
-    }
-  };
+      void queryClient.invalidateQueries({ queryKey: feedbackQueries.queues().queryKey, exact: true });
+    },
+  });
+  const submit = () => creating.mutate({ project, name, kind, guidelines, overlap, tags: splitTags(tags) });
 
   return (
-    <form className="card" aria-label="Create a queue" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+    <form className="card" aria-label="Create a queue" onSubmit={(e) => { e.preventDefault(); submit(); }}>
       <h2>New queue</h2>
       {projects.length > 1 && (
         <ProjectSelect className="field" projects={projects} value={project} onChange={setProject} />
@@ -68,7 +67,7 @@ export function QueueCreateForm({ projects, onCreated }: Props) {
         Guidelines
         <textarea value={guidelines} onChange={(e) => setGuidelines(e.target.value)} rows={3} />
       </label>
-      <ErrorList error={error} />
+      <ErrorList error={creating.error} />
       <button type="submit">Create queue</button>
     </form>
   );

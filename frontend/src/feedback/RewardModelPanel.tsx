@@ -1,9 +1,8 @@
-import { useCallback, useEffect, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ErrorList } from "./ErrorList";
 import { feedbackApi } from "./feedbackApi";
+import { feedbackQueries, isTraining } from "./queries";
 import type { RewardModel } from "./types";
-
-const POLL_MS = 1000;
 const percent = (x: number | undefined) => (x === undefined ? "–" : `${Math.round(x * 100)} %`);
 
 function Figures({ model }: { model: RewardModel }) {
@@ -32,38 +31,25 @@ function Figures({ model }: { model: RewardModel }) {
 }
 
 /** Train a reward model on the queue's ratings or pairwise judgements (a Celery job) and follow it until it
- * reports its figures. */
+ * reports its figures: the queue's newest model, re-read while it trains (feedbackQueries.rewardModel). */
 export function RewardModelPanel({ queue }: { queue: number }) {
-  const [model, setModel] = useState<RewardModel | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    feedbackApi.rewardModels(queue).then((models) => setModel(models[0] ?? null), setError);
-  }, [queue]);
-
-  const active = model !== null && (model.state === "queued" || model.state === "running");
-  const poll = useCallback(() => {
-    if (model) feedbackApi.rewardModel(model.id).then(setModel, setError);
-  }, [model]);
-  useEffect(() => {
-    if (!active) return;
-    const timer = window.setTimeout(poll, POLL_MS);
-    return () => window.clearTimeout(timer);
-  }, [active, poll]);
-
-  const train = async () => {
-    setError(null);
-    try {
-      setModel(await feedbackApi.trainRewardModel(queue));
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const queryClient = useQueryClient();
+  const models = feedbackQueries.rewardModels(queue);
+  const list = useQuery(models);
+  const newest = list.data?.[0];
+  const polled = useQuery({ ...feedbackQueries.rewardModel(newest?.id ?? 0), enabled: newest !== undefined, initialData: () => newest });
+  const model = polled.data ?? null;
+  const active = model !== null && isTraining(model);
+  const training = useMutation({
+    mutationFn: () => feedbackApi.trainRewardModel(queue),
+    onSuccess: (fresh) => queryClient.setQueryData(models.queryKey, (old) => [fresh, ...(old ?? [])]),
+  });
+  const error = training.error ?? polled.error ?? list.error;
 
   return (
     <div className="fb-reward-model" data-testid="reward-model">
       <div className="row">
-        <button onClick={() => void train()} disabled={active}>
+        <button onClick={() => training.mutate()} disabled={active}>
           Train reward model
         </button>
         {model && (

@@ -5,7 +5,6 @@ import type {
   Agreement,
   Choice,
   DeploymentFilter,
-  DeploymentSummary,
   Item,
   JudgementAnswer,
   NewQueue,
@@ -31,6 +30,5 @@ export const feedbackApi = {
   rewardModels: (queue: number) => api<RewardModel[]>(`feedback/queues/${queue}/reward-models/`),
   trainRewardModel: (queue: number) => api<RewardModel>(`feedback/queues/${queue}/reward-models/`, post()),
   rewardModel: (id: number) => api<RewardModel>(`feedback/reward-models/${id}/`),
-  deployments: () => api<Paginated<DeploymentSummary>>("deployments/?page_size=100"),
   exportUrl: (queue: number) => `/api/feedback/queues/${queue}/export/`,
 };

@@ -94,4 +94,3 @@ export type NewQueue = Pick<Queue, "project" | "name" | "kind" | "guidelines" | 
  * whose answers are episode B (null: any other of the project). */
 export type DeploymentFilter = Refine<Schema<"EnqueueDeployment">, { max_confidence: number | null }>;
 
-export type DeploymentSummary = Pick<Schema<"Deployment">, "id" | "project" | "name">;

@@ -1,14 +1,12 @@
-import { useEffect, useState } from "react";
-import { type HomeDeployment, homeApi } from "./homeApi";
+import { useQuery } from "@tanstack/react-query";
+import { homeQueries } from "./queries";
 
 const SHOWN = 6;
 
 /** Your projects' deployments: serving or stopped, and their circuit breaker. */
 export function RecentDeployments() {
-  const [deployments, setDeployments] = useState<HomeDeployment[] | null>(null);
-  useEffect(() => {
-    homeApi.deployments().then((page) => setDeployments(page.results.slice(0, SHOWN)), () => setDeployments([]));
-  }, []);
+  const { data, isError } = useQuery({ ...homeQueries.deployments(), select: (page) => page.results.slice(0, SHOWN) });
+  const deployments = data ?? (isError ? [] : null);
   return (
     <section className="card" data-testid="home-deployments">
       <div className="card-head">

@@ -1,17 +1,15 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { StateBadge } from "../runs/StateBadge";
 import { formatTime } from "../runs/format";
-import type { RunSummary } from "../runs/types";
-import { homeApi } from "./homeApi";
+import { runQueries } from "../runs/queries";
 
 const SHOWN = 6;
+const NEWEST = new URLSearchParams({ ordering: "-created_at" });
 
 /** The newest runs of your projects, with their state; a link to all of them. */
 export function RecentRuns() {
-  const [runs, setRuns] = useState<RunSummary[] | null>(null);
-  useEffect(() => {
-    homeApi.recentRuns().then((page) => setRuns(page.results.slice(0, SHOWN)), () => setRuns([]));
-  }, []);
+  const { data, isError } = useQuery({ ...runQueries.list(NEWEST), select: (page) => page.results.slice(0, SHOWN) });
+  const runs = data ?? (isError ? [] : null);
   return (
     <section className="card" data-testid="home-runs">
       <div className="card-head">

@@ -1,5 +1,7 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { ApiError } from "../api";
+import { workflowQueries } from "../designer/queries";
 import type { Membership } from "../runs/types";
 import { type HomeTemplate, homeApi } from "./homeApi";
 
@@ -19,12 +21,9 @@ export function summarise(text: string): string {
 
 /** The template gallery: one click opens a new workflow from a template in the designer. */
 export function TemplateStart({ memberships }: { memberships: Membership[] }) {
-  const [templates, setTemplates] = useState<HomeTemplate[]>([]);
+  const templates: HomeTemplate[] = useQuery(workflowQueries.templates()).data ?? [];
   const [error, setError] = useState("");
   const project = memberships.find((m) => EDITOR_ROLES.has(m.role))?.project ?? null;
-  useEffect(() => {
-    homeApi.templates().then(setTemplates, () => setTemplates([]));
-  }, []);
   const start = async (template: HomeTemplate) => {
     if (project === null) return;
     setError("");

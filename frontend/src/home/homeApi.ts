@@ -1,6 +1,6 @@
-/** The few reads and one write the home page makes (runs, deployments, templates, a new workflow). */
+/** The home page's own read and write: your projects' deployments, a new workflow from a template. */
 import { api } from "../api";
-import type { Paginated, RunSummary } from "../runs/types";
+import type { Paginated } from "../runs/types";
 
 export interface HomeDeployment {
   id: number;
@@ -22,9 +22,7 @@ export interface HomeTemplate {
 }
 
 export const homeApi = {
-  recentRuns: () => api<Paginated<RunSummary>>("runs/?ordering=-created_at"),
   deployments: () => api<Paginated<HomeDeployment>>("deployments/"),
-  templates: () => api<HomeTemplate[]>("workflows/templates/"),
   startFromTemplate: (project: number, template: HomeTemplate) =>
     api<{ id: number }>("workflows/", { method: "POST", body: JSON.stringify({ project, name: template.name, template: template.slug }) }),
 };

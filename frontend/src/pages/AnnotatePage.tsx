@@ -1,15 +1,22 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { AnnotationItem } from "../feedback/AnnotationItem";
 import { feedbackApi } from "../feedback/feedbackApi";
-import type { Choice, Queue } from "../feedback/types";
+import { feedbackQueries } from "../feedback/queries";
+import type { Choice } from "../feedback/types";
 import { useHotkeys } from "../feedback/useHotkeys";
 import { useMyItems } from "../feedback/useMyItems";
 
 /** The annotator's work: pick a queue, read its guidelines, answer the assigned items one by one. */
 export function AnnotatePage() {
-  const [queues, setQueues] = useState<Queue[]>([]);
-  const [queueId, setQueueId] = useState<number | null>(null);
-  const [error, setError] = useState("");
+  const { data: queues = [], error: queuesError } = useQuery({
+    ...feedbackQueries.queues(),
+    select: (body) => body.results.filter((q) => q.my_progress.assigned > 0),
+  });
+  // The first queue with work left (else the first) until another is chosen.
+  const [picked, setPicked] = useState<number | null>(null);
+  const queueId = picked ?? (queues.find((q) => q.my_progress.done < q.my_progress.assigned) ?? queues[0])?.id ?? null;
+  const error = queuesError?.message ?? "";
   const { items, current, done, error: itemsError, reload, skip, move } = useMyItems(queueId);
   useHotkeys((key) => {
     if (key === "n" || key === "ArrowRight") move(1);
@@ -17,18 +24,6 @@ export function AnnotatePage() {
     else return false;
     return true;
   });
-
-  useEffect(() => {
-    feedbackApi.queues().then(
-      (body) => {
-        const mine = body.results.filter((q) => q.my_progress.assigned > 0);
-        setQueues(mine);
-        const open = mine.find((q) => q.my_progress.done < q.my_progress.assigned) ?? mine[0];
-        setQueueId(open ? open.id : null);
-      },
-      (e: Error) => setError(e.message),
-    );
-  }, []);
 
   const queue = queues.find((q) => q.id === queueId) ?? null;
   const rate = async (value: number, tags: string[], comment: string) => {
@@ -50,7 +45,7 @@ export function AnnotatePage() {
       {queues.length > 1 && (
         <label className="field">
           Queue
-          <select aria-label="Queue" value={queueId ?? ""} onChange={(e) => setQueueId(Number(e.target.value))}>
+          <select aria-label="Queue" value={queueId ?? ""} onChange={(e) => setPicked(Number(e.target.value))}>
             {queues.map((q) => (
               <option key={q.id} value={q.id}>
                 {q.name}

@@ -1,16 +1,14 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { ApiError } from "../api";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { fieldErrorText } from "../api";
 import { CompareChart } from "../runs/CompareChart";
 import { CompareSummary } from "../runs/CompareSummary";
 import { sharedSeeds } from "../runs/compareStyle";
 import { ConfigDiff } from "../runs/ConfigDiff";
 import { StateBadge } from "../runs/StateBadge";
 import { metricLabel } from "../runs/format";
-import { runsApi } from "../runs/runsApi";
-import type { CompareRun, ConfigDiffRow } from "../runs/types";
+import { runQueries } from "../runs/queries";
 import "../runs/runs.css";
-
-const REFRESH_MS = 5000;
 
 function idsFromUrl(): number[] {
   const raw = new URLSearchParams(window.location.search).get("ids") ?? "";
@@ -24,29 +22,11 @@ function idsFromUrl(): number[] {
  * differ; refreshed while any of them runs. */
 export function ComparePage() {
   const ids = useMemo(idsFromUrl, []);
-  const [runs, setRuns] = useState<CompareRun[]>([]);
-  const [diff, setDiff] = useState<ConfigDiffRow[]>([]);
   const [metric, setMetric] = useState("");
-  const [error, setError] = useState("");
-
-  const load = useCallback(() => {
-    if (ids.length < 2) return;
-    runsApi.compare(ids).then(
-      (body) => {
-        setRuns(body.runs);
-        setDiff(body.config_diff ?? []);
-        setError("");
-      },
-      (e: ApiError) => setError(Object.values(e.body?.errors ?? {}).flat().join("; ") || e.message),
-    );
-  }, [ids]);
-  useEffect(load, [load]);
-  const live = runs.some((r) => r.state === "queued" || r.state === "running");
-  useEffect(() => {
-    if (!live) return;
-    const timer = window.setInterval(load, REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [load, live]);
+  // Polled while any of the runs is queued or running (runQueries.compare).
+  const { data, error } = useQuery({ ...runQueries.compare(ids), enabled: ids.length >= 2 });
+  const runs = useMemo(() => data?.runs ?? [], [data]);
+  const diff = data?.config_diff ?? [];
 
   const metrics = useMemo(() => {
     const keys = new Set<string>();
@@ -61,7 +41,7 @@ export function ComparePage() {
         <a href="/runs/">Runs</a> / compare
       </p>
       <h1>Compare runs</h1>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && <p className="error" role="alert">{fieldErrorText(error)}</p>}
       {ids.length < 2 && <p className="error">Pick at least two runs on the Runs page to compare them.</p>}
       {runs.length > 0 && (
         <section className="card">

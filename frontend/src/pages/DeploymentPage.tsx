@@ -1,48 +1,38 @@
-import { useCallback, useEffect, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import { ApiError } from "../api";
 import { BatchPanel } from "../deployments/BatchPanel";
 import { BreakerBadge } from "../deployments/BreakerBadge";
 import { BreakerHistory } from "../deployments/BreakerHistory";
 import { BreakerPanel } from "../deployments/BreakerPanel";
 import { TicketConsole } from "../deployments/TicketConsole";
-import { deploymentsApi } from "../deployments/deploymentsApi";
+import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
 import { mayControlBreaker, mayDeploy } from "../deployments/roles";
-import type { BreakerSnapshot, DeploymentDetail } from "../deployments/types";
 import { useDeploymentStream } from "../deployments/useDeploymentStream";
 import "../deployments/deployments.css";
 import { formatTime } from "../runs/format";
 import { pageData } from "../runs/pageData";
-import { runsApi } from "../runs/runsApi";
-import type { Me } from "../runs/types";
+import { runQueries } from "../runs/queries";
+
+function loadErrorText(deploymentId: number, e: Error): string {
+  return e instanceof ApiError && e.status === 404 ? `Deployment ${deploymentId} does not exist or is not in your projects.` : e.message;
+}
 
 /** One deployed team: send it a ticket and watch it work, its circuit breaker, batches, transitions. */
 export function DeploymentPage() {
   const deploymentId = pageData<{ deployment: number }>()?.deployment ?? 0;
-  const [deployment, setDeployment] = useState<DeploymentDetail | null>(null);
-  const [breaker, setBreaker] = useState<BreakerSnapshot | null>(null);
-  const [me, setMe] = useState<Me | null>(null);
-  const [error, setError] = useState("");
+  const queryClient = useQueryClient();
+  // The deployment and its breaker: each read, a sent ticket (which re-reads it), a forced transition
+  // and the live stream write the newest word into this one cache entry.
+  const { data: deployment, error } = useQuery(deploymentQueries.detail(deploymentId));
+  const breaker = deployment?.breaker ?? null;
+  const me = useQuery(runQueries.me()).data ?? null;
   const stream = useDeploymentStream(deploymentId);
-
-  const refresh = useCallback(() => {
-    deploymentsApi.get(deploymentId).then(
-      (fresh) => {
-        setDeployment(fresh);
-        setBreaker(fresh.breaker);
-      },
-      (e: Error) =>
-        setError(e instanceof ApiError && e.status === 404 ? `Deployment ${deploymentId} does not exist or is not in your projects.` : e.message),
-    );
-  }, [deploymentId]);
-  useEffect(refresh, [refresh]);
-  useEffect(() => {
-    runsApi.me().then(setMe, () => undefined);
-  }, []);
   // The stream's breaker is the newest word (transitions made by any process).
   useEffect(() => {
-    if (stream.breaker) setBreaker(stream.breaker);
-  }, [stream.breaker]);
+    if (stream.breaker) setBreaker(queryClient, deploymentId, stream.breaker);
+  }, [queryClient, deploymentId, stream.breaker]);
 
   return (
     <main className="page wide runs-ui deployments-ui">
@@ -51,7 +41,7 @@ export function DeploymentPage() {
       </p>
       {error && (
         <p className="error" role="alert">
-          {error}
+          {loadErrorText(deploymentId, error)}
         </p>
       )}
       {deployment && (
@@ -82,11 +72,7 @@ export function DeploymentPage() {
             <div>
               <dt>Serving</dt>
               <dd>
-                <ServingControl
-                  deployment={deployment}
-                  canControl={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)}
-                  onChanged={(status) => setDeployment({ ...deployment, status })}
-                />
+                <ServingControl deployment={deployment} canControl={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
               </dd>
             </div>
             <div>
@@ -110,7 +96,6 @@ export function DeploymentPage() {
           deploymentId={deployment.id}
           breaker={breaker}
           canControl={mayControlBreaker(me, deployment.project) || Boolean(me?.is_staff)}
-          onChanged={setBreaker}
         />
       )}
       {deployment && me && (
@@ -121,7 +106,6 @@ export function DeploymentPage() {
           liveEpisodes={stream.episodes}
           liveDecisions={stream.decisions}
           liveReplyParts={stream.replyParts}
-          onAnswered={refresh}
         />
       )}
       {stream.alerts.length > 0 && (

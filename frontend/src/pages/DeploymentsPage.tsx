@@ -1,34 +1,26 @@
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { BreakerBadge } from "../deployments/BreakerBadge";
 import { DeployForm } from "../deployments/DeployForm";
 import { ServingControl } from "../deployments/ServingControl";
-import { deploymentsApi } from "../deployments/deploymentsApi";
+import { deploymentQueries } from "../deployments/queries";
 import { mayDeploy } from "../deployments/roles";
-import type { DeploymentStatus, DeploymentSummary } from "../deployments/types";
 import "../deployments/deployments.css";
 import { formatTime } from "../runs/format";
-import { runsApi } from "../runs/runsApi";
-import type { Me } from "../runs/types";
+import { runQueries } from "../runs/queries";
 
 /** Deployed teams of your projects with their breaker state, and the form that deploys a trained run. */
 export function DeploymentsPage() {
-  const [deployments, setDeployments] = useState<DeploymentSummary[] | null>(null);
-  const [me, setMe] = useState<Me | null>(null);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    deploymentsApi.list().then((body) => setDeployments(body.results), (e: Error) => setError(e.message));
-    runsApi.me().then(setMe, () => undefined);
-  }, []);
+  const list = useQuery(deploymentQueries.list());
+  const deployments = list.data?.results;
+  const me = useQuery(runQueries.me()).data ?? null;
   const deployable = (me?.memberships ?? []).map((m) => m.project).filter((p) => mayDeploy(me, p));
-  const setStatus = (id: number, status: DeploymentStatus) =>
-    setDeployments((rows) => rows && rows.map((d) => (d.id === id ? { ...d, status } : d)));
 
   return (
     <main className="page wide runs-ui deployments-ui">
       <h1>Deployments</h1>
-      {error && (
+      {list.error && (
         <p className="error" role="alert">
-          {error}
+          {list.error.message}
         </p>
       )}
       <section className="card">
@@ -60,11 +52,7 @@ export function DeploymentsPage() {
                     <BreakerBadge state={d.breaker_state} />
                   </td>
                   <td>
-                    <ServingControl
-                      deployment={d}
-                      canControl={mayDeploy(me, d.project) || Boolean(me?.is_staff)}
-                      onChanged={(status) => setStatus(d.id, status)}
-                    />
+                    <ServingControl deployment={d} canControl={mayDeploy(me, d.project) || Boolean(me?.is_staff)} />
                   </td>
                   <td className="small">
                     {formatTime(d.created_at)} by {d.created_by ?? "–"}

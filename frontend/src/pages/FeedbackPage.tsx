@@ -1,29 +1,20 @@
-import { useCallback, useEffect, useState } from "react";
-import { feedbackApi } from "../feedback/feedbackApi";
+import { useQuery } from "@tanstack/react-query";
 import { QueueCard } from "../feedback/QueueCard";
 import { QueueCreateForm } from "../feedback/QueueCreateForm";
-import type { Queue } from "../feedback/types";
-import { runsApi } from "../runs/runsApi";
-import type { Me } from "../runs/types";
+import { feedbackQueries } from "../feedback/queries";
+import { runQueries } from "../runs/queries";
 
 const MANAGER_ROLES = ["product_manager", "admin"];
 
-/** Managers' view of human feedback: create queues, fill them, watch agreement, train reward models. */
+/** Managers' view of human feedback: create queues, fill them, watch agreement, train reward models (the
+ * forms re-read the queues they change). */
 export function FeedbackPage() {
-  const [me, setMe] = useState<Me | null>(null);
-  const [queues, setQueues] = useState<Queue[]>([]);
-  const [error, setError] = useState("");
-
-  const load = useCallback(() => {
-    feedbackApi.queues().then(
-      (body) => setQueues(body.results.filter((q) => q.can_manage)),
-      (e: Error) => setError(e.message),
-    );
-  }, []);
-  useEffect(() => {
-    runsApi.me().then(setMe, (e: Error) => setError(e.message));
-    load();
-  }, [load]);
+  const { data: me, error: meError } = useQuery(runQueries.me());
+  const { data: queues = [], error: queuesError } = useQuery({
+    ...feedbackQueries.queues(),
+    select: (body) => body.results.filter((q) => q.can_manage),
+  });
+  const error = (queuesError ?? meError)?.message;
 
   const projects = (me?.memberships ?? []).filter((m) => MANAGER_ROLES.includes(m.role));
   return (
@@ -35,9 +26,9 @@ export function FeedbackPage() {
       )}
       {queues.length === 0 && projects.length > 0 && <p className="empty-state">No queues yet: create one below.</p>}
       {queues.map((queue) => (
-        <QueueCard key={queue.id} queue={queue} onChanged={load} />
+        <QueueCard key={queue.id} queue={queue} />
       ))}
-      {projects.length > 0 && <QueueCreateForm projects={projects} onCreated={load} />}
+      {projects.length > 0 && <QueueCreateForm projects={projects} />}
     </main>
   );
 }

@@ -1,21 +1,16 @@
-import { useEffect, useState } from "react";
-import { api } from "../api";
+import { useQuery } from "@tanstack/react-query";
 import { RecentDeployments } from "../home/RecentDeployments";
 import { RecentRuns } from "../home/RecentRuns";
 import { TemplateStart } from "../home/TemplateStart";
 import { WorkerState } from "../home/WorkerState";
-import type { Me } from "../runs/types";
+import { runQueries } from "../runs/queries";
 import "../runs/runs.css";
 
 const SEES_RUNS = new Set(["product_manager", "operator", "admin"]);
 
 /** Where a new user starts: recent runs and deployments, the template gallery, and the workers' state. */
 export function HomePage() {
-  const [me, setMe] = useState<Me | null>(null);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    api<Me>("me/").then(setMe, (e: Error) => setError(e.message));
-  }, []);
+  const { data: me, error } = useQuery(runQueries.me());
   const memberships = me?.memberships ?? [];
   const seesRuns = !!me && (me.is_staff || memberships.some((m) => SEES_RUNS.has(m.role)));
   const annotatorOnly = !!me && memberships.length > 0 && memberships.every((m) => m.role === "annotator");
@@ -23,7 +18,7 @@ export function HomePage() {
   return (
     <main className="page wide runs-ui">
       <h1>Welcome{me ? `, ${me.username}` : ""}</h1>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && <p className="error" role="alert">{error.message}</p>}
       {me && (
         <p className="muted" data-testid="home-projects">
           {memberships.length

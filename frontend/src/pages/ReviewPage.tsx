@@ -1,32 +1,29 @@
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { ApiError } from "../api";
 import { DecisionTable } from "../deployments/DecisionTable";
 import { deploymentsApi } from "../deployments/deploymentsApi";
-import { errorLines } from "../deployments/format";
+import { apiErrorLines } from "../deployments/format";
+import { deploymentQueries, patchDecision } from "../deployments/queries";
 import { type Filters, ReviewFilters, filterQuery, filterSearch, filtersFrom } from "../deployments/ReviewFilters";
 import { TrajectoryView } from "../deployments/TrajectoryView";
-import type { DecisionRow, DeploymentSummary } from "../deployments/types";
 import { ErrorList } from "../deployments/ErrorList";
 import "../deployments/deployments.css";
+import { useDebouncedValue } from "../queryClient";
 
 const PAGE_SIZE = 50;
+/** Typing in the search box should not send a request per key. */
+const SETTLE_MS = 250;
 
 /** Operator review: decision logs filtered and searched, a trajectory view per episode, JSONL export. */
 export function ReviewPage() {
   const [params] = useState(() => new URLSearchParams(window.location.search));
+  const queryClient = useQueryClient();
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(params));
-  const [deployments, setDeployments] = useState<DeploymentSummary[]>([]);
-  const [rows, setRows] = useState<DecisionRow[]>([]);
-  const [count, setCount] = useState(0);
+  const deployments = useQuery(deploymentQueries.list()).data?.results ?? [];
   const [page, setPage] = useState(1);
-  const [errors, setErrors] = useState<string[]>([]);
   const [open, setOpen] = useState<{ episode: number; step: number } | null>(() =>
     params.get("episode") ? { episode: Number(params.get("episode")), step: Number(params.get("step") ?? 1) } : null,
   );
-
-  useEffect(() => {
-    deploymentsApi.list().then((body) => setDeployments(body.results), () => undefined);
-  }, []);
 
   useEffect(() => {
     // The filters live in the address, so a reload or a shared link shows the same decisions.
@@ -46,30 +43,23 @@ export function ReviewPage() {
     if (params.get("batch")) q.set("batch", params.get("batch") ?? "");
     return q;
   }, [filters, params]);
-  useEffect(() => {
-    // Typing in the search box should not send a request per key.
-    const timer = window.setTimeout(() => {
-      const paged = new URLSearchParams(query);
-      paged.set("page", String(page));
-      paged.set("page_size", String(PAGE_SIZE));
-      deploymentsApi.decisions(paged).then(
-        (body) => {
-          setRows(body.results);
-          setCount(body.count);
-          setErrors([]);
-        },
-        (e: ApiError) => setErrors(errorLines(e.body?.errors, e.message)),
-      );
-    }, 250);
-    return () => window.clearTimeout(timer);
-  }, [query, page]);
+  const paged = new URLSearchParams(query);
+  paged.set("page", String(page));
+  paged.set("page_size", String(PAGE_SIZE));
+  // The shown page stays until the next one (asked for once the filters stood still) arrives.
+  const settled = useDebouncedValue(paged.toString(), SETTLE_MS);
+  const { data, error } = useQuery({ ...deploymentQueries.decisions(settled), placeholderData: keepPreviousData });
+  const rows = data?.results ?? [];
+  const count = data?.count ?? 0;
 
   const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
   const agents = [...new Set(deployments.flatMap((d) => d.agents))];
   return (
     <main className="page wide runs-ui deployments-ui">
       <h1>Decision review</h1>
-      {open && <TrajectoryView episodeId={open.episode} initialStep={open.step} onClose={() => setOpen(null)} />}
+      {open && (
+        <TrajectoryView key={`${open.episode}-${open.step}`} episodeId={open.episode} initialStep={open.step} onClose={() => setOpen(null)} />
+      )}
       <section className="card">
         <div className="card-head">
           <h2>
@@ -88,11 +78,11 @@ export function ReviewPage() {
             setPage(1);
           }}
         />
-        <ErrorList lines={errors} />
+        <ErrorList lines={apiErrorLines(error)} />
         <DecisionTable
           rows={rows}
           onOpen={(row) => setOpen({ episode: row.episode, step: row.step })}
-          onReviewed={(changed) => setRows((old) => old.map((r) => (r.id === changed.id ? changed : r)))}
+          onReviewed={(changed) => patchDecision(queryClient, changed)}
         />
         <div className="pager">
           <button type="button" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>

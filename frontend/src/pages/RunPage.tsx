@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from "react";
-import { ApiError } from "../api";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ApiError, fieldErrorText } from "../api";
+import { useRefetchOnChange } from "../queryClient";
 import { AlertFeed } from "../runs/AlertFeed";
 import { AttentionReplay } from "../runs/AttentionReplay";
 import { CheckpointList } from "../runs/CheckpointList";
@@ -10,66 +11,49 @@ import { ProtocolPanel } from "../runs/ProtocolPanel";
 import { RunHeader } from "../runs/RunHeader";
 import { SystemPanel } from "../runs/SystemPanel";
 import { pageData } from "../runs/pageData";
+import { runQueries } from "../runs/queries";
 import { runExtrasApi } from "../runs/runExtrasApi";
 import "../runs/runs.css";
 import { runsApi } from "../runs/runsApi";
-import { TERMINAL_STATES, type Checkpoint, type RunDetail } from "../runs/types";
+import { TERMINAL_STATES } from "../runs/types";
 import { useRunStream } from "../runs/useRunStream";
 import { useWorkers } from "../runs/useWorkers";
 
-/** While a run is not finished its row (state, worker, deliveries) is refreshed this often. */
-const POLL_MS = 3000;
+type Control = "cancel" | "resume" | "cpu" | "gpu";
+
+const sendControl = (runId: number, action: Control) =>
+  action === "cancel" ? runsApi.cancel(runId) : action === "resume" ? runsApi.resume(runId) : runExtrasApi.moveDevice(runId, action);
+
+function loadErrorText(runId: number, e: Error): string {
+  return e instanceof ApiError && e.status === 404 ? `Run ${runId} does not exist or is not in your projects.` : e.message;
+}
 
 /** One run, live: header and controls, curves, communication graph, phases, alerts, golden ranges, worker, checkpoints. */
 export function RunPage() {
   const runId = pageData<{ run: number }>()?.run ?? 0;
-  const [run, setRun] = useState<RunDetail | null>(null);
-  const [checkpoints, setCheckpoints] = useState<Checkpoint[]>([]);
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const queryClient = useQueryClient();
   const { stream, status } = useRunStream(runId);
 
-  const refresh = useCallback(() => {
-    runsApi.get(runId).then(
-      (fresh) => {
-        setRun(fresh);
-        setError("");
-      },
-      (e: Error) => setError(e instanceof ApiError && e.status === 404 ? `Run ${runId} does not exist or is not in your projects.` : e.message),
-    );
-  }, [runId]);
+  // The run's row: now, on every lifecycle event, and on a timer until it is finished (runQueries.detail).
+  const detail = runQueries.detail(runId);
+  const { data: run, error: loadError, dataUpdatedAt } = useQuery(detail);
+  useRefetchOnChange(detail.queryKey, stream.lifecycleEvents);
+  const terminal = run !== undefined && TERMINAL_STATES.has(run.state);
 
-  // The run's row: now, on every lifecycle event, and on a timer until it is finished (the final
-  // state is written just after the "finished" event).
-  useEffect(refresh, [refresh, stream.lifecycleEvents]);
-  const terminal = run !== null && TERMINAL_STATES.has(run.state);
-  useEffect(() => {
-    if (terminal) return;
-    const timer = window.setInterval(refresh, POLL_MS);
-    return () => window.clearInterval(timer);
-  }, [refresh, terminal]);
-
-  useEffect(() => {
-    runsApi.checkpoints(runId).then(setCheckpoints, () => undefined);
-  }, [runId, stream.checkpointEvents, terminal]);
+  const checkpointsQuery = runQueries.checkpoints(runId);
+  const checkpoints = useQuery(checkpointsQuery).data ?? [];
+  useRefetchOnChange(checkpointsQuery.queryKey, `${stream.checkpointEvents} ${terminal}`);
 
   // Only a run waiting in a queue needs to know whether a worker consumes that queue.
   const workers = useWorkers(run?.state === "queued");
 
-  const control = async (action: "cancel" | "resume" | "cpu" | "gpu") => {
-    setBusy(true);
-    try {
-      if (action === "cancel") await runsApi.cancel(runId);
-      else if (action === "resume") await runsApi.resume(runId);
-      else await runExtrasApi.moveDevice(runId, action);
-      refresh();
-    } catch (e) {
-      const err = e as ApiError;
-      setError(err.body?.errors ? Object.values(err.body.errors).flat().join("; ") : err.message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const control = useMutation({
+    mutationFn: (action: Control) => sendControl(runId, action),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: detail.queryKey, exact: true }),
+  });
+  // A refused control is reported until the run's row is read again.
+  const controlError = control.error && dataUpdatedAt <= control.submittedAt ? fieldErrorText(control.error) : "";
+  const error = controlError || (loadError ? loadErrorText(runId, loadError) : "");
 
   return (
     <main className="page wide runs-ui">
@@ -86,13 +70,12 @@ export function RunPage() {
           run={run}
           status={status}
           lastSeq={stream.lastSeq}
-          busy={busy}
-          onCancel={() => control("cancel")}
-          onResume={() => control("resume")}
+          busy={control.isPending}
+          onCancel={() => control.mutate("cancel")}
+          onResume={() => control.mutate("resume")}
           checkpointCount={checkpoints.length}
           workers={workers}
-          onMoveDevice={(device) => control(device)}
-          onChanged={refresh}
+          onMoveDevice={(device) => control.mutate(device)}
         />
       )}
       <MetricCurves series={stream.series} />

@@ -1,17 +1,17 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type React from "react";
-import { useEffect, useState } from "react";
-import { api, ApiError } from "../api";
+import { useState } from "react";
+import { ApiError } from "../api";
 import { workflowsApi } from "../designer/designerApi";
+import { workflowQueries } from "../designer/queries";
 import { TemplateGallery } from "../designer/TemplateGallery";
-import type { TemplateSummary, WorkflowSummary } from "../designer/types";
-
-interface Membership {
-  project: number;
-  project_name: string;
-  role: string;
-}
+import type { TemplateSummary } from "../designer/types";
+import { useDebouncedValue } from "../queryClient";
+import { runQueries } from "../runs/queries";
 
 const EDITOR_ROLES = new Set(["product_manager", "admin"]);
+/** Typing in the search box should not send a request per key. */
+const SETTLE_MS = 250;
 
 function describe(e: unknown): string {
   const err = e as ApiError;
@@ -21,32 +21,22 @@ function describe(e: unknown): string {
 
 /** Your projects' workflows, and the ways to start one: blank, from a template, or from a JSON file. */
 export function WorkflowsPage() {
-  const [memberships, setMemberships] = useState<Membership[]>([]);
-  const [project, setProject] = useState<number | null>(null);
-  const [workflows, setWorkflows] = useState<WorkflowSummary[] | null>(null);
-  const [templates, setTemplates] = useState<TemplateSummary[]>([]);
+  const me = useQuery(runQueries.me());
+  const memberships = me.data?.memberships ?? [];
+  const templates = useQuery(workflowQueries.templates());
   const [search, setSearch] = useState("");
+  const settledSearch = useDebouncedValue(search, search ? SETTLE_MS : 0);
+  const query = new URLSearchParams({ ordering: "-updated_at" });
+  if (settledSearch) query.set("search", settledSearch);
+  const list = useQuery({ ...workflowQueries.list(`?${query}`), placeholderData: keepPreviousData });
+  const workflows = list.data?.results ?? null;
+  // The first project you may edit in (else your first) until another is chosen.
+  const [picked, setPicked] = useState<number | null>(null);
+  const project = picked ?? (memberships.find((m) => EDITOR_ROLES.has(m.role)) ?? memberships[0])?.project ?? null;
   const [name, setName] = useState("");
-  const [error, setError] = useState("");
-
-  useEffect(() => {
-    api<{ memberships: Membership[] }>("me/").then((me) => {
-      setMemberships(me.memberships);
-      const editable = me.memberships.find((m) => EDITOR_ROLES.has(m.role)) ?? me.memberships[0];
-      setProject(editable?.project ?? null);
-    }, (e) => setError(describe(e)));
-    workflowsApi.templates().then(setTemplates, (e) => setError(describe(e)));
-  }, []);
-
-  useEffect(() => {
-    const query = new URLSearchParams({ ordering: "-updated_at" });
-    if (search) query.set("search", search);
-    const handle = window.setTimeout(
-      () => workflowsApi.list(`?${query}`).then((page) => setWorkflows(page.results), (e) => setError(describe(e))),
-      search ? 250 : 0,
-    );
-    return () => window.clearTimeout(handle);
-  }, [search]);
+  const [actionError, setActionError] = useState("");
+  const loadError = me.error ?? templates.error ?? list.error;
+  const error = actionError || (loadError ? describe(loadError) : "");
 
   const role = memberships.find((m) => m.project === project)?.role;
   const canCreate = project !== null && !!role && EDITOR_ROLES.has(role);
@@ -54,12 +44,12 @@ export function WorkflowsPage() {
 
   const create = async (template?: TemplateSummary) => {
     if (project === null) return;
-    setError("");
+    setActionError("");
     try {
       const w = await workflowsApi.create({ project, name: name.trim() || template?.name || "New workflow", template: template?.slug });
       open(w.id);
     } catch (e) {
-      setError(describe(e));
+      setActionError(describe(e));
     }
   };
 
@@ -67,18 +57,18 @@ export function WorkflowsPage() {
     const file = event.target.files?.[0];
     event.target.value = "";
     if (!file || project === null) return;
-    setError("");
+    setActionError("");
     let doc: unknown;
     try {
       doc = JSON.parse(await file.text());
     } catch (e) {
-      setError(`${file.name} is not valid JSON: ${(e as Error).message}`);
+      setActionError(`${file.name} is not valid JSON: ${(e as Error).message}`);
       return;
     }
     try {
       open((await workflowsApi.importNew(project, doc)).id);
     } catch (e) {
-      setError(`Import refused, nothing was saved. ${describe(e)}`);
+      setActionError(`Import refused, nothing was saved. ${describe(e)}`);
     }
   };
 
@@ -97,7 +87,7 @@ export function WorkflowsPage() {
           <div className="row">
             <label className="field" title="The project the new workflow belongs to">
               <span>Project</span>
-              <select value={project ?? ""} onChange={(e) => setProject(Number(e.target.value))}>
+              <select value={project ?? ""} onChange={(e) => setPicked(Number(e.target.value))}>
                 {memberships.map((m) => (
                   <option key={m.project} value={m.project}>
                     {m.project_name} ({m.role.replace("_", " ")})
@@ -119,7 +109,7 @@ export function WorkflowsPage() {
           </div>
           {!canCreate && <p className="hint">Your role in this project can view workflows but not create them.</p>}
           <h3>Or start from a template</h3>
-          <TemplateGallery templates={templates} disabled={!canCreate} onUse={create} />
+          <TemplateGallery templates={templates.data ?? []} disabled={!canCreate} onUse={create} />
         </section>
       )}
       <section className="card">

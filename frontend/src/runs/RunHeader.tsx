@@ -19,12 +19,11 @@ interface Props {
   checkpointCount: number;
   workers: WorkerState | null;
   onMoveDevice: (device: "cpu" | "gpu") => void;
-  onChanged: () => void;
 }
 
 /** Name, state, where it runs, and the controls that make sense in its state. */
 export function RunHeader(props: Props) {
-  const { run, status, lastSeq, busy, onCancel, onResume, checkpointCount, workers, onMoveDevice, onChanged } = props;
+  const { run, status, lastSeq, busy, onCancel, onResume, checkpointCount, workers, onMoveDevice } = props;
   const canCancel = (run.state === "queued" || run.state === "running") && !run.cancel_requested;
   const canResume = run.state === "failed" || run.state === "cancelled";
   const terminal = canResume || run.state === "succeeded";
@@ -93,7 +92,7 @@ export function RunHeader(props: Props) {
         <div>
           <dt>Tags</dt>
           <dd>
-            <RunTags runId={run.id} tags={run.tags ?? []} onSaved={onChanged} />
+            <RunTags runId={run.id} tags={run.tags ?? []} />
           </dd>
         </div>
       </dl>

@@ -1,11 +1,9 @@
-import { useCallback, useEffect, useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { RunRow } from "./RunRow";
-import { runExtrasApi } from "./runExtrasApi";
-import { runsApi } from "./runsApi";
+import { RUN_LIST_POLL_MS, runQueries } from "./queries";
 import { groupByTag } from "./tagGroups";
-import { RUN_STATES, type Membership, type RunSummary } from "./types";
-
-const REFRESH_MS = 4000;
+import { RUN_STATES, type Membership } from "./types";
 
 interface Props {
   projects: Membership[];
@@ -13,8 +11,6 @@ interface Props {
 
 /** The runs of your projects, filterable by state and project; pick two or more to compare them. */
 export function RunList({ projects }: Props) {
-  const [runs, setRuns] = useState<RunSummary[]>([]);
-  const [count, setCount] = useState(0);
   const [page, setPage] = useState(1);
   // Filters start from the page's URL, so /runs/?workflow=3&state=running can be linked to.
   const [initial] = useState(() => new URLSearchParams(window.location.search));
@@ -23,32 +19,18 @@ export function RunList({ projects }: Props) {
   const [workflow, setWorkflow] = useState(initial.get("workflow") ?? "");
   const [tag, setTag] = useState(initial.get("tag") ?? "");
   const [grouped, setGrouped] = useState(false);
-  const [knownTags, setKnownTags] = useState<{ name: string; runs: number }[]>([]);
   const [selected, setSelected] = useState<number[]>([]);
-  const [error, setError] = useState("");
 
-  const load = useCallback(() => {
-    const query = new URLSearchParams({ page: String(page), ordering: "-created_at" });
-    if (state) query.set("state", state);
-    if (project) query.set("project", project);
-    if (workflow) query.set("workflow", workflow);
-    if (tag) query.set("tag", tag);
-    runsApi.list(query).then(
-      (body) => {
-        setRuns(body.results);
-        setCount(body.count);
-        setError("");
-      },
-      (e: Error) => setError(e.message),
-    );
-    runExtrasApi.tags().then((body) => setKnownTags(body.tags), () => undefined);
-  }, [page, state, project, workflow, tag]);
-
-  useEffect(() => {
-    load();
-    const timer = window.setInterval(load, REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [load]);
+  const query = new URLSearchParams({ page: String(page), ordering: "-created_at" });
+  if (state) query.set("state", state);
+  if (project) query.set("project", project);
+  if (workflow) query.set("workflow", workflow);
+  if (tag) query.set("tag", tag);
+  // Another filter keeps showing the rows it replaces until its own arrive.
+  const list = useQuery({ ...runQueries.list(query), refetchInterval: RUN_LIST_POLL_MS, placeholderData: keepPreviousData });
+  const runs = list.data?.results ?? [];
+  const count = list.data?.count ?? 0;
+  const knownTags = useQuery({ ...runQueries.tags(), refetchInterval: RUN_LIST_POLL_MS }).data?.tags ?? [];
 
   const toggle = (id: number) => setSelected((old) => (old.includes(id) ? old.filter((x) => x !== id) : [...old, id]));
   const projectName = (id: number) => projects.find((m) => m.project === id)?.project_name ?? `project ${id}`;
@@ -115,7 +97,7 @@ export function RunList({ projects }: Props) {
           </button>
         </div>
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
+      {list.error && <p className="error" role="alert">{list.error.message}</p>}
       {runs.length === 0 ? (
         <p className="muted">{state || tag ? `No ${state} runs${tag ? ` tagged ${tag}` : ""}.` : "No runs yet: launch one below."}</p>
       ) : (

@@ -1,11 +1,12 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiError } from "../api";
+import { fieldErrorText } from "../api";
+import { runQueries } from "./queries";
 import { runExtrasApi } from "./runExtrasApi";
 
 interface Props {
   runId: number;
   tags: string[];
-  onSaved: () => void;
 }
 
 /** "a, b , c" → ["a", "b", "c"] (the server lower-cases and checks them). */
@@ -13,22 +14,22 @@ export function parseTags(text: string): string[] {
   return text.split(",").map((t) => t.trim()).filter(Boolean);
 }
 
-/** The run's tags as chips, and an inline editor (comma-separated). */
-export function RunTags({ runId, tags, onSaved }: Props) {
+/** The run's tags as chips, and an inline editor (comma-separated); saving re-reads the run. */
+export function RunTags({ runId, tags }: Props) {
+  const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
-  const [error, setError] = useState("");
-  const save = async (event: React.FormEvent) => {
-    event.preventDefault();
-    try {
-      await runExtrasApi.setTags(runId, parseTags(text));
+  const saving = useMutation({
+    mutationFn: (next: string[]) => runExtrasApi.setTags(runId, next),
+    onSuccess: () => {
       setEditing(false);
-      setError("");
-      onSaved();
-    } catch (e) {
-      const err = e as ApiError;
-      setError(Object.values(err.body?.errors ?? {}).flat().join("; ") || err.message);
-    }
+      void queryClient.invalidateQueries({ queryKey: runQueries.detail(runId).queryKey, exact: true });
+    },
+  });
+  const error = saving.isError ? fieldErrorText(saving.error) : "";
+  const save = (event: React.FormEvent) => {
+    event.preventDefault();
+    saving.mutate(parseTags(text));
   };
   if (editing)
     return (

@@ -1,5 +1,7 @@
-import { useEffect, useState } from "react";
-import { runsApi, type TemplateSummary, type WorkflowSummary, type WorkflowVersionSummary } from "./runsApi";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { workflowQueries } from "../designer/queries";
+import { runsApi } from "./runsApi";
 
 export type SourceKind = "template" | "workflow" | "file";
 
@@ -13,31 +15,20 @@ const pretty = (spec: unknown) => JSON.stringify(spec, null, 2);
 
 /** Where the spec of a new run comes from: a gallery template, a published workflow version, or a JSON file. */
 export function SpecSource({ project, onSpec }: Props) {
+  const queryClient = useQueryClient();
   const [kind, setKind] = useState<SourceKind>("file");
-  const [templates, setTemplates] = useState<TemplateSummary[]>([]);
-  const [workflows, setWorkflows] = useState<WorkflowSummary[]>([]);
-  const [workflow, setWorkflow] = useState<number | null>(null);
-  const [versions, setVersions] = useState<WorkflowVersionSummary[]>([]);
+  // The workflow picked in `project`: another project, or choosing this source again, starts over.
+  const [picked, setPicked] = useState<{ project: number | null; workflow: number } | null>(null);
+  const workflow = picked?.project === project ? picked.workflow : null;
   const [error, setError] = useState("");
-
-  useEffect(() => {
-    if (kind === "template" && !templates.length) runsApi.templates().then(setTemplates, (e: Error) => setError(e.message));
-  }, [kind, templates.length]);
-
-  useEffect(() => {
-    if (kind !== "workflow" || project === null) return;
-    setWorkflow(null);
-    setVersions([]);
-    runsApi.workflows(project).then(
-      (body) => setWorkflows(body.results.filter((w) => w.latest_version !== null)),
-      (e: Error) => setError(e.message),
-    );
-  }, [kind, project]);
-
-  useEffect(() => {
-    if (workflow === null) return;
-    runsApi.versions(workflow).then((body) => setVersions(body.results), (e: Error) => setError(e.message));
-  }, [workflow]);
+  const templates = useQuery({ ...workflowQueries.templates(), enabled: kind === "template" });
+  const workflows = useQuery({
+    ...workflowQueries.list(`?project=${project}&page_size=100`),
+    enabled: kind === "workflow" && project !== null,
+    select: (body) => body.results.filter((w) => w.latest_version !== null),
+  });
+  const versions = useQuery({ ...workflowQueries.versions(workflow ?? 0), enabled: workflow !== null });
+  const loadError = templates.error ?? workflows.error ?? versions.error;
 
   const pickTemplate = (slug: string) => {
     if (!slug) return;
@@ -45,8 +36,8 @@ export function SpecSource({ project, onSpec }: Props) {
   };
   const pickVersion = (number: number) => {
     if (workflow === null || !number) return;
-    runsApi
-      .version(workflow, number)
+    queryClient
+      .fetchQuery(workflowQueries.version(workflow, number))
       .then((v) => onSpec(pretty(v.spec), { workflow, version: number }), (e: Error) => setError(e.message));
   };
   const readFile = (file: File | undefined) => {
@@ -66,7 +57,16 @@ export function SpecSource({ project, onSpec }: Props) {
           ] as [SourceKind, string][]
         ).map(([value, label]) => (
           <label key={value} className={kind === value ? "run-chip run-chip-on" : "run-chip"}>
-            <input type="radio" name="spec-source" value={value} checked={kind === value} onChange={() => setKind(value)} />
+            <input
+              type="radio"
+              name="spec-source"
+              value={value}
+              checked={kind === value}
+              onChange={() => {
+                setKind(value);
+                setPicked(null);
+              }}
+            />
             {label}
           </label>
         ))}
@@ -84,7 +84,7 @@ export function SpecSource({ project, onSpec }: Props) {
             <option value="" disabled>
               choose a template…
             </option>
-            {templates.map((t) => (
+            {(templates.data ?? []).map((t) => (
               <option key={t.slug} value={t.slug}>
                 {t.name} ({t.agents} agents{t.environment ? `, ${t.environment}` : ", no environment"})
               </option>
@@ -93,15 +93,15 @@ export function SpecSource({ project, onSpec }: Props) {
         </label>
       )}
       {kind === "workflow" &&
-        (workflows.length === 0 ? (
+        (!workflows.data?.length ? (
           <p className="muted">No published workflow in this project yet: publish one in the designer.</p>
         ) : (
           <div className="inline-fields">
             <label>
               Workflow{" "}
-              <select value={workflow ?? ""} onChange={(e) => setWorkflow(Number(e.target.value) || null)} aria-label="Workflow">
+              <select value={workflow ?? ""} onChange={(e) => setPicked(Number(e.target.value) ? { project, workflow: Number(e.target.value) } : null)} aria-label="Workflow">
                 <option value="">choose…</option>
-                {workflows.map((w) => (
+                {workflows.data.map((w) => (
                   <option key={w.id} value={w.id}>
                     {w.name}
                   </option>
@@ -110,9 +110,9 @@ export function SpecSource({ project, onSpec }: Props) {
             </label>
             <label>
               Version{" "}
-              <select defaultValue="" key={workflow ?? 0} onChange={(e) => pickVersion(Number(e.target.value))} disabled={!versions.length} aria-label="Version">
+              <select defaultValue="" key={workflow ?? 0} onChange={(e) => pickVersion(Number(e.target.value))} disabled={!versions.data?.results.length} aria-label="Version">
                 <option value="">choose…</option>
-                {versions.map((v) => (
+                {(versions.data?.results ?? []).map((v) => (
                   <option key={v.number} value={v.number}>
                     v{v.number}
                     {v.note ? ` — ${v.note}` : ""}
@@ -122,7 +122,7 @@ export function SpecSource({ project, onSpec }: Props) {
             </label>
           </div>
         ))}
-      {error && <p className="error">{error}</p>}
+      {(error || loadError) && <p className="error">{error || loadError?.message}</p>}
     </fieldset>
   );
 }

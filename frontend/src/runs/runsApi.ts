@@ -1,5 +1,7 @@
-/** Typed calls of the runs REST API (mase_web/runs/api.py) and the spec sources the launch form offers. */
+/** Typed calls of the runs REST API (mase_web/runs/api.py) and the template spec the launch form offers
+ * (the workflow lists and versions it offers are read through designer/queries.ts). */
 import { api } from "../api";
+import type { TemplateSummary } from "../designer/types";
 import type { Checkpoint, CompareBody, Me, Paginated, RunDetail, RunSummary } from "./types";
 
 /** A run from a spec document, or from a published workflow version (the server records which). */
@@ -13,28 +15,6 @@ export type LaunchRequest = {
   tags?: string[];
 } & ({ spec: unknown } | { workflow: number; version: number });
 
-export interface TemplateSummary {
-  slug: string;
-  name: string;
-  description: string;
-  agents: number;
-  environment: string | null;
-}
-
-export interface WorkflowSummary {
-  id: number;
-  project: number;
-  project_name: string;
-  name: string;
-  latest_version: number | null;
-}
-
-export interface WorkflowVersionSummary {
-  number: number;
-  note: string;
-  created_at: string;
-}
-
 const post = { method: "POST" } as const;
 
 export const runsApi = {
@@ -46,10 +26,5 @@ export const runsApi = {
   resume: (id: number) => api<RunSummary>(`runs/${id}/resume/`, post),
   checkpoints: (id: number) => api<Checkpoint[]>(`runs/${id}/checkpoints/`),
   compare: (ids: number[]) => api<CompareBody>(`runs/compare/?ids=${ids.join(",")}`),
-  templates: () => api<TemplateSummary[]>("workflows/templates/"),
   template: (slug: string) => api<TemplateSummary & { spec: unknown }>(`workflows/templates/${encodeURIComponent(slug)}/`),
-  workflows: (project: number) => api<Paginated<WorkflowSummary>>(`workflows/?project=${project}&page_size=100`),
-  versions: (workflow: number) => api<Paginated<WorkflowVersionSummary>>(`workflows/${workflow}/versions/`),
-  version: (workflow: number, number: number) =>
-    api<WorkflowVersionSummary & { spec: unknown }>(`workflows/${workflow}/versions/${number}/`),
 };

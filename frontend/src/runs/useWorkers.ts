@@ -1,29 +1,11 @@
-import { useEffect, useState } from "react";
-import { runExtrasApi } from "./runExtrasApi";
+import { useQuery } from "@tanstack/react-query";
+import { runQueries } from "./queries";
 import type { WorkerState } from "./types";
 
-/** The server caches the answer about 10 s; asking more often gains nothing. */
-const POLL_MS = 10_000;
-
-/** Connected workers and their queues, refreshed while `active`; null until the first answer. */
+/** Connected workers and their queues, refreshed while `active`; null until the first answer. A failed
+ * request keeps the last answer: unknown stays unknown, no notice is better than a wrong one. */
 export function useWorkers(active = true): WorkerState | null {
-  const [state, setState] = useState<WorkerState | null>(null);
-  useEffect(() => {
-    if (!active) return;
-    let current = true;
-    const load = () =>
-      runExtrasApi.workers().then(
-        (fresh) => current && setState(fresh),
-        () => undefined, // unknown stays unknown: no notice is better than a wrong one
-      );
-    load();
-    const timer = window.setInterval(load, POLL_MS);
-    return () => {
-      current = false;
-      window.clearInterval(timer);
-    };
-  }, [active]);
-  return state;
+  return useQuery({ ...runQueries.workers(), enabled: active }).data ?? null;
 }
 
 /** True when the workers were asked and none consumes `device`'s queue. */
