@@ -46,14 +46,18 @@ def spec_doc(episodes=640, processes=1, **training):
 
 def run_two_ranks(probe: str, *args: Path, timeout: float = 300) -> None:
     """Start tests/training/`probe` as 2 gloo ranks under torch's launcher (its output kept from the test's)."""
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
         + [str(ROOT / "tests" / "training" / probe), *map(str, args)],
-        check=True,
         cwd=ROOT,
         timeout=timeout,
         capture_output=True,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+    )
+    # The ranks' own tracebacks are the only clue to a failure on another machine: show their tails.
+    assert done.returncode == 0, (
+        f"ranks exited {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
     )
 
 
