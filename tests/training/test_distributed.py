@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -45,10 +46,14 @@ def spec_doc(episodes=640, processes=1, **training):
 
 
 def run_two_ranks(probe: str, *args: Path, timeout: float = 300) -> None:
-    """Start tests/training/`probe` as 2 gloo ranks under torch's launcher (its output kept from the test's)."""
+    """Start tests/training/`probe` as 2 gloo ranks under torch's launcher (its output kept from the test's).
+
+    The launcher may restart the group once, as the product's launch does (`max_restarts`): a rank lost to
+    the machine (a port taken between the launcher's choice and the bind, the OOM killer) is the elastic
+    restart's job, not a wrong result. A restart is reported as a warning with the ranks' output."""
     done = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
-        + [str(ROOT / "tests" / "training" / probe), *map(str, args)],
+        + ["--max-restarts=1", str(ROOT / "tests" / "training" / probe), *map(str, args)],
         cwd=ROOT,
         timeout=timeout,
         capture_output=True,
@@ -56,9 +61,10 @@ def run_two_ranks(probe: str, *args: Path, timeout: float = 300) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
     )
     # The ranks' own tracebacks are the only clue to a failure on another machine: show their tails.
-    assert done.returncode == 0, (
-        f"ranks exited {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
-    )
+    output = f"{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
+    assert done.returncode == 0, f"ranks exited {done.returncode}\n{output}"
+    if "will restart worker group" in done.stderr:
+        warnings.warn(f"the 2-rank group of {probe} was restarted once:\n{output}", stacklevel=2)
 
 
 def events_of(path: Path) -> list[dict]:
