@@ -1,5 +1,6 @@
 """MAPPO pieces (GAE, clipping, value normalisation, counterfactual baseline) and short training runs."""
 
+import json
 import math
 
 import gymnasium
@@ -351,3 +352,19 @@ def test_curriculum_level_decides_which_customer_service_tickets_are_trained_on(
     assert max(difficulty[r.info["ticket_id"]] for r in all_levels) > 0
     trainer.train()
     assert trainer.history[-1]["curriculum_level"] == 3  # every update's metrics show the level
+
+
+def test_the_starting_policy_is_the_first_best_candidate(tmp_path):
+    # validation rewards every joint action but the one training converges to: learning makes the run
+    # worse on held-out episodes, so `best` must stay the policy it started from (update 0)
+    anti = [[0.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    trainer = make_trainer(COORDINATION, updates=12, eval_every=4)
+    trainer.env_fn = lambda split: MatrixGame(anti if split == "validation" else COORDINATION)
+    assert trainer.evaluate("validation", episodes=1)["success"] == 1.0  # the start does not play (0, 0)
+    trainer.train(checkpoint_dir=tmp_path)
+    assert trainer.evaluate("validation", episodes=1)["success"] == 0.0  # training learned (0, 0)
+    best = json.loads((tmp_path / "best" / "state.json").read_text())
+    assert best["update_index"] == 0 and best["metrics"]["val_success"] == 1.0
+    resumed = make_trainer(COORDINATION, updates=12, eval_every=4)
+    resumed.load_checkpoint(tmp_path / "best")
+    assert resumed.best_score == 1.0

@@ -32,7 +32,7 @@ import torch
 CALIBRATION_FILE = "calibration.json"
 FORMAT = "mase.calibration/1"
 BINS = 15
-DEV_SPLIT = "validation"  # the customer-service split no stage of the product path trains or selects on
+DEV_SPLIT = "validation"  # nothing trains on these tickets: calibration and `best` selection use them
 _GRID = np.geomspace(0.05, 20.0, 241)
 _MIN_DECISIONS = 30  # an agent with fewer dev decisions shares the team's temperature
 
@@ -255,15 +255,25 @@ def temperature_vector(calibration: Mapping[str, Any] | None, agents: Sequence[s
     return torch.tensor([float(temps.get(a, 1.0)) for a in agents])
 
 
-def dev_env_factory(team: Any) -> Callable[[], Any] | None:
-    """A spec's dev-split environment (its ticket split `DEV_SPLIT`, in file order), or None when its
-    environment has no ticket splits (nothing to calibrate on)."""
-    from agents.envs import env_parameters, make_env, team_kwargs
+def dev_params(name: str | None, params: dict[str, Any], in_order: bool = True) -> dict[str, Any] | None:
+    """The environment's parameters on the dev split (its ticket split `DEV_SPLIT`; ``in_order``: in file
+    order, else drawn at random per seeded reset), or None when the environment has no ticket splits."""
+    from agents.envs import env_parameters
 
-    name, params = team.environment.name, dict(team.environment.params)
     if name is None or "tickets" not in {p["name"] for p in env_parameters(name)}:
         return None
-    params = {**params, "tickets": DEV_SPLIT, "shuffle": False}
+    return {**params, "tickets": DEV_SPLIT, **({"shuffle": False} if in_order else {})}
+
+
+def dev_env_factory(team: Any) -> Callable[[], Any] | None:
+    """A spec's dev-split environment, or None when its environment has no ticket splits (nothing to
+    calibrate on)."""
+    from agents.envs import make_env, team_kwargs
+
+    name = team.environment.name
+    params = dev_params(name, dict(team.environment.params))
+    if params is None:
+        return None
     return lambda: make_env(name, params, **team_kwargs(name, team.agents, team.edges))
 
 

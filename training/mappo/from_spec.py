@@ -19,6 +19,7 @@ from training.events import EventStream
 from training.evolution import EvolutionScheduler
 from training.golden import GoldenMetrics
 from training.mappo.attention import attention_reporter
+from training.mappo.calibration import dev_params
 from training.mappo.checkpoint import CheckpointError, check_fits, read_checkpoint
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import featurizer_from_spec
@@ -44,12 +45,8 @@ def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, bac
     """A spec's team (environment, links, observation reader) with `config`, loaded from a checkpoint
     (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
 
-    name, params = team.environment.name, dict(team.environment.params)
-    drawn = team_kwargs(
-        name, team.agents, team.edges
-    )  # an environment that takes its team from the spec gets it
     trainer = MappoTrainer(
-        lambda split: make_env(name, params, **drawn),
+        env_factory(team),
         config,
         backbone=backbone,
         allowed_links=links_from_spec(team),
@@ -100,6 +97,17 @@ def load_policy(team: Any, checkpoint_dir: str | Path, backbone: Any, events: An
             raise CheckpointError(str(exc)) from None
     temperature = temperature_vector(load_calibration(checkpoint_dir), agents)
     return TeamPolicy(agents, n_actions, obs_dim, cfg, featurize, actor, link, temperature)
+
+
+def env_factory(team: Any) -> Callable[[str], Any]:
+    """``split`` → the spec's environment. Validation (which checkpoint is `best`) plays the dev tickets
+    when the run trains on the shipped training split: selecting on the tickets it trains on rewarded
+    memorising them. Every other split, and every environment without ticket splits, is the spec's own."""
+    name, params = team.environment.name, dict(team.environment.params)
+    drawn = team_kwargs(name, team.agents, team.edges)
+    # drawn at random: the trainer's evaluation reseeds every episode, and in file order that replays ticket 0
+    dev = dev_params(name, params, in_order=False) if params.get("tickets", "train") == "train" else None
+    return lambda split: make_env(name, dev if split == "validation" and dev is not None else params, **drawn)
 
 
 def spec_featurizer(team: Any, backbone: Any) -> Any:
@@ -169,7 +177,7 @@ def run_spec(
         )
     events = events if events is not None else EventStream()
     cfg = config_from_spec(team, group)
-    env_name, params = team.environment.name, dict(team.environment.params)
+    env_name = team.environment.name
     if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
         b = team.backbone
         backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
@@ -196,9 +204,8 @@ def run_spec(
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
     )
     agent_ids = [a.id for a in team.agents]
-    drawn = team_kwargs(env_name, team.agents, team.edges)
     trainer = MappoTrainer(
-        lambda split: make_env(env_name, params, **drawn),
+        env_factory(team),
         cfg,
         backbone=backbone,
         events=events,
