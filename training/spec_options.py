@@ -34,6 +34,7 @@ TRANSLATED: dict[str, str] = {
     "teacher": "training.teacher (which teacher; MappoConfig.teacher_coef is 0 without one)",
     "teacher_checkpoint": "training.teacher (the checkpoint teacher's run)",
     "teacher_fade_episodes": "MappoConfig.teacher_fade_updates (in updates)",
+    "critic_warmup_episodes": "MappoConfig.critic_warmup_updates (in updates)",
     "reader": "training.mappo.featurizer (how actors read a ticket)",
     "reader_epochs": "training.mappo.featurizer (the clause readers' fit)",
     "warm_start_episodes": "training.offline (logged rule-team episodes)",

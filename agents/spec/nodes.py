@@ -369,6 +369,14 @@ class TrainingSpec(_SpecNode):
         int, _int(0, 1_000_000, "episodes of the labelled rule team logged and cloned before PPO; 0 = off")
     ] = 0
     warm_start_epochs: Annotated[int, _int(0, 10_000, "behaviour-cloning epochs over those episodes")] = 8
+    critic_warmup_episodes: Annotated[
+        int,
+        _int(
+            0,
+            10_000_000,
+            "MAPPO/IPPO: first episodes of PPO that fit the critic alone, the actors kept as they start; 0 = off",
+        ),
+    ] = 0
     self_imitation: Annotated[
         float,
         Field(

@@ -214,6 +214,7 @@ class _RunChecks(_Checks):
         self.teacher_checkpoint(sec, p, teacher, v["teacher_checkpoint"])
         ppo_only = {
             "self_imitation": v["self_imitation"] not in (MISSING, _BAD, 0),
+            "critic_warmup_episodes": v["critic_warmup_episodes"] not in (MISSING, _BAD, 0),
             "policy_sharing": v["policy_sharing"] not in (MISSING, _BAD, TrainingSpec.policy_sharing),
             "teacher": teacher not in (MISSING, _BAD, TrainingSpec.teacher),
         }

@@ -32,6 +32,7 @@ def spec_doc(processes=2, algorithm="mappo", **training):
         warm_start_episodes=40,
         reader_epochs=20,
         warm_start_epochs=2,
+        critic_warmup_episodes=0,  # 4 updates in all: every one of them moves the actors across ranks
         **training,
     )
     doc["evolution"]["cycle_episodes"] = 32

@@ -368,3 +368,19 @@ def test_the_starting_policy_is_the_first_best_candidate(tmp_path):
     resumed = make_trainer(COORDINATION, updates=12, eval_every=4)
     resumed.load_checkpoint(tmp_path / "best")
     assert resumed.best_score == 1.0
+
+
+def test_critic_warmup_updates_fit_the_critic_and_leave_the_actors_as_they_started():
+    def moved(updates):
+        trainer = make_trainer(COORDINATION, updates=updates, critic_warmup_updates=2)
+        actor = [p.detach().clone() for p in trainer.actor.parameters()]
+        critic = [p.detach().clone() for p in trainer.critic.parameters()]
+        trainer.train()
+        changed = [not torch.equal(p, q) for p, q in zip(actor, trainer.actor.parameters(), strict=True)]
+        fitted = [not torch.equal(p, q) for p, q in zip(critic, trainer.critic.parameters(), strict=True)]
+        return any(changed), any(fitted)
+
+    assert moved(2) == (False, True)  # two warm-up updates: the critic learns, the actors stay
+    assert moved(3) == (True, True)  # the third update is PPO's
+    with pytest.raises(ValueError, match="critic_warmup_updates"):
+        make_trainer(COORDINATION, critic_warmup_updates=-1)

@@ -50,6 +50,7 @@ class MappoConfig:
     sil_minibatches: int = 4  # self-imitation minibatches after each update's PPO epochs
     sil_batch_size: int = 128  # replayed steps per self-imitation minibatch (half from the elite buffer)
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
+    critic_warmup_updates: int = 0  # first updates fit the critic alone: the actors keep their start
     eval_every: int = 10  # updates between validations (0 = never)
     eval_episodes: int = 64
     checkpoint_every: int = 10  # updates between checkpoints (0 = only at the end)
@@ -70,6 +71,8 @@ class MappoConfig:
             self.comm = sends_messages(self.algorithm)
         if self.self_imitation < 0:
             raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
+        if self.critic_warmup_updates < 0:
+            raise ValueError(f"critic_warmup_updates must be >= 0, got {self.critic_warmup_updates}")
         if self.teacher_fade_updates < 0:
             raise ValueError(f"teacher_fade_updates must be >= 0, got {self.teacher_fade_updates}")
         names = ("updates", "episodes_per_update", "epochs", "minibatches", "hidden", "replay_capacity")

@@ -137,6 +137,7 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
         sharing=t.policy_sharing,
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
+        critic_warmup_updates=every(t.critic_warmup_episodes),
         comm=bool(team.communication.enabled) and sends_messages(t.algorithm),
         updates=max(1, t.episodes // per_update),
         episodes_per_update=max(1, int(t.batch_size)),

@@ -192,6 +192,8 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         updating = torch.tensor(
             [self.update_index % int(self.update_periods.get(a, 1)) == 0 for a in self.agents]
         )
+        if self.update_index < self.cfg.critic_warmup_updates:  # advantages of an unfitted critic are noise
+            updating = torch.zeros_like(updating)
         T = b.obs.shape[0]
         stats: dict[str, list[float]] = {
             "policy_loss": [],

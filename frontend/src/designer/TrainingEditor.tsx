@@ -16,7 +16,7 @@ const TEACHER_WORDS: Record<TeacherKind, string> = {
   checkpoint: "a trained run",
 };
 // Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
-const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "teacher_fade_episodes", "self_imitation"] as const;
+const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "teacher_fade_episodes", "self_imitation", "critic_warmup_episodes"] as const;
 
 interface ChoiceProps<T extends string> {
   label: string;
@@ -155,6 +155,12 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
             label="Self-imitation weight"
             step={0.1}
             hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (docs/decisions/0003-self-imitation.md)."
+            {...field}
+          />
+          <TrainingNumber
+            name="critic_warmup_episodes"
+            label="Critic warm-up episodes"
+            hint="0 = off. PPO's first episodes fit the critic alone while the actors keep their start: advantages from an unfitted critic pulled a warm-started team off its start (docs/experiments/2026-12-04-checkpoint-selection.md)."
             {...field}
           />
           <TrainingNumber

@@ -258,6 +258,10 @@ export interface TrainingSpec {
    */
   warm_start_epochs?: number;
   /**
+   * MAPPO/IPPO: first episodes of PPO that fit the critic alone, the actors kept as they start; 0 = off
+   */
+  critic_warmup_episodes?: number;
+  /**
    * MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off
    */
   self_imitation?: number;
