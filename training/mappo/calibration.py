@@ -255,14 +255,31 @@ def temperature_vector(calibration: Mapping[str, Any] | None, agents: Sequence[s
     return torch.tensor([float(temps.get(a, 1.0)) for a in agents])
 
 
+def _shipped_tickets(name: str | None) -> str | None:
+    """The ticket split environment `name` trains on by default, or None when it has no ticket splits."""
+    from agents.envs import env_parameters
+
+    if name is None:
+        return None
+    return next((p["default"] for p in env_parameters(name) if p["name"] == "tickets"), None)
+
+
 def dev_params(name: str | None, params: dict[str, Any], in_order: bool = True) -> dict[str, Any] | None:
     """The environment's parameters on the dev split (its ticket split `DEV_SPLIT`; ``in_order``: in file
     order, else drawn at random per seeded reset), or None when the environment has no ticket splits."""
-    from agents.envs import env_parameters
-
-    if name is None or "tickets" not in {p["name"] for p in env_parameters(name)}:
+    if _shipped_tickets(name) is None:
         return None
     return {**params, "tickets": DEV_SPLIT, **({"shuffle": False} if in_order else {})}
+
+
+def selection_params(name: str | None, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The parameters validation (the choice of `best`) plays: the dev split, drawn at random (a reseeded
+    episode in file order would replay the first ticket), when the run trains on the environment's shipped
+    tickets; None (the run's own parameters) for any other ticket file or environment."""
+    shipped = _shipped_tickets(name)
+    if shipped is None or params.get("tickets", shipped) != shipped:
+        return None
+    return dev_params(name, params, in_order=False)
 
 
 def dev_env_factory(team: Any) -> Callable[[], Any] | None:

@@ -19,7 +19,7 @@ from training.events import EventStream
 from training.evolution import EvolutionScheduler
 from training.golden import GoldenMetrics
 from training.mappo.attention import attention_reporter
-from training.mappo.calibration import dev_params
+from training.mappo.calibration import selection_params
 from training.mappo.checkpoint import CheckpointError, check_fits, read_checkpoint
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import featurizer_from_spec
@@ -105,8 +105,7 @@ def env_factory(team: Any) -> Callable[[str], Any]:
     memorising them. Every other split, and every environment without ticket splits, is the spec's own."""
     name, params = team.environment.name, dict(team.environment.params)
     drawn = team_kwargs(name, team.agents, team.edges)
-    # drawn at random: the trainer's evaluation reseeds every episode, and in file order that replays ticket 0
-    dev = dev_params(name, params, in_order=False) if params.get("tickets", "train") == "train" else None
+    dev = selection_params(name, params)
     return lambda split: make_env(name, dev if split == "validation" and dev is not None else params, **drawn)
 
 

@@ -334,8 +334,10 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         )
         status = "succeeded"
         last_metrics: dict[str, Any] = {}
-        if resumed is None:
-            self._validate_start(checkpoint_dir)
+        if resumed is None and self.cfg.eval_every and self.group.is_main and checkpoint_dir is not None:
+            # the starting policy (the warm start, when there is one) is the first `best` candidate: when
+            # reinforcement learning makes a seed worse on held-out episodes, the run serves its start
+            self._validate({"step": 0, "episode": self.episodes_done}, checkpoint_dir)
         while self.update_index < self.cfg.updates:
             if self._stop_requested(should_stop):
                 status = "cancelled"
@@ -369,13 +371,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             # a group evaluates on rank 0 alone (the others go on to their next rollouts and wait for it
             # in the next update's first collective): the scores and the `best` checkpoint are rank 0's
             if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0 and self.group.is_main:
-                val = self.evaluate("validation")
-                metrics.update({f"val_{k}": v for k, v in val.items()})
-                score = val.get("success", val["return"])
-                if self.best_score is None or score > self.best_score:
-                    self.best_score = score
-                    if checkpoint_dir is not None:
-                        self.save_checkpoint(Path(checkpoint_dir) / "best", metrics)
+                self._validate(metrics, checkpoint_dir)
             self.events.emit("metrics", **metrics)
             self.history.append(metrics)
             last_metrics = metrics
@@ -396,15 +392,15 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         self.events.emit("finished", status=status, metrics=last_metrics)
         return {"status": status, "metrics": last_metrics, "train_seconds": self.train_seconds}
 
-    def _validate_start(self, checkpoint_dir: str | Path | None) -> None:
-        """Score the starting policy (the warm start, when there is one) as the first `best` candidate:
-        when reinforcement learning makes a seed worse on held-out episodes, the run serves its start."""
-        if not (self.cfg.eval_every and self.group.is_main and checkpoint_dir is not None):
-            return
+    def _validate(self, metrics: dict[str, Any], checkpoint_dir: str | Path | None) -> None:
+        """Add the validation scores to `metrics`; a new best score saves the `best` checkpoint."""
         val = self.evaluate("validation")
-        self.best_score = val.get("success", val["return"])
-        metrics = {"step": 0, "episode": self.episodes_done, **{f"val_{k}": v for k, v in val.items()}}
-        self.save_checkpoint(Path(checkpoint_dir) / "best", metrics)
+        metrics.update({f"val_{k}": v for k, v in val.items()})
+        score = val.get("success", val["return"])
+        if self.best_score is None or score > self.best_score:
+            self.best_score = score
+            if checkpoint_dir is not None:
+                self.save_checkpoint(Path(checkpoint_dir) / "best", metrics)
 
     def _golden(self, update_seconds: float, batch: Batch) -> None:
         if self.golden is None:
