@@ -127,7 +127,8 @@ def one_run(template: str, seed: int, processes: int, work: Path, quick: bool) -
 
 
 def allreduce_probe(out: Path, numel: int, repeats: int = 200) -> None:
-    """Inside a 2-rank launch: the median time of one all-reduce of `numel` floats (the gradients)."""
+    """Inside a 2-rank launch: the median time of one sum of `numel` floats (the gradients) over the
+    ranks, through gloo's all-reduce and through the shared memory the trainers use on one machine."""
     import torch
     import torch.distributed as dist
 
@@ -136,19 +137,25 @@ def allreduce_probe(out: Path, numel: int, repeats: int = 200) -> None:
     torch.set_num_threads(1)
     group = join("cpu")
     buffer = torch.ones(numel)
-    times = []
-    for _ in range(repeats):
-        dist.barrier()
-        started = time.perf_counter()
-        dist.all_reduce(buffer)
-        times.append(time.perf_counter() - started)
+    ways = {"gloo": lambda: dist.all_reduce(buffer)}
+    if group.local_sum is not None:
+        ways["shared"] = lambda: group.local_sum.sum(buffer)
+    medians = {}
+    for way, reduce in ways.items():
+        times = []
+        for _ in range(repeats):
+            dist.barrier()
+            started = time.perf_counter()
+            reduce()
+            times.append(time.perf_counter() - started)
+        medians[way] = 1000 * statistics.median(times[repeats // 10 :])
     if group.is_main:
-        out.write_text(json.dumps({"allreduce_ms": 1000 * statistics.median(times[repeats // 10 :])}))
+        out.write_text(json.dumps(medians))
     leave(group)
 
 
-def allreduce_ms(numel: int, work: Path) -> float:
-    """One gradient all-reduce between 2 gloo ranks on this machine (ms, median)."""
+def allreduce_ms(numel: int, work: Path) -> dict[str, float]:
+    """One gradient sum between 2 ranks on this machine (ms, median): {"gloo": …, "shared": …}."""
     import subprocess
 
     out = work / "allreduce.json"
@@ -156,7 +163,7 @@ def allreduce_ms(numel: int, work: Path) -> float:
     cmd += [str(Path(__file__).resolve()), "--allreduce-probe", str(out), "--numel", str(numel)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run(cmd, check=True, capture_output=True, timeout=300, env=env)
-    return round(json.loads(out.read_text())["allreduce_ms"], 3)
+    return {way: round(ms, 3) for way, ms in json.loads(out.read_text()).items()}
 
 
 def median_or_none(values: list) -> float | None:
@@ -188,7 +195,9 @@ def template_figures(template: str, seeds: list[int], quick: bool, work: Path) -
         figures[f"update_ms_{p}"] = median_or_none([r["update_ms"] for r in runs[p].values()])
         figures[f"wall_seconds_{p}"] = median_or_none([r["wall_seconds"] for r in runs[p].values()])
     figures["gradient_bytes"] = 4 * next(iter(runs[1].values()))["trainable_parameters"]
-    figures["allreduce_ms_gloo_2"] = allreduce_ms(figures["gradient_bytes"] // 4, work)
+    reduce_ms = allreduce_ms(figures["gradient_bytes"] // 4, work)
+    figures["allreduce_ms_gloo_2"] = reduce_ms["gloo"]
+    figures["allreduce_ms_shared_2"] = reduce_ms.get("shared")  # what the ranks use on one machine
     figures["runs"] = {f"p{p}": {str(s): r for s, r in runs[p].items()} for p in runs}
     return figures
 

@@ -20,4 +20,5 @@ def test_scaling_quick_writes_documented_keys(run_quick_bench):
     assert one["episodes"] == two["episodes"] == 1280 and two["updates"] == one["updates"] // 2
     assert len(two["rank_eps"]) == 2 and all(rate > 0 for rate in two["rank_eps"])  # per-rank throughput
     assert figures["gradient_bytes"] > 0 and figures["allreduce_ms_gloo_2"] > 0
+    assert 0 < figures["allreduce_ms_shared_2"]  # the ranks of one machine sum through shared memory
     assert "customer_service" not in doc["scaling"]  # only the templates asked for

@@ -142,6 +142,17 @@ def test_one_process_through_the_launcher_equals_the_in_process_trainer(tmp_path
     assert same == [(e["type"], {k: v for k, v in e["payload"].items() if k not in strip}) for e in relayed]
 
 
+def test_ranks_of_one_machine_average_gradients_through_shared_memory_as_gloo_would(tmp_path):
+    out = tmp_path / "sum.json"
+    run_two_ranks("_dist_sum_probe.py", out, timeout=120)
+    report = json.loads(out.read_text())
+    assert report["shared_memory"]  # both ranks on this machine: the gloo TCP all-reduce is bypassed
+    assert len(report["calls"]) == 5  # repeated calls alternate buffers; a longer vector remaps them
+    for call in report["calls"]:
+        assert call["equal_to_gloo"] and call["identical_on_ranks"] and call["extras"] == [0.5, 2.0]
+    assert report["files_left"] == []  # the mapping's file is unlinked once both ranks hold it
+
+
 @pytest.mark.slow  # one 2-rank launch: ~25 s
 def test_two_gloo_ranks_play_their_own_episodes_and_stay_identical(tmp_path):
     spec = tmp_path / "spec.json"
