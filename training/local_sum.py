@@ -37,23 +37,34 @@ class SharedMemorySum:
         self.rank, self.world_size = rank, world_size
         self._slots: torch.Tensor | None = None  # [2 generations, world_size, capacity]
         self._calls = 0
+        self.unavailable = False  # no room for the mapping: sum through gloo
         self._signal = torch.zeros(1)
 
     def _map(self, capacity: int) -> None:
-        """(Re)map a file big enough for `capacity` floats per rank; every rank calls this together."""
+        """(Re)map a file big enough for `capacity` floats per rank; every rank calls this together.
+
+        Rank 0 reserves the whole file up front: a tmpfs too small for it (a container's 64 MB /dev/shm)
+        refuses here, and the group keeps summing through gloo, rather than a rank dying of SIGBUS when
+        a page cannot be found mid-run."""
         import torch.distributed as dist
 
         floats = 2 * self.world_size * capacity
         directory = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-        name = [None]
+        name: list[str | None] = [None]
         if self.rank == 0:
             handle, path = tempfile.mkstemp(prefix="mase-grads-", dir=directory)
-            os.close(handle)
-            name = [path]
-            self._slots = torch.from_file(path, shared=True, size=floats, dtype=torch.float32)
+            try:
+                os.posix_fallocate(handle, 0, 4 * floats)
+                name = [path]
+            except OSError:
+                os.unlink(path)
+            finally:
+                os.close(handle)
         dist.broadcast_object_list(name, src=0)
-        if self.rank != 0:
-            self._slots = torch.from_file(name[0], shared=True, size=floats, dtype=torch.float32)
+        if name[0] is None:
+            self.unavailable = True
+            return
+        self._slots = torch.from_file(name[0], shared=True, size=floats, dtype=torch.float32)
         dist.barrier()  # every rank holds its mapping: the name is no longer needed
         if self.rank == 0:
             os.unlink(name[0])
@@ -64,8 +75,12 @@ class SharedMemorySum:
         import torch.distributed as dist
 
         n = vector.numel()
-        if self._slots is None or self._slots.shape[-1] < n:  # the same length everywhere: all remap
-            self._map(n)
+        if not self.unavailable and (self._slots is None or self._slots.shape[-1] < n):
+            self._map(n)  # the same length on every rank: all remap together
+        if self.unavailable:
+            total = vector.clone()
+            dist.all_reduce(total)
+            return total
         generation = self._slots[self._calls % 2]
         self._calls += 1
         generation[self.rank, :n].copy_(vector.reshape(-1))

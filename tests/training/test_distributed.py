@@ -151,6 +151,7 @@ def test_ranks_of_one_machine_average_gradients_through_shared_memory_as_gloo_wo
     for call in report["calls"]:
         assert call["equal_to_gloo"] and call["identical_on_ranks"] and call["extras"] == [0.5, 2.0]
     assert report["files_left"] == []  # the mapping's file is unlinked once both ranks hold it
+    assert report["without_room"] == {"unavailable": True, "total": [0.0, 3.0, 6.0, 9.0, 12.0, 15.0]}
 
 
 @pytest.mark.slow  # one 2-rank launch: ~25 s
