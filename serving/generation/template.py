@@ -15,7 +15,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from agents.envs.customer_service.tickets import INTENTS, SLOTS
+from agents.envs.customer_service.phrasings import SLOTS
+from agents.envs.customer_service.tickets import INTENTS
 from serving.generation.base import Generation, Generator, cut_at_stop, usage
 
 # ---- context: what every backend is given ----------------------------------------------------------

@@ -11,6 +11,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from agents.envs import make_env
 from agents.envs.customer_service.env import AGENTS, ROLE_ACTIONS, CustomerServiceEnv, evaluate
+from agents.envs.customer_service.phrasings import INTENT_TEMPLATES
 from agents.envs.customer_service.randomisation import DomainRandomisation
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam, exact_match
 from agents.envs.customer_service.tickets import (
@@ -18,7 +19,6 @@ from agents.envs.customer_service.tickets import (
     HIDDEN_TICKET,
     INTENT_ACTION,
     INTENT_ROLE,
-    INTENT_TEMPLATES,
     INTENTS,
     SUPERVISOR,
     Ticket,
