@@ -235,7 +235,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     ap.add_argument("--arm-worker", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--plot-from", type=Path, help=argparse.SUPPRESS
+    )  # in the peer venv, which has matplotlib
     args = ap.parse_args()
+    if args.plot_from:
+        print(plot(json.loads(args.plot_from.read_text()), args.plot_from.with_suffix(".png")) or "")
+        return
     if args.arm_worker:
         job = json.loads(args.arm_worker)
         algorithm = "ippo" if job["arm"] == "mase_ippo" else "mappo"
@@ -297,6 +303,12 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     result["plot"] = plot(result, out.with_suffix(".png"))
     out.write_text(json.dumps(result, indent=2))
+    if result["plot"] is None and python is not None:  # no matplotlib here: the peer venv draws it
+        drawn = subprocess.run(
+            [str(python), __file__, "--plot-from", str(out)], capture_output=True, text=True, check=False
+        )
+        result["plot"] = drawn.stdout.strip() or None
+        out.write_text(json.dumps(result, indent=2))
     for task, arms_ in result["tasks"].items():
         for arm, f in arms_.items():
             if "error" in f:
