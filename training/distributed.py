@@ -2,8 +2,9 @@
 
 Every process (rank) holds a full copy of the team's small trainable networks, plays its own episodes
 with its own environment seeds (`seed + rank`) and computes its own gradients; before each optimizer
-step the gradients are averaged over all ranks with one all-reduce (gloo on CPU, NCCL on GPUs), so every
-rank takes the same step and the copies stay identical. The few batch statistics that steer the
+step the gradients are averaged over all ranks with one all-reduce (gloo on CPU, NCCL on GPUs; through
+shared memory when every CPU rank is on one machine, training.local_sum), so every rank takes the same step
+and the copies stay identical. The few batch statistics that steer the
 schedule (mean reward for the moving-average baseline, mean success for the attention start) travel in
 the same all-reduce, so the ranks also agree on *when* things happen. Rank 0 alone writes events and
 checkpoints.
