@@ -176,7 +176,7 @@ def average_gradients(
     pieces.append(torch.tensor([float(x) for x in extras], dtype=torch.float32, device=device))
     flat = torch.cat(pieces).to(group._tensor_device)  # NCCL reduces CUDA tensors only (CPU networks)
     if group.local_sum is not None:
-        flat = group.local_sum.sum(flat)  # one machine: through shared memory, 4x faster than gloo's TCP
+        flat = group.local_sum.sum(flat)  # one machine: through shared memory, not gloo's TCP
     else:
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
     flat = (flat / group.world_size).to(device)
