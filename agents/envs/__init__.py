@@ -18,7 +18,7 @@ An environment class may offer two class-level hooks that the team-spec validato
 
 - `takes_team: bool` and `validate_team(agents, params) -> list[SpecError]` — an environment that builds
   itself from the spec's agents: `make_env(name, params, **team_kwargs(name, agents))` hands it the drawn
-  team (``team=`` a list of {id, role, intents, prompt}); `validate_team` says in words what a team lacks
+  team (``team=`` a list of {id, role, intents, prompt, clue}); `validate_team` says in words what a team lacks
   (paths rooted at the spec, e.g. "$.agents") and replaces the fixed names of `expected_agents`.
   Optionally `team_params(agents, params) -> params`: parameters the drawn team sets (number guessing
   counts its informants and distractors on the canvas); the validator and `make_env` check those.
@@ -132,7 +132,7 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
 
 def team_kwargs(name: str | None, agents: Any, edges: Any = None) -> dict[str, Any]:
     """The extra `make_env` arguments that hand environment ``name`` the spec's ``agents`` (spec agents or
-    mappings): ``{"team": [{id, role, intents, prompt}, ...]}`` when it builds its team from the spec
+    mappings): ``{"team": [{id, role, intents, prompt, clue}, ...]}`` when it builds its team from the spec
     (`takes_team`), else {}; plus ``"edges"`` (the spec's dependency edges as (source, target) pairs) when
     ``edges`` are given and the environment orders its team by them (`takes_edges`)."""
     cls = None if name is None else env_class(name)
@@ -149,6 +149,7 @@ def team_kwargs(name: str | None, agents: Any, edges: Any = None) -> dict[str, A
                 "role": get(a, "role", ""),
                 "intents": list(get(a, "intents", ()) or ()),
                 "prompt": get(a, "prompt", "") or "",
+                "clue": get(a, "clue", None),
             }
             for a in agents
         ]

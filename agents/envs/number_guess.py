@@ -6,17 +6,20 @@ natural-language clue; distractor agents ("distractor_0", …) hold irrelevant s
 1.0 when the guess is right, else 0.0. One step per episode by default (`max_rounds` > 1 lets the
 guesser try again; the episode ends at the first right guess or after `max_rounds` guesses).
 
-How the clues determine x exactly: x is written in base r with k = `informative` digits,
-x = Σ_j d_j · r^j, and informant `clue_j` states digit d_j. The digits determine x and every x has
-exactly one digit tuple, so the clues together pin the number down.
+How the clues determine x exactly: x is written with k = `informative` digits, informant `clue_j`
+stating digit d_j of base r_j, x = Σ_j d_j · r_0 · … · r_{j-1} (`number_guess_digits.py`). The digits
+determine x and every x has exactly one digit tuple, so the clues together pin the number down.
 
-- clue_kinds ["bits"]: r = 2, so n must be 2**k. clue_0 tells parity ("The number is even/odd"),
-  clue_{k-1} the top bit as a threshold ("The number is below 8 / at least 8" for n = 16), the middle
-  bits as a remainder threshold ("Divided by 8, the number leaves a remainder of at least 4").
-- clue_kinds ["ranges", "remainders"]: r = n ** (1/k) must be a whole number ≥ 2 (k ≥ 2). The top
-  digit is a range of x ("The number lies between 16 and 31"), middle digits a range of a remainder
-  ("Divided by 16, the number leaves a remainder between 12 and 15"), digit 0 a remainder ("Divided by
-  4 it leaves 3"). n = 64 with k = 3 gives: block of 16, quarter within the block, remainder mod 4.
+- A bit clue: r = 2. The lowest tells parity ("The number is even/odd"), the highest a threshold ("The
+  number is below 8 / at least 8" for n = 16), the middle ones a remainder threshold ("Divided by 8, the
+  number leaves a remainder of at least 4").
+- A range clue: the range informants share what the bits leave, r = (n / 2**bits) ** (1/ranges). The
+  highest is a range of x ("The number lies between 16 and 31"), middle ones a range of a remainder
+  ("Divided by 16, the number leaves a remainder between 12 and 15"), the lowest a remainder ("Divided
+  by 4 it leaves 3"). n = 64 with three range informants: block of 16, quarter within it, remainder mod 4.
+- `clue_kinds` ["bits"] gives every informant a bit clue (n = 2**k), ["ranges", "remainders"] a range
+  clue (n = r**k, k ≥ 2); a list of one "bit" / "range" per informant mixes them (n = 2**bits · r**ranges),
+  which is what a canvas builds whose informant nodes name their clue kind.
 
 Each clue family has 12 paraphrase templates: the first 10 are the training split, the last 2 are held
 out (`templates`: "train" | "heldout" | "all") for generalisation tests; distractor templates are
@@ -26,7 +29,8 @@ adverbs, synonyms; slots and meaning kept) to the training split only.
 
 The team is the canvas's (`number_guess_team.py`): built with ``team=`` (the spec's agents), the
 informant, distractor and guesser nodes are the players under their own ids, informants stating digits in
-the order they are drawn, and the counts come from the canvas, not from `informative`/`distractors`.
+the order they are drawn, and the counts come from the canvas, not from `informative`/`distractors`; an
+informant node's ``clue`` ("bit" / "range") overrides `clue_kinds` for that digit.
 
 Fast path for trainers: `sample_batch(batch_size, rng)` draws many episodes at once as arrays, and
 `vocabulary(agent)` lists every text an agent can show under the current split (so embeddings are
@@ -44,6 +48,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents.envs.number_guess_digits import (
+    DEFAULT_CLUE_KINDS,
+    UNIFORM_KINDS,
+    informant_kinds,
+    place_values,
+    radices,
+)
 from agents.envs.number_guess_team import GuessTeam, team_problems
 from agents.envs.number_guess_text import (
     CHARSET,
@@ -67,7 +78,7 @@ PARAM_DEFAULTS: dict[str, Any] = {
     "n": 16,
     "informative": 4,
     "distractors": 2,
-    "clue_kinds": ["bits"],
+    "clue_kinds": list(DEFAULT_CLUE_KINDS),
     "templates": "train",
     "numbers": "digits",
     "max_rounds": 1,
@@ -75,7 +86,7 @@ PARAM_DEFAULTS: dict[str, Any] = {
 }
 SPLITS = ("train", "heldout", "all")
 NUMBER_STYLES = ("digits", "words")
-CLUE_KIND_SETS = (("bits",), ("ranges", "remainders"))
+CLUE_KIND_SETS = tuple(UNIFORM_KINDS)
 HELD_OUT = 2  # the last two templates of every family are never shown in training
 PARAMETERS = describe_params(
     PARAM_DEFAULTS,
@@ -83,7 +94,7 @@ PARAMETERS = describe_params(
         "n": "Size of the number range [0, n); with bit clues a power of two.",
         "informative": "Agents holding a clue (one digit of the number each): the canvas's informant nodes.",
         "distractors": "Agents holding irrelevant sentences: the canvas's distractor nodes.",
-        "clue_kinds": "Bit clues (parity, thresholds), or ranges and remainders.",
+        "clue_kinds": "Bit clues (parity, thresholds), or ranges and remainders; an informant node's own clue kind overrides it.",
         "templates": "Clue phrasings: the training templates, the held-out ones, or all.",
         "numbers": "Write numbers in clues as digits or as words.",
         "max_rounds": "Guesses the guesser gets.",
@@ -113,6 +124,7 @@ class NumberGuessEnv(ParallelEnv):
     parameters = PARAMETERS
     metadata = {"name": "number_guess_v0", "render_modes": ["ansi"], "is_parallelizable": True}
     takes_team = True  # make_env(..., team=the spec's agents): the canvas's nodes are the players
+    informant_clues = True  # an informant node may name its clue kind (agent field ``clue``)
 
     @staticmethod
     def validate_team(agents: Sequence[Any], params: Mapping[str, Any]) -> list[SpecError]:
@@ -147,7 +159,13 @@ class NumberGuessEnv(ParallelEnv):
                 drawn = GuessTeam.from_team(team)
             except ValueError as exc:
                 raise SpecValidationError([SpecError("$.agents", str(exc))]) from None
+            stray = [
+                SpecError(path, message) for path, message in team_problems(team) if path.endswith(".clue")
+            ]
+            if stray:
+                raise SpecValidationError(stray)
             informative, distractors = len(drawn.informants), len(drawn.distractors)
+            clue_kinds = drawn.clue_kinds(clue_kinds)
         params = {
             "n": n,
             "informative": informative,
@@ -166,11 +184,13 @@ class NumberGuessEnv(ParallelEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.n, self.informative, self.distractors = n, informative, distractors
-        self.clue_kinds = tuple(sorted(clue_kinds))
+        self.clue_kinds = tuple(clue_kinds)
         self.templates, self.numbers, self.max_rounds = templates, numbers, max_rounds
         self.augment = augment if templates == "train" else 0  # held-out phrasings are never re-worded
         self.render_mode = render_mode
-        self.radix = 2 if self.clue_kinds == ("bits",) else _integer_root(n, informative)
+        self.kinds: tuple[str, ...] = informant_kinds(clue_kinds, informative)  # type: ignore[assignment]
+        self.radices: tuple[int, ...] = radices(n, self.kinds)  # type: ignore[assignment]
+        self._places = place_values(self.radices)
 
         self.possible_agents = list(drawn.order) if drawn else self.expected_agents(params)
         self.agents: list[str] = []
@@ -188,7 +208,7 @@ class NumberGuessEnv(ParallelEnv):
             family = self._render_clue_family(j)
             self._clue_family[agent] = family
             # id = digit * T + template, so id // T is the digit the text states.
-            self._vocab[agent] = [family[t][d] for d in range(self.radix) for t in range(len(family))]
+            self._vocab[agent] = [family[t][d] for d in range(self.radices[j]) for t in range(len(family))]
         self._distractor_tables = self._render_distractors()
         distractor_vocab = [text for table in self._distractor_tables for text in table]
         for agent in self._distractor_ids:
@@ -247,36 +267,22 @@ class NumberGuessEnv(ParallelEnv):
         for key, options in (("templates", SPLITS), ("numbers", NUMBER_STYLES)):
             if p[key] not in options:
                 errors.append(SpecError(f"$.{key}", f"must be one of {', '.join(options)}"))
-        kinds = p["clue_kinds"]
-        kinds_ok = isinstance(kinds, (list, tuple)) and all(isinstance(k, str) for k in kinds)
-        kind_set = tuple(sorted(set(kinds))) if kinds_ok else None
-        if kind_set not in CLUE_KIND_SETS or (kinds_ok and len(kinds) != len(kind_set)):
-            errors.append(SpecError("$.clue_kinds", 'must be ["bits"] or ["ranges", "remainders"]'))
-            kind_set = None
+        kinds = informant_kinds(p["clue_kinds"], p["informative"] if ok_k else 1)
+        if kinds is None:
+            errors.append(
+                SpecError(
+                    "$.clue_kinds",
+                    'must be ["bits"] or ["ranges", "remainders"], or one of "bit" / "range" per informant',
+                )
+            )
         if ok_k and ok_d and p["informative"] + p["distractors"] + 1 > 64:
             errors.append(
                 SpecError("$.distractors", "at most 64 agents in all (informative + distractors + guesser)")
             )
-        if ok_n and ok_k and kind_set == ("bits",) and p["n"] != 2 ** p["informative"]:
-            errors.append(
-                SpecError(
-                    "$.n",
-                    f"with bit clues each informant tells one bit, so n must be 2**informative = {2 ** p['informative']} (got {p['n']})",
-                )
-            )
-        if ok_n and ok_k and kind_set == ("ranges", "remainders"):
-            if p["informative"] < 2:
-                errors.append(
-                    SpecError("$.informative", "range and remainder clues need at least 2 informants")
-                )
-            elif _integer_root(p["n"], p["informative"]) is None:
-                errors.append(
-                    SpecError(
-                        "$.n",
-                        f"range/remainder clues split the number into {p['informative']} base-r digits, so n must be "
-                        f"r**{p['informative']} for a whole r >= 2 (got {p['n']})",
-                    )
-                )
+        if ok_n and ok_k and kinds is not None:
+            split = radices(p["n"], kinds)
+            if isinstance(split[0], str):
+                errors.append(SpecError(f"$.{split[0]}", str(split[1])))
         if ok_n and p["numbers"] == "words" and p["n"] > 9999:
             errors.append(SpecError("$.numbers", "numbers in words support n up to 9999"))
         return errors
@@ -312,25 +318,27 @@ class NumberGuessEnv(ParallelEnv):
         return reworded_family(templates, self.augment, seed=j) if self.augment else templates
 
     def _render_clue_family(self, j: int) -> list[list[str]]:
-        """Texts of informant j: [template][digit]."""
-        r, k, small = self.radix, self.informative, self._small()
-        if self.clue_kinds == ("bits",):
+        """Texts of informant j: [template][digit]. The phrasing follows its kind and its place: the lowest
+        digit is a parity or remainder, the highest a threshold or range of the number, the others a
+        threshold or range of a remainder."""
+        r, w, small = self.radices[j], self._places[j], self._small()
+        top = j == self.informative - 1
+        if self.kinds[j] == "bit":
             if j == 0:
                 fam, slots = PARITY, {}
-            elif j == k - 1:
-                fam, slots = THRESHOLD, {"h": self._num(2**j)}
+            elif top:
+                fam, slots = THRESHOLD, {"h": self._num(w)}
             else:
-                fam, slots = MID_BIT, {"m": self._num(2 ** (j + 1)), "w": self._num(2**j)}
+                fam, slots = MID_BIT, {"m": self._num(2 * w), "w": self._num(w)}
             return [
                 [pair[d].format(**small, **slots) for d in range(2)] for pair in self._clue_templates(fam, j)
             ]
-        w = r**j
         if j == 0:
             return [
                 [t.format(m=self._num(r), d=self._num(d)) for d in range(r)]
                 for t in self._clue_templates(REMAINDER, j)
             ]
-        fam = RANGE if j == k - 1 else MID_RANGE
+        fam = RANGE if top else MID_RANGE
         return [
             [t.format(m=self._num(w * r), lo=self._num(d * w), hi=self._num(d * w + w - 1)) for d in range(r)]
             for t in self._clue_templates(fam, j)
@@ -456,7 +464,7 @@ class NumberGuessEnv(ParallelEnv):
     def digit_of(self, agent: str, secret: int | np.ndarray) -> int | np.ndarray:
         """The digit informant `agent` states for `secret` (vectorised over arrays)."""
         j = self._digit[self._require_agent(agent)]
-        return (secret // self.radix**j) % self.radix
+        return (secret // self._places[j]) % self.radices[j]
 
     def paraphrase_ids(self, agent: str, text_ids: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
         """The same clues re-phrased: for each of informant `agent`'s `text_ids`, the id of the text that
@@ -522,7 +530,7 @@ class NumberGuessEnv(ParallelEnv):
             text_id = self._text_index[agent].get(texts.get(agent, ""))
             if text_id is None:
                 raise ValueError(f"{agent}'s text is not one of its clues: {texts.get(agent)!r}")
-            x += (text_id // n_templates) * self.radix**j
+            x += (text_id // n_templates) * self._places[j]
         return x
 
     def check_episode(self, secret: int, texts: Mapping[str, str]) -> list[str]:
@@ -553,12 +561,3 @@ class NumberGuessEnv(ParallelEnv):
 
     def _info(self, agent: str) -> dict[str, Any]:
         return {"kind": self.agent_kind(agent), "text_id": self._ids[agent], "round": self._round}
-
-
-def _integer_root(n: int, k: int) -> int | None:
-    """r with r**k == n and r >= 2, else None."""
-    r = round(n ** (1.0 / k))
-    for cand in (r - 1, r, r + 1):
-        if cand >= 2 and cand**k == n:
-            return cand
-    return None

@@ -1,7 +1,8 @@
 """Number guessing's team as data: the canvas's nodes are the players.
 
 Each node's role says what it holds: an ``informant`` holds one clue (informants state the secret's digits
-in the order they are drawn — the first the lowest digit, e.g. its parity with bit clues), a
+in the order they are drawn — the first the lowest digit, e.g. its parity with bit clues; an informant's
+``clue`` field, "bit" or "range", is the kind of digit it holds, else the environment's ``clue_kinds``), a
 ``distractor`` holds an irrelevant sentence, and exactly one ``guesser`` names the number. The node ids
 are the agent ids (any valid id, not only ``clue_0``); the environment's ``informative`` and
 ``distractors`` parameters are counted from the canvas, so a spec need not (and if it does, must
@@ -18,6 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from agents.envs.number_guess_digits import CLUE_KINDS, DEFAULT_CLUE_KINDS, informant_kinds
 
 INFORMANT, DISTRACTOR, GUESSER = "informant", "distractor", "guesser"
 TEAM_ROLES = (INFORMANT, DISTRACTOR, GUESSER)
@@ -47,17 +50,19 @@ def kind_of(agent: Any) -> str:
 
 @dataclass(frozen=True)
 class GuessTeam:
-    """A valid drawn team: informants (digit order), distractors, the guesser, and every id in spec order."""
+    """A valid drawn team: informants (digit order), distractors, the guesser, every id in spec order, and
+    each informant's clue kind (None: the environment's ``clue_kinds``)."""
 
     informants: tuple[str, ...]
     distractors: tuple[str, ...]
     guesser: str
     order: tuple[str, ...]
+    clues: tuple[str | None, ...] = ()
 
     @classmethod
     def from_team(cls, team: Sequence[Any]) -> GuessTeam:
         """The team of ``team`` (spec agents or mappings with id and role); ValueError naming every problem."""
-        problems = team_problems(team)
+        problems = [p for p in team_problems(team) if not p[0].endswith(".clue")]  # a stray clue is not read
         if problems:
             raise ValueError("; ".join(f"{path}: {message}" for path, message in problems))
         ids = [str(_get(a, "id")) for a in team]
@@ -66,11 +71,29 @@ class GuessTeam:
         def of(role: str) -> tuple[str, ...]:
             return tuple(i for i, r in zip(ids, roles, strict=True) if r == role)
 
-        return cls(of(INFORMANT), of(DISTRACTOR), of(GUESSER)[0], tuple(ids))
+        clues = tuple(_get(a, "clue") or None for a, r in zip(team, roles, strict=True) if r == INFORMANT)
+        return cls(of(INFORMANT), of(DISTRACTOR), of(GUESSER)[0], tuple(ids), clues)
+
+    def clue_kinds(self, default: Any) -> Any:
+        """The ``clue_kinds`` the environment is built with: one kind per informant when a node names its
+        own, the others taking theirs from ``default``; ``default`` unchanged when no node names one (or
+        when it is invalid: the parameter check says why)."""
+        if not any(self.clues):
+            return default
+        defaults = informant_kinds(default, len(self.informants))
+        if defaults is None:
+            return default
+        return [
+            clue if clue in CLUE_KINDS else fallback
+            for clue, fallback in zip(self.clues, defaults, strict=True)
+        ]
 
     def params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """``params`` with the counts the canvas draws (what the environment is built with)."""
-        return {**params, "informative": len(self.informants), "distractors": len(self.distractors)}
+        """``params`` with the counts and clue kinds the canvas draws (what the environment is built with)."""
+        built = {**params, "informative": len(self.informants), "distractors": len(self.distractors)}
+        if any(self.clues):
+            built["clue_kinds"] = self.clue_kinds(params.get("clue_kinds", list(DEFAULT_CLUE_KINDS)))
+        return built
 
 
 def team_problems(agents: Sequence[Any], params: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
@@ -80,6 +103,13 @@ def team_problems(agents: Sequence[Any], params: Mapping[str, Any] | None = None
     counts = dict.fromkeys(TEAM_ROLES, 0)
     for i, agent in enumerate(agents):
         role = kind_of(agent)
+        clue = _get(agent, "clue")
+        if clue is not None and role != INFORMANT:
+            problems.append(
+                (f"$.agents[{i}].clue", f"only informants hold a clue; a {role} holds none: clear it")
+            )
+        elif clue is not None and clue not in CLUE_KINDS:
+            problems.append((f"$.agents[{i}].clue", f"must be one of {', '.join(CLUE_KINDS)}"))
         if role in counts:
             counts[role] += 1
         else:

@@ -70,6 +70,7 @@ def _build(doc: dict) -> TeamSpec:
                 policy_head=simple(PolicyHeadSpec, "policy_head", a),
                 update_period=a.get("update_period", 1),
                 intents=tuple(a.get("intents", ())),
+                clue=a.get("clue"),
             )
         )
     edges = tuple(

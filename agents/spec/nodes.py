@@ -12,6 +12,7 @@ from agents.spec.frozen import FrozenDict, _to_json
 from agents.spec.options import (
     ALGORITHMS,
     BASELINES,
+    CLUE_KINDS,
     DEVICE_PATTERN,
     EDGE_KINDS,
     FALLBACK_KINDS,
@@ -121,6 +122,13 @@ class AgentSpec(_SpecNode):
     intents: Annotated[
         tuple[str, ...], Field(description="what it answers, from its environment's intent catalogue")
     ] = ()
+    clue: Annotated[
+        Literal[CLUE_KINDS] | None,
+        Field(
+            description='number guessing informants: "bit" or "range", the kind of digit its clue states; '
+            "null = the environment's clue_kinds"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from agents.envs.number_guess_digits import CLUE_KINDS
 from agents.spec.algorithms import ALGORITHMS
 from agents.spec.frozen import _freeze
 
@@ -21,6 +22,7 @@ __all__ = [
     "POOLINGS",
     "EDGE_KINDS",
     "PROTOCOLS",
+    "CLUE_KINDS",
     "FALLBACK_KINDS",
     "ALGORITHMS",
     "BASELINES",

@@ -72,11 +72,15 @@ class _RunChecks(_Checks):
                 ]
             for e in found:
                 self.err(reroot(getattr(e, "path", "$"), f"{p}.params"), str(getattr(e, "message", e)))
-        if ids is not None and not getattr(cls, "intent_catalogue", None):
+        if ids is not None:
             for i, agent in enumerate(top["agents"]):
-                if agent.get("intents"):
+                if agent.get("intents") and not getattr(cls, "intent_catalogue", None):
                     message = f"agents of environment {name!r} own no intents: clear them"
                     self.err(f"$.agents[{i}].intents", message)
+                if agent.get("clue") is not None and not getattr(cls, "informant_clues", False):
+                    self.err(
+                        f"$.agents[{i}].clue", f"agents of environment {name!r} hold no clue kind: clear it"
+                    )
         team_check = getattr(cls, "validate_team", None)
         if team_check is not None:
             if ids is not None:

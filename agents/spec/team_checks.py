@@ -106,6 +106,7 @@ class _TeamChecks(_Checks):
                     self.err(f"{p}.intents[{j}]", "must be an intent name from the environment's catalogue")
             if intents and len(set(map(str, intents))) < len(intents):
                 self.err(f"{p}.intents", "lists an intent twice")
+            self.option(sec, p, rule(AgentSpec, "clue"))
         return ids if ids_ok else None
 
     def edges(self, top: dict, ids: list[str] | None) -> None:

@@ -343,7 +343,7 @@ def _spec_defaults() -> dict:
     sections = {key: value for key, value in team.items() if isinstance(value, dict)}
     return {
         **sections,
-        "agent": {k: v for k, v in agent.items() if k not in ("id", "role", "prompt", "intents")},
+        "agent": {k: v for k, v in agent.items() if k not in ("id", "role", "prompt", "intents", "clue")},
     }
 
 

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { ClueKindField, holdsClue } from "./AgentClue";
 import { IntentChecklist, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
 import { declaredIn, type DeclaredOption } from "./declaredOptions";
 import { useFieldProblem } from "./fieldProblem";
@@ -33,6 +34,7 @@ const hint = (option: DeclaredOption) => option.description.charAt(0).toUpperCas
 export function AgentInspector({ agent, roles, defaults, readOnly = false, intents, workflowId, publishedVersion }: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
+  const environment = useDesigner((s) => s.spec.environment?.name);
   const [idText, setIdText] = useState(agent.id);
   const [idError, setIdError] = useState<string | null>(null);
   useEffect(() => {
@@ -95,6 +97,7 @@ export function AgentInspector({ agent, roles, defaults, readOnly = false, inten
       {intents && !REVIEWER_ROLES.includes(agent.role) && (
         <IntentChecklist agent={agent} index={agentIndex} catalogue={intents} readOnly={readOnly} />
       )}
+      {holdsClue(environment, agent) && <ClueKindField agent={agent} index={agentIndex} readOnly={readOnly} />}
 
       <fieldset>
         <legend title="One frozen transformer is shared by every agent of the team.">Backbone (shared by all agents)</legend>

@@ -29,6 +29,7 @@ describe("changes behaviour: retrain", () => {
     expect(behaviourChange(published, agent)).toBeNull();
     expect(behaviourChange(published, { ...agent, prompt: "You change addresses." })).toBe("prompt");
     expect(behaviourChange(published, { ...agent, intents: ["address_change"] })).toBe("intents");
+    expect(behaviourChange(published, { ...agent, clue: "range" })).toBe("clue kind");
     expect(behaviourChange(published, { ...agent, id: "new_agent" })).toBeNull();
     expect(behaviourChange(null, agent)).toBeNull();
   });

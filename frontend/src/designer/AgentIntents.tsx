@@ -28,6 +28,7 @@ export function behaviourChange(published: TeamSpec | null, agent: AgentSpec): s
   const changed = [];
   if ((before.prompt ?? "") !== (agent.prompt ?? "")) changed.push("prompt");
   if ((before.intents ?? []).join(",") !== (agent.intents ?? []).join(",")) changed.push("intents");
+  if ((before.clue ?? null) !== (agent.clue ?? null)) changed.push("clue kind");
   return changed.length ? changed.join(" and ") : null;
 }
 

@@ -70,6 +70,10 @@ export interface AgentSpec {
    * what it answers, from its environment's intent catalogue
    */
   intents?: string[];
+  /**
+   * number guessing informants: "bit" or "range", the kind of digit its clue states; null = the environment's clue_kinds
+   */
+  clue?: ("bit" | "range") | null;
 }
 /**
  * the agent's LoRA adapter

@@ -83,7 +83,9 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_test_id("intent-address_change").check()
     # Writing the prompt clears the error.
     node.click()
-    page.get_by_test_id("agent-prompt").fill("You change delivery addresses of orders that have not shipped yet.")
+    page.get_by_test_id("agent-prompt").fill(
+        "You change delivery addresses of orders that have not shipped yet."
+    )
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     expect_no_badge = node.get_by_test_id("node-problem-badge")
     expect_no_badge.wait_for(state="detached")
@@ -92,7 +94,9 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_role("tab", name="Reward").click()
     weight = page.get_by_test_id("weight-task-exploration")
     weight.fill("50")
-    page.get_by_test_id("problems").get_by_text('The weight of the reward term "task" in the exploration phase').wait_for()
+    page.get_by_test_id("problems").get_by_text(
+        'The weight of the reward term "task" in the exploration phase'
+    ).wait_for()
     weight.fill("0.45")
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.locator('[data-testid=mixture-chart] rect[data-term="task"][data-weight="0.45"]').first.wait_for()
@@ -133,9 +137,11 @@ def test_design_publish_reload_restore(live_services, browser_page):
     page.get_by_test_id("agent-node-custom_agent").wait_for()
     workflow = Workflow.objects.get(pk=workflow_id)
     assert [a["id"] for a in workflow.spec["agents"]][-1] == "custom_agent"
-    assert {"source": "custom_agent", "target": "quality_supervisor", "kind": "communication"} in workflow.spec[
-        "edges"
-    ]
+    assert {
+        "source": "custom_agent",
+        "target": "quality_supervisor",
+        "kind": "communication",
+    } in workflow.spec["edges"]
     assert workflow.spec["agents"][-1]["intents"] == ["address_change"]
     assert list(workflow.versions.order_by("number").values_list("note", flat=True)) == [
         "Added an address desk",
@@ -360,3 +366,34 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
     workflow.refresh_from_db()
     assert workflow.spec["environment"] == {"name": "customer_service"}
+
+
+def test_an_informant_node_names_its_clue_kind(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    workflow = open_template(page, live_services.base_url, "number_guessing", "Guessers")
+
+    # every digit of 16 may be a bit or a range: the team stays valid whatever each node holds
+    page.get_by_test_id("agent-node-clue_0").click()
+    page.get_by_test_id("agent-clue").select_option("range")
+    page.get_by_test_id("agent-node-clue_3").click()
+    page.get_by_test_id("agent-clue").select_option("range")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert [a.get("clue") for a in workflow.spec["agents"][:4]] == ["range", None, None, "range"]
+
+    # a number range the drawn digits cannot split is said at the clue too, and fixing it clears it
+    page.get_by_role("tab", name="Environment").click()
+    page.get_by_label("N", exact=True).fill("10")
+    page.get_by_test_id("problems").get_by_text("2 bit and 2 range informants").wait_for()
+    page.get_by_test_id("agent-node-clue_3").click()
+    page.get_by_test_id("clue-size-problem").filter(has_text="n must be one of 16, 36, 64").wait_for()
+    page.get_by_test_id("agent-clue").select_option("")  # back to the environment's bit clues
+    page.get_by_test_id("clue-size-problem").filter(has_text="n must be one of 16, 24, 32").wait_for()
+    page.get_by_role("tab", name="Environment").click()
+    page.get_by_label("N", exact=True).fill("16")
+    page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    assert [a.get("clue") for a in workflow.spec["agents"][:4]] == ["range", None, None, None]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,76 @@ def test_the_shipped_example_still_validates_and_renamed_informants_train_the_sa
     env = make_env("number_guess", dict(spec.environment.params), **team_kwargs("number_guess", spec.agents))
     assert env.possible_agents[:4] == ["parity", "second", "third", "top"]
     assert env.digit_of("top", 8) == 1 and env.digit_of("parity", 8) == 0
+
+
+def with_clues(team: list[dict], kinds: list[str | None]) -> list[dict]:
+    """``team`` with each informant (in order) naming the clue kind of ``kinds`` (None: the environment's)."""
+    informants = iter(kinds)
+    return [
+        {**a, **({"clue": kind} if (kind := next(informants)) else {})} if a["role"] == "informant" else a
+        for a in team
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "params", "bases"),
+    [
+        (["bit", "range"], {"n": 16}, (2, 8)),
+        (["range", "bit", "range"], {"n": 18}, (3, 2, 3)),
+        ([None, None, "range"], {"n": 12}, (2, 2, 3)),  # the others keep the environment's bit clues
+        (["bit", None], {"n": 18, "clue_kinds": ["ranges", "remainders"]}, (2, 9)),
+        (["range", "bit", "range", "bit"], {"n": 16}, (2, 2, 2, 2)),  # any mix fits the template's 16
+    ],
+)
+def test_each_informant_node_names_its_clue_kind(kinds, params, bases):
+    team = with_clues(drawn([f"i{j}" for j in range(len(kinds))], ["noise"]), kinds)
+    assert validate_spec(doc(team, params)) == []
+    spec = load_spec(doc(team, params))
+    assert [a.clue for a in spec.agents if a.role == "informant"] == kinds
+    env = make_env("number_guess", params, **team_kwargs("number_guess", spec.agents))
+    assert env.radices == bases and env.action_space("asker").n == params["n"]
+    parallel_api_test(env, num_cycles=5)
+    for secret in range(params["n"]):
+        obs, _ = env.reset(options={"secret": secret})
+        assert env.decode(obs) == secret
+        assert env.check_episode(secret, obs) == []
+    # each clue is phrased as its kind and place say: a bit as parity or a threshold, a range as a range or a remainder
+    for j, kind in enumerate(env.kinds):
+        texts = " ".join(env.vocabulary(f"i{j}")).lower()
+        if kind == "bit" and j == 0:
+            assert "even" in texts and "odd" in texts
+        elif kind == "range" and j > 0:
+            assert re.search(r"between|at least \d+ and at most", texts)
+
+
+def test_clue_kinds_on_the_canvas_are_checked_in_words():
+    team = with_clues(drawn(["low", "high"], ["noise"]), ["bit", "range"])
+    wrong = errors_of(doc(team, {"n": 9}))
+    assert "1 bit and 1 range informants" in wrong["$.environment.params.n"]
+    assert "one of 4, 6, 8" in wrong["$.environment.params.n"]
+
+    stray = doc(drawn(["low", "high"], ["noise"]), {"n": 4})
+    stray["agents"][2]["clue"] = "bit"  # a distractor
+    assert "only informants hold a clue" in errors_of(stray)["$.agents[2].clue"]
+    assert set(errors_of(stray)) == {"$.agents[2].clue"}  # the rest of the team is read as drawn
+
+    unknown = doc(drawn(["low", "high"], []), {"n": 4})
+    unknown["agents"][0]["clue"] = "colour"
+    assert "must be one of bit, range" in errors_of(unknown)["$.agents[0].clue"]
+
+    support = json.loads((EXAMPLE.parent / "customer_service.json").read_text())
+    support["agents"][0]["clue"] = "bit"
+    assert "hold no clue kind" in errors_of(support)["$.agents[0].clue"]
+
+
+def test_clue_kinds_as_a_parameter_list_one_per_informant():
+    env = NumberGuessEnv(n=12, informative=3, clue_kinds=["bit", "bit", "range"])
+    assert env.radices == (2, 2, 3)
+    errors = NumberGuessEnv.validate_params({"n": 12, "informative": 3, "clue_kinds": ["bit", "range"]})
+    assert [e.path for e in errors] == ["$.clue_kinds"]
+    # without per-node kinds the environment is what it always was
+    assert NumberGuessEnv(n=64, informative=3, clue_kinds=["ranges", "remainders"]).radices == (4, 4, 4)
+    team = drawn(["low", "high"], ["noise"])
+    team[2]["clue"] = "bit"
+    with pytest.raises(SpecValidationError, match="only informants hold a clue"):
+        NumberGuessEnv(n=4, team=team)
