@@ -368,7 +368,10 @@ class TrainingSpec(_SpecNode):
     # MAPPO/IPPO on customer_service: how actors read the ticket and the supervised start before PPO
     reader: Annotated[
         Literal[READERS],
-        Field(description='"whole" (one embedding per text) or "clause" (per-clause readers on the intents)'),
+        Field(
+            description='"whole" (one embedding per text), "clause" (per-clause readers on the intents) or '
+            '"clause_keywords" (per-clause readers that also see the keyword patterns\' verdicts)'
+        ),
     ] = "whole"
     reader_epochs: Annotated[
         int, _int(0, 100_000, "supervised clause-reader epochs on the training tickets' intents")

@@ -27,6 +27,7 @@ __all__ = [
     "ALGORITHMS",
     "BASELINES",
     "READERS",
+    "CLAUSE_READERS",
     "SHARINGS",
     "TEACHERS",
     "RECEPTIONS",
@@ -91,7 +92,15 @@ EDGE_KINDS = ("communication", "dependency")
 PROTOCOLS = ("dense", "hcp")  # null = dense; "hcp" = compression (docs/design.md#semantic-compression)
 FALLBACK_KINDS = ("none", "keyword_router", "scripted")
 BASELINES = ("moving_average", "value")
-READERS = ("whole", "clause")  # training.reader: whole-text embeddings or per-clause readers
+READERS = (
+    "whole",
+    "clause",
+    "clause_keywords",
+)  # training.reader: whole-text embeddings or per-clause readers
+CLAUSE_READERS = (
+    "clause",
+    "clause_keywords",
+)  # the per-clause readers ("_keywords": plus the keyword patterns)
 SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (docs/design.md#policy-sharing)
 TEACHERS = (
     "none",

@@ -40,10 +40,13 @@ def small_spec(tmp_path: Path, backbone: Backbone) -> dict:
     return doc
 
 
-def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_path):
+@pytest.mark.parametrize("reading", ["clause", "clause_keywords"])
+def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_path, reading):
     torch.set_num_threads(1)
     backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
-    spec = load_spec(small_spec(tmp_path, backbone))
+    doc = small_spec(tmp_path, backbone)
+    doc["training"]["reader"] = reading
+    spec = load_spec(doc)
     result = run_spec(spec, tmp_path / "run", backbone=backbone)
     assert result["status"] == "succeeded"
     assert (tmp_path / "run" / "warm_start" / "expert_s0_n4.jsonl").is_file()
@@ -53,6 +56,8 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     weights = load_file(str(checkpoint / "model.safetensors"))
     reader = runtime.model.policy.actor.reader.state_dict()
     assert reader and all(torch.equal(weights[f"actor.reader.{k}"], v) for k, v in reader.items())
+    # with keywords every clause carries one pattern verdict per intent beside its sentence vector
+    assert runtime.model.policy.actor.reader.dim == backbone.dim + (8 if reading == "clause_keywords" else 0)
     answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
     assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
 
@@ -114,9 +119,10 @@ def test_validator_names_a_bad_reader_setting_by_its_path(training, path):
     assert path in [e.path for e in validate_spec(doc)]
 
 
-def test_clause_reader_needs_the_labelled_tickets_of_customer_service():
+@pytest.mark.parametrize("reader", ["clause", "clause_keywords"])
+def test_clause_reader_needs_the_labelled_tickets_of_customer_service(reader):
     doc = json.loads((EXAMPLE.parent / "number_guessing.json").read_text())
-    doc["training"] |= {"algorithm": "mappo", "reader": "clause"}
+    doc["training"] |= {"algorithm": "mappo", "reader": reader}
     errors = {e.path: e.message for e in validate_spec(doc)}
     assert "labelled tickets" in errors["$.training.reader"]
     doc["training"]["reader"] = "whole"

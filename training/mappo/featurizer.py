@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from agents.envs.customer_service.clauses import split_clauses
+from agents.spec.options import CLAUSE_READERS
 
 
 class Featurizer:
@@ -24,6 +25,8 @@ class Featurizer:
       its clauses], so a ticket with two requests keeps both visible instead of averaging them away;
       with `clause_slots=K` a text becomes K clause embeddings (zero-padded) followed by a K-long mask,
       placed after every numeric field, for an actor that scores each clause itself (`clause_block`);
+      `clause_evidence` (a function of one clause, E floats) appends E numbers to each clause's
+      embedding — the keyword patterns' verdicts, for reader "clause_keywords";
       with `char_ngrams=K` hashed character 3–4-gram counts (K buckets) are appended — surface cues
       (typos, product words) that a small frozen sentence encoder smooths over;
     - numbers and arrays pass through, flattened;
@@ -45,8 +48,11 @@ class Featurizer:
         clause_slots: int = 0,
         whole_keys: Sequence[str] = ("prompt",),
         whole_anchors: Sequence[str] = (),
+        clause_evidence: Callable[[str], Sequence[float]] | None = None,
     ):
         self.backbone = backbone
+        self.clause_evidence = clause_evidence
+        self._evidence_dim = len(clause_evidence("")) if clause_evidence is not None else 0
         self.whole_keys = set(whole_keys)
         # with anchors a whole-key text becomes its cosine similarity to each anchor text (a few numbers)
         self.whole_anchors = list(whole_anchors)
@@ -78,7 +84,8 @@ class Featurizer:
 
     def _cache_tag(self) -> str:
         name = getattr(self.backbone, "name", "none")
-        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=2"
+        evidence = getattr(self.clause_evidence, "__name__", "none") if self.clause_evidence else "none"
+        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=2|evidence={evidence}"
 
     def _load_cache(self) -> None:
         from safetensors import safe_open
@@ -113,16 +120,22 @@ class Featurizer:
 
     @property
     def clause_block(self) -> tuple[int, int] | None:
-        """(K slots, embedding size) of the clause block that ends each observation, or None."""
+        """(K slots, one clause's width: embedding size plus its evidence) of the clause block that ends each
+        observation, or None."""
         if not self.clause_slots or self.backbone is None:
             return None
-        return self.clause_slots, int(self.backbone.dim)
+        return self.clause_slots, int(self.backbone.dim) + self._evidence_dim
 
     def _clause_block(self, texts: Sequence[str]) -> list[torch.Tensor]:
         """[K·dim clause embeddings ‖ K mask] per text: the clauses of every text embedded in one call."""
         k = self.clause_slots
         pieces = [split_clauses(t, limit=k) for t in texts]
         flat = self.backbone.encode([p for ps in pieces for p in ps]).float()
+        if self.clause_evidence is not None:
+            evidence = torch.tensor(
+                [self.clause_evidence(p) for ps in pieces for p in ps], dtype=torch.float32
+            )
+            flat = torch.cat([flat, evidence.reshape(len(flat), self._evidence_dim)], dim=1)
         out, start = [], 0
         for ps in pieces:
             block = torch.zeros(k, flat.shape[1])
@@ -216,13 +229,17 @@ class Featurizer:
 CLAUSE_SLOTS = 8  # 99 % of tickets have at most 8 clauses; longer tails are joined into the last slot
 
 
-def clause_featurizer(backbone: Any, cache_file: str | Path | None = None) -> Featurizer:
-    """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers).
+def clause_featurizer(
+    backbone: Any, cache_file: str | Path | None = None, keywords: bool = False
+) -> Featurizer:
+    """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers);
+    with `keywords` each clause also carries the keyword patterns' verdict per intent (`keyword_evidence`).
 
     The status line is skipped: it restates the draft and step, and embedding every distinct status
     string would cost a backbone call per step.
     """
     from agents.envs.customer_service.roster import INTENT_DESCRIPTIONS
+    from agents.envs.customer_service.rules import keyword_evidence
 
     # An agent's prompt (what it is told it handles) enters as its similarity to each intent's description:
     # 8 numbers next to the draft, not a 384-wide embedding that drowned the reader's 8 scores in the
@@ -234,13 +251,14 @@ def clause_featurizer(backbone: Any, cache_file: str | Path | None = None) -> Fe
         clause_slots=CLAUSE_SLOTS,
         cache_file=cache_file,
         whole_anchors=tuple(INTENT_DESCRIPTIONS.values()),
+        clause_evidence=keyword_evidence if keywords else None,
     )
 
 
 def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
     """The featurizer of a spec's team (`training.reader`), shared by `run_spec` and the runtime."""
-    if team.training.reader == "clause":
-        return clause_featurizer(backbone)
+    if team.training.reader in CLAUSE_READERS:
+        return clause_featurizer(backbone, keywords=team.training.reader == "clause_keywords")
     # an environment may name observation fields a reader skips (research_report: its free-text view)
     from agents.envs import env_class
 

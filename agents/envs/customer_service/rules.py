@@ -188,6 +188,14 @@ def _words(clause: str) -> list[str]:
     return re.findall(r"[a-z0-9$']+", clause)
 
 
+def keyword_evidence(clause: str) -> list[float]:
+    """What the hand-written patterns say of one clause: 1.0 per intent (in `INTENTS` order) whose pattern
+    matches outside a negation, else 0.0. Fixed code, fitted on nothing, so a reader given it as an input
+    (training reader "clause_keywords") can lean on keywords where sentence vectors say little."""
+    found = set().union(*(_HAND_ROUTER.hand_matches(part) for part in clauses(clause)))
+    return [1.0 if intent in found else 0.0 for intent in INTENTS]
+
+
 @dataclass
 class KeywordRouter:
     """Intent detection by patterns: hand-written regexes plus n-grams mined on the training split."""
@@ -428,3 +436,6 @@ class ExpertTeam(ScriptedTeam):
         """The expert's action for ``agent`` with the whole text of ticket ``ticket_id`` in view."""
         text = self.texts.get(str(ticket_id))
         return self.act(agent, observation if text is None else {**observation, "ticket": text})
+
+
+_HAND_ROUTER = KeywordRouter()  # the hand patterns alone (nothing mined): `keyword_evidence`

@@ -246,9 +246,9 @@ export interface TrainingSpec {
    */
   checkpoint_every?: number;
   /**
-   * "whole" (one embedding per text) or "clause" (per-clause readers on the intents)
+   * "whole" (one embedding per text), "clause" (per-clause readers on the intents) or "clause_keywords" (per-clause readers that also see the keyword patterns' verdicts)
    */
-  reader?: "whole" | "clause";
+  reader?: "whole" | "clause" | "clause_keywords";
   /**
    * supervised clause-reader epochs on the training tickets' intents
    */
