@@ -184,6 +184,17 @@ def pretrain(
     return stats
 
 
+VECTOR_DROPOUT = 0.25
+"""Share of clauses whose sentence vector a keyword reader's pre-training hides each epoch (`pretrain_reader`)."""
+
+
+def hide_vectors(clauses: torch.Tensor, width: int, share: float) -> torch.Tensor:
+    """``clauses`` [M, D] with the first ``width`` columns (the sentence vector) zeroed in a random ``share``
+    of the rows; the columns after them (the keyword evidence) are left as they are."""
+    keep = (torch.rand(len(clauses), 1) >= share).to(clauses.dtype)
+    return torch.cat([clauses[:, :width] * keep, clauses[:, width:]], dim=1)
+
+
 def pretrain_reader(
     trainer: Any,
     texts: Sequence[str],
@@ -198,6 +209,11 @@ def pretrain_reader(
     `labels` [len(texts), reader_outputs] multi-hot (e.g. a training ticket's intents). One reader is fitted
     with full-batch Adam on binary cross-entropy, then copied to every agent, so all arms that share this
     step start from the same reading. Returns the final loss and the exact-match share on these texts.
+
+    When the clauses carry keyword evidence beside their sentence vectors (reader "clause_keywords"), every
+    epoch hides the sentence vector of a random `VECTOR_DROPOUT` share of the clauses (dropout of the vector
+    as a whole, never of the keywords): a regulariser against fitting the training phrasings' vectors too
+    closely, measured on phrasings training never saw (docs/experiments/2026-12-04-keyword-reader.md).
     """
     reader = trainer.actor.reader
     if reader is None:
@@ -211,20 +227,23 @@ def pretrain_reader(
     mask = blocks[:, k * d :] > 0.5
     clauses = blocks[:, : k * d].reshape(-1, k, d)[mask]  # only real clauses: [M, D]
     segments = torch.arange(len(texts)).unsqueeze(1).expand(-1, k)[mask]
+    vector_width = d - int(getattr(trainer.featurize, "evidence_dim", 0))
+    dropout = VECTOR_DROPOUT if vector_width < d else 0.0
     torch.manual_seed(seed)
     params = [reader.l1.weight, reader.l1.bias, reader.l2.weight, reader.l2.bias]
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     y = labels.float()
 
-    def pooled() -> torch.Tensor:  # agent 0's reader, max over each text's clauses
-        h = torch.relu(clauses @ reader.l1.weight[0] + reader.l1.bias[0])
+    def pooled(hide: float = 0.0) -> torch.Tensor:  # agent 0's reader, max over each text's clauses
+        x = hide_vectors(clauses, vector_width, hide) if hide else clauses
+        h = torch.relu(x @ reader.l1.weight[0] + reader.l1.bias[0])
         per_clause = h @ reader.l2.weight[0] + reader.l2.bias[0]
         out = torch.full(y.shape, -1e4)
         return out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
 
     loss = torch.zeros(())
     for _ in range(epochs):
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(pooled(), y)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(pooled(dropout), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

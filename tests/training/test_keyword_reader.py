@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -62,3 +63,26 @@ def test_the_shipped_template_reads_clauses_with_keywords(backbone):
     spec = load_spec(json.loads(EXAMPLE.read_text()))
     assert spec.training.reader == "clause_keywords"
     assert featurizer_from_spec(spec, backbone).clause_block == (CLAUSE_SLOTS, backbone.dim + len(INTENTS))
+
+
+def test_pretraining_hides_a_share_of_sentence_vectors_and_never_the_keywords(backbone):
+    from agents.envs.customer_service.tickets import load_tickets
+    from training.mappo.config import MappoConfig
+    from training.mappo.networks import ClauseReader
+    from training.offline import VECTOR_DROPOUT, hide_vectors, intent_labels, pretrain_reader
+
+    clauses = torch.rand(4000, 10) + 0.1
+    torch.manual_seed(0)
+    hidden = hide_vectors(clauses, 6, 0.25)
+    zeroed = (hidden[:, :6] == 0).all(1)
+    assert 0.2 < zeroed.float().mean() < 0.3
+    assert torch.equal(hidden[~zeroed], clauses[~zeroed]) and torch.equal(hidden[:, 6:], clauses[:, 6:])
+
+    # the keyword reader's pre-training hides them and still reads the training tickets
+    tickets = load_tickets("train")[:300]
+    featurizer = clause_featurizer(backbone, keywords=True)
+    cfg = MappoConfig()
+    reader = ClauseReader(1, *featurizer.clause_block, cfg.reader_hidden, cfg.reader_outputs)
+    trainer = SimpleNamespace(actor=SimpleNamespace(reader=reader), featurize=featurizer)
+    report = pretrain_reader(trainer, [t.text for t in tickets], intent_labels(tickets), epochs=150)
+    assert VECTOR_DROPOUT > 0 and report["reader_exact_match"] > 0.8

@@ -119,6 +119,11 @@ class Featurizer:
         os.replace(tmp, self.cache_file)
 
     @property
+    def evidence_dim(self) -> int:
+        """E: numbers `clause_evidence` appends to each clause's embedding (0 without it)."""
+        return self._evidence_dim
+
+    @property
     def clause_block(self) -> tuple[int, int] | None:
         """(K slots, one clause's width: embedding size plus its evidence) of the clause block that ends each
         observation, or None."""
