@@ -51,6 +51,7 @@ from pettingzoo import ParallelEnv
 from agents.envs.number_guess_digits import (
     DEFAULT_CLUE_KINDS,
     UNIFORM_KINDS,
+    SplitError,
     informant_kinds,
     place_values,
     radices,
@@ -188,8 +189,10 @@ class NumberGuessEnv(ParallelEnv):
         self.templates, self.numbers, self.max_rounds = templates, numbers, max_rounds
         self.augment = augment if templates == "train" else 0  # held-out phrasings are never re-worded
         self.render_mode = render_mode
-        self.kinds: tuple[str, ...] = informant_kinds(clue_kinds, informative)  # type: ignore[assignment]
-        self.radices: tuple[int, ...] = radices(n, self.kinds)  # type: ignore[assignment]
+        kinds = informant_kinds(clue_kinds, informative)
+        assert kinds is not None  # validate_params above refused anything else
+        self.kinds = kinds
+        self.radices = radices(n, kinds)
         self._places = place_values(self.radices)
 
         self.possible_agents = list(drawn.order) if drawn else self.expected_agents(params)
@@ -280,9 +283,10 @@ class NumberGuessEnv(ParallelEnv):
                 SpecError("$.distractors", "at most 64 agents in all (informative + distractors + guesser)")
             )
         if ok_n and ok_k and kinds is not None:
-            split = radices(p["n"], kinds)
-            if isinstance(split[0], str):
-                errors.append(SpecError(f"$.{split[0]}", str(split[1])))
+            try:
+                radices(p["n"], kinds)
+            except SplitError as exc:
+                errors.append(SpecError(f"$.{exc.param}", str(exc)))
         if ok_n and p["numbers"] == "words" and p["n"] > 9999:
             errors.append(SpecError("$.numbers", "numbers in words support n up to 9999"))
         return errors

@@ -51,35 +51,43 @@ def integer_root(n: int, k: int) -> int | None:
     return None
 
 
-def radices(n: int, kinds: Sequence[str]) -> tuple[int, ...] | tuple[str, str]:
-    """Each informant's base for ``kinds`` (one per informant, digit order) splitting [0, n); or, when n
-    cannot be split so, (parameter, what is wrong in words)."""
+class SplitError(ValueError):
+    """n cannot be split into the informants' digits; ``param`` names the parameter to change."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(message)
+        self.param = param
+
+
+def radices(n: int, kinds: Sequence[str]) -> tuple[int, ...]:
+    """Each informant's base for ``kinds`` (one per informant, digit order) splitting [0, n); `SplitError`
+    saying in words why when n cannot be split so."""
     k, bits = len(kinds), sum(kind == "bit" for kind in kinds)
     ranges = k - bits
     if ranges == 0:
         if n != 2**k:
-            return (
+            raise SplitError(
                 "n",
                 f"with bit clues each informant tells one bit, so n must be 2**informative = {2**k} (got {n})",
             )
         return (2,) * k
     if bits == 0 and k < 2:
-        return ("informative", "range and remainder clues need at least 2 informants")
+        raise SplitError("informative", "range and remainder clues need at least 2 informants")
     rest, left = divmod(n, 2**bits)
     root = integer_root(rest, ranges) if left == 0 else None
     if root is None:
         if bits == 0:
-            message = (
+            raise SplitError(
+                "n",
                 f"range/remainder clues split the number into {k} base-r digits, so n must be "
-                f"r**{k} for a whole r >= 2 (got {n})"
+                f"r**{k} for a whole r >= 2 (got {n})",
             )
-        else:
-            examples = ", ".join(str(2**bits * r**ranges) for r in (2, 3, 4))
-            message = (
-                f"{bits} bit and {ranges} range informants split the number into 2**{bits} times r**{ranges}, "
-                f"so n must be one of {examples}, … (got {n}); or change an informant's clue kind"
-            )
-        return ("n", message)
+        examples = ", ".join(str(2**bits * r**ranges) for r in (2, 3, 4))
+        raise SplitError(
+            "n",
+            f"{bits} bit and {ranges} range informants split the number into 2**{bits} times r**{ranges}, "
+            f"so n must be one of {examples}, … (got {n}); or change an informant's clue kind",
+        )
     return tuple(2 if kind == "bit" else root for kind in kinds)
 
 
