@@ -85,7 +85,7 @@ class Featurizer:
     def _cache_tag(self) -> str:
         name = getattr(self.backbone, "name", "none")
         evidence = getattr(self.clause_evidence, "__name__", "none") if self.clause_evidence else "none"
-        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=2|evidence={evidence}"
+        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=3|evidence={evidence}"
 
     def _load_cache(self) -> None:
         from safetensors import safe_open
