@@ -214,6 +214,10 @@ def pretrain_reader(
     epoch hides the sentence vector of a random `VECTOR_DROPOUT` share of the clauses (dropout of the vector
     as a whole, never of the keywords): a regulariser against fitting the training phrasings' vectors too
     closely, measured on phrasings training never saw (docs/experiments/2026-12-04-keyword-reader.md).
+
+    A trainer whose config fixes its readers (`MappoConfig.reader_fixed`, the spec path whenever it
+    pre-trains them) gets them back without gradients: cloning and PPO then train the actors to act on
+    this reading instead of refitting it to the training phrasings.
     """
     reader = trainer.actor.reader
     if reader is None:
@@ -231,6 +235,7 @@ def pretrain_reader(
     dropout = VECTOR_DROPOUT if vector_width < d else 0.0
     torch.manual_seed(seed)
     params = [reader.l1.weight, reader.l1.bias, reader.l2.weight, reader.l2.bias]
+    reader.requires_grad_(True)  # a fixed reader (`MappoConfig.reader_fixed`) is fitted here and only here
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     y = labels.float()
 
@@ -247,6 +252,7 @@ def pretrain_reader(
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+    reader.requires_grad_(not trainer.cfg.reader_fixed)
     with torch.no_grad():
         for p in params:
             p[1:] = p[0]  # every agent starts from the same reader

@@ -83,6 +83,6 @@ def test_pretraining_hides_a_share_of_sentence_vectors_and_never_the_keywords(ba
     featurizer = clause_featurizer(backbone, keywords=True)
     cfg = MappoConfig()
     reader = ClauseReader(1, *featurizer.clause_block, cfg.reader_hidden, cfg.reader_outputs)
-    trainer = SimpleNamespace(actor=SimpleNamespace(reader=reader), featurize=featurizer)
+    trainer = SimpleNamespace(actor=SimpleNamespace(reader=reader), featurize=featurizer, cfg=cfg)
     report = pretrain_reader(trainer, [t.text for t in tickets], intent_labels(tickets), epochs=150)
     assert VECTOR_DROPOUT > 0 and report["reader_exact_match"] > 0.8

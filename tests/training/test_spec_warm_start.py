@@ -56,10 +56,30 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     weights = load_file(str(checkpoint / "model.safetensors"))
     reader = runtime.model.policy.actor.reader.state_dict()
     assert reader and all(torch.equal(weights[f"actor.reader.{k}"], v) for k, v in reader.items())
+    # the readers keep their pre-training (one reader copied to every agent): cloning and PPO trained the
+    # actors on top of it, so no agent's reader moved away from the others
+    assert all(torch.equal(v[1:], v[:1].expand_as(v[1:])) for v in reader.values())
     # with keywords every clause carries one pattern verdict per intent beside its sentence vector
     assert runtime.model.policy.actor.reader.dim == backbone.dim + (8 if reading == "clause_keywords" else 0)
     answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
     assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
+
+
+def test_fitted_readers_stay_fixed_when_a_run_resumes(tmp_path):
+    torch.set_num_threads(1)
+    backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
+    doc = small_spec(tmp_path, backbone)
+    doc["training"]["critic_warmup_episodes"] = 0  # the actors train from the first update
+    assert run_spec(load_spec(doc), tmp_path / "run", backbone=backbone)["status"] == "succeeded"
+    last = tmp_path / "run" / "checkpoints" / "mappo" / "last" / "model.safetensors"
+    first = load_file(str(last))
+    fitted = {k: v for k, v in first.items() if k.startswith("actor.reader.")}
+    doc["training"]["episodes"] = 8  # resumed: no warm start this time, only more PPO updates
+    resumed = run_spec(load_spec(doc), tmp_path / "run", backbone=backbone, resume=True)
+    assert resumed["status"] == "succeeded" and resumed["metrics"]["episode"] == 8
+    after = load_file(str(last))
+    assert fitted and all(torch.equal(after[k], v) for k, v in fitted.items())
+    assert any(not torch.equal(after[k], v) for k, v in first.items() if k.startswith("actor.l"))  # it trained
 
 
 def test_spec_options_reach_the_trainer_and_the_runtime_rebuilds_that_team(tmp_path):

@@ -41,6 +41,7 @@ class MappoConfig:
     protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
     reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
     reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
+    reader_fixed: bool = False  # clause readers keep their supervised pre-training (cloning and PPO skip them)
     teacher_coef: float = 0.0  # weight of the behaviour-cloning loss on teacher samples (0 = off)
     teacher_fade_updates: int = (
         0  # the teacher's weight falls linearly to 0 over this many updates (0 = never)

@@ -13,6 +13,7 @@ from agents.backbone import Backbone
 from agents.comm import allowed_links
 from agents.envs import make_env, team_kwargs
 from agents.spec.algorithms import either, is_ppo, sends_messages
+from agents.spec.options import CLAUSE_READERS
 from training import distributed
 from training.curriculum import AdaptiveCurriculum
 from training.events import EventStream
@@ -134,6 +135,8 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     # MAPPO translates: renamed, counted in updates rather than episodes, or scaled by the group.
     translated = dict(
         sharing=t.policy_sharing,
+        # readers fitted on the tickets' labels stay as fitted: the actors learn to act on that reading
+        reader_fixed=t.reader in CLAUSE_READERS and t.reader_epochs > 0,
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
         critic_warmup_updates=every(t.critic_warmup_episodes),

@@ -113,6 +113,8 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             allowed_links,
             clause_block=getattr(self.featurize, "clause_block", None),
         )
+        if self.cfg.reader_fixed and self.actor.reader is not None:
+            self.actor.reader.requires_grad_(False)  # only `pretrain_reader` fits it
         if has_centralised_critic(self.cfg.algorithm):
             obs_dim = self.obs_dim if self.cfg.critic_input == "state_and_obs" else 0
             self.critic: nn.Module = CentralCritic(self.state_dim, self.n, self.cfg.hidden, obs_dim)
