@@ -36,13 +36,13 @@ def test_quick_run_trains_the_shipped_templates_and_they_learn(run_quick_bench):
     # quiet machine); the wall time is not asserted: the test machine is shared
     assert ng["seeds"] == 1
     assert ng["success"] >= 0.95 and ng["distractor_attention"] <= 0.05 and ng["messages_per_episode"] <= 4
-    # customer service: learning beats the tuned rules on the test tickets and does not collapse on the
-    # held-out styles (quick: 200 test / 100 holdout tickets, one seed: a guard against regressions; the
-    # targets are checked on the full run, bench/README.md). Seed 0 on this subset: 0.895 vs rules 0.72 on
-    # test, 0.60 vs 0.65 on holdout; the regression this guards against (the prompt as a 384-wide input)
-    # gave 0.715 and 0.48.
-    assert cs["exact_match"] >= cs["rules_exact_match"] + 0.08, cs
-    assert cs["holdout_exact_match"] >= cs["rules_holdout_exact_match"] - 0.1, cs
+    # customer service: learning beats the tuned rules by the 10 points on the test tickets and on
+    # the held-out styles (quick: 200 test / 100 holdout tickets, one seed: a guard against regressions; the
+    # targets are checked on the full run, bench/README.md). Seed 0 on this subset: 0.965 vs rules 0.72 on
+    # test, 0.84 vs 0.65 on holdout (2026-12-04, fixed readers); with readers trained along with the actors
+    # 0.895 and 0.60; the prompt as a 384-wide input gave 0.715 and 0.48.
+    assert cs["exact_match"] >= cs["rules_exact_match"] + 0.15, cs
+    assert cs["holdout_exact_match"] >= cs["rules_holdout_exact_match"] + 0.1, cs
     # deployed with the template's breaker, the model answers, calibrated, and faults still open the breaker
     assert cs["model_decision_share"] >= 0.95 and cs["calibration_error"] <= 0.05, cs
     assert cs["breaker_trips_on_faults"] is True
