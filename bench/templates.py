@@ -71,9 +71,12 @@ def template(name: str, seed: int) -> dict[str, Any]:
     `--set` overrides of an experiment)."""
     doc = json.loads((EXAMPLES / f"{name}.json").read_text())
     doc["training"]["seed"] = int(seed)
-    for dotted, value in SETTINGS.items():
-        section, key = dotted.split(".", 1)
-        doc.setdefault(section, {})[key] = value
+    for dotted, value in SETTINGS.items():  # e.g. training.reader_epochs, environment.params.deal_roles
+        *sections, key = dotted.split(".")
+        place = doc
+        for section in sections:
+            place = place.setdefault(section, {})
+        place[key] = value
     return doc
 
 
