@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
-from agents.envs.customer_service.roster import Roster  # noqa: E402
+from agents.envs.customer_service.roster import Roster, drawn_roster  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets, write_tickets  # noqa: E402
 from training.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing  # noqa: E402
@@ -234,7 +234,8 @@ def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backb
             return CustomerServiceEnv(test, team=r, **params)
 
         trained = evaluate(make_env(roster), policy)
-        rules = evaluate(make_env(roster), ScriptedTeam(KeywordRouter.tuned(train), roster=roster).actions)
+        ruled = drawn_roster(roster, params)  # the rules index the env's actions (all intents under deal_roles)
+        rules = evaluate(make_env(roster), ScriptedTeam(KeywordRouter.tuned(train), roster=ruled).actions)
         swap = mappo_swap(policy, make_env, roster, SPLIT)
     out = {
         "exact_match": trained["exact_match"],

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster
+from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster, drawn_roster
 from agents.envs.customer_service.rules import KeywordRouter
 from agents.envs.customer_service.tickets import INTENT_ACTION, INTENTS
 from agents.envs.scripted import scripted_team
@@ -494,6 +494,5 @@ def make_fallback(
                 "use 'scripted' or 'none'"
             )
         rules = _field(spec, "rules") if not isinstance(spec, str) else ()
-        roster = None if team is None else Roster.from_agents(team)
-        return KeywordRouterFallback(rules or (), roster=roster)
+        return KeywordRouterFallback(rules or (), roster=drawn_roster(team, params))
     raise ValueError(f"fallback.kind must be 'none', 'keyword_router' or 'scripted', got {kind!r}")

@@ -280,8 +280,10 @@ def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: s
     expert = ExpertTeam(tickets, roster=getattr(env.unwrapped, "roster", None))  # the drawn team's owners
 
     def act(observations: Mapping[str, Any]) -> dict[str, int]:
-        ticket_id = env.unwrapped.ticket.id
-        return {agent: expert.act_on_ticket(agent, obs, ticket_id) for agent, obs in observations.items()}
+        ticket_id, owners = env.unwrapped.ticket.id, env.unwrapped.roster.owners  # this episode's deal
+        return {
+            agent: expert.act_on_ticket(agent, obs, ticket_id, owners) for agent, obs in observations.items()
+        }
 
     return load_episodes(log_episodes(env, act, episodes, path, seed=seed))
 

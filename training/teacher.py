@@ -49,8 +49,9 @@ class ScriptedTeacher:
         self.team = team
 
     def act(self, agent: str, observation: Any, info: Mapping[str, Any]) -> int | None:
-        """The scripted action."""
-        return int(self.team.act(agent, observation))
+        """The scripted action (for this episode's owners when the env deals jobs: its info's ``owners``)."""
+        owners = info.get("owners")
+        return int(self.team.act(agent, observation, *([] if owners is None else [owners])))
 
     __call__ = act
 
@@ -61,7 +62,7 @@ class ExpertTeacher(ScriptedTeacher):
 
     def act(self, agent: str, observation: Any, info: Mapping[str, Any]) -> int | None:
         """The expert's action on the ticket the info names."""
-        return int(self.team.act_on_ticket(agent, observation, info.get("ticket_id")))
+        return int(self.team.act_on_ticket(agent, observation, info.get("ticket_id"), info.get("owners")))
 
     __call__ = act
 

@@ -23,10 +23,10 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
     ``team`` (the spec's agents: the rules follow the drawn roster); ValueError naming the known
     environments otherwise."""
     if name == "customer_service":
-        from agents.envs.customer_service.roster import Roster
+        from agents.envs.customer_service.roster import drawn_roster
         from agents.envs.customer_service.rules import ScriptedTeam
 
-        roster = None if team is None else team if isinstance(team, Roster) else Roster.from_agents(team)
+        roster = drawn_roster(team, params)
         return ScriptedTeam(queues=(params or {}).get("role_view") == "triage", roster=roster)
     if name == "research_report":
         from agents.envs.research_report.scripted import ScriptedResearchTeam

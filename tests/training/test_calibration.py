@@ -28,6 +28,13 @@ def test_a_specialist_is_right_to_answer_any_missing_intent_it_owns_and_to_pass_
     assert correct_actions(LOGISTICS, draft("order_tracking"), truth) == {2}
     assert correct_actions(LOGISTICS, draft("order_tracking", "delivery_delay"), truth) == {0}
     assert correct_actions(LOGISTICS, draft(), {"complaint"}) == {0}  # nothing of its own: pass
+    # actions over the whole catalogue (`deal_roles`): only what it owns is its to answer
+    from agents.envs.customer_service.roster import CATALOGUE_ACTIONS
+
+    owned = ("order_tracking", "delivery_delay", "address_change")
+    right = correct_actions(CATALOGUE_ACTIONS, draft(), truth, owned)
+    assert {CATALOGUE_ACTIONS[i] for i in right} == {"track_order", "explain_delay"}
+    assert correct_actions(CATALOGUE_ACTIONS, draft(), {"complaint"}, owned) == {0}
 
 
 def test_a_reviewer_is_right_to_wait_approve_a_complete_draft_and_send_back_a_wrong_one():

@@ -37,13 +37,19 @@ _GRID = np.geomspace(0.05, 20.0, 241)
 _MIN_DECISIONS = 30  # an agent with fewer dev decisions shares the team's temperature
 
 
-def correct_actions(names: Sequence[str], observation: Mapping[str, Any], truth: set[str]) -> set[int]:
+def correct_actions(
+    names: Sequence[str],
+    observation: Mapping[str, Any],
+    truth: set[str],
+    owned: Sequence[str] | None = None,
+) -> set[int]:
     """The right actions of one customer-service agent (its action `names`) at `observation`, for a ticket
     whose true intents are `truth`.
 
     A specialist is right to answer any true intent it owns that is not in the draft yet, and to pass when
     none is left; a reviewer (its actions include ``approve``) is right to send back a draft holding a
-    wrong intent, to approve a complete one, and to wait otherwise.
+    wrong intent, to approve a complete one, and to wait otherwise. What it owns is `owned` (its roster
+    entry's intents) or, without it, the intents its actions can answer.
     """
     from agents.envs.customer_service.tickets import ACTION_INTENT, INTENTS
 
@@ -54,9 +60,19 @@ def correct_actions(names: Sequence[str], observation: Mapping[str, Any], truth:
     todo = {
         i
         for i, name in enumerate(names)
-        if name in ACTION_INTENT and ACTION_INTENT[name] in truth and ACTION_INTENT[name] not in drafted
+        if name in ACTION_INTENT
+        and ACTION_INTENT[name] in truth
+        and ACTION_INTENT[name] not in drafted
+        and (owned is None or ACTION_INTENT[name] in owned)
     }
     return todo or {list(names).index("pass")}
+
+
+def _owned(env: Any, agent: str) -> Sequence[str] | None:
+    """The intents ``agent`` owns in ``env``'s team (None for an env without a roster)."""
+    roster = getattr(env.unwrapped, "roster", None)
+    member = roster.by_id.get(agent) if roster is not None else None
+    return None if member is None or member.reviewer else member.intents
 
 
 def _action_names(env: Any, agent: str, n: int) -> list[str]:
@@ -95,7 +111,9 @@ def collect(
                 truth, step = set(tickets[index].intents), []
                 for i, agent in enumerate(trainer.agents):
                     if agent in actions:
-                        right = actions[agent] in correct_actions(names[agent], observations[agent], truth)
+                        right = actions[agent] in correct_actions(
+                            names[agent], observations[agent], truth, _owned(game, agent)
+                        )
                         step.append(
                             {"agent": i, "logits": logits[i], "action": actions[agent], "correct": right}
                         )

@@ -101,6 +101,7 @@ DEFAULTS: dict[str, Any] = {
     "mask_invalid": False,
     "privileged_state": True,
     "delayed_reward": False,
+    "deal_roles": False,
 }
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 
@@ -129,11 +130,14 @@ PARAMETERS = describe_params(
         "privileged_state": "Let the centralised critic see the true intents (training time only).",
         "delayed_reward": "Pay the whole team reward at the end of the ticket, as a customer's verdict would, "
         "instead of step by step.",
+        "deal_roles": "Train agents that read their prompts: every specialist may answer any intent, and each "
+        "training ticket deals the specialists' jobs (intents and prompt) to random seats, so an agent does "
+        "what its prompt says (swap two prompts and they swap their work) instead of what its seat did.",
     },
     choices=VIEWS,
 )
 """The parameters as the designer's Environment tab shows them."""
-SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward")
+SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward", "deal_roles")
 """The true/false parameters."""
 
 
@@ -173,6 +177,7 @@ class CustomerServiceEnv(ParallelEnv):
         mask_invalid: bool = False,
         privileged_state: bool = True,
         delayed_reward: bool = False,
+        deal_roles: bool = False,
         render_mode: str | None = None,
         team: Sequence[Any] | Roster | None = None,
     ) -> None:
@@ -206,6 +211,12 @@ class CustomerServiceEnv(ParallelEnv):
             team if isinstance(team, Roster) else DEFAULT_ROSTER if team is None else Roster.from_agents(team)
         )
         self.show_prompts = team is not None
+        self.deal_roles = bool(deal_roles)
+        if self.deal_roles:
+            if not self.show_prompts:
+                raise ValueError("customer_service: deal_roles needs a drawn team with prompts (team=...)")
+            self.roster = Roster(self.roster.members, catalogue_actions=True)
+        self.drawn = self.roster  # the team as drawn; `roster` is this episode's deal of its jobs
         self.possible_agents = list(self.roster.ids)
         self.agents: list[str] = []
         prompts = "".join(m.prompt for m in self.roster.members)
@@ -344,9 +355,16 @@ class CustomerServiceEnv(ParallelEnv):
             self.ticket = self.tickets[self._cursor % len(self.tickets)]
             self._cursor += 1
         self.agents = list(self.possible_agents)
+        # the env drew the ticket itself (training): deal the jobs; a chosen ticket is played as drawn
+        chosen = isinstance(options.get("ticket"), Ticket) or "ticket_index" in options
+        self.roster = self._deal() if self.deal_roles and not chosen else self.drawn
         self._reset_episode()
         info = self._info()
         return self._observations(), {agent: dict(info) for agent in self.agents}
+
+    def _deal(self) -> Roster:
+        """The drawn team with its specialists' jobs dealt to random seats (`Roster.dealt`)."""
+        return self.drawn.dealt(self._rng.permutation(len(self.drawn.specialists)).tolist())
 
     def _ticket_up_to(self, level: Any) -> Ticket:
         """A random ticket of difficulty ≤ ``level`` (the easiest there are when the file has none that easy)."""
@@ -521,6 +539,8 @@ class CustomerServiceEnv(ParallelEnv):
             "duplicates": self._duplicates,
             "approved": self._approved,
             "exact_match": self._approved and self._exact(),
+            # this episode's owners (jobs dealt to other seats): what an expert teacher follows
+            **({"owners": {i: list(self.roster.owners[i]) for i in INTENTS}} if self.deal_roles else {}),
         }
 
     def render(self) -> str | None:

@@ -158,11 +158,21 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
     return problems
 
 
-class Roster:
-    """A valid customer-service team, in the spec's agent order."""
+CATALOGUE_ACTIONS: tuple[str, ...] = ("pass", *(INTENT_ACTION[i] for i in INTENTS))
+"""A specialist's actions when every specialist may answer any intent (`Roster(catalogue_actions=True)`)."""
 
-    def __init__(self, members: Sequence[Member]):
+
+class Roster:
+    """A valid customer-service team, in the spec's agent order.
+
+    With ``catalogue_actions`` every specialist's actions are `CATALOGUE_ACTIONS` (it may answer any intent;
+    what it owns is what it is taught to answer), so the same policy can take another job by reading another
+    prompt (`dealt`).
+    """
+
+    def __init__(self, members: Sequence[Member], catalogue_actions: bool = False):
         self.members = tuple(members)
+        self.catalogue_actions = bool(catalogue_actions)
         self.by_id = {m.id: m for m in self.members}
         self.ids = [m.id for m in self.members]
         self.specialists = [m.id for m in self.members if not m.reviewer]
@@ -170,7 +180,10 @@ class Roster:
         self.owners: dict[str, tuple[str, ...]] = {
             intent: tuple(m.id for m in self.members if intent in m.intents) for intent in INTENTS
         }
-        self.role_actions: dict[str, tuple[str, ...]] = {m.id: m.actions for m in self.members}
+        self.role_actions: dict[str, tuple[str, ...]] = {
+            m.id: CATALOGUE_ACTIONS if self.catalogue_actions and not m.reviewer else m.actions
+            for m in self.members
+        }
 
     @classmethod
     def from_agents(cls, agents: Sequence[object]) -> Roster:
@@ -190,17 +203,46 @@ class Roster:
 
     def with_prompts(self, prompts: Mapping[str, str]) -> Roster:
         """The same team with some agents told something else (a prompt swap, a rewrite)."""
-        return Roster([Member(m.id, m.role, m.intents, prompts.get(m.id, m.prompt)) for m in self.members])
+        members = [Member(m.id, m.role, m.intents, prompts.get(m.id, m.prompt)) for m in self.members]
+        return Roster(members, self.catalogue_actions)
+
+    def dealt(self, order: Sequence[int]) -> Roster:
+        """The team with its specialists' jobs dealt to other seats: the k-th specialist takes the intents and
+        the prompt of specialist ``order[k]`` and keeps its id (reviewers stay as they are)."""
+        if sorted(order) != list(range(len(self.specialists))):
+            raise ValueError(f"order must be a permutation of 0..{len(self.specialists) - 1}, got {list(order)}")
+        jobs = [self.by_id[self.specialists[k]] for k in order]
+        seat = {agent: k for k, agent in enumerate(self.specialists)}
+        members = [
+            m if m.reviewer else Member(m.id, m.role, jobs[seat[m.id]].intents, jobs[seat[m.id]].prompt)
+            for m in self.members
+        ]
+        return Roster(members, self.catalogue_actions)
 
     def to_list(self) -> list[dict]:
         """JSON form, in team order."""
         return [m.to_dict() for m in self.members]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Roster) and self.members == other.members
+        return (
+            isinstance(other, Roster)
+            and self.members == other.members
+            and self.catalogue_actions == other.catalogue_actions
+        )
 
     def __hash__(self) -> int:
-        return hash(self.members)
+        return hash((self.members, self.catalogue_actions))
+
+
+def drawn_roster(team: Sequence[object] | Roster | None, params: Mapping[str, object] | None = None) -> Roster | None:
+    """The roster `CustomerServiceEnv` plays for ``team`` (spec agents or a Roster; None = the shipped team)
+    with environment ``params``: under ``deal_roles`` every specialist's actions span the catalogue, so rule
+    teams built on it (fallback, teacher) index the same actions as the env."""
+    if team is None:
+        return None
+    roster = team if isinstance(team, Roster) else Roster.from_agents(team)
+    catalogue = roster.catalogue_actions or bool((params or {}).get("deal_roles"))
+    return roster if catalogue == roster.catalogue_actions else Roster(roster.members, catalogue)
 
 
 DEFAULT_PROMPTS: dict[str, str] = {

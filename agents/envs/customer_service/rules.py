@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster
@@ -397,8 +397,9 @@ class ScriptedTeam:
             self._cache[key] = self.router.predict(text, fallback=fallback)
         return self._cache[key]
 
-    def act(self, agent: str, observation: dict) -> int:
-        """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`."""
+    def act(self, agent: str, observation: dict, owners: Mapping[str, Sequence[str]] | None = None) -> int:
+        """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`;
+        ``owners`` (intent → agents, the env's info under ``deal_roles``) overrides the roster's owners."""
         drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
         reviewer = self.roster.by_id[agent].reviewer
         names = self.roster.role_actions[agent]
@@ -414,7 +415,8 @@ class ScriptedTeam:
                 return names.index("approve")
             return names.index("continue")
         for intent in predicted:
-            if self.roster.owner(intent) == agent and intent not in drafted:
+            owner = owners[intent][0] if owners is not None else self.roster.owner(intent)
+            if owner == agent and intent not in drafted:
                 return names.index(INTENT_ACTION[intent])
         return names.index("pass")
 
@@ -432,10 +434,16 @@ class ExpertTeam(ScriptedTeam):
         super().__init__(LabelledRouter(tickets), roster=roster)
         self.texts = {t.id: t.text for t in tickets}
 
-    def act_on_ticket(self, agent: str, observation: dict, ticket_id: str | None) -> int:
+    def act_on_ticket(
+        self,
+        agent: str,
+        observation: dict,
+        ticket_id: str | None,
+        owners: Mapping[str, Sequence[str]] | None = None,
+    ) -> int:
         """The expert's action for ``agent`` with the whole text of ticket ``ticket_id`` in view."""
         text = self.texts.get(str(ticket_id))
-        return self.act(agent, observation if text is None else {**observation, "ticket": text})
+        return self.act(agent, observation if text is None else {**observation, "ticket": text}, owners)
 
 
 _HAND_ROUTER = KeywordRouter()  # the hand patterns alone (nothing mined): `keyword_evidence`
