@@ -91,8 +91,11 @@ def test_a_new_owner_answers_its_intent(template, tickets):
     env = make_env(
         "customer_service", dict(spec.environment.params), **team_kwargs("customer_service", spec.agents)
     )
-    assert env.action_names("logistics") == ("pass", "track_order", "explain_delay")
-    assert env.action_names("address_desk") == ("pass", "change_address")
+    assert env.roster.owners["address_change"] == ("address_desk",)
+    assert env.roster.owners["order_tracking"] == env.roster.owners["delivery_delay"] == ("logistics",)
+    plain = make_env("customer_service", {}, **team_kwargs("customer_service", spec.agents))
+    assert plain.action_names("logistics") == ("pass", "track_order", "explain_delay")
+    assert plain.action_names("address_desk") == ("pass", "change_address")
     ticket = next(t for t in load_tickets("train") if t.intents == ("address_change",))
     team = ScriptedTeam(LabelledRouter([ticket]), roster=env.roster)
     observations, _ = env.reset(options={"ticket": ticket})
