@@ -36,7 +36,8 @@ def _roster(trainer: Any) -> list[dict] | None:
     """The team the checkpoint was trained as — each agent's id, role, intents and prompt — when its
     environment builds the team from the spec (customer service's `Roster`), else None."""
     env = getattr(trainer, "env", None)
-    roster = getattr(getattr(env, "unwrapped", env), "roster", None)
+    game = getattr(env, "unwrapped", env)
+    roster = getattr(game, "drawn", None) or getattr(game, "roster", None)  # as drawn, not this episode's deal
     return roster.to_list() if hasattr(roster, "to_list") else None
 
 

@@ -210,11 +210,9 @@ class CustomerServiceEnv(ParallelEnv):
         self.roster = (
             team if isinstance(team, Roster) else DEFAULT_ROSTER if team is None else Roster.from_agents(team)
         )
-        self.show_prompts = team is not None
         self.deal_roles = bool(deal_roles)
+        self.show_prompts = team is not None or self.deal_roles  # dealt jobs are read from the prompts
         if self.deal_roles:
-            if not self.show_prompts:
-                raise ValueError("customer_service: deal_roles needs a drawn team with prompts (team=...)")
             self.roster = Roster(self.roster.members, catalogue_actions=True)
         self.drawn = self.roster  # the team as drawn; `roster` is this episode's deal of its jobs
         self.possible_agents = list(self.roster.ids)

@@ -98,8 +98,9 @@ def test_rule_teams_index_the_catalogue_actions(tickets):
     assert CATALOGUE_ACTIONS[action] == "track_order"
 
 
-def test_deal_roles_needs_prompts_and_a_switch():
-    with pytest.raises(ValueError, match="prompts"):
-        CustomerServiceEnv("train", deal_roles=True)
+def test_the_shipped_team_deals_with_its_own_prompts_and_deal_roles_is_a_switch():
+    env = CustomerServiceEnv("train", deal_roles=True)
+    observations, _ = env.reset(seed=0)
+    assert all(observations[a]["prompt"] == env.roster.prompt(a) != "" for a in env.roster.ids)
     errors = CustomerServiceEnv.validate_params({"deal_roles": "yes"})
     assert [e.path for e in errors] == ["$.deal_roles"]
