@@ -19,8 +19,8 @@ data (`Roster`, each specialist owning its intents and told its job in a prompt)
 the shipped customer-service template (examples/customer_service.json) with logistics split into
 ``tracking`` and ``address_changes``, trained by `training.api.train` (the entry point a web launch
 calls), its served checkpoint scored on the test tickets against the rule team for that roster, then the
-two new specialists' prompts swapped (`mappo_swap`: what the swap can and cannot change for a policy whose
-actions are its own intents).
+two new specialists' prompts swapped (`mappo_swap`; the template deals roles in training, so its agents
+read their jobs from their prompts).
 
     python bench/compose.py --out compose.json            # full splits (minutes on a 2-core CPU)
     python bench/compose.py --out compose.json --quick    # 300 train / 100 test tickets, few epochs
@@ -127,12 +127,12 @@ QUICK_TRAINING = {
     "episodes": 32,
     "batch_size": 16,
     "reader_epochs": 60,
-    "warm_start_episodes": 300,
-    "warm_start_epochs": 8,
+    "warm_start_episodes": 600,
+    "warm_start_epochs": 16,  # jobs are dealt to random seats: cloning needs the template's epochs
     "eval_every": 0,
     "checkpoint_every": 0,
 }
-"""--quick: a budget that only proves the arm runs end to end; the figures of record use the template's."""
+"""--quick: a small budget whose team already answers by its prompts; the figures of record use the template's."""
 
 
 def split_logistics(doc: dict) -> dict:
@@ -183,10 +183,10 @@ def mappo_swap(policy: Callable, make_env: Callable, roster: Roster, pair: tuple
     alone before, the share the other answers alone after (``share``), the owner still answers
     (``owner_kept``), neither answers (``silent``); and the team's exact match with the prompts swapped.
 
-    The env's roster keeps each agent's intents: they are the agent's action space (a checkpoint's heads
-    answer the intents its agent owned in training), so only the prompts move, as a designer prompt edit
-    moves them. The other agent can take a ticket only with its own answers (then wrong), so a policy
-    whose behaviour followed its prompt would show a high ``share`` and a falling exact match.
+    Only the prompts move, as a designer prompt edit moves them; the env's roster keeps each agent's
+    intents. Under ``deal_roles`` (the template's) every specialist may answer any intent, so a policy that
+    reads its job from its prompt shows ``share`` near 1 and an unchanged exact match; without it an agent
+    can answer only its own intents, and the other could take a ticket only with wrong answers.
     """
     a, b = pair
     swapped = roster.with_prompts({a: roster.prompt(b), b: roster.prompt(a)})

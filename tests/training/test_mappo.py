@@ -384,3 +384,13 @@ def test_critic_warmup_updates_fit_the_critic_and_leave_the_actors_as_they_start
     assert moved(3) == (True, True)  # the third update is PPO's
     with pytest.raises(ValueError, match="critic_warmup_updates"):
         make_trainer(COORDINATION, critic_warmup_updates=-1)
+
+
+def test_a_checkpoint_with_other_action_spaces_is_refused_naming_the_agents_that_changed(tmp_path):
+    from training.mappo.checkpoint import check_fits
+
+    state = {"agents": ["a", "b"], "n_actions": [4, 3], "config": {}}
+    with pytest.raises(CheckpointError, match=r"trained for agents \['a', 'b'\], not \['a', 'c'\]"):
+        check_fits(tmp_path, state, ["a", "c"], [4, 3], None)
+    with pytest.raises(CheckpointError, match=r"other action spaces \(b 3 → 9 actions\).*deal_roles.*retrain"):
+        check_fits(tmp_path, state, ["a", "b"], [4, 9], None)

@@ -100,9 +100,17 @@ def check_fits(
     directory: str | Path, state: Mapping[str, Any], agents: list[str], n_actions: list[int], cfg: Any
 ) -> None:
     """CheckpointError unless the checkpoint's team has these agents, action counts and network settings."""
-    if state["agents"] != agents or state["n_actions"] != n_actions:
+    if state["agents"] != agents:
         raise CheckpointError(
             f"checkpoint {str(directory)!r} was trained for agents {state['agents']}, not {agents}"
+        )
+    if state["n_actions"] != n_actions:
+        counts = ", ".join(
+            f"{a} {was} → {now}" for a, was, now in zip(agents, state["n_actions"], n_actions, strict=True) if was != now
+        )
+        raise CheckpointError(
+            f"checkpoint {str(directory)!r} was trained with other action spaces ({counts} actions): the "
+            "agents' intents or the environment's deal_roles changed since; retrain"
         )
     for key in ("algorithm", "counterfactual", "sharing", "comm", "hidden"):
         if state["config"].get(key) != getattr(cfg, key):
