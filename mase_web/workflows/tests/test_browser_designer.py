@@ -350,7 +350,8 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
     assert params == {
         "tickets": "train",
         "max_steps": 8,
-        "message_cost": 0.1,  # the template's own setting, kept
+        "message_cost": 0.1,  # the template's own settings, kept
+        "deal_roles": True,
         "delayed_reward": True,
         "supervisor_view": "draft",
         "role_view": "triage",
