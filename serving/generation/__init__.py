@@ -19,13 +19,17 @@ from serving.generation.base import (
     redact,
     validate_config,
 )
+from serving.generation.reach import Reach
 from serving.generation.template import TemplateGenerator
 
 
-def make_generator(config: GenerationConfig, api_key: str | None = None, device: str = "cpu") -> Generator:
+def make_generator(
+    config: GenerationConfig, api_key: str | None = None, device: str = "cpu", reach: Reach | None = None
+) -> Generator:
     """The backend ``config`` names. ``api_key``: a stored secret for ``openai_compatible`` (else the
-    environment variable ``config.api_key_env`` is read). Raises `GenerationError` (kind "config") when the
-    backend cannot be built."""
+    environment variable ``config.api_key_env`` is read). ``reach``: the hosts and key variables a server
+    allows (None: any, a user's own machine). Raises `GenerationError` (kind "config") when the backend
+    cannot be built or ``reach`` refuses it."""
     if config.backend == "template":
         return TemplateGenerator()
     if config.backend == "local":
@@ -40,7 +44,7 @@ def make_generator(config: GenerationConfig, api_key: str | None = None, device:
     if config.backend == "openai_compatible":
         from serving.generation.openai_compatible import OpenAICompatible
 
-        return OpenAICompatible(config, api_key=api_key)
+        return OpenAICompatible(config, api_key=api_key, reach=reach)
     raise GenerationError(
         "config", f"unknown backend {config.backend!r}; expected one of {', '.join(BACKENDS)}"
     )
@@ -52,6 +56,7 @@ __all__ = [
     "GenerationConfig",
     "GenerationError",
     "Generator",
+    "Reach",
     "TemplateGenerator",
     "make_generator",
     "redact",

@@ -3,13 +3,15 @@ Ollama, llama.cpp's server, hosted providers) through the official ``openai`` cl
 
 One HTTP attempt is bounded by ``timeout_s``; a retryable failure (a timeout, a lost connection, HTTP 429
 or 5xx) is retried up to ``max_retries`` times with exponential backoff (``backoff_s``, doubling); other
-statuses (400, 401, 404 …) fail at once. The client's own retries are off, so the attempts counted and the
+statuses (400, 401, 404 …) fail at once, and so does a redirect: the client follows none, so a server the
+operator allowed cannot send the request (and its key) on to a host it did not allow. The client's own retries are off, so the attempts counted and the
 time spent are ours. Token usage comes from the server's ``usage`` block (0 when it sends none) and the cost
 from the configured prices. `stream` asks the server for server-sent chunks (``stream=True``, with the
 usage block at the end): opening the stream is retried as above, a failure once chunks have come is an
 error of the answer (what was written cannot be taken back from the reader, so it is not re-asked). The
 API key is held by the client only: it is not an attribute of this object,
-it is absent from its repr, and `redact` strips it from every error message before it leaves.
+it is absent from its repr, and `redact` strips it from every error message before it leaves. Given a
+`Reach` (a server's), the backend refuses to start for a ``base_url`` or ``api_key_env`` it does not allow.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from serving.generation.base import (
     redact,
     usage,
 )
+from serving.generation.reach import Reach
 
 RETRYABLE_STATUS = (408, 409, 429, 500, 502, 503, 504)
 
@@ -50,15 +53,30 @@ class OpenAICompatible(Generator):
 
     name = "openai_compatible"
 
-    def __init__(self, config: GenerationConfig, api_key: str | None = None, sleep=time.sleep):
-        from openai import OpenAI
+    def __init__(
+        self,
+        config: GenerationConfig,
+        api_key: str | None = None,
+        sleep=time.sleep,
+        reach: Reach | None = None,
+    ):
+        from openai import DefaultHttpxClient, OpenAI
 
+        refused = reach.problems(config) if reach is not None else {}
+        if refused:  # before the key is read: a refused variable is never looked at
+            raise GenerationError("config", "; ".join(f"{k}: {v}" for k, v in refused.items()))
         self.config = config
         self.model = config.model
         self._sleep = sleep
         key = resolve_api_key(config, api_key)
         self._secrets = (key,) if key != "not-needed" else ()
-        self._client = OpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout_s, max_retries=0)
+        self._client = OpenAI(
+            api_key=key,
+            base_url=config.base_url,
+            timeout=config.timeout_s,
+            max_retries=0,
+            http_client=DefaultHttpxClient(timeout=config.timeout_s, follow_redirects=False),
+        )
 
     def __repr__(self) -> str:
         return f"OpenAICompatible(base_url={self.config.base_url!r}, model={self.model!r})"

@@ -27,7 +27,7 @@ from agents.envs.research_report.corpus import Document, Topic, load_corpus
 from agents.envs.research_report.judge import FRAMEWORK_NAMES
 from agents.envs.research_report.reading import judge_text
 from serving.breaker import BreakerConfig, CircuitBreaker
-from serving.generation import GenerationConfig, make_generator
+from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.base import Generation, cut_at_stop, usage
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
 from serving.generation.template import TemplateGenerator
@@ -129,12 +129,18 @@ class SectionWriter:
         api_key: str | None = None,
         name: str = "writer",
         data: Any = None,
+        reach: Reach | None = None,
     ) -> SectionWriter:
         """A writer for ``config``'s backend with its own breaker; the section template is its fallback.
-        ``data``: the environment's data file or directory (None: the shipped one)."""
+        ``data``: the environment's data file or directory (None: the shipped one); ``reach``: what a server
+        allows the backend to connect to (`make_generator`)."""
         breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
         template = SectionTemplate()
-        generator = template if config.backend == "template" else make_generator(config, api_key=api_key)
+        generator = (
+            template
+            if config.backend == "template"
+            else make_generator(config, api_key=api_key, reach=reach)
+        )
         guarded = GuardedWriter(generator, config, breaker, secrets=[api_key or ""], template=template)
         return cls(guarded, agents, data)
 

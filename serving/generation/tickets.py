@@ -17,7 +17,7 @@ from typing import Any
 
 from agents.envs.customer_service.tickets import ACTION_INTENT, INTENT_ROLE, INTENTS, SUPERVISOR
 from serving.breaker import BreakerConfig, CircuitBreaker
-from serving.generation import GenerationConfig, make_generator
+from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
 from serving.generation.template import join_reply, ticket_context
 
@@ -51,10 +51,12 @@ class TicketWriter:
         agents: Sequence[Mapping[str, Any]] = (),
         api_key: str | None = None,
         name: str = "writer",
+        reach: Reach | None = None,
     ) -> TicketWriter:
-        """A writer for ``config``'s backend with its own breaker (cool-down ``config.cooldown_s``)."""
+        """A writer for ``config``'s backend with its own breaker (cool-down ``config.cooldown_s``);
+        ``reach``: what a server allows the backend to connect to (`make_generator`)."""
         breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
-        generator = make_generator(config, api_key=api_key)
+        generator = make_generator(config, api_key=api_key, reach=reach)
         return cls(GuardedWriter(generator, config, breaker, secrets=[api_key or ""]), agents)
 
     def plan(self, ticket: str, result: Mapping[str, Any]) -> list[PartRequest]:

@@ -1,16 +1,20 @@
-"""Fixtures of the generation tests: the tiny local LM, and chat-completions servers started as real
-processes on loopback (`python -m serving.generation.server`), optionally injecting faults."""
+"""Fixtures of the generation tests: the tiny local LM, chat-completions servers started as real processes on
+loopback (`python -m serving.generation.server`), optionally injecting faults, and `recording_server`, an
+HTTP server in a thread that records every request it receives (or sends it elsewhere with a redirect)."""
 
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from threading import Thread
 
 import pytest
 
@@ -74,3 +78,45 @@ def chat_server(
             proc.kill()
             proc.wait()
         handle.close()
+
+
+COMPLETION = {
+    "id": "c-1", "object": "chat.completion", "created": 0, "model": "m",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Your parcel is on its way."},
+                 "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 6, "total_tokens": 9},
+}  # fmt: skip
+
+
+@contextmanager
+def recording_server(redirect_to: str = "") -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """An HTTP server on a free loopback port, in a thread; yields its base URL (…/v1) and the requests it
+    received (``{"path", "authorization"}`` each). It answers every POST with a chat completion, or, given
+    ``redirect_to``, with a 302 to that URL followed by the request's path."""
+    seen: list[dict[str, str]] = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (the name http.server dispatches to)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append({"path": self.path, "authorization": self.headers.get("Authorization") or ""})
+            body = b"" if redirect_to else json.dumps(COMPLETION).encode()
+            self.send_response(302 if redirect_to else 200)
+            if redirect_to:
+                self.send_header("Location", redirect_to.rstrip("/") + self.path.removeprefix("/v1"))
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: the test reads `seen`
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
