@@ -12,6 +12,10 @@ refused when it holds something no database column can take back out intact:
   column type holds them, and SQLite raises OverflowError on such an integer in a query.
 
 Every problem is named by its field path (``items[0].snapshot.meta.x``), or ``body`` when it has none.
+
+Every operation of the API takes a JSON object as its body (``test_every_request_body_is_an_object`` holds
+the schema to that), so the parser refuses any other document: views may then read ``request.data`` as a
+mapping, as form bodies already are.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 from django.conf import settings
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+
+from agents.spec import json_type_name
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_DEPTH = 200  # far above any real document; keeps later recursive code (serializers, encoders) safe
@@ -153,7 +159,7 @@ def load_json(text: str, root: str = "") -> Any:
 
 
 class LimitedJSONParser(JSONParser):
-    """JSON bodies up to DATA_UPLOAD_MAX_MEMORY_SIZE bytes, refused with field paths when hostile."""
+    """JSON objects up to DATA_UPLOAD_MAX_MEMORY_SIZE bytes, refused with field paths when hostile."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2_621_440
@@ -164,11 +170,14 @@ class LimitedJSONParser(JSONParser):
             )
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            return load_json(raw.decode(encoding))
+            value = load_json(raw.decode(encoding))
         except UnicodeDecodeError:
             raise ValidationError({"body": [f"request body is not valid {encoding} text"]}) from None
         except UnstorableInput as exc:
             raise ValidationError(exc.problems) from None
+        if type(value) is not dict:
+            raise ValidationError({"body": [f"must be a JSON object, got {json_type_name(value)}"]})
+        return value
 
 
 def _check_form(data) -> None:

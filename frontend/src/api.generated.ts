@@ -1514,7 +1514,9 @@ export interface components {
             kind: components["schemas"]["Kind44dEnum"];
             /** @default cpu */
             device: components["schemas"]["DeviceEnum"];
-            spec?: unknown;
+            spec?: {
+                [key: string]: unknown;
+            };
             workflow?: number;
             version?: number;
             overrides?: components["schemas"]["Overrides"];

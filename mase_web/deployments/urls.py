@@ -1,12 +1,12 @@
 """API routes of this app (mounted under /api/ by mase_web/urls.py)."""
 
 from django.urls import path
-from rest_framework.routers import DefaultRouter
 
+from mase_web.api_routes import IdRouter
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
 from mase_web.deployments.preview import FallbackPreviewView
 
-router = DefaultRouter()
+router = IdRouter()
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("episodes", EpisodeViewSet, basename="episode")
 router.register("decisions", DecisionViewSet, basename="decision")

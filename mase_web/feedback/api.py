@@ -125,8 +125,14 @@ class QueueViewSet(
         require_manager(self.request.user, serializer.validated_data["project"].pk)
         serializer.save(created_by=self.request.user)
 
+    def get_object(self) -> FeedbackQueue:
+        queue = super().get_object()
+        if self.action in ("update", "partial_update"):
+            # Before the body is judged: who may not edit the queue learns nothing of what would be valid.
+            require_manager(self.request.user, queue.project_id)
+        return queue
+
     def perform_update(self, serializer):
-        require_manager(self.request.user, serializer.instance.project_id)
         queue = serializer.save()
         assign(queue)  # a raised overlap reaches more annotators at once
 

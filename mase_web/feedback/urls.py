@@ -1,11 +1,11 @@
 """API routes of this app (mounted under /api/ by mase_web/urls.py)."""
 
 from django.urls import path
-from rest_framework.routers import DefaultRouter
 
+from mase_web.api_routes import IdRouter
 from mase_web.feedback.api import JudgementView, MyItemsView, QueueViewSet, RatingView, RewardModelViewSet
 
-router = DefaultRouter()
+router = IdRouter()
 router.register("feedback/queues", QueueViewSet, basename="feedback-queue")
 router.register("feedback/reward-models", RewardModelViewSet, basename="feedback-reward-model")
 

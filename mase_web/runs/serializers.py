@@ -68,7 +68,8 @@ class LaunchSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=Run.Kind.choices, default=Run.Kind.TRAINING)
     device = serializers.ChoiceField(choices=Run.Device.choices, default=Run.Device.CPU)
-    spec = serializers.JSONField(required=False)
+    # An object (the launch overrides edit its sections); whether it is a valid spec is checked in validate.
+    spec = serializers.DictField(required=False)
     workflow = serializers.IntegerField(required=False, min_value=1)
     version = serializers.IntegerField(required=False, min_value=1)
     overrides = OverridesSerializer(required=False)

@@ -1,7 +1,6 @@
-from rest_framework.routers import DefaultRouter
-
+from mase_web.api_routes import IdRouter
 from mase_web.runs.api import RunViewSet
 
-router = DefaultRouter()
+router = IdRouter()
 router.register("runs", RunViewSet, basename="run")
 urlpatterns = router.urls

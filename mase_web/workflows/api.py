@@ -106,7 +106,6 @@ class WorkflowViewSet(viewsets.ModelViewSet):
     permission_classes = [IsAuthenticated, ProjectActionPermission]
     parser_classes = [LimitedJSONParser]
     read_action = "view_workflow"
-    lookup_value_regex = r"[0-9]+"
     filter_backends = [DjangoFilterBackend, SearchFilter, OrderingFilter]
     filterset_fields = ["project"]
     search_fields = ["name", "description"]

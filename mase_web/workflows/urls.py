@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
+from mase_web.api_routes import SimpleIdRouter
 from mase_web.workflows import api
 
-router = SimpleRouter()
+router = SimpleIdRouter()
 router.register("workflows", api.WorkflowViewSet, basename="workflow")
 
 # Included under api/ by mase_web/urls.py; the fixed paths come first so they are never read as ids.
