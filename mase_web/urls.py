@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from mase_web.accounts.api import MeView
+from mase_web.accounts import views as account_pages
 from mase_web.accounts.signin import SignInView, ThrottledAdminAuthenticationForm, obtain_auth_token
 from mase_web.core import views as pages
 from mase_web.deployments import views as deployment_pages
@@ -22,11 +22,11 @@ admin.site.login_form = ThrottledAdminAuthenticationForm  # the admin's sign-in 
 
 api = [
     path("health/", pages.HealthView.as_view(), name="health"),
-    path("me/", MeView.as_view(), name="me"),
     path("token/", obtain_auth_token, name="api-token"),
     path("notifications/ping/", PingView.as_view(), name="notifications-ping"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", api_docs, name="api-docs"),
+    path("", include("mase_web.accounts.urls")),
     path("", include("mase_web.workflows.urls")),
     path("", include("mase_web.runs.urls")),
     path("", include("mase_web.deployments.urls")),
@@ -49,6 +49,7 @@ urlpatterns = [
     path("review/", deployment_pages.review, name="review"),
     path("annotate/", feedback_pages.annotate, name="annotate"),
     path("feedback/", feedback_pages.feedback_manage, name="feedback"),
+    path("members/", account_pages.members, name="members"),
     path("api/", include(api)),
 ]
 

@@ -326,7 +326,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step. */
+        /** @description One row per ticket: its text, the reply, who decided and how sure, its review; steps: the detail. */
         get: operations["episodes_list"];
         put?: never;
         post?: never;
@@ -347,6 +347,26 @@ export interface paths {
         get: operations["episodes_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/episodes/{id}/review/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Mark the ticket's handling ok, wrong (with a reason), escalated or unreviewed: stored on its deciding
+         *     decisions (operators, admins).
+         */
+        post: operations["episodes_review_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -635,6 +655,43 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/members/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The members of a project, and adding one (project admins only). */
+        get: operations["projects_members_list"];
+        put?: never;
+        /** @description The members of a project, and adding one (project admins only). */
+        post: operations["projects_members_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/members/{membership_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One member of a project: change their role, or remove them (project admins only). */
+        get: operations["projects_members_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description One member of a project: change their role, or remove them (project admins only). */
+        delete: operations["projects_members_destroy"];
+        options?: never;
+        head?: never;
+        /** @description One member of a project: change their role, or remove them (project admins only). */
+        patch: operations["projects_members_partial_update"];
         trace?: never;
     };
     "/api/runs/": {
@@ -1217,6 +1274,23 @@ export interface components {
          * @enum {string}
          */
         ChoiceEnum: "A" | "B" | "tie";
+        /**
+         * @description * `model` - model
+         *     * `fallback` - fallback
+         *     * `half_open` - half_open
+         * @enum {string}
+         */
+        DecidedSourceEnum: "model" | "fallback" | "half_open";
+        /** @description One deciding decision of an episode (an agent's non-idle action, `episode_review`). */
+        Decider: {
+            id: number;
+            step: number;
+            agent: string;
+            action: string;
+            source: string;
+            /** Format: double */
+            confidence: number | null;
+        };
         DecisionStep: {
             readonly id: number;
             readonly episode: number;
@@ -1364,32 +1438,6 @@ export interface components {
             episode_key_b?: string;
             snapshot_b?: components["schemas"]["Snapshot"];
         };
-        Episode: {
-            readonly id: number;
-            readonly deployment: number;
-            readonly deployment_name: string;
-            readonly run: number;
-            readonly request_id: string;
-            readonly task_id: string;
-            readonly task_text: string;
-            readonly source: components["schemas"]["Source738Enum"];
-            readonly batch: number | null;
-            readonly status: components["schemas"]["StatusDc5Enum"];
-            /** Format: double */
-            readonly reward: number | null;
-            readonly breaker_state: components["schemas"]["ToStateEnum"];
-            readonly created_by: string | null;
-            /** Format: date-time */
-            readonly created_at: string;
-            /** @description Customer service: the intents the team's approved draft answers. */
-            readonly answer: string[] | null;
-            readonly sources: {
-                [key: string]: unknown;
-            };
-            readonly reply: {
-                [key: string]: unknown;
-            } | null;
-        };
         EpisodeDetail: {
             readonly id: number;
             readonly deployment: number;
@@ -1418,6 +1466,42 @@ export interface components {
             readonly result: unknown;
             readonly agents: string[];
             readonly steps: components["schemas"]["DecisionStep"][];
+        };
+        /**
+         * @description An episode as the review list shows it: the ticket, the reply, who decided and how sure (see
+         *     `mase_web.deployments.episode_review`); the steps come with the detail.
+         */
+        EpisodeReviewRow: {
+            readonly id: number;
+            readonly deployment: number;
+            readonly deployment_name: string;
+            readonly run: number;
+            readonly request_id: string;
+            readonly task_id: string;
+            readonly task_text: string;
+            readonly source: components["schemas"]["Source738Enum"];
+            readonly batch: number | null;
+            readonly status: components["schemas"]["StatusDc5Enum"];
+            /** Format: double */
+            readonly reward: number | null;
+            readonly breaker_state: components["schemas"]["ToStateEnum"];
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Customer service: the intents the team's approved draft answers. */
+            readonly answer: string[] | null;
+            readonly sources: {
+                [key: string]: unknown;
+            };
+            readonly reply: {
+                [key: string]: unknown;
+            } | null;
+            readonly decided_by: components["schemas"]["Decider"][];
+            readonly decided_source: (components["schemas"]["DecidedSourceEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** Format: double */
+            readonly confidence: number | null;
+            readonly step_count: number;
+            readonly review_status: components["schemas"]["ReviewStatusEnum"];
         };
         Force: {
             state: components["schemas"]["ForceStateEnum"];
@@ -1534,11 +1618,28 @@ export interface components {
             is_staff?: boolean;
             readonly memberships: components["schemas"]["Membership"][];
         };
+        /** @description One member of a project: who, and their role there. */
+        Member: {
+            readonly id: number;
+            readonly user: number;
+            readonly username: string;
+            readonly email: string;
+            role: components["schemas"]["RoleEnum"];
+            readonly role_label: string;
+        };
+        /** @description Adds an existing user to a project, found by their username or their email. */
+        MemberInvite: {
+            /** @description The user's username or email address */
+            user: string;
+            role: components["schemas"]["RoleEnum"];
+        };
         Membership: {
             project: number;
             readonly project_name: string;
             role: components["schemas"]["RoleEnum"];
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         /** @description Launch-time changes to the spec that keep its provenance (recorded in the run's `source`). */
         Overrides: {
             /** @description the training episode budget */
@@ -1589,7 +1690,7 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Deployment"][];
         };
-        PaginatedEpisodeList: {
+        PaginatedEpisodeReviewRowList: {
             /** @example 123 */
             count: number;
             /**
@@ -1602,7 +1703,7 @@ export interface components {
              * @example http://api.example.org/accounts/?page=2
              */
             previous?: string | null;
-            results: components["schemas"]["Episode"][];
+            results: components["schemas"]["EpisodeReviewRow"][];
         };
         PaginatedItemList: {
             /** @example 123 */
@@ -1678,6 +1779,9 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["WorkflowVersionList"][];
+        };
+        PatchedMemberRole: {
+            role?: components["schemas"]["RoleEnum"];
         };
         PatchedQueue: {
             readonly id?: number;
@@ -2155,8 +2259,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this decision step. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2222,8 +2325,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this decision step. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2444,8 +2546,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2494,8 +2595,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2553,8 +2653,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2602,8 +2701,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2664,8 +2762,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2706,8 +2803,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2763,8 +2859,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2805,8 +2900,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2860,8 +2954,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2911,8 +3004,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -2960,8 +3052,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3009,8 +3100,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3076,8 +3166,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3216,6 +3305,8 @@ export interface operations {
     episodes_list: {
         parameters: {
             query?: {
+                /** @description an agent that decided (took a non-idle action) */
+                agent?: string;
                 /** @description the generation backend that wrote the episode's reply: template | local | openai_compatible */
                 backend?: "local" | "openai_compatible" | "template";
                 batch?: number;
@@ -3225,6 +3316,12 @@ export interface operations {
                  *     * `half_open` - half-open
                  */
                 breaker_state?: "closed" | "half_open" | "open";
+                /** @description 0..1 */
+                confidence_max?: string;
+                /** @description 0..1, the episode's confidence (its least sure deciding decision) */
+                confidence_min?: string;
+                /** @description model | trial | fallback: some decision of the episode came from it */
+                decision_source?: string;
                 deployment?: number;
                 /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
                 fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
@@ -3234,6 +3331,14 @@ export interface operations {
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /** @description words of the ticket or reply, or a full-text match of a decision */
+                q?: string;
+                /** @description unreviewed | ok | wrong | escalated: the episode's review */
+                review_status?: string;
+                /** @description the trained run served by the deployment */
+                run?: string;
+                /** @description ISO time */
+                since?: string;
                 /**
                  * @description * `api` - Api
                  *     * `browser` - Browser
@@ -3248,6 +3353,8 @@ export interface operations {
                  *     * `error` - Error
                  */
                 status?: "completed" | "error" | "running" | "step_limit" | "truncated";
+                /** @description ISO time */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -3260,7 +3367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedEpisodeList"];
+                    "application/json": components["schemas"]["PaginatedEpisodeReviewRowList"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */
@@ -3297,8 +3404,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this episode. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3310,6 +3416,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EpisodeDetail"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    episodes_review_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Review"];
+                "application/x-www-form-urlencoded": components["schemas"]["Review"];
+                "multipart/form-data": components["schemas"]["Review"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EpisodeReviewRow"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */
@@ -3547,8 +3707,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3587,8 +3746,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3642,8 +3800,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3684,8 +3841,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3735,8 +3891,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3792,8 +3947,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3849,8 +4003,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3902,8 +4055,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -3960,8 +4112,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4009,8 +4160,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this feedback queue. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4109,8 +4259,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this reward model. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4242,6 +4391,242 @@ export interface operations {
             };
         };
     };
+    projects_members_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    projects_members_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberInvite"];
+                "application/x-www-form-urlencoded": components["schemas"]["MemberInvite"];
+                "multipart/form-data": components["schemas"]["MemberInvite"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    projects_members_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membership_id: number;
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    projects_members_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membership_id: number;
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    projects_members_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membership_id: number;
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMemberRole"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedMemberRole"];
+                "multipart/form-data": components["schemas"]["PatchedMemberRole"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     runs_list: {
         parameters: {
             query?: {
@@ -4364,8 +4749,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4404,8 +4788,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4475,8 +4858,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4524,8 +4906,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4566,8 +4947,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4649,8 +5029,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4698,8 +5077,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4738,8 +5116,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };
@@ -4787,8 +5164,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this run. */
-                id: number;
+                id: string;
             };
             cookie?: never;
         };

@@ -10,6 +10,7 @@ import { DeploymentPage } from "./pages/DeploymentPage";
 import { DeploymentsPage } from "./pages/DeploymentsPage";
 import { FeedbackPage } from "./pages/FeedbackPage";
 import { HomePage } from "./pages/HomePage";
+import { MembersPage } from "./pages/MembersPage";
 import { ReviewPage } from "./pages/ReviewPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
@@ -29,6 +30,7 @@ const pages: Record<string, () => React.JSX.Element> = {
   review: ReviewPage,
   annotate: AnnotatePage,
   feedback: FeedbackPage,
+  members: MembersPage,
 };
 
 const root = document.getElementById("root");

@@ -32,6 +32,7 @@ SECTIONS = (
     Section("review", "Review", "review", "review_logs"),
     Section("annotate", "Annotate", "annotate", "give_feedback"),
     Section("feedback", "Feedback", "feedback", "manage_feedback"),
+    Section("members", "Members", "members", "manage_members"),
     Section("api", "API", "api-docs", "view_run"),
 )
 BY_KEY = {section.key: section for section in SECTIONS}

@@ -157,6 +157,7 @@ def build_world() -> dict:
             "decisions": [decision.pk],
             "feedback/queues": [rating.pk, pairwise.pk],
             "feedback/reward-models": [reward_model.pk],
+            "projects": [project.pk],  # no memberships: the superuser acts without one
             "runs": [done.pk, failed.pk],
             "workflows": [workflow.pk],
         },

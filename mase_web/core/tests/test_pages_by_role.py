@@ -51,9 +51,13 @@ def nav_labels(html: str) -> list[str]:
         (
             (Role.ADMIN,),
             False,
-            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "API"],
+            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "Members", "API"],
         ),
-        ((), True, ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "API", "Admin"]),
+        (
+            (),
+            True,
+            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "Members", "API", "Admin"],
+        ),
         ((), False, []),
         # Roles in different projects add up.
         (
@@ -99,6 +103,7 @@ def test_a_section_the_roles_do_not_open_answers_the_403_page(settings, debug):
         (annotator, "/deployments/"),
         (annotator, "/review/"),
         (annotator, "/feedback/"),
+        (annotator, "/members/"),
         (operator, "/annotate/"),
         (operator, "/feedback/"),
     ]:
