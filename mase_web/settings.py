@@ -204,10 +204,15 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 3, "socket_timeout": 3},
     }
 }
-# Failed sign-ins (login page, /api/token/, admin) allowed per account and per client address
-# within SIGNIN_THROTTLE_WINDOW seconds of the first one; further attempts get a 429.
-SIGNIN_FAILURES_PER_ACCOUNT = config.env_int_at_least("SIGNIN_FAILURES_PER_ACCOUNT", 10)
+# Failed sign-ins (login page, /api/token/, admin) allowed per account from one client address, per
+# address over all accounts, and per account over all addresses, within SIGNIN_THROTTLE_WINDOW seconds
+# of the first one; further attempts get a 429 (see accounts/signin.py).
+SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS = config.env_int_at_least(
+    "SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10
+)
 SIGNIN_FAILURES_PER_ADDRESS = config.env_int_at_least("SIGNIN_FAILURES_PER_ADDRESS", 30)
+# High: reaching it locks the owner out too, which takes a guesser over 30 addresses at the defaults.
+SIGNIN_FAILURES_PER_ACCOUNT = config.env_int_at_least("SIGNIN_FAILURES_PER_ACCOUNT", 1000)
 SIGNIN_THROTTLE_WINDOW = config.env_int_at_least("SIGNIN_THROTTLE_WINDOW", 15 * 60)
 # Reverse proxies in front of MASE that append the client address to X-Forwarded-For (0: none,
 # the TCP peer is the client); the throttle counts per address the outermost proxy saw.

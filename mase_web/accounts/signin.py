@@ -1,9 +1,15 @@
-"""Sign-in with a throttle on failures per account and per client address.
+"""Sign-in with a throttle on failures, counted three ways:
+
+- per account from one client address (the tight limit): a guesser is stopped, and since the count is
+  theirs alone, the account's owner signing in from elsewhere is not locked out by them;
+- per client address over all accounts: one address spraying passwords across many usernames;
+- per account over all addresses (a much higher limit): a guess spread over many addresses.
 
 Counts live in Django's cache, which is the project's Redis, so every web process shares them. An
-attempt reserves one failure on both counters before the password is checked: concurrent guesses
+attempt reserves one failure on every counter before the password is checked: concurrent guesses
 cannot overshoot a limit, and an attempt refused by the throttle never reaches the password check.
-A successful sign-in clears the account's count and gives back its reservation on the address.
+A successful sign-in clears its account-and-address count and gives back its other reservations (the
+others' failures stay counted: signing in does not wipe out a guesser's record).
 """
 
 from __future__ import annotations
@@ -36,13 +42,18 @@ def client_address(request) -> str:
 
 
 def _counters(request, username: str) -> list[tuple[str, int]]:
-    def key(kind: str, value: str) -> str:
-        return f"signin:{kind}:{hashlib.sha256(value.encode()).hexdigest()}"
+    """(cache key, limit) of the account-and-address, address and account counts, in that order."""
+
+    def key(kind: str, *values: str) -> str:
+        # NUL cannot occur in a username or an address, so the pair's parts cannot run together.
+        return f"signin:{kind}:{hashlib.sha256(chr(0).join(values).encode()).hexdigest()}"
 
     # Usernames differing only in case name the same account for a guesser's purposes.
+    account, address = username.casefold(), client_address(request)
     return [
-        (key("account", username.casefold()), settings.SIGNIN_FAILURES_PER_ACCOUNT),
-        (key("address", client_address(request)), settings.SIGNIN_FAILURES_PER_ADDRESS),
+        (key("account-address", account, address), settings.SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS),
+        (key("address", address), settings.SIGNIN_FAILURES_PER_ADDRESS),
+        (key("account", account), settings.SIGNIN_FAILURES_PER_ACCOUNT),
     ]
 
 
@@ -80,10 +91,12 @@ def begin_attempt(request, username: str) -> int:
 
 
 def attempt_succeeded(request, username: str) -> None:
-    """The password was right: forget the account's failures and this attempt's address reservation."""
-    (account_key, _), (address_key, _) = _counters(request, username)
-    cache.delete_many([account_key, f"{account_key}:start"])
+    """The password was right: forget this account's failures from this address, and give back this
+    attempt's reservations on the address's and the account's counts."""
+    (pair_key, _), (address_key, _), (account_key, _) = _counters(request, username)
+    cache.delete_many([pair_key, f"{pair_key}:start"])
     _decrement(address_key)
+    _decrement(account_key)
 
 
 def too_many_attempts_message(wait: int) -> str:

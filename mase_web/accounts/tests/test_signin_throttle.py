@@ -1,4 +1,5 @@
-"""Failed sign-ins are throttled per account and per client address, in Redis, on every sign-in door."""
+"""Failed sign-ins are throttled per account from one address, per address and per account, in Redis, on
+every sign-in door; a guesser elsewhere never locks the account's owner out."""
 
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ def token_api(username: str, password: str, address: str):
     )
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_login_page_refuses_the_fourth_wrong_password_with_429():
     user, address = new_user(), new_address()
     for _ in range(3):
@@ -59,15 +62,20 @@ def test_login_page_refuses_the_fourth_wrong_password_with_429():
     page = response.content.decode()
     assert "Too many failed sign-in attempts. Try again in 10 minutes." in page
     assert 'role="alert"' in page  # shown in the form's error slot
-    # The right password is not even checked for a throttled account, from any address.
-    assert login_page(user.username, PASSWORD, new_address()).status_code == 429
+    # The right password is not even checked for the account from the throttled address ...
+    assert login_page(user.username, PASSWORD, address).status_code == 429
+    # ... while its owner, elsewhere, signs in as usual.
+    response = login_page(user.username, PASSWORD, new_address())
+    assert response.status_code == 302 and response["Location"] == "/"
     # Another account from another address signs in as usual.
     other = new_user()
     response = login_page(other.username, PASSWORD, new_address())
     assert response.status_code == 302 and response["Location"] == "/"
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_token_api_refuses_the_fourth_wrong_password_with_429_json():
     user, address = new_user(), new_address()
     for _ in range(3):
@@ -81,13 +89,16 @@ def test_token_api_refuses_the_fourth_wrong_password_with_429_json():
         "detail": "Too many failed sign-in attempts. Try again in 10 minutes.",
         "errors": {},
     }
-    assert token_api(user.username.upper(), PASSWORD, new_address()).status_code == 429  # same account
+    assert token_api(user.username.upper(), PASSWORD, address).status_code == 429  # same account
+    assert token_api(user.username, PASSWORD, new_address()).status_code == 200
     other = new_user()
     response = token_api(other.username, PASSWORD, new_address())
     assert response.status_code == 200 and response.json()["token"]
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=100, SIGNIN_FAILURES_PER_ADDRESS=4, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=100, SIGNIN_FAILURES_PER_ADDRESS=4, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_one_address_trying_many_accounts_is_throttled():
     address = new_address()
     for index in range(4):
@@ -99,7 +110,9 @@ def test_one_address_trying_many_accounts_is_throttled():
     assert token_api(victim.username, PASSWORD, new_address()).status_code == 200
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_a_successful_sign_in_clears_the_account_failures():
     user, address = new_user(), new_address()
     for _ in range(2):
@@ -110,7 +123,9 @@ def test_a_successful_sign_in_clears_the_account_failures():
     assert token_api(user.username, "wrong", address).status_code == 429
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=2, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=3)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=2, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=3
+)
 def test_the_block_ends_with_the_window():
     user, address = new_user(), new_address()
     for _ in range(2):
@@ -123,7 +138,7 @@ def test_the_block_ends_with_the_window():
     assert response.status_code == 302
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=2)
+@override_settings(SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=2)
 def test_missing_fields_are_reported_not_counted():
     user, address = new_user(), new_address()
     for _ in range(4):
@@ -132,18 +147,22 @@ def test_missing_fields_are_reported_not_counted():
     assert token_api(user.username, PASSWORD, address).status_code == 200
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=2, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=2, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_admin_sign_in_shares_the_throttle():
     user, address = new_user(), new_address()
     for _ in range(2):
         assert token_api(user.username, "wrong", address).status_code == 400
-    response = Client(REMOTE_ADDR=new_address()).post(
+    response = Client(REMOTE_ADDR=address).post(
         "/admin/login/", {"username": user.username, "password": PASSWORD}
     )
     assert "Too many failed sign-in attempts" in response.content.decode()
 
 
-@override_settings(SIGNIN_FAILURES_PER_ACCOUNT=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600)
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=3, SIGNIN_FAILURES_PER_ADDRESS=100, SIGNIN_THROTTLE_WINDOW=600
+)
 def test_another_process_sees_the_same_count(settings):
     """A second web process (here: a fresh interpreter on the same Redis) refuses the same account."""
     user, address = new_user(), new_address()
@@ -155,18 +174,47 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mase_web.settings")
 django.setup()
 from django.test import RequestFactory
 from mase_web.accounts.signin import begin_attempt
-print(json.dumps(begin_attempt(RequestFactory().post("/login/", REMOTE_ADDR="192.0.2.77"), {user.username!r})))
+print(json.dumps(begin_attempt(RequestFactory().post("/login/", REMOTE_ADDR={address!r}), {user.username!r})))
 """
     env = dict(
         os.environ,
         REDIS_URL=settings.REDIS.url,
-        SIGNIN_FAILURES_PER_ACCOUNT="3",
+        SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS="3",
         SIGNIN_FAILURES_PER_ADDRESS="100",
         SIGNIN_THROTTLE_WINDOW="600",
     )
     result = run_python(code, env)
     assert result.returncode == 0, result.stderr
     assert 590 <= json.loads(result.stdout.strip().splitlines()[-1]) <= 600
+
+
+def test_a_guesser_elsewhere_does_not_lock_the_owner_out(settings):
+    """At the shipped limits: twelve wrong passwords from one address, then the owner from another."""
+    assert settings.SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS == 10
+    user, attacker, owner = new_user(), new_address(), new_address()
+    answers = [token_api(user.username, f"guess-{n}", attacker).status_code for n in range(12)]
+    assert answers == [400] * 10 + [429] * 2
+    assert login_page(user.username, PASSWORD, attacker).status_code == 429  # even the right one, from there
+    response = login_page(user.username, PASSWORD, owner)
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert token_api(user.username, PASSWORD, owner).status_code == 200
+    # Signing in cleared the owner's count only: the guesser's address stays refused.
+    assert token_api(user.username, "guess-12", attacker).status_code == 429
+
+
+@override_settings(
+    SIGNIN_FAILURES_PER_ACCOUNT_AND_ADDRESS=100,
+    SIGNIN_FAILURES_PER_ADDRESS=100,
+    SIGNIN_FAILURES_PER_ACCOUNT=5,
+    SIGNIN_THROTTLE_WINDOW=600,
+)
+def test_a_guess_spread_over_many_addresses_meets_the_account_limit():
+    user = new_user()
+    for _ in range(5):
+        assert token_api(user.username, "guess", new_address()).status_code == 400
+    assert token_api(user.username, PASSWORD, new_address()).status_code == 429
+    # Another account is untouched.
+    assert token_api(new_user().username, PASSWORD, new_address()).status_code == 200
 
 
 @override_settings(TRUSTED_PROXIES=1)
