@@ -160,10 +160,11 @@ LOGGING = {
 }
 
 # --- Files a spec may name ------------------------------------------------------------------------
-# A spec on this server names models and ticket files by name, resolved only in these directories
-# (agents.places); a path in a spec is refused, so a spec never reaches the server's other files.
+# A spec on this server names models and data files by name, resolved only in the shipped data and these
+# directories (agents.places); a path in a spec is refused, so a spec never reaches the server's other files.
 MODELS_DIR = config.env_path("MASE_MODELS_DIR", DATA_DIR / "models")
 TICKETS_DIR = config.env_path("MASE_TICKETS_DIR", DATA_DIR / "tickets")
+DATASETS_DIR = config.env_path("MASE_DATASETS_DIR", DATA_DIR / "datasets")  # one folder per environment
 
 # --- Runs --------------------------------------------------------------------------------------
 # A running run's worker renews its lease every few seconds; a lease older than this is a dead worker.

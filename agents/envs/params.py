@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.errors import SpecError
+from agents.places import DataFiles
 
 
 def check_known_params(params: Any, defaults: Mapping[str, Any]) -> tuple[list[SpecError], dict[str, Any]]:
@@ -35,6 +36,7 @@ class ParamInfo:
     help: str
     kind: str  # one of KINDS: a checkbox, a number field, free text, a fixed choice or a list of names
     choices: tuple[Any, ...] = ()
+    data: DataFiles | None = None  # the data it names, by name on a server (`agents.places`)
 
 
 def _kind(default: Any, choices: Sequence[Any]) -> str:
@@ -54,12 +56,17 @@ def describe_params(
     help: Mapping[str, str],
     choices: Mapping[str, Sequence[Any]] | None = None,
     kinds: Mapping[str, str] | None = None,
+    data: Mapping[str, DataFiles] | None = None,
 ) -> tuple[ParamInfo, ...]:
     """Every parameter of `defaults` described; an environment that forgets one fails at import, not in a form.
-    ``kinds`` names the kind where the default cannot tell it (a list that defaults to null)."""
-    choices, kinds = choices or {}, kinds or {}
+    ``kinds`` names the kind where the default cannot tell it (a list that defaults to null); ``data``
+    declares the parameters that name files or directories, which a server then accepts by name only
+    (`agents.spec.paths` derives its checks from these declarations)."""
+    choices, kinds, data = choices or {}, kinds or {}, data or {}
     if set(help) != set(defaults):
         raise ValueError(f"parameter help must cover exactly {sorted(defaults)}, got {sorted(help)}")
+    if not set(data) <= set(defaults):
+        raise ValueError(f"data parameters must be among {sorted(defaults)}, got {sorted(data)}")
     if not set(kinds.values()) <= set(KINDS):
         raise ValueError(f"parameter kinds must be among {KINDS}, got {sorted(kinds.values())}")
     return tuple(
@@ -69,6 +76,7 @@ def describe_params(
             help[name],
             kinds.get(name) or _kind(default, choices.get(name, ())),
             tuple(choices.get(name, ())),
+            data.get(name),
         )
         for name, default in defaults.items()
     )

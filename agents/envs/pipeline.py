@@ -37,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents import places
 from agents.envs.params import check_known_params
 from agents.errors import SpecError
 
@@ -251,6 +252,8 @@ class PhasePipelineEnv(ParallelEnv):
     feature_size = 0
     defaults: dict[str, Any] = {}
     """The environment's parameters and their defaults (the spec's ``environment.params``)."""
+    parameters: tuple[Any, ...] = ()
+    """Their descriptions (`agents.envs.params.describe_params`), which declare the data they name."""
     whole_params: dict[str, tuple[int, int]] = {}
     """Integer parameters and their (lowest, highest) values."""
     real_params: tuple[tuple[str, ...], float, float] = ((), 0.0, 0.0)
@@ -292,13 +295,19 @@ class PhasePipelineEnv(ParallelEnv):
         """Problems of the parameters that name data (files, topics, models)."""
         return []
 
-    @staticmethod
-    def _file_problem(merged: Mapping[str, Any], key: str, what: str) -> list[SpecError]:
-        """The problem of parameter ``key`` when it names no file (null: the shipped data)."""
-        path = merged[key]
-        if path is not None and (not isinstance(path, str | Path) or not Path(path).is_file()):
-            return [SpecError(f"$.{key}", f"must be a JSONL {what} file (or null for the shipped {what}s)")]
-        return []
+    @classmethod
+    def _file_problem(cls, merged: Mapping[str, Any], key: str) -> list[SpecError]:
+        """The problem of parameter ``key`` when it names no data (null: the shipped data); what it names
+        is its declaration (`ParamInfo.data`), resolved by `agents.places`."""
+        value, files = merged[key], next(p.data for p in cls.parameters if p.name == key)
+        if value is None or (
+            isinstance(value, str | Path) and places.usable(places.data_path(value, files), files)
+        ):
+            return []
+        names = places.shipped_names(files)
+        shipped = f"a shipped one ({', '.join(names)}), " if names else ""
+        message = f"must name a {files.what}: {shipped}a path, or null for the shipped data"
+        return [SpecError(f"$.{key}", message)]
 
     def _configure(self, given: Mapping[str, Any]) -> None:
         """Check the constructor's arguments ``given`` (its ``locals()``; ValueError naming the first problem

@@ -6,11 +6,11 @@ import json
 import logging
 from typing import Any
 
-from agents import places
 from agents.errors import SpecError
 from agents.spec.checks import _allowed_keys
 from agents.spec.nodes import TeamSpec
 from agents.spec.options import LIMITS, SPEC_VERSION
+from agents.spec.paths import path_problems, without_paths
 from agents.spec.run_checks import _RunChecks
 from agents.spec.team_checks import _TeamChecks
 
@@ -56,13 +56,13 @@ def validate_spec(doc: Any, *, require_environment: bool = False, confined: bool
 
     Never raises, whatever `doc` is (wrong types, deep nesting, huge documents). With
     `require_environment=True` a design-only spec (environment name null) is an error too. With
-    `confined=True` (a server) files are named, never given as paths (`agents.places`), and the
+    `confined=True` (a server) files are named, never given as paths (`agents.spec.paths`), and the
     validator opens no path the document holds.
     """
     v = _Validator(confined)
     if confined:
-        v.errors += [SpecError(path, message) for path, message in places.path_problems(doc)]
-        doc = places.without_paths(doc)
+        v.errors += [SpecError(path, message) for path, message in path_problems(doc)]
+        doc = without_paths(doc)
     try:
         v.document(doc, require_environment)
     except Exception as exc:  # a validator bug must not turn hostile input into a 500; log it loudly

@@ -10,5 +10,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Pages, health and the launcher"
 
     def ready(self) -> None:
-        # Web and worker processes resolve the names a spec gives to models and ticket files here.
-        places.configure(settings.MODELS_DIR, settings.TICKETS_DIR, settings.DATA_DIR / "runs")
+        # Web and worker processes resolve the names a spec gives to models and data files here.
+        places.configure(
+            settings.MODELS_DIR, settings.TICKETS_DIR, settings.DATA_DIR / "runs", settings.DATASETS_DIR
+        )

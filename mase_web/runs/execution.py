@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from agents import places
+from agents.spec.paths import path_problems
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import RunEventRecorder, append_ending, ending_state, worker_name
 from training.events import EventStream
@@ -144,7 +144,7 @@ def execute(run_id: int, task_id: str) -> str | None:
     recorder = RunEventRecorder(run.pk).attach(stream)
     run.out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        refused = places.path_problems(run.spec)
+        refused = path_problems(run.spec)
         if refused:  # a spec stored past the API's check must not reach the server's files either
             raise ValueError("; ".join(f"{path}: {message}" for path, message in refused))
         resources = run.spec.get("resources") or {}

@@ -1,5 +1,5 @@
-"""Files a spec names: names resolve in the configured directories; a confined validator (a server)
-accepts names only, with one message whatever the file system holds."""
+"""Files a spec names: names resolve in the shipped data and the configured directories; a confined
+validator (a server) accepts names only, with one message whatever the file system holds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents import places
-from agents.envs.customer_service.tickets import DEFAULT_DATA_DIR
+from agents.envs.customer_service.tickets import DEFAULT_DATA_DIR, TICKET_FILES
 from agents.spec import validate_spec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -26,7 +26,7 @@ def dirs(tmp_path):
     before = places.places()
     places.configure(models, tickets)
     yield models, tickets
-    places.configure(before.models_dir, before.tickets_dir)
+    places.configure(before.models_dir, before.tickets_dir, before.runs_dir, before.datasets_dir)
 
 
 def cs_spec(**params) -> dict:
@@ -42,15 +42,16 @@ def confined_errors(spec) -> dict[str, str]:
 def test_names_resolve_inside_the_directories(dirs):
     models, tickets = dirs
     assert places.model_path("tiny-lm") == models / "tiny-lm"
-    assert places.ticket_path("october", Path("/shipped")) == tickets / "october.jsonl"
-    assert places.ticket_path("test", Path("/shipped")) == Path("/shipped/test.jsonl")
+    assert places.data_path("october", TICKET_FILES) == tickets / "october.jsonl"
+    assert places.data_path("test", TICKET_FILES) == DEFAULT_DATA_DIR / "test.jsonl"
+    assert places.data_path("handwritten", TICKET_FILES) == DEFAULT_DATA_DIR / "handwritten.jsonl"
     assert places.model_path("../models/tiny-lm") == Path("../models/tiny-lm")  # never a name
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "/definitely/not/here.jsonl", "../../etc/hosts", "~/x"])
 def test_a_path_for_tickets_gets_one_message_whether_or_not_it_exists(dirs, path):
     errors = confined_errors(cs_spec(tickets=path))
-    assert errors == {"$.environment.params.tickets": places.TICKETS_MESSAGE}
+    assert errors == {"$.environment.params.tickets": places.refusal(TICKET_FILES)}
     assert validate_spec(cs_spec(tickets="/etc/passwd")) == []  # the command line still takes paths
 
 
@@ -70,7 +71,8 @@ def test_names_are_accepted_and_missing_names_say_so(dirs):
     errors = confined_errors(spec)
     assert errors["$.backbone.model"] == "no model named 'other-lm' in the server's models directory"
     assert errors["$.environment.params.tickets"] == (
-        "no ticket file named 'november' in the server's ticket directory"
+        "no ticket file named 'november' among the shipped ones or in the server's customer_service data "
+        "directory"
     )
 
 
@@ -101,4 +103,4 @@ def test_a_teacher_is_a_run_id_on_a_server(tmp_path):
         assert places.find_checkpoint("12") == best
         assert places.find_checkpoint("13") is None
     finally:
-        places.configure(before.models_dir, before.tickets_dir, before.runs_dir)
+        places.configure(before.models_dir, before.tickets_dir, before.runs_dir, before.datasets_dir)

@@ -37,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.envs.code_generation.tasks import EDGE_WORDS, SHARED_BOOK, SPLITS, Task, TaskError, load_tasks
+from agents.envs.code_generation.tasks import (
+    EDGE_WORDS,
+    SHARED_BOOK,
+    SPLITS,
+    TASK_FILES,
+    Task,
+    TaskError,
+    load_tasks,
+)
 from agents.envs.params import describe_params
 from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
 from agents.envs.pipeline import play as play_items
@@ -69,7 +77,8 @@ DEFAULTS: dict[str, Any] = {
 PARAMETERS = describe_params(
     DEFAULTS,
     {
-        "tasks": "A JSONL task file; empty = the shipped tasks (data/code_generation/tasks.jsonl).",
+        "tasks": "A JSONL task file by name: a shipped one (tasks) or one in the server's code_generation data "
+        "directory (on your own machine, a path too); empty = the shipped tasks.",
         "split": "Which tasks to draw: train, test or all.",
         "max_steps": "Steps the team gets per task before it times out.",
         "plan_cost": "Cost of a design that lists edge cases.",
@@ -80,6 +89,7 @@ PARAMETERS = describe_params(
         "shuffle": "Draw tasks at random (off: in order).",
     },
     choices={"split": SPLITS},
+    data={"tasks": TASK_FILES},
 )
 FEATURES = 3 + 3 + 1 + SLOTS * 9
 
@@ -126,7 +136,7 @@ class CodeGenerationEnv(PhasePipelineEnv):
 
     @classmethod
     def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
-        return cls._file_problem(merged, "tasks", "task")
+        return cls._file_problem(merged, "tasks")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _describe(self, task: Task) -> str:
@@ -254,6 +264,8 @@ class CodeGenerationEnv(PhasePipelineEnv):
             # the snippet under test or review (what a deployed team answers with) and its suites' outcomes
             "code": None if self.current is None else self.task.candidates[self.order[self.current]],
             "tests": {suite: ok for (slot, suite), ok in self.results.items() if slot == self.current},
+            # the hidden tests' (passed, total) once the reviewers accepted: what a deployed reply reports
+            "hidden_tests": None if self.hidden is None else list(self.hidden),
         }
 
     def render(self) -> str | None:

@@ -21,9 +21,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents import places
 from agents.envs.code_generation.sandbox import SandboxLimits, run_tests
 
 SPLITS = ("train", "test", "all")
+TASK_FILES = places.DataFiles("code_generation", "task file")
+"""What the ``tasks`` parameter names: a shipped task file or one in the server's folder (`agents.places`).
+Its tests run in the sandbox, so on a server only those files are ever read."""
 SUITES = ("public", "edge", "hidden")
 EDGE_WORDS = re.compile(r"\b(empty|zero|none|negative|fewer|exceed|wrap|sign|either case|first)\b", re.I)
 """Words in a spec that announce an edge case (what the scripted architect plans for)."""
@@ -58,11 +62,12 @@ def default_path() -> Path:
 
 def load_tasks(path: str | Path | None = None, split: str = "all") -> list[Task]:
     """The tasks of `split` ("train", "test" or "all") from a JSONL file (default: the shipped one)."""
-    path = Path(path) if path is not None else default_path()
+    path = places.data_path(path, TASK_FILES) if path is not None else default_path()
+    shown = places.shown(path)
     if split not in SPLITS:
         raise TaskError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     if not path.is_file():
-        raise TaskError(f"code_generation: no task file at {path}")
+        raise TaskError(f"code_generation: no task file at {shown}")
     tasks = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -80,13 +85,13 @@ def load_tasks(path: str | Path | None = None, split: str = "all") -> list[Task]
                 hidden_tests=tuple(row["hidden_tests"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise TaskError(f"{path}:{number}: not a task ({exc})") from None
+            raise TaskError(f"{shown}:{number}: not a task ({exc})") from None
         if not 1 <= len(task.candidates) <= 3 or not task.public_tests or not task.hidden_tests:
-            raise TaskError(f"{path}:{number}: a task needs 1-3 candidates, public and hidden tests")
+            raise TaskError(f"{shown}:{number}: a task needs 1-3 candidates, public and hidden tests")
         if split == "all" or task.split == split:
             tasks.append(task)
     if not tasks:
-        raise TaskError(f"{path}: no tasks in split {split!r}")
+        raise TaskError(f"{shown}: no tasks in split {split!r}")
     return tasks
 
 

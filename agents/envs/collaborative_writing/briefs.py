@@ -20,7 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents import places
+
 SPLITS = ("train", "test", "all")
+BRIEF_FILES = places.DataFiles("collaborative_writing", "brief file")
+"""What the ``briefs`` parameter names: a shipped brief file or one in the server's folder (`agents.places`)."""
 KINDS = ("on", "off", "redundant", "wrong_tone")
 CASUAL_MARKERS = ("!", "honestly", "good news", "fun fact", "heads up", "pretty neat")
 STOPWORDS = {"of", "the", "and", "a", "in", "on", "for", "to", "is", "it", "about", "with"}
@@ -66,11 +70,12 @@ def default_path() -> Path:
 
 def load_briefs(path: str | Path | None = None, split: str = "all") -> list[Brief]:
     """The briefs of `split` ("train", "test" or "all"), default: the shipped file."""
-    path = Path(path) if path is not None else default_path()
+    path = places.data_path(path, BRIEF_FILES) if path is not None else default_path()
+    shown = places.shown(path)
     if split not in SPLITS:
         raise BriefError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     if not path.is_file():
-        raise BriefError(f"collaborative_writing: no brief file at {path}")
+        raise BriefError(f"collaborative_writing: no brief file at {shown}")
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -96,15 +101,15 @@ def load_briefs(path: str | Path | None = None, split: str = "all") -> list[Brie
                 ),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise BriefError(f"{path}:{number}: not a brief ({exc})") from None
+            raise BriefError(f"{shown}:{number}: not a brief ({exc})") from None
         if brief.tone not in ("formal", "casual") or not brief.sections:
-            raise BriefError(f"{path}:{number}: tone must be formal or casual and sections non-empty")
+            raise BriefError(f"{shown}:{number}: tone must be formal or casual and sections non-empty")
         if any(b.kind not in KINDS for s in brief.sections for b in s.blocks):
-            raise BriefError(f"{path}:{number}: block kinds must be among {', '.join(KINDS)}")
+            raise BriefError(f"{shown}:{number}: block kinds must be among {', '.join(KINDS)}")
         if split == "all" or brief.split == split:
             out.append(brief)
     if not out:
-        raise BriefError(f"{path}: no briefs in split {split!r}")
+        raise BriefError(f"{shown}: no briefs in split {split!r}")
     return out
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from agents.envs.collaborative_writing.briefs import (
+    BRIEF_FILES,
     SPLITS,
     Block,
     Brief,
@@ -88,7 +89,8 @@ DEFAULTS: dict[str, Any] = {
 PARAMETERS = describe_params(
     DEFAULTS,
     {
-        "briefs": "A JSONL brief file; empty = the shipped briefs (data/collaborative_writing/briefs.jsonl).",
+        "briefs": "A JSONL brief file by name: a shipped one (briefs) or one in the server's collaborative_writing "
+        "data directory (on your own machine, a path too); empty = the shipped briefs.",
         "split": "Which briefs to draw: train, test or all.",
         "max_sections": "Most sections the planner may pick.",
         "max_steps": "Steps the team gets per post before it times out.",
@@ -99,6 +101,7 @@ PARAMETERS = describe_params(
         "shuffle": "Draw briefs at random (off: in order).",
     },
     choices={"split": SPLITS},
+    data={"briefs": BRIEF_FILES},
 )
 BLOCK_CUES = 7
 FEATURES = 6 + SECTIONS * 3 + BLOCKS * BLOCK_CUES + 3
@@ -136,7 +139,7 @@ class CollaborativeWritingEnv(PhasePipelineEnv):
 
     @classmethod
     def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
-        return cls._file_problem(merged, "briefs", "brief")
+        return cls._file_problem(merged, "briefs")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _describe(self, brief: Brief) -> str:

@@ -46,6 +46,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from agents import places
 from agents.envs.customer_service.roster import (
     DEFAULT_ROSTER,
     INTENT_DESCRIPTIONS,
@@ -62,6 +63,7 @@ from agents.envs.customer_service.tickets import (
     ROLE_ACTIONS,
     SPLITS,
     SUPERVISOR_VIEWS,
+    TICKET_FILES,
     Ticket,
     TicketFileError,
     load_tickets,
@@ -111,7 +113,8 @@ VIEWS = {"supervisor_view": SUPERVISOR_VIEWS, "role_view": ROLE_VIEWS}
 PARAMETERS = describe_params(
     DEFAULTS,
     {
-        "tickets": "A split (train, validation, test, holdout_styles) or the path of a JSONL ticket file.",
+        "tickets": "A split (train, validation, test, holdout_styles), another shipped ticket file (handwritten) or "
+        "a JSONL ticket file by name in the server's ticket directory (on your own machine, a path too).",
         "max_steps": "Steps the team gets per ticket before it times out.",
         "correct_reward": "Team reward for each of the ticket's intents answered.",
         "wrong_penalty": "Team penalty for each answer to an intent the ticket does not have.",
@@ -135,6 +138,7 @@ PARAMETERS = describe_params(
         "what its prompt says (swap two prompts and they swap their work) instead of what its seat did.",
     },
     choices=VIEWS,
+    data={"tickets": TICKET_FILES},
 )
 """The parameters as the designer's Environment tab shows them."""
 SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward", "deal_roles")
@@ -254,7 +258,8 @@ class CustomerServiceEnv(ParallelEnv):
                 )
             )
         elif not resolve_ticket_path(str(tickets)).is_file():
-            errors.append(SpecError("$.tickets", f"ticket file not found: {resolve_ticket_path(tickets)}"))
+            shown = places.shown(resolve_ticket_path(tickets))
+            errors.append(SpecError("$.tickets", f"ticket file not found: {shown}"))
         steps = merged["max_steps"]
         if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
             errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))

@@ -109,6 +109,9 @@ ACTION_INTENT: dict[str, str] = {action: intent for intent, action in INTENT_ACT
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
 HOLDOUT_STYLES = "holdout_styles"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "customer_service"
+TICKET_FILES = places.DataFiles("customer_service", "ticket file")
+"""What the ``tickets`` parameter names: a shipped ticket file (the splits, handwritten) or one in the
+server's ticket directory (`agents.places`)."""
 
 
 class TicketFileError(ValueError):
@@ -146,9 +149,9 @@ def _sorted_intents(intents: Sequence[str]) -> tuple[str, ...]:
 
 
 def resolve_ticket_path(split_or_path: str | Path) -> Path:
-    """The file behind a split name ("train", "validation", "test", "holdout_styles"), a ticket file's name
-    in the ticket directory (`agents.places`), or a path."""
-    return places.ticket_path(split_or_path, DEFAULT_DATA_DIR)
+    """The file behind a split name ("train", "validation", "test", "holdout_styles"), another shipped
+    ticket file's name, a ticket file's name in the ticket directory (`agents.places`), or a path."""
+    return places.data_path(split_or_path, TICKET_FILES)
 
 
 def load_tickets(split_or_path: str | Path) -> list[Ticket]:
@@ -161,14 +164,14 @@ def load_tickets(split_or_path: str | Path) -> list[Ticket]:
     path = resolve_ticket_path(split_or_path)
     if not path.is_file():
         hint = f" (split names: {', '.join((*SPLITS, HOLDOUT_STYLES))})" if not path.suffix else ""
-        raise TicketFileError(f"ticket file not found: {path}{hint}")
+        raise TicketFileError(f"ticket file not found: {places.shown(path)}{hint}")
     tickets: list[Ticket] = []
     seen: set[str] = set()
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
+            where = f"{places.shown(path)}:{number}"
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -196,7 +199,7 @@ def load_tickets(split_or_path: str | Path) -> list[Ticket]:
             seen.add(ticket_id)
             tickets.append(Ticket(id=ticket_id, text=row["text"], intents=_sorted_intents(intents)))
     if not tickets:
-        raise TicketFileError(f"{path}: contains no tickets")
+        raise TicketFileError(f"{places.shown(path)}: contains no tickets")
     return tickets
 
 

@@ -19,12 +19,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents import places
+
 DEFAULT_CORPUS_DIR = Path(__file__).resolve().parents[3] / "data" / "research_report"
 FRAMEWORKS: tuple[str, ...] = ("pest", "swot", "timeline")
 STRUCTURES: tuple[str, ...] = ("classic", "problem_solution", "executive_summary")
 FACT_KINDS: tuple[str, ...] = ("data", "trend", "argument")
 DOMAINS: tuple[str, ...] = ("energy", "health", "technology", "economy", "environment")
 SPLITS: tuple[str, ...] = ("train", "test")
+CORPUS = places.DataFiles(
+    "research_report", "corpus", directory=True, holds=("topics.jsonl", "documents.jsonl")
+)
+"""What the ``corpus`` parameter names: a corpus directory in the server's folder (`agents.places`)."""
 
 
 class CorpusError(ValueError):
@@ -72,8 +78,9 @@ class Topic:
 
 
 def _rows(path: Path) -> list[tuple[str, dict]]:
+    shown = places.shown(path)
     if not path.is_file():
-        raise CorpusError(f"corpus file not found: {path}")
+        raise CorpusError(f"corpus file not found: {shown}")
     rows = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -81,10 +88,10 @@ def _rows(path: Path) -> list[tuple[str, dict]]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise CorpusError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise CorpusError(f"{shown}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(row, dict):
-            raise CorpusError(f"{path}:{number}: expected a JSON object")
-        rows.append((f"{path}:{number}", row))
+            raise CorpusError(f"{shown}:{number}: expected a JSON object")
+        rows.append((f"{shown}:{number}", row))
     return rows
 
 
@@ -94,7 +101,7 @@ def load_corpus(directory: str | Path | None = None) -> tuple[dict[str, Topic], 
     Raises `CorpusError` naming the file and line for bad JSON, missing fields, an unknown framework,
     structure or fact kind, or a document of an unknown topic.
     """
-    directory = Path(directory) if directory is not None else DEFAULT_CORPUS_DIR
+    directory = places.data_path(directory, CORPUS) if directory is not None else DEFAULT_CORPUS_DIR
     topics: dict[str, Topic] = {}
     for where, row in _rows(directory / "topics.jsonl"):
         try:
@@ -155,5 +162,7 @@ def load_corpus(directory: str | Path | None = None) -> tuple[dict[str, Topic], 
         documents[doc.topic].append(doc)
     empty = [name for name, docs in documents.items() if not docs]
     if not topics or empty:
-        raise CorpusError(f"{directory}: every topic needs documents (none for: {', '.join(empty) or 'any'})")
+        raise CorpusError(
+            f"{places.shown(directory)}: every topic needs documents (none for: {', '.join(empty) or 'any'})"
+        )
     return topics, documents

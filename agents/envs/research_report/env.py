@@ -45,6 +45,7 @@ from agents.envs.params import describe_params
 from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
 from agents.envs.research_report import views
 from agents.envs.research_report.corpus import (
+    CORPUS,
     FRAMEWORKS,
     SPLITS,
     STRUCTURES,
@@ -143,7 +144,8 @@ DEFAULTS: dict[str, Any] = {
 PARAMETERS = describe_params(
     DEFAULTS,
     {
-        "corpus": "A directory with topics.jsonl and documents.jsonl; empty = the shipped corpus.",
+        "corpus": "A corpus by name: a directory with topics.jsonl and documents.jsonl in the server's "
+        "research_report data directory (on your own machine, a path too); empty = the shipped corpus.",
         "topics": "Topic names to draw from, comma-separated; empty = every topic (of the split).",
         "split": "Which topics: train, test or all (the corpus marks each topic train or test).",
         "max_steps": "Steps the team gets per report before it times out.",
@@ -152,11 +154,13 @@ PARAMETERS = describe_params(
         "final_weight": "Weight of the judge's score paid to every agent when the report is accepted.",
         "false_flag_penalty": "The reviewer's penalty for each flag of an issue the draft does not have.",
         "timeout_penalty": "Penalty to everyone when the steps run out without acceptance.",
-        "writer_model": "A local causal-LM directory the writer composes with; empty = template writing.",
+        "writer_model": "A local causal-LM the writer composes with, by name in the server's models directory "
+        "(on your own machine, a path too); empty = template writing.",
         "shuffle": "Draw topics at random (off: in order).",
     },
     choices={"split": ("all", *SPLITS)},
     kinds={"topics": "list"},
+    data={"corpus": CORPUS, "writer_model": places.MODEL},
 )
 """The parameters as the designer's Environment tab shows them."""
 
@@ -222,7 +226,8 @@ class ResearchReportEnv(PhasePipelineEnv):
         errors = []
         corpus = merged["corpus"]
         if corpus is not None:
-            if not isinstance(corpus, str | Path) or not (Path(corpus) / "topics.jsonl").is_file():
+            found = places.data_path(corpus, CORPUS) if isinstance(corpus, str | Path) else None
+            if found is None or not places.usable(found, CORPUS):
                 errors.append(
                     SpecError("$.corpus", "must be a directory holding topics.jsonl and documents.jsonl")
                 )

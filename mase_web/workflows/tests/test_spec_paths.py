@@ -11,6 +11,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from agents import places
+from agents.envs.customer_service.tickets import TICKET_FILES
 from mase_web.accounts.models import Role
 from mase_web.runs.execution import execute
 from mase_web.runs.models import Run, RunEvent
@@ -53,7 +54,7 @@ def test_paths_answer_alike_whether_the_file_exists_or_not(pm_client, endpoint):
             assert r.status_code == 400
             answers.append(r.json()["errors"])
     assert answers[0] == answers[1]
-    assert places.TICKETS_MESSAGE in json.dumps(answers[0])
+    assert places.refusal(TICKET_FILES) in json.dumps(answers[0])
     assert Run.objects.count() == 0
 
 
@@ -66,7 +67,7 @@ def test_a_ticket_file_named_in_the_servers_directory_is_accepted(pm_client):
     assert r.status_code == 200 and r.json()["valid"] is True, r.content
     r = client.post(f"/api/workflows/{workflow.pk}/validate/", {"spec": cs_spec("autumn")}, format="json")
     assert r.json()["errors"] == [
-        {"path": TICKETS, "message": "no ticket file named 'autumn' in the server's ticket directory"}
+        {"path": TICKETS, "message": places.missing("autumn", TICKET_FILES)}
     ]
 
 
