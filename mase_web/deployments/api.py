@@ -26,6 +26,12 @@ from mase_web.deployments.decision_review import (
     queue_for_annotation,
     record_review,
 )
+from mase_web.deployments.episode_review import (
+    EpisodeFilters,
+    filter_review_episodes,
+    review_episode,
+    with_review_fields,
+)
 from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode
 from mase_web.deployments.review import (
@@ -33,7 +39,6 @@ from mase_web.deployments.review import (
     FAULT_CHOICES,
     FAULT_HELP,
     DecisionFilters,
-    ReplyFilters,
     export_record,
     filter_decisions,
     filter_episodes,
@@ -47,6 +52,7 @@ from mase_web.deployments.serializers import (
     DeploymentSerializer,
     DeploySerializer,
     EpisodeDetailSerializer,
+    EpisodeReviewRowSerializer,
     EpisodeSerializer,
     ForceSerializer,
     GenerationSerializer,
@@ -363,6 +369,22 @@ REPLY_PARAMETERS = [
 ]
 
 
+EPISODE_PARAMETERS = [
+    OpenApiParameter(name, str, description=text)
+    for name, text in [
+        ("run", "the trained run served by the deployment"),
+        ("agent", "an agent that decided (took a non-idle action)"),
+        ("decision_source", "model | trial | fallback: some decision of the episode came from it"),
+        ("review_status", "unreviewed | ok | wrong | escalated: the episode's review"),
+        ("confidence_min", "0..1, the episode's confidence (its least sure deciding decision)"),
+        ("confidence_max", "0..1"),
+        ("since", "ISO time"),
+        ("until", "ISO time"),
+        ("q", "words of the ticket or reply, or a full-text match of a decision"),
+    ]
+]
+
+
 class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step."""
 
@@ -370,19 +392,36 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     filterset_fields = ["deployment", "source", "status", "breaker_state", "batch"]
 
     def get_queryset(self):
-        episodes = Episode.objects.filter(deployment__in=_reviewable_deployments(self.request.user))
-        if self.action == "list":  # validated here: a bad backend or fault is a 400 naming it
-            f = ReplyFilters(data=self.request.query_params)
+        reviewable = _reviewable_deployments(self.request.user)
+        episodes = Episode.objects.filter(deployment__in=reviewable)
+        if self.action == "list":  # validated here: a bad filter is a 400 naming it
+            f = EpisodeFilters(data=self.request.query_params, deployments=reviewable)
             f.is_valid(raise_exception=True)
             episodes = filter_episodes(episodes, f.validated_data)
+            episodes = filter_review_episodes(with_review_fields(episodes), f.validated_data)
         return episodes.select_related("deployment", "created_by").order_by("-created_at", "-id")
 
     def get_serializer_class(self):
+        if self.action == "list":
+            return EpisodeReviewRowSerializer
         return EpisodeDetailSerializer if self.action == "retrieve" else EpisodeSerializer
 
-    @extend_schema(parameters=REPLY_PARAMETERS)
+    @extend_schema(parameters=REPLY_PARAMETERS + EPISODE_PARAMETERS)
     def list(self, request, *args, **kwargs):
+        """One row per ticket: its text, the reply, who decided and how sure, its review; steps: the detail."""
         return super().list(request, *args, **kwargs)
+
+    @extend_schema(request=ReviewSerializer, responses=EpisodeReviewRowSerializer)
+    @action(detail=True, methods=["post"])
+    def review(self, request, pk=None):
+        """Mark the ticket's handling ok, wrong (with a reason), escalated or unreviewed: stored on its deciding
+        decisions (operators, admins)."""
+        episode = self.get_object()
+        body = ReviewSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        review_episode(episode, request.user, body.validated_data)
+        row = with_review_fields(Episode.objects.filter(pk=episode.pk)).select_related("deployment").get()
+        return Response(EpisodeReviewRowSerializer(row).data)
 
 
 DECISION_PARAMETERS = [

@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from mase_web.deployments.episode_review import decided_source, review_status_of
 from mase_web.deployments.models import (
     Alert,
     BatchJob,
@@ -161,6 +162,44 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
     def get_sources(self, episode: Episode) -> dict:
         return episode.result.get("sources") or {}
+
+
+class DeciderSerializer(serializers.Serializer):
+    """One deciding decision of an episode (an agent's non-idle action, `episode_review`)."""
+
+    id = serializers.IntegerField()
+    step = serializers.IntegerField()
+    agent = serializers.CharField()
+    action = serializers.CharField()
+    source = serializers.CharField()
+    confidence = serializers.FloatField(allow_null=True)
+
+
+class EpisodeReviewRowSerializer(EpisodeSerializer):
+    """An episode as the review list shows it: the ticket, the reply, who decided and how sure (see
+    `mase_web.deployments.episode_review`); the steps come with the detail."""
+
+    decided_by = DeciderSerializer(source="deciding_steps", many=True, read_only=True)
+    decided_source = serializers.SerializerMethodField()
+    confidence = serializers.FloatField(read_only=True, allow_null=True)
+    step_count = serializers.IntegerField(read_only=True)
+    review_status = serializers.SerializerMethodField()
+
+    class Meta(EpisodeSerializer.Meta):
+        fields = [
+            *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True)
+    )
+    def get_decided_source(self, episode: Episode) -> str | None:
+        return decided_source(episode.deciding_steps)
+
+    @extend_schema_field(serializers.ChoiceField(choices=DecisionStep.Review.choices))
+    def get_review_status(self, episode: Episode) -> str:
+        return review_status_of(episode)
 
 
 class DecisionStepSerializer(serializers.ModelSerializer):
