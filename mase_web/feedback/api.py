@@ -160,7 +160,7 @@ class QueueViewSet(
         if deployment is None:
             raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
         rival = _rival_deployment(queue, deployment, options.get("compare_with"))
-        items = enqueue.from_deployment(
+        picked = enqueue.from_deployment(
             queue,
             deployment,
             options["unit"],
@@ -169,8 +169,15 @@ class QueueViewSet(
             options["limit"],
             compare_with=rival,
         )
-        saved = enqueue.add_items(queue, items)
-        return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
+        saved = enqueue.add_items(queue, picked.items)
+        return Response(
+            {
+                "added": len(saved),
+                "items": [i.pk for i in saved],
+                "skipped_identical": picked.skipped_identical,  # pairs not made: both replies the same text
+            },
+            status=status.HTTP_201_CREATED,
+        )
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])

@@ -2,12 +2,15 @@
 
 A pair never compares an episode with itself or with its twin (`twin_reason`): the same episode key, the
 same content, or the same ticket text answered by the same deployment or checkpoint (the same team gives
-the same answer, so there is nothing to choose between).
+the same answer, so there is nothing to choose between), or the same reply text (`same_reply`: equal once case
+and spacing are ignored; an annotator cannot prefer one of two identical texts). Pairs built from a
+deployment skip such rivals and count the episodes left unpaired by them (`Picked.skipped_identical`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -51,10 +54,27 @@ def _answered_by(snapshot: dict) -> tuple[str, object] | None:
     return None
 
 
+def _reply_words(snapshot: dict) -> str:
+    reply = snapshot.get("reply")
+    text = reply.get("text") if isinstance(reply, dict) else None
+    return " ".join(str(text).split()).casefold() if text else ""
+
+
+def same_reply(snapshot_a: dict, snapshot_b: dict) -> bool:
+    """Whether both snapshots hold a reply and the two texts are equal once case and spacing are ignored."""
+    words = _reply_words(snapshot_a)
+    return bool(words) and words == _reply_words(snapshot_b)
+
+
 def twin_reason(key_a: str, snapshot_a: dict, key_b: str, snapshot_b: dict) -> tuple[str, str] | None:
     """(field, message) when episode B is episode A or its twin, else None."""
     if key_a == key_b:
         return "episode_key_b", f"episode B is episode A ({key_a!r}); a pair compares two different episodes"
+    if same_reply(snapshot_a, snapshot_b):
+        return "snapshot_b", (
+            "A and B reply with the same text (ignoring case and spacing): there is nothing to choose "
+            "between; pair two different replies"
+        )
     if snapshot_a.get("task") == snapshot_b.get("task"):
         a, b = _answered_by(snapshot_a), _answered_by(snapshot_b)
         if a is not None and a == b:
@@ -111,6 +131,14 @@ def _rivals(deployment, compare_with, tasks: set[str]):
     return others.filter(deployment=compare_with) if compare_with is not None else others
 
 
+@dataclass(frozen=True)
+class Picked:
+    """The items `from_deployment` picked, and how many episodes found only rivals with the same reply."""
+
+    items: list[FeedbackItem]
+    skipped_identical: int = 0
+
+
 def from_deployment(
     queue: FeedbackQueue,
     deployment,
@@ -119,16 +147,23 @@ def from_deployment(
     fallback_only: bool,
     limit: int,
     compare_with=None,
-) -> list[FeedbackItem]:
+) -> Picked:
     """Items for a deployment's finished episodes (or their steps) that match the filters, oldest first.
 
     Pairwise queues get pairs: each matching episode (A) with an episode of the same task text answered
-    by another deployment (B: `compare_with`, or any other of the project), never by the same checkpoint.
+    by another deployment (B: `compare_with`, or any other of the project), never by the same checkpoint
+    and never with the same reply text.
     """
     episodes = list(_deployment_episodes(deployment, max_confidence, fallback_only))
     if queue.kind == FeedbackQueue.Kind.PAIRWISE:
         rivals = _rivals(deployment, compare_with, {e.task_text for e in episodes})
-        return _pairs(episodes, list(rivals))[:limit]
+        pairs, skipped = _pairs(episodes, list(rivals))
+        return Picked(pairs[:limit], skipped)
+    return Picked(_singles(episodes, unit, max_confidence, fallback_only, limit))
+
+
+def _singles(episodes: list, unit: str, max_confidence, fallback_only, limit: int) -> list[FeedbackItem]:
+    """Rating items: one per episode, or one per step that matches the filters."""
     if unit == "episode":
         return [
             FeedbackItem(
@@ -161,17 +196,20 @@ def from_deployment(
     return items[:limit]
 
 
-def _pairs(episodes: list, rivals: list) -> list[FeedbackItem]:
-    """Each episode with the first unused rival of the same task text whose pair is not a twin."""
+def _pairs(episodes: list, rivals: list) -> tuple[list[FeedbackItem], int]:
+    """Each episode with the first unused rival of the same task text whose pair is not a twin; and how many
+    episodes stayed unpaired because their only rivals replied with the same text."""
     by_task: dict[str, list] = {}
     for rival in rivals:
         by_task.setdefault(rival.task_text, []).append(rival)
-    pairs = []
+    pairs, skipped_identical = [], 0
     for a in episodes:
         snapshot_a, key_a = episode_snapshot(a), deployment_episode_key(a)
         candidates = by_task.get(a.task_text, [])
+        saw_same_reply = False
         for b in candidates:
             snapshot_b, key_b = episode_snapshot(b), deployment_episode_key(b)
+            saw_same_reply = saw_same_reply or same_reply(snapshot_a, snapshot_b)
             if twin_reason(key_a, snapshot_a, key_b, snapshot_b) is None:
                 candidates.remove(b)
                 pairs.append(
@@ -185,4 +223,6 @@ def _pairs(episodes: list, rivals: list) -> list[FeedbackItem]:
                     )
                 )
                 break
-    return pairs
+        else:
+            skipped_identical += saw_same_reply
+    return pairs, skipped_identical

@@ -79,10 +79,20 @@ class StepSnapshotSerializer(serializers.Serializer):
     messages = serializers.JSONField(required=False)
 
 
+class ReplySnapshotSerializer(serializers.Serializer):
+    """The reply the customer read (`snapshots.reply_snapshot`): kept so that a pair of two equal replies is
+    refused and the annotator reads the reply."""
+
+    text = serializers.CharField(max_length=20_000)
+    backend = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+    parts = serializers.ListField(child=serializers.DictField(), required=False, default=list, max_length=MAX_STEPS)
+
+
 class SnapshotSerializer(serializers.Serializer):
     task = serializers.CharField(max_length=20_000)
     answer = serializers.CharField(max_length=20_000, allow_blank=True, default="")
     steps = StepSnapshotSerializer(many=True, default=list, max_length=MAX_STEPS)
+    reply = ReplySnapshotSerializer(required=False)
     meta = serializers.DictField(required=False, default=dict)
 
 

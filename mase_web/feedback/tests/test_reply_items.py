@@ -44,7 +44,62 @@ def test_items_of_episodes_with_a_reply_carry_it(people):
 
 def test_two_backends_replies_to_the_same_decisions_are_not_twins():
     base = {"task": "where is my parcel", "answer": "order_tracking", "steps": [], "meta": {}}
-    a = {**base, "reply": {**REPLY, "backend": "template"}}
+    a = {**base, "reply": {**REPLY, "backend": "template", "text": "Your parcel left our depot today."}}
     b = {**base, "reply": REPLY}
     assert twin_reason("k-a", a, "k-b", b) is None
     assert twin_reason("k-a", a, "k-b", dict(a))[0] == "snapshot_b"  # the same reply twice is
+    # two backends that wrote the same words (but for case and spacing) leave nothing to choose between
+    shouted = {**base, "reply": {**REPLY, "backend": "template", "text": "  " + REPLY["text"].upper() + "\n"}}
+    field, message = twin_reason("k-a", shouted, "k-b", b)
+    assert field == "snapshot_b" and "same text" in message
+
+
+def _reply_of(episode, text: str) -> None:
+    episode.result = {**episode.result, "reply": {**REPLY, "text": text}}
+    episode.save(update_fields=["result"])
+
+
+@pytest.mark.django_db
+def test_pairs_from_deployments_skip_rivals_with_the_same_reply_and_count_them(people):
+    from mase_web.feedback.tests.test_enqueue_and_reward_model import other_deployment
+
+    project, users = people
+    deployment = deployment_with_episodes(project)  # req-0 "where is my parcel", req-1 "refund please"
+    rival = other_deployment(project, "/y", ["where is my parcel", "refund please"], name="newer")
+    _reply_of(deployment.episodes.get(request_id="req-0"), "Your parcel is on its way.")
+    _reply_of(rival.episodes.get(request_id="newer-0"), "  your PARCEL is on\nits way. ")  # same words
+    _reply_of(deployment.episodes.get(request_id="req-1"), "Your refund is on its way.")
+    _reply_of(rival.episodes.get(request_id="newer-1"), "We cannot refund this order.")
+    queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+    response = client_for(users["pm"]).post(url, {"deployment": deployment.pk}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["added"] == 1 and response.json()["skipped_identical"] == 1
+    (pair,) = FeedbackItem.objects.filter(queue_id=queue["id"])
+    assert pair.snapshot["task"] == "refund please" and pair.snapshot_b["reply"]["text"].startswith("We cannot")
+
+
+@pytest.mark.django_db
+def test_enqueue_refuses_an_explicit_pair_of_equal_replies(people):
+    project, users = people
+    queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
+    url = f"/api/feedback/queues/{queue['id']}/enqueue/"
+    base = {"task": "where is my parcel", "answer": "order_tracking", "steps": []}
+
+    def pair(text_b: str):
+        item = {
+            "kind": "pair",
+            "episode_key": "deployment/1/a",
+            "snapshot": {**base, "reply": {"text": "Your parcel is on its way."}, "meta": {"deployment": 1}},
+            "episode_key_b": "deployment/2/b",
+            "snapshot_b": {**base, "reply": {"text": text_b}, "meta": {"deployment": 2}},
+        }
+        return client_for(users["pm"]).post(url, {"items": [item]}, format="json")
+
+    refused = pair("your parcel IS on its   way.")
+    assert refused.status_code == 400, refused.content
+    assert "same text" in str(refused.json()["errors"]) and "snapshot_b" in str(refused.json()["errors"])
+    assert FeedbackItem.objects.count() == 0
+    accepted = pair("Your parcel is late; it arrives on Monday.")
+    assert accepted.status_code == 201 and accepted.json()["added"] == 1
+    assert FeedbackItem.objects.get().snapshot_b["reply"]["text"].startswith("Your parcel is late")
