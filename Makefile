@@ -13,7 +13,7 @@ FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/packa
 .PHONY: run test test-fast setup lint frontend-test
 
 run: setup
-	$(PY) manage.py serve
+	$(PY) manage.py serve --demo
 
 test: setup lint frontend-test
 	$(PY) -m pytest $(PYTEST_ARGS)

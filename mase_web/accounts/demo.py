@@ -1,16 +1,18 @@
-"""Demo account and data for `make run`: idempotent, safe to call on every start."""
+"""Demo account and data for `make run` (`manage.py serve --demo`): idempotent, safe to call on every start,
+refused in production."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from mase_web.accounts.models import Membership, Project, Role
 
 DEMO_USERNAME = "admin"
-DEMO_PASSWORD = "mase-demo"  # printed at start; development only (the run command refuses production)
+DEMO_PASSWORD = "mase-demo"  # printed at start; development only
 
 
 @dataclass(frozen=True)
@@ -20,8 +22,17 @@ class DemoAccount:
     created: bool
 
 
+class DemoRefused(RuntimeError):
+    pass
+
+
 @transaction.atomic
 def ensure_demo_data() -> DemoAccount:
+    """The demo superuser (made once, with DEMO_PASSWORD) and its project; never in production."""
+    if settings.PRODUCTION:
+        raise DemoRefused(
+            f"no demo account in production: a superuser named {DEMO_USERNAME!r} is public knowledge"
+        )
     User = get_user_model()
     user, created = User.objects.get_or_create(
         username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}

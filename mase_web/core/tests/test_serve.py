@@ -1,4 +1,5 @@
-"""`manage.py serve` (what `make run` ends in) brings the product up, signs in, and leaves no orphans."""
+"""`manage.py serve --demo` (what `make run` ends in) brings the product up, signs in, and leaves no orphans;
+without `--demo` it makes no account."""
 
 import http.cookiejar
 import re
@@ -13,7 +14,7 @@ import psutil
 import pytest
 
 from conftest import ROOT, free_port
-from mase_web.core.tests.helpers import clean_env
+from mase_web.core.tests.helpers import clean_env, run_python
 
 pytestmark = pytest.mark.services
 
@@ -46,7 +47,7 @@ def sign_in(base: str, username: str, password: str) -> str:
 def test_serve_runs_everything_and_stops_cleanly(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port)],
+        [sys.executable, "manage.py", "serve", "--demo", "--port", str(port)],
         cwd=ROOT, env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -65,3 +66,24 @@ def test_serve_runs_everything_and_stops_cleanly(tmp_path):
         proc.wait(timeout=60)
     gone, alive = psutil.wait_procs(children, timeout=20)
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
+
+
+def test_serve_without_demo_makes_no_account(tmp_path):
+    env = clean_env(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(free_port())],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        output = "".join(read_until(proc, r"no demo account"))
+        assert "MASE is running at" in output and "sign in as" not in output
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    count = run_python(
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'mase_web.settings'); django.setup();"
+        "from django.contrib.auth import get_user_model; print(get_user_model().objects.count())",
+        env,
+    )
+    assert count.returncode == 0, count.stderr
+    assert count.stdout.strip().splitlines()[-1] == "0"
