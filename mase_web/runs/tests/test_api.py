@@ -220,7 +220,7 @@ def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, 
     project, users = team
     settings.DATA_DIR = tmp_path
     before = places.places()
-    places.configure(before.models_dir, before.tickets_dir, tmp_path / "runs")
+    places.configure(before.models_dir, before.tickets_dir, tmp_path / "runs", before.datasets_dir)
     mine, theirs = make_run(project), make_run(Project.objects.get(name="elsewhere"))
     untrained = make_run(project)
     for directory in (mine.out_dir, theirs.out_dir):
@@ -248,5 +248,5 @@ def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, 
         spec["training"]["teacher_checkpoint"] = str(mine.pk)
         assert launch(pm, project, spec=spec).status_code == 201
     finally:
-        places.configure(before.models_dir, before.tickets_dir, before.runs_dir)
+        places.configure(before.models_dir, before.tickets_dir, before.runs_dir, before.datasets_dir)
     assert Run.objects.count() == 4
