@@ -56,13 +56,18 @@ def summary(run: Run, series: dict[str, list[list[float]]]) -> dict:
 
 
 def _key(index: int, item: Any) -> str:
-    """Items of a list are named by their id when they have one (agents), else by position."""
+    """Items of a list are named by their id when they have one (agents), else by position.
+
+    An edge is named by its kind and endpoints: a dependency and a communication edge may join the same
+    two agents, and keyed by endpoints alone one would hide the other.
+    """
     if isinstance(item, dict):
         for name in ("id", "name"):
             if isinstance(item.get(name), str):
                 return item[name]
         if isinstance(item.get("source"), str) and isinstance(item.get("target"), str):
-            return f"{item['source']}→{item['target']}"
+            endpoints = f"{item['source']}→{item['target']}"
+            return f"{item['kind']} {endpoints}" if isinstance(item.get("kind"), str) else endpoints
     return str(index)
 
 
@@ -75,8 +80,13 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
         return out or {prefix: {}}
     if isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         out = {}
+        seen: set[str] = set()
         for index, item in enumerate(value):
-            out.update(flatten(item, f"{prefix}[{_key(index, item)}]"))
+            key = _key(index, item)
+            if key in seen:  # two items with one name (a repeated edge): the position tells them apart
+                key = f"{key} #{index}"
+            seen.add(key)
+            out.update(flatten(item, f"{prefix}[{key}]"))
         return out
     return {prefix: value}
 

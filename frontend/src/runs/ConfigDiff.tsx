@@ -16,30 +16,32 @@ export function ConfigDiff({ runs, rows }: { runs: CompareRun[]; rows: ConfigDif
   const listed = all ? rows : rows.slice(0, SHOWN);
   return (
     <>
-      <table className="compare-table" data-testid="config-diff">
-        <thead>
-          <tr>
-            <th>Setting</th>
-            {runs.map((r) => (
-              <th key={r.id}>#{r.id}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {listed.map((row) => (
-            <tr key={row.path}>
-              <td>
-                <code>{row.path}</code>
-              </td>
-              {row.values.map((v, i) => (
-                <td key={runs[i]?.id ?? i} className="diff-value" title={typeof v === "string" ? v : JSON.stringify(v)}>
-                  {show(v)}
-                </td>
+      <div className="table-scroll">
+        <table className="compare-table" data-testid="config-diff">
+          <thead>
+            <tr>
+              <th>Setting</th>
+              {runs.map((r) => (
+                <th key={r.id}>#{r.id}</th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {listed.map((row) => (
+              <tr key={row.path}>
+                <td>
+                  <code>{row.path}</code>
+                </td>
+                {row.values.map((v, i) => (
+                  <td key={runs[i]?.id ?? i} className="diff-value" title={typeof v === "string" ? v : JSON.stringify(v)}>
+                    {show(v)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {rows.length > SHOWN && (
         <button type="button" className="link" onClick={() => setAll(!all)}>
           {all ? "Show fewer" : `Show all ${rows.length} differences`}
