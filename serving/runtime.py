@@ -62,7 +62,7 @@ from serving.breaker import (
 )
 from serving.decisions import action_names, explain_prompt, plain, step_records
 from serving.model import RuntimeInputError, TeamModel
-from serving.requests import RequestMatcher
+from serving.requests import OUT_OF_SCOPE, RequestMatcher
 from training.events import EventStream
 from training.mappo import load_policy
 
@@ -212,7 +212,8 @@ class TeamRuntime:
     def run_ticket(self, ticket: Any, request_id: str | None = None) -> dict[str, Any]:
         """Run one `Ticket`, or a text typed by a user (reward then unknown). A writing team (report,
         post, code) plays the item of its data that the text asks for (`serving.requests`); its result's
-        ``request`` says which, and how sure the match is."""
+        ``request`` says which, and how sure the match is. A request under the matcher's similarity floor
+        is not played: its result has status ``out_of_scope``, no steps and that fault."""
 
         request_id = request_id or f"req-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
         if isinstance(ticket, str):
@@ -220,6 +221,8 @@ class TeamRuntime:
                 raise RuntimeInputError("ticket text is empty; send the customer's message")
             if self.requests is not None:
                 match = self.requests.match(ticket)
+                if not match["in_scope"]:
+                    return self._out_of_scope(request_id, match)
                 result = self.run(
                     {self.requests.option: match["item"]}, request_id=request_id, reward_known=False
                 )
@@ -232,6 +235,31 @@ class TeamRuntime:
         else:
             raise RuntimeInputError(f"run_ticket needs a Ticket or a text, got {type(ticket).__name__}")
         return self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+
+    def _out_of_scope(self, request_id: str, match: dict[str, Any]) -> dict[str, Any]:
+        """The result of a request the team cannot do: nothing played (no decision, no breaker step), the
+        match and what the team can do instead (``request["offers"]``), and an ``out_of_scope`` fault."""
+        detail = (
+            f"nearest item {match['item']!r} at similarity {match['score']:.2f}, not above the floor "
+            f"{match['floor']:.2f}"
+        )
+        with self._stats_lock:
+            self.stats["requests"] += 1
+        return {
+            "request_id": request_id,
+            "task_id": None,
+            "status": OUT_OF_SCOPE,
+            "steps": 0,
+            "reward": None,
+            "info": {},
+            "decisions": [],
+            "sources": {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0},
+            "faults": [{"step": 0, "kind": OUT_OF_SCOPE, "detail": detail}],
+            "latency_ms": 0.0,
+            "step_latency_ms": [],
+            "breaker": self.breaker.state,
+            "request": {**match, "offers": self.requests.offers(), "items": len(self.requests.ids)},
+        }
 
     def run_batch(
         self, tasks: Iterable[Mapping[str, Any] | Any], concurrency: int = 8, tickets: bool | None = None

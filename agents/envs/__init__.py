@@ -44,6 +44,7 @@ __all__ = [
     "EnvironmentUnavailableError",
     "env_class",
     "env_parameters",
+    "episode_limit",
     "make_env",
     "register_env",
     "team_kwargs",
@@ -128,6 +129,16 @@ def make_env(name: str, params: Mapping[str, Any] | None = None, **kw: Any) -> A
                 [SpecError(reroot(e.path, "$.environment.params"), e.message) for e in errors]
             )
     return cls(**params, **kw)
+
+
+def episode_limit(cls: type, params: Mapping[str, Any]) -> int | None:
+    """The most steps one episode of ``cls`` with ``params`` takes: its ``max_steps`` parameter (as given,
+    else its declared default), after which it ends truncated; None for an environment without one."""
+    declared = {p.name: p.default for p in getattr(cls, "parameters", ())}
+    if "max_steps" not in declared:
+        return None
+    value = params.get("max_steps", declared["max_steps"])
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def team_kwargs(name: str | None, agents: Any, edges: Any = None) -> dict[str, Any]:

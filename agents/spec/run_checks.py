@@ -8,12 +8,12 @@ from dataclasses import MISSING
 from typing import Any
 
 from agents import places
-from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class
+from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class, episode_limit
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, reroot
 from agents.spec.algorithms import either, has_centralised_critic, is_ppo, supports_data_parallel
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
-from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
+from agents.spec.nodes import CircuitBreakerSpec, CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
 from agents.spec.options import CLAUSE_READERS
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,7 @@ class _RunChecks(_Checks):
             self.err(f"{p}.name", str(exc))
             return
         self.curriculum_levels(top, name, cls)
+        self.breaker_step_limit(top, name, cls, sec.get("params"))
         n_before = len(self.errors) + self.dropped
         validate = getattr(cls, "validate_params", None)
         drawn_params = getattr(cls, "team_params", None)  # counts an environment takes from the canvas
@@ -129,6 +130,21 @@ class _RunChecks(_Checks):
             if said_about_edges and path.startswith("$.edges"):
                 continue  # the edges' own check (a cycle, an unknown agent) has spoken already
             self.err(path, str(getattr(e, "message", e)))
+
+    def breaker_step_limit(self, top: dict, name: str, cls: type, params: Any) -> None:
+        """The breaker's step limit is at least the environment's longest episode (`episode_limit`): a
+        lower one trips on requests the team is still allowed to finish, so a long task never gets its
+        answer from the team."""
+        longest = episode_limit(cls, params if isinstance(params, dict) else {})
+        sec = top.get("circuit_breaker")
+        limit = (sec if isinstance(sec, dict) else {}).get("step_limit", CircuitBreakerSpec.step_limit)
+        if longest is None or not isinstance(limit, int) or isinstance(limit, bool) or limit >= longest:
+            return
+        self.err(
+            "$.circuit_breaker.step_limit",
+            f"{limit} is below the longest episode of environment {name!r} ({longest} steps, its max_steps): "
+            f"the breaker would trip on requests the team may still finish; set it to {longest} or more",
+        )
 
     def curriculum_levels(self, top: dict, name: str, cls: type) -> None:
         """An enabled curriculum needs an environment with difficulty levels (`difficulty_levels`), within them."""

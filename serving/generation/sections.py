@@ -12,6 +12,9 @@ writes each section from its blocks word for word, so by default the text is the
 model writes free text, and a section whose answer faults is written by the template instead (that section
 only). The judge then scores the written text (`agents.envs.research_report.reading.judge_text`,
 `agents.envs.collaborative_writing.briefs.judge_text`), not the blocks the team chose.
+
+A request the team cannot do (status ``out_of_scope``, `serving.requests`) is not written at all: the
+reply says so, names what the team can do instead, and carries an ``out_of_scope`` fault for review.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.base import Generation, cut_at_stop, usage
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
 from serving.generation.template import TemplateGenerator
+from serving.requests import OUT_OF_SCOPE
 
 WRITER_ROLE = "writer"
 DEFAULT_PROMPT = "You are the writer of a research report. Write clear, factual report prose."
@@ -113,6 +117,10 @@ class SectionWriter:
     role, default_prompt = WRITER_ROLE, DEFAULT_PROMPT
     """The role of the agent that writes (its first agent writes, its prompt the system prompt), and the
     prompt used when the spec gives none."""
+    offers_as = "write about"
+    """What the team does with its items, in words (``It can {offers_as}: …`` when it declines)."""
+    team = ""
+    """Who signs the text: the deployed team's name (the spec's ``name``; `build` sets it)."""
 
     def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = ()):
         self.writer = writer
@@ -130,10 +138,11 @@ class SectionWriter:
         name: str = "writer",
         data: Any = None,
         reach: Reach | None = None,
+        team: str = "",
     ) -> SectionWriter:
         """A writer for ``config``'s backend with its own breaker; the section template is its fallback.
         ``data``: the environment's data file or directory (None: the shipped one); ``reach``: what a server
-        allows the backend to connect to (`make_generator`)."""
+        allows the backend to connect to (`make_generator`); ``team``: who signs the text."""
         breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
         template = SectionTemplate()
         generator = (
@@ -142,7 +151,9 @@ class SectionWriter:
             else make_generator(config, api_key=api_key, reach=reach)
         )
         guarded = GuardedWriter(generator, config, breaker, secrets=[api_key or ""], template=template)
-        return cls(guarded, agents, data)
+        writer = cls(guarded, agents, data)
+        writer.team = team
+        return writer
 
     def plan(self, result: Mapping[str, Any]) -> tuple[list[str], list[PartRequest]]:
         """The sections in order, and one part per section."""
@@ -164,6 +175,8 @@ class SectionWriter:
         "latency_ms", "faults", "fallback", "approved", "breaker"}`` (plain JSON; the shape of a ticket's
         reply plus the section names and the judge's scores of the text). Never raises for a backend
         fault: the template writes that section. ``request``: the task text (the episode says the rest)."""
+        if result.get("status") == OUT_OF_SCOPE:
+            return self.decline(result)
         started = time.perf_counter()
         sections, requests = self.plan(result)
         hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
@@ -179,6 +192,37 @@ class SectionWriter:
             "latency_ms": round((time.perf_counter() - started) * 1000.0, 3),
             "approved": bool((result.get("info") or {}).get("accepted", False)),
             "breaker": self.writer.breaker.state,
+            "signature": self.team,
+        }
+
+    def decline(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """The reply to a request the team cannot do: says so and what it can do; nothing is written."""
+        match = result.get("request") or {}
+        offered = list(match.get("offers") or ())
+        more = int(match.get("items") or 0) - len(offered)
+        who = f"the {self.team} team" if self.team else "this team"
+        score, floor = float(match.get("score") or 0), float(match.get("floor") or 0)
+        text = (
+            f"Sorry, {who} cannot do this request: nothing it can {self.offers_as} is close enough to it "
+            f"(the nearest scores {score:.2f}; a request must score above {floor:.2f})."
+        )
+        if offered:
+            text += f" It can {self.offers_as}: {', '.join(offered)}"
+            text += f" and {more} more." if more > 0 else "."
+        faults = [f for f in result.get("faults") or () if f.get("kind") == OUT_OF_SCOPE]
+        detail = str(faults[0].get("detail", "")) if faults else ""
+        config = self.writer.config
+        return {
+            "text": text,
+            "sections": [],
+            "parts": [],
+            "scores": {},
+            **summarise([], config.backend, config.model or config.backend),
+            "faults": [{"agent": None, "kind": OUT_OF_SCOPE, "detail": detail}],
+            "latency_ms": 0.0,
+            "approved": False,
+            "breaker": self.writer.breaker.state,
+            "signature": self.team,
         }
 
     def close(self) -> None:
@@ -201,6 +245,8 @@ def _role(agents: Sequence[Mapping[str, Any]], role: str) -> set[str]:
 
 class ReportWriter(SectionWriter):
     """Research report: one section per heading of the draft (``data``: the corpus directory)."""
+
+    offers_as = "write reports on"
 
     def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
         super().__init__(writer, agents)
@@ -239,6 +285,8 @@ class ReportWriter(SectionWriter):
 class PostWriter(SectionWriter):
     """Collaborative writing: one section per row of the draft (``data``: the brief file)."""
 
+    offers_as = "write posts on"
+
     def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
         super().__init__(writer, agents)
         self.polishers = _role(agents, "polisher")
@@ -275,9 +323,10 @@ class CodeWriter(SectionWriter):
     """Code generation: the answer is the snippet the team tested and its reviewers accepted, shown as code
     and never rewritten (only code from the task file is ever run, so a model's rewrite would be untested),
     followed by notes for the reader written by the implementer: what the function does, which suites it
-    passed, what the review decided (``data``: the task file)."""
+    passed, what the review decided (``data``: the task file), and the hidden tests' verdict.
+    """
 
-    role = "implementer"
+    role, offers_as = "implementer", "write functions such as"
     default_prompt = "You are the implementer of a small Python function. Explain your code to a reader."
 
     def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), data: Any = None):
@@ -303,10 +352,21 @@ class CodeWriter(SectionWriter):
         ]
 
     def compose(self, sections: Sequence[str], texts: Sequence[str], result: Mapping[str, Any]) -> str:
-        code = str((result.get("info") or {}).get("code") or "").rstrip()
-        return f"## Code\n```python\n{code}\n```\n" + super().compose(sections, texts, result)
+        info = result.get("info") or {}
+        code = str(info.get("code") or "").rstrip()
+        notes = super().compose(sections, texts, result)
+        return f"## Code\n```python\n{code}\n```\n{notes}\n## Tests\n{hidden_verdict(info)}"
 
     def judge(self, text: str, result: Mapping[str, Any]) -> dict[str, float]:
         """The environment's verdict on the snippet the text shows (the task's hidden tests, in its sandbox)."""
         info = result.get("info") or {}
         return {"score": float(info.get("score") or 0.0), "success": float(info.get("success") or 0.0)}
+
+
+def hidden_verdict(info: Mapping[str, Any]) -> str:
+    """The hidden tests' outcome of a code-generation episode in words (they run once, on acceptance)."""
+    hidden = info.get("hidden_tests")
+    if not hidden:
+        return "The hidden tests did not run: the reviewers did not accept the code."
+    passed, total = int(hidden[0]), int(hidden[1])
+    return f"The hidden tests: {passed} of {total} passed" + (" (all)." if passed == total else ".")

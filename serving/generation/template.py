@@ -171,7 +171,8 @@ NOTHING_TO_ANSWER = (
     "Thanks for your message. I've passed it to the colleague who can help, and they will get back to you "
     "within one business day."
 )
-GREETING, SIGN_OFF = "Hello,", "Kind regards,\nCustomer service"
+GREETING, SIGN_OFF = "Hello,", "Kind regards,"
+"""A reply's first line, and its sign-off's first line (the team's name follows it: `join_reply`)."""
 
 
 def write_part(ticket: str, intents: Sequence[str]) -> str:
@@ -183,10 +184,11 @@ def write_part(ticket: str, intents: Sequence[str]) -> str:
     return " ".join(intent_sentence(i, slots) for i in ordered)
 
 
-def join_reply(parts: Sequence[str]) -> str:
-    """The parts as one reply the customer reads: a greeting, one paragraph per part, a sign-off."""
+def join_reply(parts: Sequence[str], team: str = "") -> str:
+    """The parts as one reply the customer reads: a greeting, one paragraph per part, a sign-off signed
+    with the deployed team's name (``team``: the spec's name; none, the sign-off alone)."""
     body = [p.strip() for p in parts if p and p.strip()] or [NOTHING_TO_ANSWER]
-    return "\n\n".join([GREETING, *body, SIGN_OFF])
+    return "\n\n".join([GREETING, *body, f"{SIGN_OFF}\n{team}" if team.strip() else SIGN_OFF])
 
 
 class TemplateGenerator(Generator):

@@ -28,8 +28,10 @@ DEFAULT_PROMPT = "You are a customer-service agent. Answer the customer's reques
 class TicketWriter:
     """Writes the reply of a played customer-service episode (`answer`); thread-safe."""
 
-    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = ()):
+    def __init__(self, writer: GuardedWriter, agents: Sequence[Mapping[str, Any]] = (), team: str = ""):
         self.writer = writer
+        self.team = team
+        """Who signs the reply: the deployed team's name (the spec's ``name``)."""
         self.prompts = {str(a["id"]): str(a.get("prompt") or DEFAULT_PROMPT) for a in agents}
         # who owns an intent when the log does not say: the agent naming it in its spec ``intents``,
         # else the one whose role owns it; the reviewer (if any) sends the holding reply
@@ -52,12 +54,13 @@ class TicketWriter:
         api_key: str | None = None,
         name: str = "writer",
         reach: Reach | None = None,
+        team: str = "",
     ) -> TicketWriter:
         """A writer for ``config``'s backend with its own breaker (cool-down ``config.cooldown_s``);
-        ``reach``: what a server allows the backend to connect to (`make_generator`)."""
+        ``reach``: what a server allows the backend to connect to (`make_generator`); ``team``: who signs."""
         breaker = CircuitBreaker(BreakerConfig(cooldown_s=config.cooldown_s), name=name)
         generator = make_generator(config, api_key=api_key, reach=reach)
-        return cls(GuardedWriter(generator, config, breaker, secrets=[api_key or ""]), agents)
+        return cls(GuardedWriter(generator, config, breaker, secrets=[api_key or ""]), agents, team)
 
     def plan(self, ticket: str, result: Mapping[str, Any]) -> list[PartRequest]:
         """Who writes which intents, and what each of them reads."""
@@ -87,7 +90,8 @@ class TicketWriter:
     def answer(self, ticket: str, result: Mapping[str, Any], on_part=None, on_chunk=None) -> dict[str, Any]:
         """The reply: ``{"text", "parts": [{agent, intents, text, source, backend, usage, latency_ms, cost,
         fault, …}], "backend", "model", "usage", "cost", "latency_ms", "faults", "fallback", "approved",
-        "breaker"}`` (plain JSON). Never raises for a backend fault: the template writes that part.
+        "breaker", "signature"}`` (plain JSON; ``signature``: the team's name the reply is signed with).
+        Never raises for a backend fault: the template writes that part.
         ``on_part(index, part dict)`` hears each part as soon as it is settled, ``on_chunk(index, agent,
         text)`` its text as it is written (`GuardedWriter.write`): what a browser shows live."""
         started = time.perf_counter()
@@ -95,7 +99,8 @@ class TicketWriter:
         parts = self.writer.write(self.plan(ticket, result), on_part=hear, on_chunk=on_chunk)
         config = self.writer.config
         reply = {
-            "text": join_reply([p.text for p in parts]),
+            "text": join_reply([p.text for p in parts], self.team),
+            "signature": self.team,
             "parts": [p.to_dict() for p in parts],
             **summarise(parts, config.backend, config.model or config.backend),
             "latency_ms": round((time.perf_counter() - started) * 1000.0, 3),

@@ -102,3 +102,42 @@ def test_n64_example_is_the_generalisation_benchmark():
     for agent in train.possible_agents:
         if agent.startswith("clue_"):
             assert not set(train.vocabulary(agent)) & set(held.vocabulary(agent))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(EXAMPLES)) for p in FILES])
+def test_a_template_plays_a_request_to_the_end_within_its_breaker_step_limit(path):
+    """The breaker's step limit covers the environment's longest episode (the validator's check), and a
+    request played by the template's fallback ends before the limit (it would trip the breaker)."""
+    from agents.envs import episode_limit, team_kwargs
+    from serving.breaker import Fallback, make_fallback
+
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    _skip_if_env_missing(doc)
+    spec = load_spec(doc)
+    name, params = spec.environment.name, dict(spec.environment.params)
+    limit = spec.circuit_breaker.step_limit
+    longest = episode_limit(env_class(name), params)
+    assert longest is None or longest <= limit, (longest, limit)
+    drawn = team_kwargs(name, spec.agents, spec.edges)
+    env = make_env(name, params, **drawn)
+    try:
+        fallback = make_fallback(spec.fallback, name, params, team=drawn.get("team"))
+    except ValueError:  # number guessing has no scripted team yet: its no-op actions play it instead
+        fallback = Fallback()
+    observations, _ = env.reset(seed=0)
+    steps = 0
+    while env.agents:
+        steps += 1
+        assert steps <= limit, f"{path.name}: the request is still playing past step {limit}"
+        live = {a: observations[a] for a in env.agents if a in observations}
+        observations, *_ = env.step({a: int(action) for a, (action, _) in fallback.actions(live).items()})
+
+
+def test_a_breaker_step_limit_below_the_longest_episode_is_refused():
+    doc = json.loads((EXAMPLES / "research_report.json").read_text(encoding="utf-8"))
+    doc["circuit_breaker"]["step_limit"] = 20
+    errors = validate_spec(doc)
+    assert [e.path for e in errors] == ["$.circuit_breaker.step_limit"]
+    assert "32 steps" in errors[0].message and "set it to 32 or more" in errors[0].message
+    doc["environment"]["params"]["max_steps"] = 20  # a shorter episode: the limit covers it
+    assert validate_spec(doc) == []

@@ -1,4 +1,5 @@
-"""A typed request reaches the writing workflows' item it asks for (`serving.requests`).
+"""A typed request reaches the writing workflows' item it asks for (`serving.requests`), and a request
+the team cannot do falls under the similarity floor measured on another team's shipped requests.
 
 The requests below are written for this test in other words than the topics' questions and keywords (a
 reader asking in their own way); they are used nowhere else, so the accuracy measured on them is an
@@ -57,6 +58,32 @@ PARAPHRASES = {
 }
 
 
+# requests no shipped writing team can do, written for this test (the floor never saw them)
+OFF_TOPIC = {
+    "research_report": ["Write a report on intermittent fasting", "Write me a poem about my cat"],
+    "collaborative_writing": [
+        "Write an announcement for the launch of our new garden lamp",
+        "Write a report on intermittent fasting",
+    ],
+    "code_generation": ["Write an announcement for the launch of our new garden lamp", "Write me a poem"],
+}
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    """The default backbone's unit vectors (what a deployed team built on it matches with)."""
+    from agents.backbone import Backbone
+
+    torch.set_num_threads(1)
+    backbone = Backbone.load("default")
+
+    def embed(texts):
+        with torch.no_grad():
+            return torch.nn.functional.normalize(backbone.encode(list(texts)).float(), dim=-1)
+
+    return embed
+
+
 @pytest.fixture(scope="module")
 def report_env():
     return make_env("research_report", {})
@@ -76,7 +103,9 @@ def test_a_request_that_names_the_item_gets_it_whatever_the_rest_says(report_env
     found = matcher.match("Please write a report on heat pumps, not on boilers or ev market hype")
     assert found["by"] == "words"  # two names: neither wins by name
     found = matcher.match("A report on Heat_Pumps please")
-    assert found == {"item": "heat_pumps", "score": 1.0, "runner_up": None, "by": "name"}
+    assert found | {"floor": None} == {
+        "item": "heat_pumps", "score": 1.0, "runner_up": None, "by": "name", "floor": None, "in_scope": True
+    }  # fmt: skip
 
 
 def test_without_a_backbone_shared_rare_words_decide(report_env):
@@ -108,3 +137,31 @@ def test_environments_that_read_their_request_themselves_get_no_matcher():
     code = RequestMatcher.for_env(make_env("code_generation", {}))
     assert writing.option == "brief" and code.option == "task"
     assert code.match("a function that returns the arithmetic mean of a list")["item"] == "cg01"
+
+
+@pytest.mark.parametrize("name", sorted(OFF_TOPIC))
+def test_the_floor_is_the_best_score_another_teams_requests_reach(name, minilm):
+    """The floor comes from the shipped customer-service tickets: every one of them is out of scope (by
+    construction), and so are requests of no shipped kind that the floor never saw."""
+    from agents.envs.customer_service.env import CustomerServiceEnv
+
+    matcher = RequestMatcher.for_env(make_env(name, {}), minilm)
+    tickets = CustomerServiceEnv.example_requests()
+    assert 0 < matcher.floor < 1 and len(tickets) >= 50
+    assert not any(matcher.match(t)["in_scope"] for t in tickets)
+    for text in OFF_TOPIC[name]:
+        found = matcher.match(text)
+        assert not found["in_scope"] and found["score"] <= found["floor"], (text, found)
+
+
+def test_every_paraphrased_report_request_is_above_the_floor(report_env, minilm):
+    """The 40 requests in other words than their topics' (never used to set the floor) are all in scope."""
+    matcher = RequestMatcher.for_env(report_env, minilm)
+    verdicts = [matcher.match(text) for text in PARAPHRASES.values()]
+    assert all(v["in_scope"] for v in verdicts), [v for v in verdicts if not v["in_scope"]]
+
+
+def test_without_foreign_requests_everything_is_in_scope():
+    matcher = RequestMatcher("topic", {"a": "apples: fruit", "b": "bees: insects"})
+    assert matcher.floor == 0.0 and matcher.match("apples")["in_scope"]
+    assert not matcher.match("xylophone")["in_scope"]  # no shared word scores 0: nothing to answer

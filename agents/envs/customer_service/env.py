@@ -37,6 +37,7 @@ tp/fp/fn, steps and messages so trainers need no internals.
 from __future__ import annotations
 
 import functools
+import json
 import string
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -55,6 +56,7 @@ from agents.envs.customer_service.roster import (
 )
 from agents.envs.customer_service.tickets import (
     ACTION_INTENT,
+    DEFAULT_DATA_DIR,
     DIFFICULTY_LEVELS,
     HIDDEN_TICKET,
     HOLDOUT_STYLES,
@@ -161,6 +163,13 @@ class CustomerServiceEnv(ParallelEnv):
     takes_team = True  # make_env(..., team=the spec's agents) builds the drawn team (`team_kwargs`)
     intent_catalogue = tuple({"name": i, "description": INTENT_DESCRIPTIONS[i]} for i in INTENTS)
     """The intents an agent may own (``agents[].intents``), with what each means."""
+
+    @staticmethod
+    def example_requests() -> list[str]:
+        """What customers write to this team: the shipped hand-written tickets' texts (a writing team's
+        matcher reads them as requests that are not its kind, `serving.requests.foreign_requests`)."""
+        path = DEFAULT_DATA_DIR / "handwritten.jsonl"
+        return [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line]
     difficulty_levels = DIFFICULTY_LEVELS  # reset(options={"difficulty": level}) follows the curriculum
 
     def __init__(

@@ -225,6 +225,9 @@ def test_a_code_answer_is_the_accepted_snippet_as_code_and_notes_on_it():
         assert verdict in reply["text"]
         assert reply["text"].startswith(f"## Code\n```python\n{info['code'].rstrip()}\n```\n## Notes\n")
         assert task.spec in reply["text"] and "the public tests passed" in reply["text"]
+        passed, total = info["hidden_tests"] if info["accepted"] else (None, None)
+        tests = f"## Tests\nThe hidden tests: {passed} of {total} passed" if info["accepted"] else "did not run"
+        assert tests in reply["text"] and reply["text"].index("## Notes") < reply["text"].index("## Tests")
         assert reply["sections"] == ["Notes"] and reply["scores"] == {
             "score": info["score"],
             "success": info["success"],
@@ -243,5 +246,23 @@ def test_a_language_model_writes_the_notes_but_never_the_code(tmp_path, monkeypa
         writer.close()
     assert [(p["agent"], p["source"], p["fault"]) for p in reply["parts"]] == [("implementer", "model", None)]
     notes = reply["parts"][0]["text"]
-    assert reply["text"] == f"## Code\n```python\n{result['info']['code'].rstrip()}\n```\n## Notes\n{notes}"
+    code = result["info"]["code"].rstrip()
+    assert reply["text"].startswith(f"## Code\n```python\n{code}\n```\n## Notes\n{notes}\n## Tests\n")
     assert env.tasks[0].spec not in notes  # the server's own words, not the template's blocks
+
+
+def test_a_request_out_of_scope_is_declined_with_what_the_team_can_do_and_signed_by_the_team():
+    writer = PostWriter.build(GenerationConfig(), POST_AGENTS, team="Collaborative writing")
+    result = {
+        "status": "out_of_scope",
+        "faults": [{"step": 0, "kind": "out_of_scope", "detail": "nearest item 'cw08' at similarity 0.41"}],
+        "request": {"item": "cw08", "score": 0.41, "floor": 0.43, "offers": ["remote work", "sourdough"],
+                    "items": 32, "in_scope": False},
+    }  # fmt: skip
+    reply = writer.answer("an announcement for our garden lamp", result)
+    assert reply["text"].startswith("Sorry, the Collaborative writing team cannot do this request")
+    assert "0.41" in reply["text"] and "above 0.43" in reply["text"]
+    assert "It can write posts on: remote work, sourdough and 30 more." in reply["text"]
+    assert reply["parts"] == [] and reply["sections"] == [] and reply["signature"] == "Collaborative writing"
+    assert reply["faults"] == [{"agent": None, "kind": "out_of_scope", "detail": result["faults"][0]["detail"]}]
+    writer.close()

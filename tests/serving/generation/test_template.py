@@ -51,6 +51,8 @@ def test_parts_are_joined_in_intent_order_into_one_reply():
     reply = join_reply([part, "", "  "])
     assert reply.startswith(GREETING) and reply.endswith(SIGN_OFF) and reply.count("\n\n") == 2
     assert NOTHING_TO_ANSWER in join_reply([]) and write_part("hi", []) == NOTHING_TO_ANSWER
+    signed = join_reply([part], "Shop support")
+    assert signed.endswith(f"{SIGN_OFF}\nShop support") and "Customer service" not in signed
 
 
 def test_generate_reads_the_shared_context():
