@@ -123,8 +123,8 @@ def _warnings(doc: Any) -> list[SpecError]:
                 out.append(
                     SpecError(
                         f"$.agents[{i}].policy_head.hidden",
-                        f"{spec.training.algorithm} gives the whole team one actor width: this agent's "
-                        f"{width} becomes {max(widths)}",
+                        f"the {spec.training.algorithm.upper()} trainer gives every agent's policy head "
+                        f"the team's widest size, so this agent's {width} hidden units become {max(widths)}",
                     )
                 )
     for i, a in enumerate(spec.agents):

@@ -45,7 +45,10 @@ def test_defaults_and_the_reading_algorithm_are_quiet():
 def test_a_ppo_team_with_different_actor_widths_is_told_they_become_one():
     found = training_warnings(doc("mappo", hidden=(32, 64, 16)))
     assert set(found) == {"$.agents[0].policy_head.hidden", "$.agents[2].policy_head.hidden"}
-    assert found["$.agents[2].policy_head.hidden"].endswith("this agent's 16 becomes 64")
+    assert found["$.agents[2].policy_head.hidden"] == (
+        "the MAPPO trainer gives every agent's policy head the team's widest size, "
+        "so this agent's 16 hidden units become 64"
+    )
     assert training_warnings(doc("reinforce_comm", hidden=(32, 64))) == {}
 
 

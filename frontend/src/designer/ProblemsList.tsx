@@ -34,7 +34,7 @@ export function ProblemsList({ validating, openTab }: Props) {
         onClick={() => focus(p)}
         title={target ? `Click to show it (${p.path})` : p.path}
       >
-        <strong className="problem-where">{words.charAt(0).toUpperCase() + words.slice(1)}</strong>{" "}
+        <strong className="problem-where">{words.charAt(0).toUpperCase() + words.slice(1)}</strong>:{" "}
         {messageInWords(spec, p.message)}
       </li>
     );

@@ -1,6 +1,7 @@
 import { declaredOption } from "./declaredOptions";
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
+import { TRAINING_LABELS as LABEL } from "./trainingWords";
 import type { Algorithm, AlgorithmInfo, PolicySharing, TeacherKind, TrainingSection } from "./types";
 
 // How each choice reads; the choices themselves, their order and the default come from the library's schema.
@@ -114,37 +115,37 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
   return (
     <div className="training-editor">
       <h2>Training</h2>
-      <Choice label="Algorithm" hint="How the team learns to act together." value={algorithm} options={options} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
+      <Choice label={LABEL.algorithm} hint="How the team learns to act together." value={algorithm} options={options} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
       <fieldset>
-        <TrainingNumber name="episodes" label="Episodes" {...field} />
-        <TrainingNumber name="batch_size" label="Episodes per update" {...field} />
-        <TrainingNumber name="lr" label="Learning rate" step={0.0001} {...field} />
-        <TrainingNumber name="seed" label="Seed" {...field} />
+        <TrainingNumber name="episodes" label={LABEL.episodes} {...field} />
+        <TrainingNumber name="batch_size" label={LABEL.batch_size} {...field} />
+        <TrainingNumber name="lr" label={LABEL.lr} step={0.0001} {...field} />
+        <TrainingNumber name="seed" label={LABEL.seed} {...field} />
       </fieldset>
       {ppo && (
         <>
           <h2>Actors and credit</h2>
-          <Choice label="Policy sharing" hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? fallback("policy_sharing")} options={choicesOf("policy_sharing", SHARING_WORDS)} onChange={(policy_sharing) => save({ policy_sharing })} />
+          <Choice label={LABEL.policy_sharing} hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? fallback("policy_sharing")} options={choicesOf("policy_sharing", SHARING_WORDS)} onChange={(policy_sharing) => save({ policy_sharing })} />
           {info?.centralised_critic && (
             <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
               <input type="checkbox" checked={training.counterfactual ?? fallback("counterfactual")} onChange={(e) => save({ counterfactual: e.target.checked })} />
-              <span>Counterfactual baseline</span>
+              <span>{LABEL.counterfactual}</span>
             </label>
           )}
           <h2>Learning aids</h2>
-          <Choice label="Teacher" hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={choicesOf("teacher", TEACHER_WORDS)} onChange={(t) => setSection("training", withTeacher(training, t))} />
+          <Choice label={LABEL.teacher} hint="Steps where the teacher would act differently become extra training samples." value={teacher} options={choicesOf("teacher", TEACHER_WORDS)} onChange={(t) => setSection("training", withTeacher(training, t))} />
           {teacher === "checkpoint" && (
             <label className="field" title="A run's directory (its best checkpoint is used) or a checkpoint path as the run page lists it; runs launched here may only learn from runs of their own project.">
-              <span>Teacher checkpoint</span>
+              <span>{LABEL.teacher_checkpoint}</span>
               <input value={training.teacher_checkpoint ?? fallback("teacher_checkpoint")} placeholder="a run id, e.g. 12" onChange={(e) => save({ teacher_checkpoint: e.target.value })} />
             </label>
           )}
           {teacher !== "none" && (
             <>
-              <TrainingNumber name="teacher_coef" label="Teacher weight" step={0.1} {...field} />
+              <TrainingNumber name="teacher_coef" label={LABEL.teacher_coef} step={0.1} {...field} />
               <TrainingNumber
                 name="teacher_fade_episodes"
-                label="Teacher fade-out episodes"
+                label={LABEL.teacher_fade_episodes}
                 hint="0 = never. The teacher's weight falls to 0 over this many episodes: a teacher speeds the start, and kept on it holds the student at the teacher's level (docs/decisions/0008-teacher-fade-out.md)."
                 {...field}
               />
@@ -152,20 +153,20 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
           )}
           <TrainingNumber
             name="self_imitation"
-            label="Self-imitation weight"
+            label={LABEL.self_imitation}
             step={0.1}
             hint="0 = off. Replays the team's best episodes where they beat the critic; from scratch 1.0 lifted customer-service success by about 5 points (docs/decisions/0003-self-imitation.md)."
             {...field}
           />
           <TrainingNumber
             name="critic_warmup_episodes"
-            label="Critic warm-up episodes"
+            label={LABEL.critic_warmup_episodes}
             hint="0 = off. PPO's first episodes fit the critic alone while the actors keep their start: advantages from an unfitted critic pulled a warm-started team off its start (docs/experiments/2026-12-04-checkpoint-selection.md)."
             {...field}
           />
           <TrainingNumber
             name="warm_start_episodes"
-            label="Warm-start episodes"
+            label={LABEL.warm_start_episodes}
             hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
             {...field}
           />

@@ -47,7 +47,15 @@ describe("describePath", () => {
   it("names schedule, training, environment and safety fields", () => {
     expect(describePath(spec, "$.evolution.phases[0].threshold").words).toBe("the exploration phase's advance score");
     expect(describePath(spec, "$.evolution.phases[0].threshold").target).toMatchObject({ tab: "schedule" });
-    expect(describePath(spec, "$.training.batch_size").words).toBe('the training setting "batch size"');
+    expect(describePath(spec, "$.training.batch_size").words).toBe('the training setting "episodes per update"');
+    expect(describePath(spec, "$.training.lr").words).toBe('the training setting "learning rate"');
+    // An option the Training tab does not show: the opening of its declared description.
+    expect(describePath(spec, "$.training.entropy_coef").words).toBe('the training setting "weight of the policy-entropy bonus"');
+    // A description that starts with its choices says nothing as a name: the key with spaces.
+    expect(describePath(spec, "$.training.reader").words).toBe('the training setting "reader"');
+    expect(describePath(spec, "$.agents[1].policy_head.hidden").words).toBe(
+      "the agent logistics's policy head size (hidden units)",
+    );
     expect(describePath(spec, "$.environment.params.max_turns").words).toBe('the environment setting "max turns"');
     expect(describePath(spec, "$.circuit_breaker.cooldown_s").words).toBe("the circuit breaker's cooldown (seconds)");
     expect(describePath(spec, "$.fallback.rules[2].action").target).toMatchObject({ tab: "safety" });

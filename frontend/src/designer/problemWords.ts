@@ -2,6 +2,7 @@
  * people read words ("the communication link from logistics to quality_supervisor"). This module turns
  * a path into words and into what the designer should show: the agent or link on the canvas, or the
  * side-panel tab and field at fault. */
+import { trainingOptionWords } from "./trainingWords";
 import type { TeamSpec } from "./types";
 
 export type EditorTab = "reward" | "schedule" | "training" | "environment" | "safety";
@@ -37,7 +38,7 @@ const FIELD_WORDS: Record<string, string> = {
   "lora.alpha": "LoRA alpha",
   "lora.dropout": "LoRA dropout",
   "lora.target_modules": "LoRA target modules",
-  "policy_head.hidden": "policy head size",
+  "policy_head.hidden": "policy head size (hidden units)",
   threshold: "advance score",
   cooldown_s: "cooldown (seconds)",
   cycle_episodes: "episodes per cycle",
@@ -117,6 +118,9 @@ function describeSection(spec: TeamSpec, section: string, rest: Token[]): string
     return `the environment setting "${fieldWords(rest.slice(1))}"`;
   }
   const words = SECTION_WORDS[section] ?? `the ${section.replaceAll("_", " ")} section`;
+  if (section === "training" && rest.length === 1 && typeof rest[0] === "string") {
+    return `the training setting "${trainingOptionWords(rest[0])}"`;
+  }
   if (section === "training" && rest.length) return `the training setting "${fieldWords(rest)}"`;
   return possessive(words, rest);
 }
