@@ -17,25 +17,28 @@ from mase_web.realtime.group_stream import GroupStreamConsumer
 
 
 @database_sync_to_async
-def _breaker_if_visible(user, deployment_id: int) -> dict | None:
+def _visible(user, deployment_id: int) -> Deployment | None:
     deployment = Deployment.objects.filter(pk=deployment_id).first()
     if deployment is None or not can(user, "view_run", deployment.project_id):
         return None
-    return breaker_store.snapshot(deployment)
+    return deployment
+
+
+_breaker = database_sync_to_async(breaker_store.snapshot)
 
 
 class DeploymentStreamConsumer(GroupStreamConsumer):
     async def connect(self) -> None:
         self.deployment_id = int(self.scope["url_route"]["kwargs"]["deployment_id"])
         user = self.scope.get("user")
-        breaker = None
+        deployment = None
         if user is not None and user.is_authenticated:
-            breaker = await _breaker_if_visible(user, self.deployment_id)
-        if breaker is None:
+            deployment = await _visible(user, self.deployment_id)
+        if deployment is None:
             await self.close(code=4403)
             return
-        await self.join(deployment_group(self.deployment_id))
-        await self.send_json({"kind": "hello", "breaker": breaker})
+        await self.join(deployment_group(self.deployment_id), deployment.project_id, "view_run")
+        await self.send_json({"kind": "hello", "breaker": await _breaker(deployment)})
         self.start_heartbeat()
 
     def heartbeat_frame(self) -> dict:

@@ -23,9 +23,9 @@ PAGE = 500
 
 
 @database_sync_to_async
-def _may_view(user, run_id: int) -> bool:
+def _project_if_visible(user, run_id: int) -> int | None:
     project_id = Run.objects.filter(pk=run_id).values_list("project_id", flat=True).first()
-    return project_id is not None and can(user, "view_run", project_id)
+    return project_id if project_id is not None and can(user, "view_run", project_id) else None
 
 
 @database_sync_to_async
@@ -45,10 +45,13 @@ class RunStreamConsumer(GroupStreamConsumer):
         except ValueError:
             self.last_sent = 0
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated or not await _may_view(user, self.run_id):
+        project_id = None
+        if user is not None and user.is_authenticated:
+            project_id = await _project_if_visible(user, self.run_id)
+        if project_id is None:
             await self.close(code=4403)
             return
-        await self.join(run_group(self.run_id))
+        await self.join(run_group(self.run_id), project_id, "view_run")
         await self._send_from_database(upto=None)
         self.start_heartbeat()
 

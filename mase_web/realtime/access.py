@@ -1,0 +1,47 @@
+"""Open streams lose access with their user's membership.
+
+A stream (a run's, a deployment's) checks access on connect, and also joins its user's access group
+for the project it shows. When a membership is changed or removed, that group is told once the change
+is committed; every stream in it re-checks access and closes with code 4403 if it is gone. The stream's
+heartbeat re-checks too: the second line, should the channel layer drop the message.
+"""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from mase_web.accounts.models import Membership
+from mase_web.accounts.permissions import can
+from mase_web.realtime.publisher import publisher
+
+REVOKED = 4403  # the code a stream closes with, as when access is refused on connect
+
+
+def access_group(user_id: int, project_id: int) -> str:
+    """The channel-layer group of one user's streams in one project."""
+    return f"access.{user_id}.{project_id}"
+
+
+@database_sync_to_async
+def may(user, action: str, project_id: int) -> bool:
+    """`can`, read fresh from the database, for consumers."""
+    return can(user, action, project_id)
+
+
+def _tell_streams(user_id: int, project_id: int) -> None:
+    publisher().send(access_group(user_id, project_id), {"type": "access.changed"})
+
+
+@receiver(post_save, sender=Membership, dispatch_uid="realtime.recheck_on_role_change")
+def recheck_on_role_change(sender, instance: Membership, created: bool, raw: bool = False, **kwargs) -> None:
+    if raw or created:  # a new membership only grants access (one per user and project)
+        return
+    transaction.on_commit(lambda: _tell_streams(instance.user_id, instance.project_id))
+
+
+@receiver(post_delete, sender=Membership, dispatch_uid="realtime.recheck_on_removal")
+def recheck_on_removal(sender, instance: Membership, **kwargs) -> None:
+    transaction.on_commit(lambda: _tell_streams(instance.user_id, instance.project_id))
