@@ -1448,7 +1448,7 @@ export interface components {
             readonly task_text: string;
             readonly source: components["schemas"]["Source738Enum"];
             readonly batch: number | null;
-            readonly status: components["schemas"]["StatusDc5Enum"];
+            readonly status: components["schemas"]["StatusF68Enum"];
             /** Format: double */
             readonly reward: number | null;
             readonly breaker_state: components["schemas"]["ToStateEnum"];
@@ -1481,7 +1481,7 @@ export interface components {
             readonly task_text: string;
             readonly source: components["schemas"]["Source738Enum"];
             readonly batch: number | null;
-            readonly status: components["schemas"]["StatusDc5Enum"];
+            readonly status: components["schemas"]["StatusF68Enum"];
             /** Format: double */
             readonly reward: number | null;
             readonly breaker_state: components["schemas"]["ToStateEnum"];
@@ -1876,6 +1876,18 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /**
+         * @description The reply the customer read (`snapshots.reply_snapshot`): kept so that a pair of two equal replies is
+         *     refused and the annotator reads the reply.
+         */
+        ReplySnapshot: {
+            text: string;
+            /** @default  */
+            backend: string;
+            parts?: {
+                [key: string]: unknown;
+            }[];
+        };
         /** @description POST body of /api/decisions/<id>/review/: a status, and a reason (required for "wrong"). */
         Review: {
             status: components["schemas"]["StatusB7bEnum"];
@@ -1985,6 +1997,11 @@ export interface components {
             /** @default  */
             answer: string;
             steps?: components["schemas"]["StepSnapshot"][];
+            reply?: components["schemas"]["ReplySnapshot"];
+            /** @description what the answer's intents mean: [{name, description}] */
+            intents?: {
+                [key: string]: string;
+            }[];
             meta?: {
                 [key: string]: unknown;
             };
@@ -2036,10 +2053,11 @@ export interface components {
          *     * `completed` - Completed
          *     * `truncated` - Truncated
          *     * `step_limit` - Step Limit
+         *     * `out_of_scope` - Out Of Scope
          *     * `error` - Error
          * @enum {string}
          */
-        StatusDc5Enum: "running" | "completed" | "truncated" | "step_limit" | "error";
+        StatusF68Enum: "running" | "completed" | "truncated" | "step_limit" | "out_of_scope" | "error";
         StepSnapshot: {
             step?: number;
             agent: string;
@@ -2192,8 +2210,8 @@ export interface operations {
                 deployment?: string;
                 /** @description episode id */
                 episode?: string;
-                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
-                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
+                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage | out_of_scope; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
+                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "out_of_scope" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 /** @description Number of results to return per page. */
@@ -2391,8 +2409,8 @@ export interface operations {
                 deployment?: string;
                 /** @description episode id */
                 episode?: string;
-                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
-                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
+                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage | out_of_scope; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
+                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "out_of_scope" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
                 /** @description full-text search over observation, action and reason */
                 q?: string;
                 /** @description unreviewed | ok | wrong | escalated */
@@ -3323,8 +3341,8 @@ export interface operations {
                 /** @description model | trial | fallback: some decision of the episode came from it */
                 decision_source?: string;
                 deployment?: number;
-                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
-                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
+                /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage | out_of_scope; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
+                fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "out_of_scope" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
@@ -3350,9 +3368,10 @@ export interface operations {
                  *     * `completed` - Completed
                  *     * `truncated` - Truncated
                  *     * `step_limit` - Step Limit
+                 *     * `out_of_scope` - Out Of Scope
                  *     * `error` - Error
                  */
-                status?: "completed" | "error" | "running" | "step_limit" | "truncated";
+                status?: "completed" | "error" | "out_of_scope" | "running" | "step_limit" | "truncated";
                 /** @description ISO time */
                 until?: string;
             };

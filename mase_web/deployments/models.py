@@ -68,6 +68,7 @@ class Episode(models.Model):
         COMPLETED = "completed"
         TRUNCATED = "truncated"
         STEP_LIMIT = "step_limit"
+        OUT_OF_SCOPE = "out_of_scope"  # the team cannot do the request: nothing played (serving.requests)
         ERROR = "error"
 
     deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="episodes")

@@ -2,8 +2,8 @@
 
 The reply filters (`ReplyFilters`, also part of `DecisionFilters`) narrow by what wrote the episode's reply
 and what went wrong: ``backend`` is the reply's generation backend; ``fault`` is ``any`` (some fault),
-``none`` (no fault) or one kind of `serving.breaker.FAULT_KINDS`. A decision has a fault when it has one
-itself or when its episode's reply has one; an episode when one of its decisions or its reply has one. A
+``none`` (no fault) or one kind of `serving.breaker.FAULT_KINDS` or ``out_of_scope`` (a request the team
+cannot do). A decision has a fault when it has one itself or when its episode's reply has one; an episode when one of its decisions or its reply has one. A
 reply has every fault kind of its parts (`Reply.fault_kinds`), not only its first faulty part's.
 
 Full-text search uses PostgreSQL's text search (``websearch_to_tsquery`` over an English ``tsvector`` of
@@ -22,11 +22,13 @@ from rest_framework import serializers
 
 from mase_web.api_parsers import INT64_MAX
 from mase_web.deployments.models import BREAKER_STATES, DecisionStep, Deployment, Episode, Reply
-from serving.breaker import FAULT_KINDS
+from serving.breaker import FAULT_KINDS as BREAKER_FAULT_KINDS
 from serving.generation.base import BACKENDS
+from serving.requests import OUT_OF_SCOPE
 
 SEARCH_CONFIG = "english"
 FAULT_ANY, FAULT_NONE = "any", "none"
+FAULT_KINDS = (*BREAKER_FAULT_KINDS, OUT_OF_SCOPE)  # a request the team cannot do is logged as this kind
 FAULT_CHOICES = (FAULT_ANY, FAULT_NONE, *FAULT_KINDS)
 BACKEND_HELP = f"the generation backend that wrote the episode's reply: {' | '.join(BACKENDS)}"
 FAULT_HELP = (

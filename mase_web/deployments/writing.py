@@ -64,14 +64,16 @@ def config_of(deployment: Deployment) -> GenerationConfig:
 def _build(
     deployment: Deployment, config: GenerationConfig, api_key: str | None = None, name: str = "writer"
 ):
-    """The writer the deployment's workflow needs, for ``config``'s backend."""
+    """The writer the deployment's workflow needs, for ``config``'s backend; its replies are signed with
+    the deployed team's name (the spec's ``name``)."""
     agents = deployment.spec.get("agents") or []
+    team = str(deployment.spec.get("name") or deployment.name)
     environment = deployment.spec.get("environment") or {}
     if environment.get("name") in SECTION_WRITERS:
         kind, data = SECTION_WRITERS[environment["name"]]
         data = (environment.get("params") or {}).get(data)
-        return kind.build(config, agents, api_key=api_key, name=name, data=data)
-    return TicketWriter.build(config, agents, api_key=api_key, name=name)
+        return kind.build(config, agents, api_key=api_key, name=name, data=data, team=team)
+    return TicketWriter.build(config, agents, api_key=api_key, name=name, team=team)
 
 
 def writer_for(deployment: Deployment) -> TicketWriter | SectionWriter:

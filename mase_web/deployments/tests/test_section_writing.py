@@ -63,8 +63,9 @@ def deploy(users, project, checkpoint, backbone, generation=None) -> int:
     return response.json()["id"]
 
 
-def ask(users, deployment_id: int, text: str = "write the report") -> dict:
-    """One request; the team (its scripted fallback) writes a report of several sections."""
+def ask(users, deployment_id: int, text: str = "write the report on heat pumps") -> dict:
+    """One request naming a topic (a request naming none is out of scope); the team (its scripted
+    fallback) writes a report of several sections."""
     answered = client_for(users[Role.OPERATOR]).post(
         f"/api/deployments/{deployment_id}/tickets/", {"text": text}, format="json"
     )
