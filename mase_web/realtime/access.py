@@ -9,6 +9,7 @@ heartbeat re-checks too: the second line, should the channel layer drop the mess
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
@@ -27,8 +28,10 @@ def access_group(user_id: int, project_id: int) -> str:
 
 @database_sync_to_async
 def may(user, action: str, project_id: int) -> bool:
-    """`can`, read fresh from the database, for consumers."""
-    return can(user, action, project_id)
+    """`can` for consumers, on the user as stored now: one deactivated, or no longer a superuser, since
+    the socket opened is judged as they are now."""
+    fresh = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
+    return fresh is not None and can(fresh, action, project_id)
 
 
 def _tell_streams(user_id: int, project_id: int) -> None:

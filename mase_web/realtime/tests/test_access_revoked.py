@@ -99,16 +99,26 @@ def test_a_role_change_closes_the_stream_only_when_it_takes_access_away(live_ser
 
 
 @pytest.mark.slow
-def test_the_heartbeat_closes_a_stream_whose_access_went_without_a_signal(live_services, run_async, watched):
-    """A bulk update sends no signal: the heartbeat's re-check is the second line."""
+def test_the_heartbeat_closes_streams_whose_access_went_without_a_signal(live_services, run_async, watched):
+    """A bulk role update sends no signal, nor does deactivating a user: the heartbeat's re-check is the
+    second line."""
+    project = watched["membership"].project
+    other = get_user_model().objects.create_user("deactivated", password=PASSWORD)
+    Membership.objects.create(project=project, user=other, role=Role.OPERATOR)
+    client = Client()
+    assert client.login(username="deactivated", password=PASSWORD)
+    path = f"/ws/deployments/{watched['deployment'].pk}/"
+
+    def take_access_away() -> None:
+        Membership.objects.filter(pk=watched["membership"].pk).update(role=Role.ANNOTATOR)
+        get_user_model().objects.filter(pk=other.pk).update(is_active=False)
 
     async def scenario():
-        ws = await _open(
-            live_services.ws_url, f"/ws/deployments/{watched['deployment'].pk}/", watched["cookie"]
-        )
-        await asyncio.to_thread(
-            lambda: Membership.objects.filter(pk=watched["membership"].pk).update(role=Role.ANNOTATOR)
-        )
-        return await _closed_with(ws, HEARTBEAT + 10)
+        sockets = [
+            await _open(live_services.ws_url, path, cookie)
+            for cookie in (watched["cookie"], client.cookies["sessionid"].value)
+        ]
+        await asyncio.to_thread(take_access_away)
+        return await asyncio.gather(*(_closed_with(ws, HEARTBEAT + 10) for ws in sockets))
 
-    assert run_async(scenario()) == 4403
+    assert run_async(scenario()) == [4403, 4403]
