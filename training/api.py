@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from agents.spec import TeamSpec, load_spec
 from agents.spec.algorithms import either, is_ppo, supports_data_parallel
 from training import checkpoint as ckpt
 from training import distributed
-from training.events import Event, EventStream
+from training.events import Event, EventSink, EventStream
 from training.reinforce_comm import ReinforceCommTrainer
 from training.trainer import Trainer, TrainingError, TrainResult
 
@@ -74,13 +74,15 @@ def train(
     backbone=None,
     human_feedback=None,
     group: distributed.Group | None = None,
+    sinks: Sequence[EventSink] = (),
 ) -> TrainResult:
     """Train the team described by `spec`; returns how the run ended and its final metrics.
 
     `episodes` overrides `training.episodes`; `overrides` sets trainer hyper-parameters beyond the
     spec (training.reinforce_comm.ReinforceCommConfig); `backbone` reuses an already loaded one;
     `human_feedback` (a training.reward.HumanFeedbackSource) feeds the `human_feedback` reward term of
-    MAPPO / IPPO teams, whose episodes are keyed "<out_dir name>/<episode number>".
+    MAPPO / IPPO teams, whose episodes are keyed "<out_dir name>/<episode number>". `sinks` hear every
+    event beside `out_dir/events.jsonl` when no `events` stream is given (the CLI's progress bars).
 
     A spec asking for `resources.processes` > 1 is trained by that many data-parallel processes started
     with torch's elastic launcher (training.distributed.launch); their events arrive on this stream.
@@ -91,7 +93,7 @@ def train(
     owns_stream = events is None
     if owns_stream:
         log = JsonlEventLog(out / EVENTS_FILE)
-        events = EventStream([log], start_seq=log.last_seq())
+        events = EventStream([log, *sinks], start_seq=log.last_seq())
     team, stream = _prepare(spec, events)
     _check_resources(team)
     if group is None and team.resources.processes > 1:

@@ -16,13 +16,11 @@ import argparse
 import importlib
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from agents.advisor import advise
 from agents.spec import _read_document, spec_warnings, validate_spec
-from agents.spec.algorithms import is_ppo
 
 # Modules whose `register(subparsers)` adds commands; this module registers its own first.
 COMMAND_MODULES: list[str] = ["training.cli", "training.remote", "serving.cli"]
@@ -63,93 +61,64 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------------- train
-class _ProgressBar:
-    """A rich progress bar fed by the trainer after every update."""
+class _StageBars:
+    """One rich progress bar per stage of the run (reader fitting, cloning, PPO, evaluation…), fed by the
+    run's "progress" events; the training bar also shows the latest success and return."""
 
-    def __init__(self, total: int, start: int):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn
 
         self.progress = Progress(
-            TextColumn("[bold]train"),
+            TextColumn("[bold]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("success {task.fields[success]:.2f}"),
-            TextColumn("reward {task.fields[reward]:+.3f}"),
-            TextColumn("msgs {task.fields[messages]:.2f}"),
-            TextColumn("H(α) {task.fields[entropy]:.2f}"),
-            TimeRemainingColumn(),
+            TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+            TextColumn("{task.fields[left]}"),
+            TextColumn("{task.fields[scores]}"),
             refresh_per_second=4,
         )
-        self.task = self.progress.add_task(
-            "train", total=total, completed=start, success=0.0, reward=0.0, messages=0.0, entropy=0.0
-        )
-        self.smoothed: dict[str, float] = {}
-        self.last = 0.0
+        self.tasks: dict[str, object] = {}
 
-    def __enter__(self) -> _ProgressBar:
+    def __enter__(self) -> _StageBars:
         self.progress.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)
 
-    def __call__(self, stats, info) -> None:
-        for key, value in (
-            ("success", stats.success),
-            ("reward", stats.reward),
-            ("messages", stats.messages),
-            ("entropy", stats.attention_entropy),
-        ):
-            previous = self.smoothed.get(key, value)
-            self.smoothed[key] = 0.95 * previous + 0.05 * value
-        now = time.monotonic()
-        if now - self.last > 0.1 or info["episode"] >= info["total"]:
-            self.last = now
-            self.progress.update(self.task, completed=info["episode"], **self.smoothed)
-
-
-class _MappoProgressBar:
-    """A rich progress bar for MAPPO / IPPO runs, fed by `MappoTrainer.train` after every update."""
-
-    def __init__(self, total_updates: int):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.progress = Progress(
-            TextColumn("[bold]update"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("success {task.fields[success]:.2f}"),
-            TextColumn("reward {task.fields[reward]:+.3f}"),
-            TextColumn("msgs {task.fields[messages]:.2f}"),
-            TimeRemainingColumn(),
-            refresh_per_second=4,
-        )
-        self.task = self.progress.add_task(
-            "train", total=total_updates, success=0.0, reward=0.0, messages=0.0
-        )
-
-    def __enter__(self) -> _MappoProgressBar:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
-
-    def __call__(self, update: int, metrics: dict) -> None:
+    def __call__(self, event) -> None:
+        p = event.payload
+        if event.type == "metrics" and "training" in self.tasks:
+            scores = [f"{key} {p[key]:.2f}" for key in ("success", "return") if isinstance(p.get(key), float)]
+            if scores:
+                self.progress.update(self.tasks["training"], scores=" ".join(scores))
+        if event.type != "progress":
+            return
+        if p["phase"] not in self.tasks:
+            self.tasks[p["phase"]] = self.progress.add_task(
+                p["label"], total=p["total"], unit="", left="", scores=""
+            )
         self.progress.update(
-            self.task,
-            completed=update,
-            success=float(metrics.get("success", 0.0)),
-            reward=float(metrics.get("return", 0.0)),
-            messages=float(metrics.get("messages_per_episode", 0.0)),
+            self.tasks[p["phase"]],
+            description=p["label"],
+            completed=p["done"],
+            total=p["total"],
+            unit=p["unit"],
+            left=time_left(p),
         )
 
 
-def _progress_bar(spec, total_episodes: int) -> _ProgressBar | _MappoProgressBar:
-    """The bar that matches the spec's trainer: per update for MAPPO / IPPO, per episode otherwise."""
-    if is_ppo(spec.training.algorithm):
-        return _MappoProgressBar(max(1, spec.training.episodes // max(1, spec.training.batch_size)))
-    return _ProgressBar(total_episodes, 0)
+def time_left(progress: dict) -> str:
+    """What a "progress" payload says of the time: "about 12 s left", "done in 3 s", "estimating…"."""
+    if progress["state"] != "running":
+        return f"{progress['state']} in {_seconds(progress['elapsed_s'])}"
+    if progress.get("eta_s") is None:
+        return "estimating…"
+    return f"about {_seconds(progress['eta_s'])} left"
+
+
+def _seconds(value: float) -> str:
+    value = round(float(value))
+    return f"{value} s" if value < 120 else f"{value // 60} min {value % 60:02d} s"
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -171,9 +140,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.quiet:
         result = train(spec, out, resume=not args.fresh, episodes=total, overrides=overrides)
     else:
-        with _progress_bar(spec, total) as bar:
+        with _StageBars() as bars:
             result = train(
-                spec, out, resume=not args.fresh, episodes=total, overrides=overrides, progress=bar
+                spec, out, resume=not args.fresh, episodes=total, overrides=overrides, sinks=[bars]
             )
     summary = {"status": result.status, "episodes": result.episodes, "seconds": round(result.seconds, 1)}
     summary.update({k: round(v, 4) for k, v in result.metrics.items() if isinstance(v, float)})

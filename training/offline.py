@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.events import EventStream
+from training.events import EventStream, stage
 
 
 class OfflineDataError(ValueError):
@@ -49,8 +49,10 @@ def log_episodes(
     path: str | Path,
     seed: int = 0,
     options: Callable[[int], Mapping[str, Any] | None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Path:
-    """Run `policy` for `episodes` episodes and write them as JSONL to `path`."""
+    """Run `policy` for `episodes` episodes and write them as JSONL to `path`; `progress(k)` after the
+    k-th episode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as f:
@@ -71,6 +73,8 @@ def log_episodes(
                 )
                 obs, info = next_obs, next(iter(infos.values()), info)
             f.write(json.dumps({"episode": k, "steps": steps, "info": _jsonable(info)}) + "\n")
+            if progress is not None:
+                progress(k + 1)
     return path
 
 
@@ -115,27 +119,29 @@ def pretrain(
     """
     agents = trainer.agents
     obs_rows, state_rows, present_rows, valid_rows, action_rows, return_rows = [], [], [], [], [], []
-    for ep in episodes:
-        rewards = [[float(s["rewards"].get(a, 0.0)) for a in agents] for s in ep["steps"]]
-        ret = np.zeros(len(agents))
-        returns = []
-        for r in reversed(rewards):
-            ret = np.asarray(r) + trainer.cfg.gamma * ret
-            returns.append(ret.copy())
-        returns.reverse()
-        for step, g in zip(ep["steps"], returns, strict=True):
-            obs = step["observations"]
-            unknown = set(step["actions"]) - set(agents)
-            if unknown:
-                raise OfflineDataError(
-                    f"logged actions for unknown agent(s) {sorted(unknown)}; team: {agents}"
-                )
-            obs_rows.append(trainer.featurize([obs.get(a) for a in agents], trainer.obs_dim))
-            state_rows.append(trainer.featurize_state(step["state"]))
-            present_rows.append(torch.tensor([a in step["actions"] for a in agents]))
-            valid_rows.append(trainer.valid_actions(obs))
-            action_rows.append(torch.tensor([int(step["actions"].get(a, 0)) for a in agents]))
-            return_rows.append(torch.as_tensor(g, dtype=torch.float32))
+    with stage(events, "cloning_data", "Reading the logged episodes", len(episodes), "episodes") as reading:
+        for ep in episodes:
+            rewards = [[float(s["rewards"].get(a, 0.0)) for a in agents] for s in ep["steps"]]
+            ret = np.zeros(len(agents))
+            returns = []
+            for r in reversed(rewards):
+                ret = np.asarray(r) + trainer.cfg.gamma * ret
+                returns.append(ret.copy())
+            returns.reverse()
+            for step, g in zip(ep["steps"], returns, strict=True):
+                obs = step["observations"]
+                unknown = set(step["actions"]) - set(agents)
+                if unknown:
+                    raise OfflineDataError(
+                        f"logged actions for unknown agent(s) {sorted(unknown)}; team: {agents}"
+                    )
+                obs_rows.append(trainer.featurize([obs.get(a) for a in agents], trainer.obs_dim))
+                state_rows.append(trainer.featurize_state(step["state"]))
+                present_rows.append(torch.tensor([a in step["actions"] for a in agents]))
+                valid_rows.append(trainer.valid_actions(obs))
+                action_rows.append(torch.tensor([int(step["actions"].get(a, 0)) for a in agents]))
+                return_rows.append(torch.as_tensor(g, dtype=torch.float32))
+            reading.advance()
     obs, state = torch.stack(obs_rows), torch.stack(state_rows)
     present, valid = torch.stack(present_rows), torch.stack(valid_rows)
     actions, returns = torch.stack(action_rows), torch.stack(return_rows)
@@ -148,39 +154,45 @@ def pretrain(
     gen = torch.Generator().manual_seed(seed)
     n = obs.shape[0]
     stats = {}
-    for epoch in range(epochs):
-        perm = torch.randperm(n, generator=gen)
-        bc_losses, v_losses = [], []
-        for idx in perm.split(batch_size):
-            logits, _ = trainer.actor(obs[idx], None, 0.0, present[idx], valid[idx])
-            logp = torch.log_softmax(logits, -1).gather(-1, actions[idx].unsqueeze(-1)).squeeze(-1)
-            m = present[idx].float()
-            bc = -(logp * m).sum() / m.sum().clamp(min=1)
-            v = trainer.critic(state[idx], obs[idx])
-            target = (
-                trainer.value_norm.normalize(returns[idx]) if trainer.value_norm is not None else returns[idx]
-            )
-            vl = (((v - target) ** 2) * m).sum() / m.sum().clamp(min=1)
-            optimizer.zero_grad()
-            (bc + trainer.cfg.value_coef * vl).backward()
-            torch.nn.utils.clip_grad_norm_(params, trainer.cfg.grad_clip)
-            optimizer.step()
-            bc_losses.append(float(bc.detach()))
-            v_losses.append(float(vl.detach()))
-        with torch.no_grad():
-            logits, _ = trainer.actor(obs, None, 0.0, present, valid)
-            acc = float(((logits.argmax(-1) == actions) & present).sum() / present.sum())
-        stats = {
-            "epoch": epoch + 1,
-            "bc_loss": float(np.mean(bc_losses)),
-            "value_loss": float(np.mean(v_losses)),
-            "imitation_accuracy": acc,
-            "samples": int(present.sum()),
-        }
-        if events is not None:
-            events.emit(
-                "log", message=f"offline pre-training epoch {epoch + 1}: imitation {acc:.3f}", offline=stats
-            )
+    with stage(events, "cloning", "Cloning the logged actions", epochs, "epochs") as cloning:
+        for epoch in range(epochs):
+            perm = torch.randperm(n, generator=gen)
+            bc_losses, v_losses = [], []
+            for idx in perm.split(batch_size):
+                logits, _ = trainer.actor(obs[idx], None, 0.0, present[idx], valid[idx])
+                logp = torch.log_softmax(logits, -1).gather(-1, actions[idx].unsqueeze(-1)).squeeze(-1)
+                m = present[idx].float()
+                bc = -(logp * m).sum() / m.sum().clamp(min=1)
+                v = trainer.critic(state[idx], obs[idx])
+                target = (
+                    trainer.value_norm.normalize(returns[idx])
+                    if trainer.value_norm is not None
+                    else returns[idx]
+                )
+                vl = (((v - target) ** 2) * m).sum() / m.sum().clamp(min=1)
+                optimizer.zero_grad()
+                (bc + trainer.cfg.value_coef * vl).backward()
+                torch.nn.utils.clip_grad_norm_(params, trainer.cfg.grad_clip)
+                optimizer.step()
+                bc_losses.append(float(bc.detach()))
+                v_losses.append(float(vl.detach()))
+            with torch.no_grad():
+                logits, _ = trainer.actor(obs, None, 0.0, present, valid)
+                acc = float(((logits.argmax(-1) == actions) & present).sum() / present.sum())
+            stats = {
+                "epoch": epoch + 1,
+                "bc_loss": float(np.mean(bc_losses)),
+                "value_loss": float(np.mean(v_losses)),
+                "imitation_accuracy": acc,
+                "samples": int(present.sum()),
+            }
+            if events is not None:
+                events.emit(
+                    "log",
+                    message=f"offline pre-training epoch {epoch + 1}: imitation {acc:.3f}",
+                    offline=stats,
+                )
+            cloning.advance()
     return stats
 
 
@@ -203,6 +215,7 @@ def pretrain_reader(
     lr: float = 3e-3,
     weight_decay: float = 1e-4,
     seed: int = 0,
+    events: EventStream | None = None,
 ) -> dict[str, float]:
     """Supervised pre-training of the actors' clause readers on labelled texts (multi-label, max-pooled).
 
@@ -226,7 +239,9 @@ def pretrain_reader(
         raise ValueError(
             f"labels must be [{len(texts)}, {reader.l2.weight.shape[-1]}], got {list(labels.shape)}"
         )
-    blocks = trainer.featurize.text(list(texts))  # [T, K·D + K]
+    distinct = len(set(texts))
+    with stage(events, "reader_texts", "Reading the labelled texts", distinct, "texts") as reading:
+        blocks = trainer.featurize.text(list(texts), progress=reading.advance_to)  # [T, K·D + K]
     k, d = reader.slots, reader.dim
     mask = blocks[:, k * d :] > 0.5
     clauses = blocks[:, : k * d].reshape(-1, k, d)[mask]  # only real clauses: [M, D]
@@ -247,11 +262,13 @@ def pretrain_reader(
         return out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
 
     loss = torch.zeros(())
-    for _ in range(epochs):
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(pooled(dropout), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+    with stage(events, "reader_fit", "Fitting the clause readers", epochs, "epochs") as fitting:
+        for _ in range(epochs):
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(pooled(dropout), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            fitting.advance()
     reader.requires_grad_(not trainer.cfg.reader_fixed)
     with torch.no_grad():
         for p in params:
@@ -268,7 +285,14 @@ def intent_labels(tickets: Sequence[Any]) -> torch.Tensor:
     return torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
 
 
-def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: str | Path, seed: int) -> list:
+def log_expert_episodes(
+    env: Any,
+    tickets: Sequence[Any],
+    episodes: int,
+    path: str | Path,
+    seed: int,
+    events: EventStream | None = None,
+) -> list:
     """Episodes of the scripted team reading the labels of `tickets` (the logs to clone), logged on `env`.
 
     The expert is privileged, like the critic's state: every one of its agents reads the whole ticket, so
@@ -285,7 +309,8 @@ def log_expert_episodes(env: Any, tickets: Sequence[Any], episodes: int, path: s
             agent: expert.act_on_ticket(agent, obs, ticket_id, owners) for agent, obs in observations.items()
         }
 
-    return load_episodes(log_episodes(env, act, episodes, path, seed=seed))
+    with stage(events, "expert_episodes", "Playing the expert episodes", episodes, "episodes") as playing:
+        return load_episodes(log_episodes(env, act, episodes, path, seed=seed, progress=playing.advance_to))
 
 
 def warm_start(
@@ -296,6 +321,7 @@ def warm_start(
     clone_epochs: int,
     seed: int = 0,
     reader_state: Mapping[str, torch.Tensor] | None = None,
+    events: EventStream | None = None,
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
     """Supervised start before PPO: clause readers on the tickets' intents, then cloning of `logged`.
 
@@ -308,12 +334,16 @@ def warm_start(
         if reader_state is None:
             labels = intent_labels(tickets)
             texts = [t.text for t in tickets]
-            report["reader"] = pretrain_reader(trainer, texts, labels, epochs=reader_epochs, seed=seed)
+            report["reader"] = pretrain_reader(
+                trainer, texts, labels, epochs=reader_epochs, seed=seed, events=events
+            )
         else:
             reader.load_state_dict(reader_state)
         reader_state = {k: v.clone() for k, v in reader.state_dict().items()}
     if logged:
-        report["cloning"] = pretrain(trainer, logged, epochs=clone_epochs, lr=3e-3, batch_size=128, seed=seed)
+        report["cloning"] = pretrain(
+            trainer, logged, epochs=clone_epochs, lr=3e-3, batch_size=128, seed=seed, events=events
+        )
     return report, reader_state
 
 
@@ -342,8 +372,10 @@ def warm_start_from_spec(
     logged = []
     if t.warm_start_episodes:
         path = Path(log_dir) / f"expert_s{t.seed}_n{t.warm_start_episodes}.jsonl"
-        logged = log_expert_episodes(env(), tickets, t.warm_start_episodes, path, seed=t.seed)
-    report, _ = warm_start(trainer, tickets, logged, t.reader_epochs, t.warm_start_epochs, seed=t.seed)
+        logged = log_expert_episodes(env(), tickets, t.warm_start_episodes, path, seed=t.seed, events=events)
+    report, _ = warm_start(
+        trainer, tickets, logged, t.reader_epochs, t.warm_start_epochs, seed=t.seed, events=events
+    )
     if events is not None:
         events.emit("log", message=f"warm start: {report}")
     return report

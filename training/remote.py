@@ -88,6 +88,10 @@ def describe(event: dict) -> str | None:
         return f"episode {p['episode']:>7}  " + "  ".join(f"{k} {v:.3f}" for k, v in shown.items())
     if kind == "attention":
         return None
+    if kind == "progress":  # a stage's end only: its running reports arrive every second
+        if p.get("state") == "running":
+            return None
+        return f"{p.get('label')}: {p.get('state')} ({p.get('done')}/{p.get('total')} {p.get('unit')}, {p.get('elapsed_s')} s)"
     if kind == "phase":
         return f"[bold magenta]phase[/] {p.get('from')} → {p.get('to')} ({p.get('reason', '')})"
     if kind == "plateau":

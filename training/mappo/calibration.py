@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from training.events import stage
+
 CALIBRATION_FILE = "calibration.json"
 FORMAT = "mase.calibration/1"
 BINS = 15
@@ -85,13 +87,18 @@ def _action_names(env: Any, agent: str, n: int) -> list[str]:
 
 
 def collect(
-    trainer: Any, env: Any, limit: int | None = None, batch: int = 64
+    trainer: Any,
+    env: Any,
+    limit: int | None = None,
+    batch: int = 64,
+    progress: Callable[[int], None] | None = None,
 ) -> list[list[list[dict[str, Any]]]]:
     """Every ticket of `env` (in file order, at most `limit`) played once by the greedy team.
 
     Returns per ticket, per step, one record per acting agent (in team order, as the breaker reads them):
     ``{"agent": index, "logits": [..], "action": chosen, "correct": bool}``. Up to `batch` tickets are
-    played side by side (copies of `env`), one actor forward per step for all of them.
+    played side by side (copies of `env`), one actor forward per step for all of them. `progress(k)` hears
+    how many tickets are played, after each such group.
     """
     tickets = list(env.unwrapped.tickets)[: limit if limit is not None else None]
     if hasattr(trainer.featurize, "text"):  # embed every ticket text in batched backbone calls first
@@ -122,6 +129,8 @@ def collect(
                 if game.agents:
                     following.append((game, index, observations))
             live = following
+        if progress is not None:
+            progress(min(len(tickets), start + len(pool)))
     return out
 
 
@@ -199,9 +208,12 @@ def fit_temperature(logits: torch.Tensor, actions: torch.Tensor, correct: torch.
     return best
 
 
-def calibrate(trainer: Any, env: Any, limit: int | None = None) -> dict[str, Any]:
-    """Fit per-agent temperatures on `env`'s tickets (a dev split) and describe the result (`FORMAT`)."""
-    tickets = collect(trainer, env, limit)
+def calibrate(
+    trainer: Any, env: Any, limit: int | None = None, progress: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    """Fit per-agent temperatures on `env`'s tickets (a dev split) and describe the result (`FORMAT`);
+    `progress(k)`: k tickets played."""
+    tickets = collect(trainer, env, limit, progress=progress)
     records = [r for steps in tickets for step in steps for r in step]
     if not records:
         raise ValueError("calibration needs at least one decision; the dev split has no tickets")
@@ -316,24 +328,35 @@ def calibrate_checkpoints(
     team: Any, checkpoints: Sequence[str | Path], load: Callable[[str | Path], Any], events: Any = None
 ) -> dict[str, Any] | None:
     """Calibrate each existing checkpoint directory (`load(dir)` → a trainer holding it) on the spec's dev
-    split and store the result with it; returns the last calibration (None when nothing to do)."""
+    split and store the result with it; returns the last calibration (None when nothing to do). With
+    `events`, it reports its progress (stage "calibration", in tickets) and each result as a log line."""
     factory = dev_env_factory(team)
     if factory is None:
         return None
+    found = [directory for directory in checkpoints if (Path(directory) / "state.json").is_file()]
+    if not found:
+        return None
+    per = len(factory().unwrapped.tickets)
     result = None
-    for directory in checkpoints:
-        if not (Path(directory) / "state.json").is_file():
-            continue
-        result = calibrate(load(directory), factory())
-        save_calibration(directory, result, DEV_SPLIT)
-        if events is not None:
-            events.emit(
-                "log",
-                message=(
-                    f"calibration of {Path(directory).name} on the {DEV_SPLIT} split: "
-                    f"ECE {result['ece_before']:.3f} -> {result['ece_after']:.3f} "
-                    f"(temperatures {', '.join(f'{t:.2f}' for t in result['temperatures'].values())})"
-                ),
-                calibration={k: v for k, v in result.items() if k != "confidences"},
+    with stage(events, "calibration", "Calibrating confidence", per * len(found), "tickets") as progress:
+        for k, directory in enumerate(found):
+            result = calibrate(
+                load(directory), factory(), progress=lambda n, k=k: progress.advance_to(k * per + n)
             )
+            save_calibration(directory, result, DEV_SPLIT)
+            _report(events, directory, result)
     return result
+
+
+def _report(events: Any, directory: str | Path, result: Mapping[str, Any]) -> None:
+    """The calibration of one checkpoint as a log line of the run."""
+    if events is not None:
+        events.emit(
+            "log",
+            message=(
+                f"calibration of {Path(directory).name} on the {DEV_SPLIT} split: "
+                f"ECE {result['ece_before']:.3f} -> {result['ece_after']:.3f} "
+                f"(temperatures {', '.join(f'{t:.2f}' for t in result['temperatures'].values())})"
+            ),
+            calibration={k: v for k, v in result.items() if k != "confidences"},
+        )

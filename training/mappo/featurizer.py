@@ -151,9 +151,13 @@ class Featurizer:
             out.append(torch.cat([block.flatten(), mask]))
         return out
 
-    def text(self, texts: Sequence[str]) -> torch.Tensor:
-        """Vectors for texts ([len, dim], [len, 2·dim] with clauses, the clause block with slots), memoised."""
+    def text(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> torch.Tensor:
+        """Vectors for texts ([len, dim], [len, 2·dim] with clauses, the clause block with slots), memoised.
+
+        `progress(n)` hears how many of the distinct texts are embedded, after each backbone batch."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._text_cache]
+        if progress is not None:
+            progress(len(set(texts)) - len(missing))
         if missing:
             if self.backbone is None:
                 raise ValueError(
@@ -164,6 +168,8 @@ class Featurizer:
                     for start in range(0, len(missing), 256):
                         chunk = missing[start : start + 256]
                         self._text_cache.update(zip(chunk, self._clause_block(chunk), strict=True))
+                        if progress is not None:
+                            progress(len(set(texts)) - len(missing) + start + len(chunk))
                     return torch.stack([self._text_cache[t] for t in texts])
                 whole = self.backbone.encode(missing).float()
                 if self.clauses:

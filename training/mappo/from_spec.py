@@ -243,29 +243,40 @@ def run_spec(
             warm_start_from_spec(trainer, team, Path(scratch), None)
     if cfg.comm and group.is_main:  # who listens to whom, for the communication views and the overlay
         progress = attention_reporter(trainer, events, cfg.eval_every, cfg.updates, progress)
+    calibration: dict[str, Any] = {}
+
+    def calibrate(status: str) -> dict[str, float]:
+        # confidence the breaker can trust (training.mappo.calibration), fitted by rank 0 alone before the
+        # run's `finished` event: its progress is the run's, and its error joins the final metrics
+        if status != "succeeded" or not group.is_main:
+            return {}
+        calibration["found"] = calibrate_run(trainer, team, root, events)
+        found = calibration["found"]
+        return {} if found is None else {"calibration_error": found["ece_after"]}  # dev split, after fitting
+
     result = trainer.train(
         should_stop=should_stop,
         checkpoint_dir=root if group.is_main else None,
         resume_from=resume_from,
         progress=progress,
+        before_finish=calibrate,
     )
-    # confidence the breaker can trust (training.mappo.calibration), fitted by rank 0 alone
-    if result["status"] == "succeeded" and group.is_main:
-        result["calibration"] = calibrate_run(trainer, team, root)
-        if result["calibration"] is not None:  # the run's final metrics show it (dev split, after fitting)
-            result["metrics"] = {**result["metrics"], "calibration_error": result["calibration"]["ece_after"]}
+    if "found" in calibration:
+        result["calibration"] = calibration["found"]
     return result
 
 
-def calibrate_run(trainer: MappoTrainer, team: Any, root: Path) -> dict[str, Any] | None:
+def calibrate_run(
+    trainer: MappoTrainer, team: Any, root: Path, events: EventStream | None = None
+) -> dict[str, Any] | None:
     """Fit and store the calibration of the run's `best` and `last` checkpoints on the dev split; the
-    trainer ends holding `last` (its final state) again. Returns `last`'s summary (no per-ticket data)."""
+    trainer ends holding `last` (its final state) again. Returns `last`'s summary (no per-ticket data);
+    `events` hears its progress and results."""
     from training.mappo.calibration import calibrate_checkpoints
 
     def load(directory: Path) -> MappoTrainer:
         trainer.load_checkpoint(directory)
         return trainer
 
-    # no events: `finished` (already emitted by the trainer) stays the run's last; the summary is returned
-    found = calibrate_checkpoints(team, [root / "best", root / "last"], load)
+    found = calibrate_checkpoints(team, [root / "best", root / "last"], load, events)
     return None if found is None else {k: v for k, v in found.items() if k != "confidences"}

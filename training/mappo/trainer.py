@@ -285,7 +285,11 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         self.env = self.env_fn(split)
         try:
             n = episodes or self.cfg.eval_episodes
-            res = [self.run_episode(greedy=True, seed=seed + k) for k in range(n)]
+            res = []
+            with self.events.stage("evaluation", f"Evaluating on {split} episodes", n, "episodes") as playing:
+                for k in range(n):
+                    res.append(self.run_episode(greedy=True, seed=seed + k))
+                    playing.advance()
         finally:
             self.env = env_train
         out = {
@@ -315,10 +319,13 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         checkpoint_dir: str | Path | None = None,
         resume_from: str | Path | None = None,
         progress: Callable[[int, dict], None] | None = None,
+        before_finish: Callable[[str], Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """Run the updates; emits started / metrics / phase / plateau / checkpoint / finished events.
+        """Run the updates; emits started / progress / metrics / phase / plateau / checkpoint / finished events.
 
         Stops early (with a checkpoint, status "cancelled") when `should_stop()` returns True.
+        `before_finish(status)` runs after the last checkpoint and before "finished" (work that is still
+        part of the run, e.g. calibration); the metrics it returns join the final ones.
         """
         resumed = None
         if resume_from is not None:
@@ -340,59 +347,81 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             # the starting policy (the warm start, when there is one) is the first `best` candidate: when
             # reinforcement learning makes a seed worse on held-out episodes, the run serves its start
             self._validate({"step": 0, "episode": self.episodes_done}, checkpoint_dir)
-        while self.update_index < self.cfg.updates:
-            if self._stop_requested(should_stop):
-                status = "cancelled"
-                break
-            t0 = time.perf_counter()
-            batch, results = self.collect()
-            if self.replay is not None:
-                remember(self.replay, batch, [r.ret for r in results], self.cfg.gamma)
-            stats = self.update(batch)
-            elapsed = time.perf_counter() - t0
-            self.train_seconds += elapsed
-            self.update_index += 1
-            metrics = {
-                "step": self.update_index,
-                "episode": self.episodes_done,
-                "return": float(np.mean([r.ret for r in results])),
-                "steps_per_episode": float(np.mean([r.steps for r in results])),
-                "messages_per_episode": float(np.mean([r.messages for r in results])),
-                "update_seconds": elapsed,
-                **stats,
-                **(self.link.metrics() if self.link is not None else {}),
-            }
-            if self.success_fn is not None:
-                metrics["success"] = float(np.mean([float(self.success_fn(r.info)) for r in results]))
-            if self.scheduler is not None:
-                metrics["phase"] = self.scheduler.phase
-            if self.curriculum is not None:
-                metrics["curriculum_level"] = self.curriculum.level
-            metrics = self._group_metrics(metrics, elapsed)
-            self._golden(elapsed, batch)
-            # a group evaluates on rank 0 alone (the others go on to their next rollouts and wait for it
-            # in the next update's first collective): the scores and the `best` checkpoint are rank 0's
-            if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0 and self.group.is_main:
-                self._validate(metrics, checkpoint_dir)
-            self.events.emit("metrics", **metrics)
-            self.history.append(metrics)
-            last_metrics = metrics
-            if self.scheduler is not None and self.update_index % self.cfg.cycle_updates == 0:
-                cycle = self.history[-self.cfg.cycle_updates :]
-                key = "success" if "success" in metrics else "return"
-                self.scheduler.end_cycle({a: float(np.mean([m[key] for m in cycle])) for a in self.agents})
-            if (
-                checkpoint_dir is not None
-                and self.cfg.checkpoint_every
-                and (self.update_index % self.cfg.checkpoint_every == 0)
-            ):
-                self.save_checkpoint(Path(checkpoint_dir) / "last", metrics)
-            if progress is not None:
-                progress(self.update_index, metrics)
+        for phase, label, first, end in self._update_stages():
+            if self.update_index >= end or status != "succeeded":
+                continue
+            per = self.cfg.episodes_per_update * self.group.world_size
+            done = (self.update_index - first) * per
+            with self.events.stage(phase, label, (end - first) * per, "episodes", done) as stage:
+                while self.update_index < end:
+                    if self._stop_requested(should_stop):
+                        status = "cancelled"
+                        break
+                    last_metrics = self._train_update(checkpoint_dir, progress)
+                    stage.advance(per)
         if checkpoint_dir is not None:
             self.save_checkpoint(Path(checkpoint_dir) / "last", last_metrics)
+        if before_finish is not None:
+            last_metrics = {**last_metrics, **before_finish(status)}
         self.events.emit("finished", status=status, metrics=last_metrics)
         return {"status": status, "metrics": last_metrics, "train_seconds": self.train_seconds}
+
+    def _update_stages(self) -> list[tuple[str, str, int, int]]:
+        """(phase, label, first update, end update) of the run's stages: the critic's warm-up (actors
+        held), then the PPO updates."""
+        warmup = min(self.cfg.critic_warmup_updates, self.cfg.updates)
+        stages = [("critic_warmup", "Warming up the critic", 0, warmup)] if warmup else []
+        return stages + [("training", "Training (PPO updates)", warmup, self.cfg.updates)]
+
+    def _train_update(
+        self, checkpoint_dir: str | Path | None, progress: Callable[[int, dict], None] | None
+    ) -> dict[str, Any]:
+        """One update: collect, learn, report its metrics, validate and checkpoint when due."""
+        t0 = time.perf_counter()
+        batch, results = self.collect()
+        if self.replay is not None:
+            remember(self.replay, batch, [r.ret for r in results], self.cfg.gamma)
+        stats = self.update(batch)
+        elapsed = time.perf_counter() - t0
+        self.train_seconds += elapsed
+        self.update_index += 1
+        metrics = {
+            "step": self.update_index,
+            "episode": self.episodes_done,
+            "return": float(np.mean([r.ret for r in results])),
+            "steps_per_episode": float(np.mean([r.steps for r in results])),
+            "messages_per_episode": float(np.mean([r.messages for r in results])),
+            "update_seconds": elapsed,
+            **stats,
+            **(self.link.metrics() if self.link is not None else {}),
+        }
+        if self.success_fn is not None:
+            metrics["success"] = float(np.mean([float(self.success_fn(r.info)) for r in results]))
+        if self.scheduler is not None:
+            metrics["phase"] = self.scheduler.phase
+        if self.curriculum is not None:
+            metrics["curriculum_level"] = self.curriculum.level
+        metrics = self._group_metrics(metrics, elapsed)
+        self._golden(elapsed, batch)
+        # a group evaluates on rank 0 alone (the others go on to their next rollouts and wait for it
+        # in the next update's first collective): the scores and the `best` checkpoint are rank 0's
+        if self.cfg.eval_every and self.update_index % self.cfg.eval_every == 0 and self.group.is_main:
+            self._validate(metrics, checkpoint_dir)
+        self.events.emit("metrics", **metrics)
+        self.history.append(metrics)
+        if self.scheduler is not None and self.update_index % self.cfg.cycle_updates == 0:
+            cycle = self.history[-self.cfg.cycle_updates :]
+            key = "success" if "success" in metrics else "return"
+            self.scheduler.end_cycle({a: float(np.mean([m[key] for m in cycle])) for a in self.agents})
+        if (
+            checkpoint_dir is not None
+            and self.cfg.checkpoint_every
+            and (self.update_index % self.cfg.checkpoint_every == 0)
+        ):
+            self.save_checkpoint(Path(checkpoint_dir) / "last", metrics)
+        if progress is not None:
+            progress(self.update_index, metrics)
+        return metrics
 
     def _validate(self, metrics: dict[str, Any], checkpoint_dir: str | Path | None) -> None:
         """Add the validation scores to `metrics`; a new best score saves the `best` checkpoint."""

@@ -52,7 +52,9 @@ class TrainingLoop:
             backbone=self.backbone.describe(),
             routing=cfg.routing,
         )
-        self.embedding_table(self.env)
+        with events.stage("reader_texts", "Embedding the environment's texts", 1, "tables") as reading:
+            self.embedding_table(self.env)  # the backbone reads every text an agent can show, once
+            reading.advance()
         if self.link is not None:
             self.link.events = events
         last_eval = self.episode
@@ -67,37 +69,39 @@ class TrainingLoop:
         start = time.perf_counter() - self.seconds
         status = "succeeded"
         self._window_clock = time.perf_counter()
-        while self.episode < total:
-            if self._should_stop(should_stop):
-                status = "cancelled"
-                break
-            embeddings, secrets = self.sample(cfg.batch_size)
-            stats = self.update(embeddings, secrets)
-            self.seconds = time.perf_counter() - start
-            window.append(stats)
-            if self.update_index % cfg.metrics_every == 0:
-                events.emit("metrics", **self._window_metrics(window))
-                window = []
-            if cfg.eval_every and self.episode - last_eval >= cfg.eval_every:
-                last_eval = self.episode
-                eval_metrics = self._evaluate_and_report(events)
-            if self.update_index % cfg.attention_every == 0 and self.group.is_main:
-                self._emit_attention(events, embeddings)
-            cycle = self.spec.evolution.cycle_episodes
-            if cycle and self.episode - last_cycle >= cycle:
-                last_cycle = self.episode
-                score = eval_metrics.get("success", stats.success)
-                self.evolution.events = events
-                self.evolution.end_cycle({a: score for a in self.agents})
-            if (
-                checkpoint_root is not None
-                and cfg.checkpoint_every
-                and self.episode - last_ckpt >= cfg.checkpoint_every
-            ):
-                last_ckpt = self.episode
-                self._checkpoint(events, checkpoint_root, eval_metrics)
-            if progress is not None:
-                progress(stats, {"episode": self.episode, "total": total, "seconds": self.seconds})
+        with events.stage("training", "Training", total, "episodes", start=self.episode) as training:
+            while self.episode < total:
+                if self._should_stop(should_stop):
+                    status = "cancelled"
+                    break
+                embeddings, secrets = self.sample(cfg.batch_size)
+                stats = self.update(embeddings, secrets)
+                self.seconds = time.perf_counter() - start
+                window.append(stats)
+                if self.update_index % cfg.metrics_every == 0:
+                    events.emit("metrics", **self._window_metrics(window))
+                    window = []
+                if cfg.eval_every and self.episode - last_eval >= cfg.eval_every:
+                    last_eval = self.episode
+                    eval_metrics = self._evaluate_and_report(events)
+                if self.update_index % cfg.attention_every == 0 and self.group.is_main:
+                    self._emit_attention(events, embeddings)
+                cycle = self.spec.evolution.cycle_episodes
+                if cycle and self.episode - last_cycle >= cycle:
+                    last_cycle = self.episode
+                    score = eval_metrics.get("success", stats.success)
+                    self.evolution.events = events
+                    self.evolution.end_cycle({a: score for a in self.agents})
+                if (
+                    checkpoint_root is not None
+                    and cfg.checkpoint_every
+                    and self.episode - last_ckpt >= cfg.checkpoint_every
+                ):
+                    last_ckpt = self.episode
+                    self._checkpoint(events, checkpoint_root, eval_metrics)
+                if progress is not None:
+                    progress(stats, {"episode": self.episode, "total": total, "seconds": self.seconds})
+                training.advance_to(self.episode)
         if window:
             events.emit("metrics", **self._window_metrics(window))
         final = self._evaluate_and_report(events) if status == "succeeded" else eval_metrics
@@ -186,12 +190,14 @@ class TrainingLoop:
 
     def _evaluate_and_report(self, events: EventStream) -> dict[str, Any]:
         n, group = self.config.eval_episodes, self.group
-        if group.active:  # each rank plays its share of the evaluation episodes; the means are averaged
-            share = -(-n // group.world_size)
-            result = self.evaluate(share, seed=self.config.seed + 10_007 + 7_919 * group.rank)
-            result = {**distributed.mean_metrics(group, result), "episodes": share * group.world_size}
-        else:
-            result = self.evaluate(n)
+        with events.stage("evaluation", "Evaluating on fresh episodes", n, "episodes") as playing:
+            if group.active:  # each rank plays its share of the evaluation episodes; the means are averaged
+                share = -(-n // group.world_size)
+                result = self.evaluate(share, seed=self.config.seed + 10_007 + 7_919 * group.rank)
+                result = {**distributed.mean_metrics(group, result), "episodes": share * group.world_size}
+            else:
+                result = self.evaluate(n)
+            playing.advance_to(n)
         events.emit(
             "metrics",
             step=self.update_index,
