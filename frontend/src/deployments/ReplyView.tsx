@@ -1,10 +1,12 @@
-import { type Reply, type ReplyPart, replyFacts } from "./reply";
+import { type Reply, type ReplyPart, replyFacts, textBlocks } from "./reply";
 import type { StreamingPart } from "./replyStream";
 
-/** The reply the customer reads, one paragraph per agent, each labelled with who wrote it and how; while
- * it is being written (``live``), each part grows as its agent's text streams in. */
+/** The reply the customer reads, one paragraph per agent, each labelled with who wrote it and how, signed
+ * by the deployed team; while it is being written (``live``), each part grows as its agent's text streams
+ * in. A writing team's text (a report, a post, code) is shown whole (`WrittenText`). */
 export function ReplyView({ reply, parts, live }: { reply?: Reply; parts?: ReplyPart[]; live?: StreamingPart[] }) {
   if (!reply && live?.length) return <LiveReply parts={live} />;
+  if (reply?.sections) return <WrittenText reply={reply} />;
   const shown = reply?.parts ?? parts ?? [];
   if (!shown.length) return null;
   return (
@@ -21,7 +23,35 @@ export function ReplyView({ reply, parts, live }: { reply?: Reply; parts?: Reply
           <p className="reply-text">{part.text}</p>
         </div>
       ))}
-      {reply && <p className="reply-greeting">Kind regards, Customer service</p>}
+      {reply && <p className="reply-greeting">Kind regards,{reply.signature ? ` ${reply.signature}` : ""}</p>}
+    </div>
+  );
+}
+
+/** A writing team's text as it composed it: section headings, paragraphs and the code it wrote as code
+ * (or, for a request the team cannot do, its words saying so), signed by the team. */
+function WrittenText({ reply }: { reply: Reply }) {
+  const declined = reply.faults.some((f) => f.kind === "out_of_scope");
+  return (
+    <div className={`reply${declined ? " reply-declined" : ""}`} data-testid="reply">
+      <p className="small muted">
+        <b>{declined ? "Declined" : "Text"}</b> · {replyFacts(reply)}
+        {reply.fallback && " · the template wrote part of it"}
+      </p>
+      {textBlocks(reply.text).map((block, i) =>
+        block.kind === "heading" ? (
+          <h4 key={i}>{block.text}</h4>
+        ) : block.kind === "code" ? (
+          <pre key={i} className="reply-code" data-testid="reply-code">
+            <code>{block.text}</code>
+          </pre>
+        ) : (
+          <p key={i} className="reply-text">
+            {block.text}
+          </p>
+        ),
+      )}
+      {reply.signature && <p className="reply-greeting">— {reply.signature}</p>}
     </div>
   );
 }

@@ -24,10 +24,12 @@ export const FILTER_KEYS: (keyof Filters)[] = [
 /** The reply writers a deployment can use (serving.generation.base.BACKENDS). */
 export const BACKENDS = ["template", "local", "openai_compatible"];
 
-/** Fault kinds of the team and of its reply writer (serving.breaker.FAULT_KINDS). */
+/** Fault kinds of the team and of its reply writer (serving.breaker.FAULT_KINDS), and a request the team
+ * cannot do (mase_web/deployments/review.py). */
 export const FAULT_KINDS = [
   "non_finite", "backbone_error", "timeout", "step_limit",
   "generation_timeout", "generation_error", "empty_answer", "overlong_answer", "refusal", "garbage",
+  "out_of_scope",
 ];
 
 /** The filters as they are kept in the page's address: the typed values, unset ones left out. */

@@ -22,4 +22,8 @@ describe("describeMatch", () => {
       "coral reefs (matched by meaning, similarity 0.62; next: ocean heat)",
     );
   });
+  it("says that nothing matched a request under the similarity floor", () => {
+    const under = { item: "cw08", score: 0.41, runner_up: "cw05", by: "meaning" as const, floor: 0.43, in_scope: false };
+    expect(describeMatch(under)).toBe("none: the nearest, cw08, scores 0.41, not above the floor 0.43");
+  });
 });

@@ -40,9 +40,12 @@ export function consoleLabels(environment: string | null | undefined): ConsoleLa
   return (environment && LABELS[environment]) || TICKET;
 }
 
-/** "heat pumps (matched by meaning, similarity 0.62; next: ebikes)" for a result's ``request``. */
+/** "heat pumps (matched by meaning, similarity 0.62; next: ebikes)" for a result's ``request``; for one
+ * under the similarity floor, "none: the nearest, …, scores 0.41, not above the floor 0.50". */
 export function describeMatch(match: RequestMatch): string {
   const name = (id: string) => id.replace(/_/g, " ");
+  if (match.in_scope === false)
+    return `none: the nearest, ${name(match.item)}, scores ${match.score.toFixed(2)}, not above the floor ${(match.floor ?? 0).toFixed(2)}`;
   const how =
     match.by === "name" ? "named in the request" : `matched by ${match.by}, similarity ${match.score.toFixed(2)}`;
   return `${name(match.item)} (${how}${match.runner_up ? `; next: ${name(match.runner_up)}` : ""})`;
@@ -54,4 +57,8 @@ export interface RequestMatch {
   score: number;
   runner_up: string | null;
   by: "name" | "meaning" | "words";
+  /** The similarity a request must beat: the best a request of another team's kind reaches. */
+  floor?: number;
+  /** False: the team cannot do the request, nothing was played (status ``out_of_scope``). */
+  in_scope?: boolean;
 }

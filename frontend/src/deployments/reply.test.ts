@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchWritingFacts, replyFacts } from "./reply";
+import { batchWritingFacts, replyFacts, textBlocks } from "./reply";
 import { DEFAULT_WRITER, writerRequest } from "./WriterFields";
 
 describe("replyFacts", () => {
@@ -32,5 +32,23 @@ describe("batchWritingFacts", () => {
   it("names the backends, tokens, percentiles and how much the template wrote", () => {
     const w = { replies: 2, backends: ["local"], cost: 0, tokens: 120, latency_ms: { p50: 40.2, p95: 90.7 }, fallback_share: 0.5, faults: {} };
     expect(batchWritingFacts(w)).toBe("2 replies by local · 120 tokens · p50 40 ms, p95 91 ms · template wrote 50 %");
+  });
+});
+
+describe("textBlocks", () => {
+  it("shows the code a code team wrote as code, between its headings and notes", () => {
+    const text = "## Code\n```python\ndef clamp(x, lo, hi):\n\n    return max(lo, min(hi, x))\n```\n## Notes\nClamps x.\n## Tests\nThe hidden tests: 5 of 5 passed (all).";
+    expect(textBlocks(text)).toEqual([
+      { kind: "heading", text: "Code" },
+      { kind: "code", text: "def clamp(x, lo, hi):\n\n    return max(lo, min(hi, x))", language: "python" },
+      { kind: "heading", text: "Notes" },
+      { kind: "paragraph", text: "Clamps x." },
+      { kind: "heading", text: "Tests" },
+      { kind: "paragraph", text: "The hidden tests: 5 of 5 passed (all)." },
+    ]);
+  });
+  it("keeps an unclosed fence as code and a declined request as one paragraph", () => {
+    expect(textBlocks("```\nx = 1")).toEqual([{ kind: "code", text: "x = 1", language: "" }]);
+    expect(textBlocks("Sorry, the Code generation team cannot do this request.")).toHaveLength(1);
   });
 });

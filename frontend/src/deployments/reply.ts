@@ -36,6 +36,32 @@ export interface Reply {
   fallback: boolean;
   approved?: boolean;
   breaker?: string;
+  /** The deployed team's name, which signs the reply (the spec's name). */
+  signature?: string;
+  /** A writing team's text: its section names (absent for a customer-service reply). */
+  sections?: string[];
+}
+
+/** One block of a writing team's text (serving/generation/sections.py composes it): a ``## `` heading, a
+ * fenced code block, or a paragraph (one line). */
+export type TextBlock = { kind: "heading" | "paragraph" | "code"; text: string; language?: string };
+
+/** A writing team's text as blocks, so the code a code team wrote is shown as code. */
+export function textBlocks(text: string): TextBlock[] {
+  const blocks: TextBlock[] = [];
+  let code: { language: string; lines: string[] } | null = null;
+  for (const line of text.split("\n")) {
+    if (code) {
+      if (line.trim() === "```") {
+        blocks.push({ kind: "code", text: code.lines.join("\n"), language: code.language });
+        code = null;
+      } else code.lines.push(line);
+    } else if (line.startsWith("```")) code = { language: line.slice(3).trim(), lines: [] };
+    else if (line.startsWith("## ")) blocks.push({ kind: "heading", text: line.slice(3) });
+    else if (line.trim()) blocks.push({ kind: "paragraph", text: line });
+  }
+  if (code) blocks.push({ kind: "code", text: code.lines.join("\n"), language: code.language }); // unclosed: still code
+  return blocks;
 }
 
 /** A deployment's writer settings as the API shows them (never the key: only whether one is stored). */
