@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from serving.generation.reach import Reach
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -218,3 +220,29 @@ def environment() -> str:
     if value not in {"development", "production"}:
         raise ConfigError(f"MASE_ENV={value!r}; expected 'development' or 'production'")
     return value
+
+
+# The server's own secrets and settings: never a generation backend's API key, even when listed (the key is
+# sent to the backend's host as a bearer token).
+SERVER_ENV_NAMES = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "PGPASSWORD", "PGPASSFILE")
+SERVER_ENV_PREFIXES = ("MASE_", "DJANGO_", "CELERY_")
+
+
+def generation_reach() -> Reach:
+    """MASE_GENERATION_HOSTS (host rules a generation backend may connect to) and MASE_GENERATION_KEY_ENVS
+    (environment variables that may hold a backend's API key); both empty by default: no remote backend."""
+    try:
+        hosts = Reach.parse(env_list("MASE_GENERATION_HOSTS", [])).hosts
+    except ValueError as exc:
+        raise ConfigError(f"MASE_GENERATION_HOSTS: {exc}") from None
+    names = env_list("MASE_GENERATION_KEY_ENVS", [])
+    own = [n for n in names if n.upper() in SERVER_ENV_NAMES or n.upper().startswith(SERVER_ENV_PREFIXES)]
+    if own:
+        raise ConfigError(
+            f"MASE_GENERATION_KEY_ENVS lists {', '.join(own)}: the server's own secrets and settings never "
+            "serve as a generation backend's API key; list only variables that hold one (e.g. OPENAI_API_KEY)"
+        )
+    try:
+        return Reach(hosts, Reach.parse((), names).key_envs)
+    except ValueError as exc:
+        raise ConfigError(f"MASE_GENERATION_KEY_ENVS: {exc}") from None

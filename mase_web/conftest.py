@@ -44,6 +44,19 @@ def redis_service():
         embedded.stop()
 
 
+# The chat-completions servers the tests start listen on free loopback ports; a server allows no generation
+# host unless its operator lists it (MASE_GENERATION_HOSTS), so the tests list these. Tests of the refusals
+# narrow it themselves.
+LOOPBACK_GENERATION_HOSTS = "127.0.0.1:*"
+
+
+@pytest.fixture(autouse=True)
+def loopback_generation_hosts(settings):
+    from serving.generation import Reach
+
+    settings.GENERATION_REACH = Reach.parse([LOOPBACK_GENERATION_HOSTS])
+
+
 @pytest.fixture(scope="session")
 def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_factory):
     """A real Celery worker and a real daphne server, both on the test database and test Redis."""
@@ -56,6 +69,7 @@ def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_fa
     with django_db_blocker.unblock():
         db_url = database_url_of(connection.settings_dict)
     env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=redis_service.url, DEBUG="0")
+    env["MASE_GENERATION_HOSTS"] = LOOPBACK_GENERATION_HOSTS  # the tests' chat servers (see below)
     # Deliveries queued by earlier tests belong to rolled-back rows (SQLite may reuse their ids).
     app.control.purge()
     port = free_port()

@@ -166,6 +166,14 @@ MODELS_DIR = config.env_path("MASE_MODELS_DIR", DATA_DIR / "models")
 TICKETS_DIR = config.env_path("MASE_TICKETS_DIR", DATA_DIR / "tickets")
 DATASETS_DIR = config.env_path("MASE_DATASETS_DIR", DATA_DIR / "datasets")  # one folder per environment
 
+# --- Generation backends a deployment may use ------------------------------------------------------
+# The hosts an openai_compatible writer may connect to and the environment variables that may hold its key
+# (serving.generation.reach): the operator's choice, never a project member's. Empty by default, in
+# development too: any default would be a host nobody chose, and the machine's own ports (Redis, PostgreSQL,
+# a cloud's metadata address) are exactly what a member's URL must not reach. Listed e.g.
+# MASE_GENERATION_HOSTS=127.0.0.1:8001,https://api.openai.com and MASE_GENERATION_KEY_ENVS=OPENAI_API_KEY.
+GENERATION_REACH = config.generation_reach()
+
 # --- Runs --------------------------------------------------------------------------------------
 # A running run's worker renews its lease every few seconds; a lease older than this is a dead worker.
 RUN_HEARTBEAT_TIMEOUT = config.env_int("RUN_HEARTBEAT_TIMEOUT", 30)

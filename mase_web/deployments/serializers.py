@@ -15,6 +15,7 @@ from mase_web.deployments.models import (
     Deployment,
     Episode,
 )
+from mase_web.deployments.writing import server_problems, shown_settings
 from serving.generation import GenerationConfig, validate_config
 
 NULLABLE_OBJECT = {"type": "object", "nullable": True, "additionalProperties": {}}  # an object, or null
@@ -45,7 +46,7 @@ class DeploymentSerializer(serializers.ModelSerializer):
             shown = GenerationConfig.from_mapping(deployment.generation or {}).to_dict()
         except ValueError:
             shown = dict(deployment.generation or {})
-        return {**shown, "api_key_stored": bool(deployment.generation_secret)}
+        return {**shown_settings(shown), "api_key_stored": bool(deployment.generation_secret)}
 
     def get_environment(self, deployment: Deployment) -> str | None:
         return (deployment.spec.get("environment") or {}).get("name")
@@ -85,7 +86,8 @@ class GenerationSerializer(serializers.Serializer):
     )  # fmt: skip
 
     def validate_settings(self, value):
-        errors = validate_config(value if isinstance(value, dict) else None)
+        """Valid settings (`validate_config`) that this server allows (`writing.server_problems`)."""
+        errors = validate_config(value if isinstance(value, dict) else None) or server_problems(value)
         if errors:
             raise serializers.ValidationError([f"{key}: {text}" for key, text in errors.items()])
         return value

@@ -5,6 +5,11 @@ research-report, collaborative-writing or code-generation team writes its text s
 The key a product manager types in is stored only encrypted (Fernet, with a key derived from Django's
 SECRET_KEY), is decrypted only here, when the writer is built, and never leaves through the API: a
 serializer reports only whether one is stored. Changing the backend drops the cached writer.
+
+What a writer may reach is the server operator's choice, checked when settings are saved and again whenever
+a writer is built (`server_problems`): an ``openai_compatible`` backend only the hosts and key variables of
+``settings.GENERATION_REACH``, a ``local`` one only a model named in the models directory (`agents.places`),
+never a path; no message names the models directory's path.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ import base64
 import hashlib
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 
+from agents import places
 from mase_web.deployments.models import Deployment
 from serving.generation import GenerationConfig, GenerationError, redact
 from serving.generation.sections import CodeWriter, PostWriter, ReportWriter, SectionWriter
@@ -61,6 +68,21 @@ def config_of(deployment: Deployment) -> GenerationConfig:
     return GenerationConfig.from_mapping(deployment.generation or {})
 
 
+def server_problems(generation: Mapping[str, Any]) -> dict[str, str]:
+    """By setting, why generation settings (valid ones, `validate_config`) may not be used on this server: a
+    host or key variable the operator did not allow, a local model that is not a name in the models
+    directory (`Reach.problems`)."""
+    return settings.GENERATION_REACH.problems(generation)
+
+
+def shown_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
+    """Settings as the API shows them: a local model stored as a path (before paths were refused) is not
+    echoed, so no server path leaves through the API."""
+    if generation.get("backend") == "local" and not places.is_name(generation.get("model")):
+        return {**generation, "model": ""}
+    return dict(generation)
+
+
 def _build(
     deployment: Deployment, config: GenerationConfig, api_key: str | None = None, name: str = "writer"
 ):
@@ -72,8 +94,12 @@ def _build(
     if environment.get("name") in SECTION_WRITERS:
         kind, data = SECTION_WRITERS[environment["name"]]
         data = (environment.get("params") or {}).get(data)
-        return kind.build(config, agents, api_key=api_key, name=name, data=data, team=team)
-    return TicketWriter.build(config, agents, api_key=api_key, name=name, team=team)
+        return kind.build(
+            config, agents, api_key=api_key, name=name, data=data, team=team, reach=settings.GENERATION_REACH
+        )
+    return TicketWriter.build(
+        config, agents, api_key=api_key, name=name, team=team, reach=settings.GENERATION_REACH
+    )
 
 
 def writer_for(deployment: Deployment) -> TicketWriter | SectionWriter:
@@ -84,6 +110,8 @@ def writer_for(deployment: Deployment) -> TicketWriter | SectionWriter:
         deployment.created_at.isoformat(),
         repr(sorted((deployment.generation or {}).items())),
         deployment.generation_secret,
+        settings.GENERATION_REACH,  # what the server allows now: a narrower list rebuilds (and refuses)
+        places.places().models_dir,
     )
     with _lock:
         writer = _writers.get(key)

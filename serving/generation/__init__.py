@@ -10,6 +10,9 @@ breaker; `TicketWriter` turns a played customer-service episode into the reply t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from agents import places
 from serving.generation.base import (
     BACKENDS,
     Generation,
@@ -33,14 +36,7 @@ def make_generator(
     if config.backend == "template":
         return TemplateGenerator()
     if config.backend == "local":
-        from serving.generation.local import LocalCausalLM
-
-        return LocalCausalLM(
-            config.model,
-            device=device,
-            prompt_price_per_1k=config.prompt_price_per_1k,
-            completion_price_per_1k=config.completion_price_per_1k,
-        )
+        return _local(config, device, reach)
     if config.backend == "openai_compatible":
         from serving.generation.openai_compatible import OpenAICompatible
 
@@ -48,6 +44,39 @@ def make_generator(
     raise GenerationError(
         "config", f"unknown backend {config.backend!r}; expected one of {', '.join(BACKENDS)}"
     )
+
+
+def _local(config: GenerationConfig, device: str, reach: Reach | None) -> Generator:
+    """The local backend. Under a server's ``reach`` the model is a name in its models directory, and a
+    failure to load it is told by that name (never the directory's path, never the loader's own words)."""
+    from serving.generation.local import LocalCausalLM
+
+    def load(model_dir: str | Path) -> Generator:
+        return LocalCausalLM(
+            model_dir,
+            device=device,
+            prompt_price_per_1k=config.prompt_price_per_1k,
+            completion_price_per_1k=config.completion_price_per_1k,
+        )
+
+    if reach is None:
+        return load(config.model)
+    refused = reach.problems(config)
+    if refused:
+        raise GenerationError("config", f"model: {refused['model']}")
+    try:
+        return load(places.model_path(config.model))
+    except GenerationError as exc:
+        missing = "config.json missing" in str(exc)
+        why = "it holds no config.json" if missing else "it cannot be loaded"
+        raise GenerationError(
+            "config", f"the model {config.model!r} of the models directory: {why}"
+        ) from None
+    except Exception as exc:  # the loader's message may hold the server's paths
+        raise GenerationError(
+            "config",
+            f"the model {config.model!r} of the models directory cannot be loaded ({type(exc).__name__})",
+        ) from None
 
 
 __all__ = [

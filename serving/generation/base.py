@@ -64,7 +64,7 @@ class GenerationConfig:
     """
 
     backend: str = "template"
-    model: str = ""  # local: the model directory; openai_compatible: the model name
+    model: str = ""  # local: the model directory (on a server: its name there); openai_compatible: the name
     base_url: str = ""  # openai_compatible: e.g. http://127.0.0.1:8001/v1
     api_key_env: str = ""  # openai_compatible: the environment variable holding the key
     timeout_s: float = 10.0  # one HTTP attempt / one local call

@@ -1,11 +1,14 @@
-"""Where a generation backend may connect, and which environment variables may hold its API key.
+"""Where a generation backend may connect, which environment variables may hold its API key, and which
+model directories a local backend may load.
 
 On a server these are decisions of whoever runs it, not of a project member who edits a deployment: a
 ``base_url`` of the member's choosing would make the server send its requests (and the key it holds) to any
-host it can reach, internal ones included, and an ``api_key_env`` of their choosing would send any of the
-server's environment variables (its database password, its signing key) as a bearer token. The web layer
-hands the operator's choice to the backends as a `Reach`; the command line passes none (a user's own machine
-reaches what its user likes).
+host it can reach, internal ones included, an ``api_key_env`` of their choosing would send any of the
+server's environment variables (its database password, its signing key) as a bearer token, and a local
+``model`` path would load any directory. The web layer hands the operator's choice to the backends as a
+`Reach`; the command line passes none (a user's own machine reaches what its user likes). Under a `Reach`, a
+local backend's model is a name in the models directory the server configured (`agents.places`), never a
+path, and no message names that directory's path.
 
 A host rule is ``host``, ``host:port`` or ``host:*`` (any port), optionally behind a scheme
 (``https://api.example.com``: that scheme only; without one, http and https) and with a leading ``*.``
@@ -20,14 +23,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from agents import places
 
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _HOST = re.compile(r"(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\]")
 _RULE = re.compile(r"(?P<host>\[[^\]]*\]|[^:/@]*)(?::(?P<port>\*|[0-9]{1,5}))?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+LOCAL_MODEL_MESSAGE = (
+    "on this server the local writer's model is the name of a model in the server's models directory; "
+    "paths are not accepted"
+)
 
 
 @dataclass(frozen=True)
@@ -115,7 +125,9 @@ class Reach:
         if any(rule.allows(scheme, host, port) for rule in self.hosts):
             return None
         if not self.hosts:
-            return "this server allows no remote generation backend; its operator lists the hosts one may reach"
+            return (
+                "this server allows no remote generation backend; its operator lists the hosts one may reach"
+            )
         allowed = ", ".join(str(rule) for rule in self.hosts)
         return f"this server's generation backends may reach only: {allowed}"
 
@@ -130,8 +142,16 @@ class Reach:
         )
 
     def problems(self, config: Mapping[str, Any] | Any) -> dict[str, str]:
-        """By setting, why a generation config (a `GenerationConfig` or its mapping) may not be used here."""
-        get = config.get if isinstance(config, Mapping) else lambda key, default="": getattr(config, key, default)
+        """By setting, why a generation config (a `GenerationConfig` or its mapping) may not be used here.
+        A local model is looked up only inside the models directory, and only when it is a name."""
+        get = (
+            config.get
+            if isinstance(config, Mapping)
+            else lambda key, default="": getattr(config, key, default)
+        )
+        if get("backend", "template") == "local":
+            problem = local_model_problem(str(get("model", "") or ""))
+            return {"model": problem} if problem else {}
         if get("backend", "template") != "openai_compatible":
             return {}
         found = {
@@ -139,3 +159,13 @@ class Reach:
             "api_key_env": self.key_env_problem(str(get("api_key_env", "") or "")),
         }
         return {key: text for key, text in found.items() if text}
+
+
+def local_model_problem(model: str) -> str | None:
+    """Why ``model`` is not a model of the server's models directory (None: it is): a value that is not a name
+    gets one message, whatever it points to, and is never looked up."""
+    if not places.is_name(model):
+        return LOCAL_MODEL_MESSAGE
+    if places.model_path(model) == Path(model):  # did not resolve inside the models directory
+        return f"no model named {model!r} in the server's models directory"
+    return None

@@ -38,7 +38,7 @@ export function WriterFields({ value, onChange }: { value: WriterChoice; onChang
       </label>
       {value.backend !== "template" && (
         <label>
-          {value.backend === "local" ? "Model directory" : "Model name"}{" "}
+          {value.backend === "local" ? "Model (a name in the server's models directory)" : "Model name"}{" "}
           <input value={value.model} onChange={(e) => set({ model: e.target.value })} required />
         </label>
       )}

@@ -60,6 +60,34 @@ def test_production_urls_switch_only_urls(tmp_path):
     assert s["hosts"] == ["mase.example.org"]
 
 
+REACH = """
+import django, os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mase_web.settings")
+django.setup()
+from django.conf import settings as s
+r = s.GENERATION_REACH
+print([str(h) for h in r.hosts], sorted(r.key_envs), r.url_problem("http://127.0.0.1:8001/v1") is None)
+"""
+
+
+def test_generation_backends_reach_nothing_unless_the_operator_lists_it(tmp_path):
+    default = run_python(REACH, clean_env(tmp_path))
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.strip().splitlines()[-1] == "[] [] False"
+    listed = run_python(
+        REACH,
+        clean_env(
+            tmp_path,
+            MASE_GENERATION_HOSTS="127.0.0.1:8001, https://api.example.com",
+            MASE_GENERATION_KEY_ENVS="OPENAI_API_KEY",
+        ),
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip().splitlines()[-1] == (
+        "['127.0.0.1:8001', 'https://api.example.com'] ['OPENAI_API_KEY'] True"
+    )
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [
@@ -87,6 +115,9 @@ def test_production_urls_switch_only_urls(tmp_path):
         ({"REDIS_URL": "redis://host:notaport/0"}, "invalid port"),
         ({"DATABASE_URL": "mysql://x@y/z"}, "scheme 'mysql' is not supported"),
         ({"DEBUG": "maybe"}, "is not a boolean"),
+        ({"MASE_GENERATION_HOSTS": "api.example.com,*"}, "MASE_GENERATION_HOSTS: '*' is not a host rule"),
+        ({"MASE_GENERATION_KEY_ENVS": "OPENAI_API_KEY,SECRET_KEY"}, "lists SECRET_KEY: the server's own"),
+        ({"MASE_GENERATION_KEY_ENVS": "database_url"}, "lists database_url: the server's own secrets"),
     ],
 )
 def test_bad_configuration_is_one_clear_line(tmp_path, env, message):

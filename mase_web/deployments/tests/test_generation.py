@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from agents import places
 from mase_web.accounts.models import Role
 from mase_web.deployments import writing
 from mase_web.deployments.models import Deployment, Reply
@@ -146,14 +147,17 @@ def test_a_writer_that_cannot_start_still_answers_and_bad_settings_are_400s(
 ):
     project, users = team
     pm = users[Role.PRODUCT_MANAGER]
-    settings = {"backend": "local", "model": str(tmp_path / "no-model-here")}
+    models = places.places().models_dir
+    # a name of the server's models directory, with no model in it
+    (models / "no-model-here").mkdir(parents=True, exist_ok=True)
+    settings = {"backend": "local", "model": "no-model-here"}
     deployment_id = deploy(
         users, project, trained_checkpoint, tiny_backbone_dir, {"settings": settings}
     ).json()["id"]
     reply = send(users[Role.OPERATOR], deployment_id, fresh_text()).json()["result"]["reply"]
     assert reply["text"] and reply["fallback"] is True and "cannot start" in reply["faults"][0]["detail"]
     tried = client_for(pm).post(f"/api/deployments/{deployment_id}/generation/test/").json()
-    assert tried["ok"] is False and "config.json" in tried["error"]
+    assert tried["ok"] is False and "config.json" in tried["error"] and str(models) not in tried["error"]
     url = f"/api/deployments/{deployment_id}/generation/"
     bad = client_for(pm).post(
         url, {"settings": {"backend": "gpt", "timeout_s": -1, "colour": 1}}, format="json"

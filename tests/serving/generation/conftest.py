@@ -91,19 +91,28 @@ COMPLETION = {
 @contextmanager
 def recording_server(redirect_to: str = "") -> Iterator[tuple[str, list[dict[str, str]]]]:
     """An HTTP server on a free loopback port, in a thread; yields its base URL (…/v1) and the requests it
-    received (``{"path", "authorization"}`` each). It answers every POST with a chat completion, or, given
-    ``redirect_to``, with a 302 to that URL followed by the request's path."""
+    received (``{"path", "authorization"}`` each). It answers every POST with a chat completion (streamed when
+    asked), or, given ``redirect_to``, with a 302 to that URL followed by the request's path."""
     seen: list[dict[str, str]] = []
 
     class Recorder(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802 (the name http.server dispatches to)
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             seen.append({"path": self.path, "authorization": self.headers.get("Authorization") or ""})
-            body = b"" if redirect_to else json.dumps(COMPLETION).encode()
+            body, kind = json.dumps(COMPLETION).encode(), "application/json"
+            if redirect_to:
+                body = b""
+            elif asked.get("stream"):
+                message = COMPLETION["choices"][0]["message"]
+                chunks = [{**COMPLETION, "object": "chat.completion.chunk", "usage": None,
+                           "choices": [{"index": 0, "delta": message, "finish_reason": "stop"}]},
+                          {**COMPLETION, "object": "chat.completion.chunk", "choices": []}]  # fmt: skip
+                body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
+                kind = "text/event-stream"
             self.send_response(302 if redirect_to else 200)
             if redirect_to:
                 self.send_header("Location", redirect_to.rstrip("/") + self.path.removeprefix("/v1"))
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

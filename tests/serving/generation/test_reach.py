@@ -4,10 +4,13 @@ loopback that record what they receive."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from agents import places
 from serving.generation import GenerationConfig, GenerationError, Reach, make_generator
-from serving.generation.reach import HostRule, parse_host_rule
+from serving.generation.reach import LOCAL_MODEL_MESSAGE, HostRule, parse_host_rule
 from tests.serving.generation.conftest import SECRET, recording_server
 
 ASK = [{"role": "user", "content": "where is my parcel?"}]
@@ -55,7 +58,9 @@ def test_only_listed_hosts_schemes_and_ports_are_allowed():
     assert [url for url in allowed if reach.url_problem(url)] == []
     assert [url for url in refused if reach.url_problem(url) is None] == []
     # the answer is the same for a host that exists and answers and one that does not exist at all
-    assert reach.url_problem("http://127.0.0.1:5432/v1") == reach.url_problem("http://no-such-host.invalid/v1")
+    assert reach.url_problem("http://127.0.0.1:5432/v1") == reach.url_problem(
+        "http://no-such-host.invalid/v1"
+    )
     assert "api.example.com" in reach.url_problem("http://10.0.0.1/v1")
     assert "allows no remote" in Reach().url_problem("http://127.0.0.1:8001/v1")
 
@@ -96,3 +101,25 @@ def test_a_redirect_is_never_followed_even_to_an_allowed_host():
         backend.close()
     assert err.value.kind == "error_status" and err.value.status == 302
     assert len(seen) == 1 and received == []
+
+
+def test_under_a_reach_a_local_model_is_a_name_in_the_models_directory(tmp_path, monkeypatch):
+    models = tmp_path / "models"
+    (models / "empty").mkdir(parents=True)
+    monkeypatch.setattr(places, "_places", replace(places.places(), models_dir=models))
+    reach = Reach()
+    local = GenerationConfig(backend="local", model="")
+    for path in ("/etc", str(models / "empty"), "../models", "empty/../empty", "~"):
+        assert reach.problems(replace(local, model=path)) == {"model": LOCAL_MODEL_MESSAGE}
+        with pytest.raises(GenerationError) as err:
+            make_generator(replace(local, model=path), reach=reach)
+        assert str(err.value) == f"model: {LOCAL_MODEL_MESSAGE}"
+    assert "no model named 'absent'" in reach.problems(replace(local, model="absent"))["model"]
+    with pytest.raises(GenerationError) as err:  # a name that resolves, but holds no model
+        make_generator(replace(local, model="empty"), reach=reach)
+    assert (
+        err.value.kind == "config" and "config.json" in str(err.value) and str(models) not in str(err.value)
+    )
+    with pytest.raises(GenerationError) as err:  # without a reach (a user's own machine) a path is a path
+        make_generator(replace(local, model=str(models / "empty")))
+    assert str(models / "empty") in str(err.value)
