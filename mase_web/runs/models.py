@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from django.conf import settings
 from django.db import models
 
 from mase_web.accounts.models import Project
+
+
+def shown_checkpoint_path(run_id: int, path: str) -> str:
+    """A checkpoint's directory as the API shows it: relative to its run's directory ("checkpoints/mappo/
+    best"), never the server's absolute path (one outside the run's directory: its last part)."""
+    try:
+        return str(PurePath(path).relative_to(settings.DATA_DIR / "runs" / str(run_id)))
+    except ValueError:
+        return PurePath(path).name
 
 
 class Run(models.Model):
@@ -87,8 +98,17 @@ class RunEvent(models.Model):
     def __str__(self) -> str:
         return f"run {self.run_id} #{self.seq} {self.type}"
 
+    @property
+    def shown_payload(self) -> dict:
+        """The payload as the API and live stream show it: a checkpoint's path relative to the run."""
+        path = self.payload.get("path") if self.type == "checkpoint" else None
+        if not isinstance(path, str):
+            return self.payload
+        return {**self.payload, "path": shown_checkpoint_path(self.run_id, path)}
+
     def as_message(self) -> dict:
-        return {"seq": self.seq, "type": self.type, "payload": self.payload, "time": self.time.timestamp()}
+        payload = self.shown_payload
+        return {"seq": self.seq, "type": self.type, "payload": payload, "time": self.time.timestamp()}
 
 
 class Checkpoint(models.Model):
@@ -103,6 +123,11 @@ class Checkpoint(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} checkpoint at {self.step}"
+
+    @property
+    def shown_path(self) -> str:
+        """Its directory relative to the run's (`shown_checkpoint_path`); `path` stays for the server."""
+        return shown_checkpoint_path(self.run_id, self.path)
 
 
 class RunTag(models.Model):

@@ -142,7 +142,7 @@ def _history(run: Run) -> str:
 
 def _checkpoints(run: Run) -> str:
     rows = [
-        [_num(c.step), escape(f"{c.created_at:%Y-%m-%d %H:%M}"), f"<code>{escape(c.path)}</code>"]
+        [_num(c.step), escape(f"{c.created_at:%Y-%m-%d %H:%M}"), f"<code>{escape(c.shown_path)}</code>"]
         for c in run.checkpoints.order_by("-step")[:MAX_LIST]
     ]
     total = run.checkpoints.count()

@@ -118,11 +118,17 @@ class RunEventSerializer(serializers.ModelSerializer):
         model = RunEvent
         fields = ["seq", "type", "payload", "time"]
 
+    def to_representation(self, event):  # a checkpoint's path relative to the run, never the server's
+        return {**super().to_representation(event), "payload": event.shown_payload}
+
 
 class CheckpointSerializer(serializers.ModelSerializer):
     class Meta:
         model = Checkpoint
         fields = ["step", "path", "metrics", "created_at"]
+
+    def to_representation(self, checkpoint):  # its directory relative to the run, never the server's path
+        return {**super().to_representation(checkpoint), "path": checkpoint.shown_path}
 
 
 class TagsSerializer(serializers.Serializer):

@@ -250,3 +250,34 @@ def test_a_checkpoint_teacher_must_be_a_run_of_the_same_project(team, settings, 
     finally:
         places.configure(before.models_dir, before.tickets_dir, before.runs_dir, before.datasets_dir)
     assert Run.objects.count() == 4
+
+
+def test_checkpoint_paths_are_shown_relative_to_the_run(team):
+    """The API, the live stream and the report name a checkpoint inside its run, never by the server's
+    absolute path (the deployments keep the full path server-side)."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from mase_web.runs.models import Checkpoint
+
+    project, users = team
+    run = make_run(project)
+    where = str(run.out_dir / "checkpoints" / "mappo" / "best")
+    event = RunEvent.objects.create(
+        run=run,
+        seq=1,
+        type="checkpoint",
+        payload={"step": 3, "path": where, "metrics": {}},
+        time=timezone.now(),
+    )
+    Checkpoint.objects.create(run=run, step=3, path=where)
+    client = client_for(users[Role.PRODUCT_MANAGER])
+    events = client.get(f"/api/runs/{run.pk}/events/").json()
+    checkpoints = client.get(f"/api/runs/{run.pk}/checkpoints/").json()
+    report = client.get(f"/api/runs/{run.pk}/report/").content.decode()
+    assert events[0]["payload"]["path"] == checkpoints[0]["path"] == "checkpoints/mappo/best"
+    assert event.as_message()["payload"]["path"] == "checkpoints/mappo/best"
+    assert "checkpoints/mappo/best" in report
+    for body in (str(events), str(checkpoints), report):
+        assert str(settings.DATA_DIR) not in body
+    assert Checkpoint.objects.get(run=run).path == where  # the server still finds it
