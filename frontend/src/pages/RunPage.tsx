@@ -9,6 +9,7 @@ import { MetricCurves } from "../runs/MetricCurves";
 import { PhaseTimeline } from "../runs/PhaseTimeline";
 import { ProtocolPanel } from "../runs/ProtocolPanel";
 import { RunHeader } from "../runs/RunHeader";
+import { RunProgress } from "../runs/RunProgress";
 import { SystemPanel } from "../runs/SystemPanel";
 import { pageData } from "../runs/pageData";
 import { runQueries } from "../runs/queries";
@@ -28,7 +29,7 @@ function loadErrorText(runId: number, e: Error): string {
   return e instanceof ApiError && e.status === 404 ? `Run ${runId} does not exist or is not in your projects.` : e.message;
 }
 
-/** One run, live: header and controls, curves, communication graph, phases, alerts, golden ranges, worker, checkpoints. */
+/** One run, live: header and controls, progress of its stages, curves, communication graph, phases, alerts, golden ranges, worker, checkpoints. */
 export function RunPage() {
   const runId = pageData<{ run: number }>()?.run ?? 0;
   const queryClient = useQueryClient();
@@ -78,6 +79,7 @@ export function RunPage() {
           onMoveDevice={(device) => control.mutate(device)}
         />
       )}
+      <RunProgress stages={stream.stages} live={!terminal} />
       <MetricCurves series={stream.series} />
       <AttentionReplay
         frames={stream.attention}

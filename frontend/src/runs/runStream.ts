@@ -14,6 +14,7 @@ import type {
   PhaseChange,
   PlateauWarning,
   RunEventMessage,
+  StageProgress,
   SystemMetrics,
 } from "./types";
 
@@ -50,6 +51,8 @@ export interface RunStreamState {
   golden: Record<string, GoldenReading>;
   goldenBounds: Record<string, GoldenBounds>;
   system: SystemMetrics | null;
+  /** Every stage the run reported progress for, in the order they began, each as last reported. */
+  stages: StageProgress[];
   systemHistory: { time: string | number; cpu: number | null; memory: number | null }[];
   /** Bumped by every "checkpoint" event so the page refetches the checkpoint list. */
   checkpointEvents: number;
@@ -72,6 +75,7 @@ export const emptyStream: RunStreamState = {
   golden: {},
   goldenBounds: {},
   system: null,
+  stages: [],
   systemHistory: [],
   checkpointEvents: 0,
   lifecycleEvents: 0,
@@ -152,6 +156,32 @@ function alertItem(event: RunEventMessage): FeedItem {
   };
 }
 
+function stageOf(event: RunEventMessage, before: StageProgress | undefined): StageProgress {
+  const p = event.payload ?? {};
+  const state = p.state === "done" || p.state === "stopped" ? p.state : "running";
+  const begins = !before || (before.state !== "running" && state === "running");
+  return {
+    phase: str(p.phase),
+    label: str(p.label) || str(p.phase),
+    done: num(p.done) ?? 0,
+    total: num(p.total) ?? 0,
+    unit: str(p.unit),
+    elapsedS: num(p.elapsed_s) ?? 0,
+    etaS: num(p.eta_s),
+    state,
+    time: event.time,
+    seq: event.seq,
+    runs: (before?.runs ?? 0) + (begins ? 1 : 0),
+  };
+}
+
+/** The stage the run is in now: the most recently reported of those still running (null: none). */
+export function currentStage(stages: StageProgress[]): StageProgress | null {
+  let current: StageProgress | null = null;
+  for (const stage of stages) if (stage.state === "running" && (!current || stage.seq > current.seq)) current = stage;
+  return current;
+}
+
 /** Fold events (already checked with `acceptable`) into a new state; the old one is left untouched. */
 export function applyEvents(state: RunStreamState, events: RunEventMessage[]): RunStreamState {
   const { accepted } = acceptable(state.lastSeq, events);
@@ -197,6 +227,9 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
       case "finished":
         s.finished = { status: str(p.status), metrics: (p.metrics as Record<string, unknown>) ?? {} };
         s.lifecycleEvents += 1;
+        // a stage still running when the run ended (a worker killed mid-stage) did not finish
+        if (s.stages.some((stage) => stage.state === "running"))
+          s.stages = s.stages.map((stage) => (stage.state === "running" ? { ...stage, state: "stopped" } : stage));
         break;
       case "metrics": {
         if (p.system && typeof p.system === "object") {
@@ -268,6 +301,14 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
       case "checkpoint":
         s.checkpointEvents += 1;
         break;
+      case "progress": {
+        if (!str(p.phase)) break;
+        const stages = own("stages");
+        const at = stages.findIndex((stage) => stage.phase === p.phase);
+        if (at < 0) stages.push(stageOf(event, undefined));
+        else stages[at] = stageOf(event, stages[at]);
+        break;
+      }
       case "alert": {
         own("feed").push(alertItem(event));
         if (p.source === "golden_range" && typeof p.name === "string") {

@@ -90,6 +90,27 @@ export interface FeedItem {
 
 export type GoldenLevel = "ok" | "warn" | "alert";
 
+/** A stage of the run as its last "progress" event described it (training/events.py `RunStage`). */
+export interface StageProgress {
+  /** The stage's name: reader_texts, reader_fit, expert_episodes, cloning_data, cloning, critic_warmup,
+   * training, evaluation, calibration. */
+  phase: string;
+  label: string;
+  done: number;
+  total: number;
+  unit: string;
+  elapsedS: number;
+  /** Seconds left at the stage's own rate so far; null until it has done some of its work. */
+  etaS: number | null;
+  state: "running" | "done" | "stopped";
+  /** When the event was emitted (seconds since the epoch on the socket, ISO from the API). */
+  time: string | number;
+  /** The event's number: the most recent running stage is the one the run is in. */
+  seq: number;
+  /** How many times the stage began (evaluation repeats during training). */
+  runs: number;
+}
+
 export interface SystemMetrics {
   cpu_percent?: number;
   memory_percent?: number;
