@@ -6,9 +6,38 @@ inline a <script> or <style> marks it with `nonce="{{ request.csp_nonce }}"` (a 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 
 from django.core.exceptions import DisallowedHost
+
+# The only two style *attributes* pages may carry, each allowed by its hash alone ('unsafe-hashes' covers
+# attributes; nothing else inline is). Plotly writes them with setAttribute, which the policy otherwise
+# blocks: an empty style on colour-bar rectangles, and the pixelated-rendering style it tries on an
+# image to learn whether the browser can draw a heat map's cells sharp (and then draws them with it).
+PLOTLY_STYLE_ATTRIBUTES = (
+    "",
+    "".join(
+        f"image-rendering: {value}; "
+        for value in (
+            "optimizeSpeed",
+            "-moz-crisp-edges",
+            "-o-crisp-edges",
+            "-webkit-optimize-contrast",
+            "optimize-contrast",
+            "crisp-edges",
+            "pixelated",
+        )
+    ),
+)
+
+
+def _sha256_source(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+STYLE_ATTRIBUTE_SOURCES = " ".join(_sha256_source(text) for text in PLOTLY_STYLE_ATTRIBUTES)
 
 
 def content_security_policy(request) -> str:
@@ -27,6 +56,7 @@ def content_security_policy(request) -> str:
         "default-src 'self'",
         f"script-src 'self'{nonce_source}",
         f"style-src 'self'{nonce_source}",
+        f"style-src-attr 'unsafe-hashes' {STYLE_ATTRIBUTE_SOURCES}",
         # React, Plotly and Swagger UI set styles from code (CSSOM), which the policy allows.
         "img-src 'self' data: blob:",
         "font-src 'self' data:",

@@ -42,6 +42,15 @@ def test_app_page_policy_allows_only_its_own_scripts_and_websocket():
     assert styles and all(f'nonce="{nonce}"' in tag for tag in styles)  # Plotly's sheet, allowed
 
 
+def test_style_attributes_are_allowed_only_by_the_hashes_of_plotlys_two():
+    policy = directives(Client().get("/login/"))["style-src-attr"].split()
+    assert policy[:2] == ["style-src-attr", "'unsafe-hashes'"]
+    hashes = policy[2:]
+    assert len(hashes) == 2 and all(h.startswith("'sha256-") for h in hashes)
+    assert "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='" in hashes  # the empty style
+    assert "'unsafe-inline'" not in policy
+
+
 def test_each_response_gets_its_own_nonce_and_https_gets_wss():
     first, second = Client().get("/login/"), Client().get("/login/", secure=True)
     assert directives(first)["script-src"] != directives(second)["script-src"]
