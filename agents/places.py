@@ -171,7 +171,7 @@ MODEL_MESSAGE = (
     "paths are not accepted"
 )
 TEACHER_MESSAGE = (
-    "on this server a teacher checkpoint is one of this project's runs, named by its id (e.g. \"12\"); "
+    'on this server a teacher checkpoint is one of this project\'s runs, named by its id (e.g. "12"); '
     "paths are not accepted"
 )
 

@@ -23,7 +23,13 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIPPED = places.SHIPPED_DATA
 # (environment, parameter, declaration, a shipped value, the shipped data an own copy is made of)
 DATA = [
-    ("collaborative_writing", "briefs", BRIEF_FILES, "briefs", SHIPPED / "collaborative_writing" / "briefs.jsonl"),
+    (
+        "collaborative_writing",
+        "briefs",
+        BRIEF_FILES,
+        "briefs",
+        SHIPPED / "collaborative_writing" / "briefs.jsonl",
+    ),
     ("code_generation", "tasks", TASK_FILES, "tasks", SHIPPED / "code_generation" / "tasks.jsonl"),
     ("research_report", "corpus", CORPUS, None, SHIPPED / "research_report"),
 ]
@@ -77,7 +83,9 @@ def test_a_path_gets_one_message_whether_or_not_it_exists(datasets, environment,
 
 
 @pytest.mark.parametrize(("environment", "key", "files", "shipped", "_"), DATA)
-def test_names_resolve_in_the_shipped_data_and_the_datasets_directory(datasets, environment, key, files, shipped, _):
+def test_names_resolve_in_the_shipped_data_and_the_datasets_directory(
+    datasets, environment, key, files, shipped, _
+):
     assert confined_errors(spec_with(environment, **{key: "spring"})) == {}
     own = datasets / environment / ("spring" if files.directory else "spring.jsonl")
     assert places.data_path("spring", files) == own
@@ -135,7 +143,9 @@ class _FileReadingEnv:
     """A user environment with one data parameter: declaring it is all it takes to be confined."""
 
     parameters = describe_params(
-        {"recipes": None}, {"recipes": "A recipe file."}, data={"recipes": places.DataFiles("cooking", "recipe file")}
+        {"recipes": None},
+        {"recipes": "A recipe file."},
+        data={"recipes": places.DataFiles("cooking", "recipe file")},
     )
 
 
