@@ -120,6 +120,8 @@ class CircuitBreaker:
         self.transitions: deque[dict[str, Any]] = deque(maxlen=config.history)
         self.alerts: deque[dict[str, Any]] = deque(maxlen=config.history)
         self.counts = {"decisions": 0, "low": 0, "faults": 0, "opened": 0, "trials": 0}
+        # when a list: what the team reported (trials taken, steps, faults), for `replay` onto another state
+        self.journal: list[tuple] | None = None
 
     # ---- routing ---------------------------------------------------------------------------------
     def route(self) -> str:
@@ -133,6 +135,7 @@ class CircuitBreaker:
             if self.state == HALF_OPEN and not self._trial_in_flight:
                 self._trial_in_flight = True
                 self.counts["trials"] += 1
+                self._note("trial")
                 return ROUTE_TRIAL
             return ROUTE_FALLBACK
 
@@ -140,6 +143,7 @@ class CircuitBreaker:
         """Give the half-open trial back unused (the caller could not run it); the next request retries."""
         with self._lock:
             self._trial_in_flight = False
+            self._note("cancel_trial")
 
     # ---- outcomes --------------------------------------------------------------------------------
     def record_step(self, confidences: Sequence[float], trial: bool = False) -> bool:
@@ -150,6 +154,7 @@ class CircuitBreaker:
         """
         threshold = self.config.confidence_threshold
         with self._lock:
+            self._note("step", [float(c) for c in confidences], trial)
             lows = [c < threshold for c in confidences]
             self.counts["decisions"] += len(lows)
             self.counts["low"] += sum(lows)
@@ -182,6 +187,7 @@ class CircuitBreaker:
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; expected one of {', '.join(FAULT_KINDS)}")
         with self._lock:
+            self._note("fault", kind, detail, trial)
             self.counts["faults"] += 1
             if trial:
                 self._trial_in_flight = False
@@ -274,7 +280,30 @@ class CircuitBreaker:
                 if key in self.counts:
                     self.counts[key] = int(value)
 
+    def replay(self, journal: Sequence[tuple]) -> None:
+        """Apply what another copy of this breaker was told (its ``journal``) to this one's state, in order:
+        the outcomes a team reported while its copy started from a state that has since moved (another
+        process saved first). A trial its copy took is tried here too: if this state does not take one (it
+        is closed, or held open), the trial's step counts but moves nothing, as when an operator moved it."""
+        for entry in journal:
+            kind, args = entry[0], entry[1:]
+            if kind == "trial":
+                if self.route() != ROUTE_TRIAL:
+                    continue
+            elif kind == "cancel_trial":
+                self.cancel_trial()
+            elif kind == "step":
+                self.record_step(*args)
+            elif kind == "fault":
+                self.record_fault(*args)
+            else:
+                raise ValueError(f"unknown breaker journal entry {kind!r}")
+
     # ---- internals (call with the lock held) -----------------------------------------------------
+    def _note(self, *entry: Any) -> None:
+        if self.journal is not None:
+            self.journal.append(entry)
+
     def _open(self, reason: str, detail: str) -> None:
         self.opened_at = self.clock()
         self.counts["opened"] += 1

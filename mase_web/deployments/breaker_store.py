@@ -1,9 +1,13 @@
 """The deployment row is the authoritative circuit breaker: restore before a decision, save after.
 
-Every process (daphne, Celery workers) keeps its own `serving.breaker.CircuitBreaker` objects, but only
-ever uses one inside `locked_deployment`: a transaction holding the deployment's row lock, with the
-breaker restored from the row first and saved back (with its transitions and alerts as rows) at the end.
-An operator's force in the web process therefore applies to the next ticket in every worker.
+Every process (daphne, Celery workers) keeps its own `serving.breaker.CircuitBreaker` objects. A change
+made at once (an operator's force) happens inside `locked_deployment`: a transaction holding the
+deployment's row lock, the breaker restored from the row first and saved back (with its transitions and
+alerts as rows) at the end. A group of tickets plays for longer than a lock should be held: it starts
+from the row as read (`playing_breaker`) and, under the lock, `save_played` stores its breaker if the row
+is still as read, else the row's new state with what the group reported replayed onto it, so processes
+play one deployment's tickets at the same time and every transition is stored once. An operator's force
+therefore applies to the next group in every worker, and stands over the groups playing meanwhile.
 """
 
 from __future__ import annotations
@@ -65,11 +69,39 @@ def _sqlite_turn(deployment_id: int) -> Iterator[None]:
 
 
 @contextmanager
+def group_turn(deployment_id: int) -> Iterator[None]:
+    """A transaction in which the deployment's row may be locked without waiting on this process's other
+    threads: SQLite's turn (the file lock) first. For the short writes of a group that plays unlocked."""
+    with _sqlite_turn(deployment_id), transaction.atomic():
+        yield
+
+
+@contextmanager
 def locked_deployment(deployment_id: int, defer: tuple[str, ...] = ()) -> Iterator[Deployment]:
     """The deployment row, locked until the block ends (one decision-maker per deployment at a time);
     ``defer``: columns left unread (loaded if touched)."""
     with _process_lock(deployment_id), _sqlite_turn(deployment_id), transaction.atomic():
         yield Deployment.objects.select_for_update().defer(*defer).get(pk=deployment_id)
+
+
+def playing_breaker(deployment: Deployment, breaker: CircuitBreaker) -> dict[str, Any]:
+    """``breaker`` restored from the row (read, not locked) and noting what the team reports from now on;
+    returns the row's state as read, for `save_played`."""
+    seen = dict(deployment.breaker or {})
+    restored_breaker(deployment, breaker)
+    breaker.journal = []
+    return seen
+
+
+def save_played(deployment: Deployment, breaker: CircuitBreaker, seen: dict[str, Any]) -> None:
+    """Save a breaker that played from the row state ``seen`` (`playing_breaker`) to the locked row. If
+    another process or an operator saved in between, the row's state wins and what this breaker was told
+    is replayed onto it: its own transitions (decided from a state that no longer holds) are dropped."""
+    journal, breaker.journal = breaker.journal or [], None
+    if dict(deployment.breaker or {}) != seen:
+        restored_breaker(deployment, breaker)
+        breaker.replay(journal)
+    save_breaker(deployment, breaker)
 
 
 def save_breaker(

@@ -5,17 +5,21 @@ After the team has decided, its agents write the reply (`deployments.writing`, u
 breaker); its text is streamed as it is written (``reply_chunk`` events, tagged with the part's index and
 agent, then one ``reply_part`` per settled part) and the reply is stored beside the decisions.
 Concurrent tickets to one deployment in one process are micro-batched: they join an open *group* and the
-group's first ticket (its leader) takes the deployment's row lock, restores the runtime's breaker from the
-database once, creates every episode row, and lets each ticket play in its own thread at the same time (the
-runtime answers their steps with batched forwards); the decision records of each step are published to the
-deployment's group the moment they are made. Then the leader stores every step (one bulk insert) and
-episode and saves the breaker once, in the same transaction. A group gathers while the previous one holds the lock (and, when
-other tickets are in flight, for up to ``MASE_TICKET_BATCH_WINDOW_S``), so a lone ticket waits for nothing.
+group's first ticket (its leader) reads the runtime's breaker from the deployment's row once, creates every
+episode row, and lets each ticket play in its own thread at the same time (the runtime answers their steps
+with batched forwards); the decision records of each step are published to the deployment's group the
+moment they are made. Then the leader stores every step (one bulk insert) and episode and saves the breaker
+once, in one short transaction under the row lock (`breaker_store.save_played`: if another process saved
+meanwhile, what this group's breaker was told is replayed onto the row's state), so several processes
+play one deployment's groups at the same time; in one process its groups take turns (they share the
+runtime's breaker). A group gathers while the previous one plays (and, when other tickets are in flight,
+for up to ``MASE_TICKET_BATCH_WINDOW_S``), so a lone ticket waits for nothing.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -27,6 +31,8 @@ from django.db import transaction
 from agents.envs.customer_service.tickets import Ticket
 from mase_web.deployments import breaker_store, live, runtimes, writing
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode, Reply
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,7 @@ class _Group:
 
 _open_groups: dict[int, _Group] = {}
 _in_flight: dict[int, int] = {}
+_playing: dict[int, threading.Lock] = {}
 _groups_guard = threading.Lock()
 
 
@@ -215,7 +222,7 @@ def _play(runtime: Any, ticket: _Ticket) -> None:
         ticket.played.set()
 
 
-def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket]) -> None:
+def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket], seen: dict[str, Any]) -> None:
     """The played tickets' steps (one bulk insert) and episodes, the breaker once; failed tickets' rows go."""
     from mase_web.deployments.serializers import EpisodeSerializer
 
@@ -236,7 +243,7 @@ def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket]) -> None:
     episodes = [t.episode for t in played]
     for episode in episodes:  # one UPDATE each: Django's bulk_update (CASE per row) costs twice the CPU
         episode.save(update_fields=["status", "result", "reward", "breaker_state", "task_id"])
-    breaker_store.save_breaker(locked, runtime.breaker)
+    breaker_store.save_played(locked, runtime.breaker, seen)
     shown = EpisodeSerializer(episodes, many=True).data  # one serializer for the group: fields built once
     for t, data in zip(played, shown, strict=True):
         t.answer = Answer(t.episode, data, t.result)
@@ -245,23 +252,33 @@ def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket]) -> None:
     transaction.on_commit(lambda: live.publish_many(locked.pk, finished))
 
 
+def _playing_turn(deployment_id: int) -> threading.Lock:
+    """One group of a deployment plays at a time in a process: they share the runtime's breaker."""
+    with _groups_guard:
+        return _playing.setdefault(deployment_id, threading.Lock())
+
+
 def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> None:
-    """Wait for company, then play the group under the row lock and store it; every ticket of the group
-    gets its answer or an error, and no ticket is still playing when the lock is released."""
+    """Wait for company, then play the group and store it; every ticket of the group gets its answer or an
+    error, and no ticket is still playing when the group is stored. The row is locked only to store: other
+    processes play their groups of the deployment meanwhile (`breaker_store.save_played` merges)."""
     from mase_web.deployments.serializers import EpisodeSerializer
 
     if window_s > 0 and _in_flight.get(deployment_id, 0) > 1:  # others are about: let them catch up
         with group.grew:
             group.grew.wait_for(lambda: len(group.tickets) >= limit, timeout=window_s)
+    episodes: list[Episode] = []
+    stored = False
     try:
-        with breaker_store.locked_deployment(deployment_id, defer=("spec",)) as locked:  # the runtime has it
+        with _playing_turn(deployment_id):
             tickets = _close(deployment_id, group)
             runtime = group.runtime
+            deployment = Deployment.objects.defer("spec").get(pk=deployment_id)  # the runtime has the spec
+            seen = breaker_store.playing_breaker(deployment, runtime.breaker)
             try:
-                breaker_store.restored_breaker(locked, runtime.breaker)
                 episodes = [
                     Episode(
-                        deployment=locked,
+                        deployment=deployment,
                         request_id=t.request_id,
                         task_id=t.request.task_id,
                         task_text=t.request.text,
@@ -272,14 +289,15 @@ def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> Non
                     )
                     for t in tickets
                 ]
-                if len(episodes) == 1:
-                    episodes[0].save(force_insert=True)
-                else:
-                    Episode.objects.bulk_create(episodes)
+                with breaker_store.group_turn(deployment_id):
+                    if len(episodes) == 1:
+                        episodes[0].save(force_insert=True)
+                    else:
+                        Episode.objects.bulk_create(episodes)
                 for t, episode in zip(tickets, episodes, strict=True):
                     t.episode = episode
                 shown = EpisodeSerializer(episodes, many=True).data
-                live.publish_many(locked.pk, [{"kind": "episode", "episode": data} for data in shown])
+                live.publish_many(deployment_id, [{"kind": "episode", "episode": data} for data in shown])
                 for t in tickets[1:]:
                     t.started.set()
                 _play(runtime, tickets[0])
@@ -287,16 +305,27 @@ def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> Non
                 for t in tickets[1:]:
                     if t.started.is_set():
                         t.played.wait()  # the breaker is this group's until every ticket has played
-            _store(locked, runtime, tickets)
+            with breaker_store.locked_deployment(deployment_id, defer=("spec",)) as locked:
+                _store(locked, runtime, tickets, seen)
+            stored = True
     except BaseException as exc:
         for t in _close(deployment_id, group):  # also those gathered when the lock could not be taken
             if t.answer is None and t.error is None:
                 t.error = exc
+        if episodes and not stored:  # nothing of a group that failed stays behind, as before it played
+            _discard([e.pk for e in episodes if e.pk is not None])
         raise
     finally:
         for t in group.tickets:
             t.started.set()
             t.stored.set()
+
+
+def _discard(episode_ids: list[int]) -> None:
+    try:
+        Episode.objects.filter(pk__in=episode_ids).delete()
+    except Exception:  # noqa: BLE001 - the group's own error is the one its callers need
+        log.warning("could not remove the episodes %s of a failed group", episode_ids, exc_info=True)
 
 
 def answer_ticket(

@@ -243,3 +243,41 @@ def test_restore_keeps_an_operator_hold_and_refuses_unknown_states():
     assert fresh.state == CLOSED and fresh.route() == "model"
     with pytest.raises(ValueError, match="breaker state"):
         fresh.restore({"state": "melted"})
+
+
+def test_a_journal_replayed_onto_a_state_that_moved_applies_the_outcomes_there():
+    """Two copies start closed; the second's journal, replayed after the first saved, continues its state."""
+    first, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
+    second, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
+    second.journal = []
+    first.record_step([0.1, 0.2])  # two lows: closed, streak 2
+    assert second.route() == "model"
+    second.record_step([0.3])  # one low on its own copy: still closed there
+    assert second.state == CLOSED and second.journal == [("step", [0.3], False)]
+
+    merged, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
+    merged.restore(first.export_state())
+    merged.replay(second.journal)
+    assert merged.state == OPEN and merged.counts["decisions"] == 3  # 2 + 1 lows in a row reach K
+    assert [t["reason"] for t in merged.transitions] == ["low_confidence"]
+
+
+def test_a_replayed_trial_moves_nothing_where_no_trial_is_due():
+    """A copy that took a half-open trial and closed, replayed onto a breaker an operator holds open."""
+    copy, clock, _ = make(cooldown=10.0)
+    copy.record_fault("timeout")
+    clock.now += 10.0
+    copy.journal = []
+    assert copy.route() == "trial"
+    copy.record_step([0.9, 0.9], trial=True)
+    assert copy.state == CLOSED
+    assert copy.journal == [("trial",), ("step", [0.9, 0.9], True)]
+
+    held, _, _ = make(cooldown=10.0)
+    held.force_open("ops", "maintenance")
+    held.transitions.clear()
+    held.replay(copy.journal)
+    assert held.state == OPEN and held.forced and list(held.transitions) == []
+    assert held.counts["decisions"] == 2 and held.counts["trials"] == 0
+    with pytest.raises(ValueError, match="journal entry"):
+        held.replay([("melted",)])

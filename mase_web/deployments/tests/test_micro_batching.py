@@ -1,4 +1,4 @@
-"""Concurrent tickets to one deployment are micro-batched: they play together under one row lock, each keeps
+"""Concurrent tickets to one deployment are micro-batched: they play together as one group, each keeps
 its whole decision log (rows and live stream, in order), and the breaker is read once and written once per
 group — so faults in a group open it once, and a cooled-down breaker gives exactly one half-open trial."""
 
@@ -34,8 +34,8 @@ def wait_until(condition, what: str, limit_s: float = 120.0) -> None:
 
 
 def play_together(deployment, texts: list[str], user) -> list[inference.Answer]:
-    """Answer every text from a thread of its own while this test holds the deployment's process lock, so
-    all of them gather in one group; the answers come back in the order of ``texts``."""
+    """Answer every text from a thread of its own while this test holds the deployment's playing turn in
+    this process, so all of them gather in one group; the answers come back in the order of ``texts``."""
     answers: list = [None] * len(texts)
     errors: list[BaseException] = []
 
@@ -52,7 +52,7 @@ def play_together(deployment, texts: list[str], user) -> list[inference.Answer]:
         return len(group.tickets) if group is not None else 0
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(len(texts))]
-    with breaker_store._process_lock(deployment.pk):
+    with inference._playing_turn(deployment.pk):
         for t in threads:
             t.start()
         wait_until(lambda: gathered() == len(texts), f"{len(texts)} tickets in one group")
@@ -137,6 +137,59 @@ def test_a_group_with_faulting_tickets_opens_the_breaker_once_and_one_trial_clos
     ]
     deployment.refresh_from_db()
     assert deployment.breaker_state == "closed" and deployment.breaker["counts"]["trials"] == 1
+
+
+def play_unlocked(deployment, report) -> tuple[object, dict]:
+    """One process's group: its breaker restored from the row as read, then told what ``report`` says,
+    without the row lock (`inference._lead` plays this way); returns the breaker and the row as read."""
+    deployment.refresh_from_db()
+    breaker = breaker_store.restored_breaker(deployment)
+    seen = breaker_store.playing_breaker(deployment, breaker)
+    report(breaker)
+    return breaker, seen
+
+
+def store_played(deployment, breaker, seen) -> None:
+    with breaker_store.locked_deployment(deployment.pk) as locked:
+        breaker_store.save_played(locked, breaker, seen)
+
+
+def test_two_processes_playing_at_once_merge_their_low_streaks_into_one_opening(team, deployment):
+    deployment.spec["circuit_breaker"] |= {"confidence_threshold": 0.5, "consecutive_low": 3}
+    deployment.save(update_fields=["spec"])
+    two_lows = lambda b: b.record_step([0.2, 0.1])  # noqa: E731 - each group alone stays under K = 3
+    first, first_seen = play_unlocked(deployment, two_lows)
+    second, second_seen = play_unlocked(deployment, two_lows)  # read before the first group stored
+    assert first.state == second.state == "closed"
+    store_played(deployment, first, first_seen)
+    store_played(deployment, second, second_seen)  # the row moved: its two lows go on top of the first's
+
+    deployment.refresh_from_db()
+    assert deployment.breaker_state == "open" and deployment.breaker["counts"]["decisions"] == 4
+    assert moves(deployment) == [("closed", "open", "low_confidence")]  # stored once
+    assert Alert.objects.filter(deployment=deployment, name="circuit_breaker.open").count() == 1
+
+
+def test_an_operators_force_while_a_group_plays_stands_and_the_groups_opening_is_not_stored(team, deployment):
+    _, users = team
+    fault = lambda b: b.record_fault("backbone_error", "the backbone raised")  # noqa: E731
+    playing, seen = play_unlocked(deployment, fault)
+    assert playing.state == "open" and not playing.forced  # in this process the fault opened it
+    breaker_store.force(deployment.pk, users[Role.OPERATOR], "maintenance window", to_open=True)
+    store_played(deployment, playing, seen)
+
+    deployment.refresh_from_db()
+    assert deployment.breaker_state == "open" and deployment.breaker["forced"] is True
+    assert deployment.breaker["counts"]["faults"] == 1
+    assert moves(deployment) == [("closed", "open", "operator")]  # the group's own opening is not stored
+    # the fault still tells the operator, as a warning on a breaker already open
+    assert Alert.objects.filter(deployment=deployment, name="circuit_breaker.backbone_error").count() == 1
+
+    # the held breaker stands over a later group's confident trial-free decisions too
+    calm, calm_seen = play_unlocked(deployment, lambda b: b.record_step([0.9, 0.9]))
+    store_played(deployment, calm, calm_seen)
+    deployment.refresh_from_db()
+    assert deployment.breaker_state == "open" and len(moves(deployment)) == 1
 
 
 @pytest.mark.services
