@@ -70,7 +70,7 @@ from agents.spec.advice import spec_warnings
 from agents.spec.algorithms import ALGORITHM_TABLE, AlgorithmInfo
 from agents.spec.build import _read_document as _read_document  # training.cli reads spec files with it
 from agents.spec.build import load_spec
-from agents.spec.catalog import intent_catalogues, spec_catalog
+from agents.spec.catalog import intent_catalogues, prompt_routing, spec_catalog
 from agents.spec.checks import json_type_name
 from agents.spec.frozen import FrozenDict
 from agents.spec.nodes import (
@@ -154,6 +154,7 @@ __all__ = [
     "preset_terms",
     "spec_catalog",
     "intent_catalogues",
+    "prompt_routing",
     # module-level names the single-module agents.spec also offered (imported across the repository)
     "ALGORITHMS",
     "ALGORITHM_TABLE",

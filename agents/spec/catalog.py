@@ -23,7 +23,7 @@ from agents.spec.options import (
     SWEET_SPOT_AGENTS,
 )
 
-__all__ = ["spec_catalog", "intent_catalogues"]
+__all__ = ["spec_catalog", "intent_catalogues", "prompt_routing"]
 
 
 def intent_catalogues() -> dict[str, list[dict[str, str]]]:
@@ -37,6 +37,21 @@ def intent_catalogues() -> dict[str, list[dict[str, str]]]:
             continue
         if catalogue:
             out[name] = [dict(item) for item in catalogue]
+    return out
+
+
+def prompt_routing() -> dict[str, str]:
+    """Per environment whose policy reads the agents' prompts (`prompt_routing`): the parameter under which
+    the prompt routes work; an environment left out has policies that never read a prompt, so editing one
+    changes only the reply writer's system prompt (what the designer's inspector says of an edit)."""
+    out = {}
+    for name in sorted(REGISTRY):
+        try:
+            param = getattr(env_class(name), "prompt_routing", None)
+        except EnvironmentUnavailableError:
+            continue
+        if param:
+            out[name] = str(param)
     return out
 
 

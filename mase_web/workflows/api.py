@@ -34,6 +34,7 @@ from agents.spec import (
     AgentSpec,
     TeamSpec,
     intent_catalogues,
+    prompt_routing,
     spec_warnings,
     validate_spec,
 )
@@ -365,6 +366,7 @@ class CatalogueView(APIView):
                 "limits": dict(LIMITS),
                 "environments": _environment_parameters(),
                 "intents": intent_catalogues(),  # per environment: what an agent may own (checkboxes)
+                "prompt_routing": prompt_routing(),  # per environment whose policy reads prompts: the switch
                 "algorithms": algorithm_catalog(),  # each training algorithm with its capabilities
                 "defaults": _spec_defaults(),  # what the editors show for a setting the spec leaves out
                 "schema": spec_schema(),  # JSON Schema of the declared sections (agents.spec.schema)

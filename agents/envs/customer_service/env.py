@@ -163,6 +163,10 @@ class CustomerServiceEnv(ParallelEnv):
     takes_team = True  # make_env(..., team=the spec's agents) builds the drawn team (`team_kwargs`)
     intent_catalogue = tuple({"name": i, "description": INTENT_DESCRIPTIONS[i]} for i in INTENTS)
     """The intents an agent may own (``agents[].intents``), with what each means."""
+    prompt_routing = "deal_roles"
+    """Each agent's observation holds its prompt (as its similarity to each intent's description); with this
+    parameter on, training deals jobs to random seats, so the policy takes its work from its prompt. Without
+    the attribute an environment's policy never reads prompts (only the reply writer does)."""
 
     @staticmethod
     def example_requests() -> list[str]:

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { ClueKindField, holdsClue } from "./AgentClue";
-import { IntentChecklist, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
+import { IntentChecklist, type PromptRouting, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
 import { declaredIn, type DeclaredOption } from "./declaredOptions";
 import { useFieldProblem } from "./fieldProblem";
 import { NumberField } from "./NumberField";
@@ -19,6 +19,8 @@ interface Props {
   intents?: IntentInfo[];
   workflowId?: number;
   publishedVersion?: number | null;
+  /** How the environment's policy reads prompts (what the inspector says a prompt edit changes). */
+  promptRouting?: PromptRouting;
 }
 
 /** Everything about one agent: role, system prompt, shared backbone, LoRA adapter, policy head, update period. */
@@ -31,7 +33,16 @@ const PERIOD = declaredIn("AgentSpec", "update_period");
 const bounds = (option: DeclaredOption) => ({ min: option.min, max: option.max });
 const hint = (option: DeclaredOption) => option.description.charAt(0).toUpperCase() + option.description.slice(1) + ".";
 
-export function AgentInspector({ agent, roles, defaults, readOnly = false, intents, workflowId, publishedVersion }: Props) {
+export function AgentInspector({
+  agent,
+  roles,
+  defaults,
+  readOnly = false,
+  intents,
+  workflowId,
+  publishedVersion,
+  promptRouting = { param: null, on: false },
+}: Props) {
   const { updateAgent, renameAgent, setSection } = useDesigner.getState();
   const backbone = useDesigner((s) => s.spec.backbone) ?? {};
   const environment = useDesigner((s) => s.spec.environment?.name);
@@ -93,7 +104,7 @@ export function AgentInspector({ agent, roles, defaults, readOnly = false, inten
         </button>
       )}
 
-      <RetrainFlag agent={agent} workflowId={workflowId} version={publishedVersion} />
+      <RetrainFlag agent={agent} workflowId={workflowId} version={publishedVersion} routing={promptRouting} />
       {intents && !REVIEWER_ROLES.includes(agent.role) && (
         <IntentChecklist agent={agent} index={agentIndex} catalogue={intents} readOnly={readOnly} />
       )}

@@ -2,7 +2,7 @@ import { AgentInspector } from "./AgentInspector";
 import { EdgeInspector } from "./EdgeInspector";
 import type { SpecDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
-import type { IntentInfo, RoleInfo } from "./types";
+import type { EnvParam, IntentInfo, RoleInfo } from "./types";
 
 interface Props {
   roles: RoleInfo[];
@@ -13,12 +13,20 @@ interface Props {
   /** The workflow and its latest published version (flags prompt edits that need retraining). */
   workflowId?: number;
   publishedVersion?: number | null;
+  /** Per environment whose policy reads prompts: the parameter under which prompts route work. */
+  promptRouting?: Record<string, string>;
+  /** Per environment: its parameters and their defaults (whether that parameter is on). */
+  environments?: Record<string, EnvParam[]>;
 }
 
 /** Shows the inspector of whatever is selected on the canvas (to read only, where the role cannot edit). */
-export function Inspector({ roles, defaults, intents, workflowId, publishedVersion }: Props) {
+export function Inspector({ roles, defaults, intents, workflowId, publishedVersion, promptRouting, environments }: Props) {
   const selection = useDesigner((s) => s.selection);
   const spec = useDesigner((s) => s.spec);
+  const environment = spec.environment?.name ?? "";
+  const param = promptRouting?.[environment] ?? null;
+  const declared = environments?.[environment]?.find((p) => p.name === param)?.default;
+  const routing = { param, on: param !== null && (spec.environment?.params?.[param] ?? declared) === true };
   const readOnly = useDesigner((s) => s.readOnly);
   if (selection?.kind === "agent") {
     const agent = spec.agents.find((a) => a.id === selection.id);
@@ -33,6 +41,7 @@ export function Inspector({ roles, defaults, intents, workflowId, publishedVersi
           intents={intents?.[spec.environment?.name ?? ""]}
           workflowId={workflowId}
           publishedVersion={publishedVersion}
+          promptRouting={routing}
         />
       );
   }

@@ -164,6 +164,8 @@ export interface Catalogue {
   limits: Record<string, number>;
   /** Per environment whose agents own intents: the catalogue (names and descriptions). */
   intents?: Record<string, IntentInfo[]>;
+  /** Per environment whose policy reads the agents' prompts: the parameter under which they route work. */
+  prompt_routing?: Record<string, string>;
   /** Every training algorithm with its capabilities, in the order to offer them. */
   algorithms: AlgorithmInfo[];
   /** JSON Schema of the spec's declared sections (as spec.schema.json holds it). */

@@ -212,6 +212,8 @@ function Designer() {
                       roles={catalogue.roles}
                       defaults={specDefaults(catalogue)}
                       intents={catalogue.intents}
+                      promptRouting={catalogue.prompt_routing}
+                      environments={catalogue.environments}
                       workflowId={workflowId}
                       publishedVersion={workflow.latest_version}
                     />

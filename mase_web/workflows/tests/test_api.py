@@ -141,6 +141,8 @@ def test_template_gallery_and_catalogue(team):
         service["supervisor_view"]["choices"] == ["ticket", "draft"]
         and service["max_steps"]["kind"] == "integer"
     )
+    # only customer service's policy reads prompts (and routes work by them with deal_roles on)
+    assert catalogue["prompt_routing"] == {"customer_service": "deal_roles"} and "deal_roles" in service
     clues = {p["name"]: p for p in catalogue["environments"]["number_guess"]}["clue_kinds"]
     assert clues["kind"] == "choice" and clues["default"] in clues["choices"]
     algorithms = {a["name"]: a for a in catalogue["algorithms"]}  # the designer's Training tab reads these
