@@ -51,6 +51,13 @@ def test_launch_streams_events_and_succeeds(live_services, team):
     assert attention.payload["graph"]["nodes"], "attention events carry the networkx layout"
     assert run.checkpoints.count() >= 2
     assert "success" in run.metrics
+    # every stage said how far it was: the stored stream ends each one with its whole budget done
+    progress = RunEvent.objects.filter(run_id=run_id, type="progress").order_by("seq")
+    ends = {e.payload["phase"]: e.payload for e in progress if e.payload["state"] != "running"}
+    assert {"training", "evaluation"} <= set(ends), ends
+    assert (
+        ends["training"]["done"] == ends["training"]["total"] == 320 and ends["training"]["state"] == "done"
+    )
 
 
 def test_cancel_stops_a_running_run(live_services, team):

@@ -101,3 +101,53 @@ def test_reconnect_gets_exactly_the_missing_events_with_a_token(live_services, r
         collect(f"{live_services.ws_url}/ws/runs/{run.pk}/?after={first[-1]}", headers, until_seq=40)
     )
     assert again == list(range(31, 41))
+
+
+async def collect_events(url: str, headers: dict, until, during=None, timeout: float = 30) -> list[dict]:
+    """Every event received, in order, until one satisfies `until`."""
+    received: list[dict] = []
+    async with websockets.connect(url, additional_headers={"Origin": "http://127.0.0.1", **headers}) as ws:
+        if during is not None:
+            await asyncio.to_thread(during)
+        while not received or not until(received[-1]):
+            frame = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+            if frame["type"] == "events":
+                received += frame["events"]
+    return received
+
+
+def test_a_page_opened_mid_stage_hears_the_progress_so_far_then_the_rest(live_services, run_async, team, run):
+    _, users = team
+    stream = EventStream()
+    recorder = RunEventRecorder(run.pk).attach(stream)
+    stage = stream.stage("training", "Training", 10, "episodes").__enter__()
+    stage.advance(4)
+    stage.report(force=True)  # 4 of 10 stored before anyone watches
+    recorder.flush()
+
+    def the_rest():
+        stage.advance(6)
+        stage.__exit__(None, None, None)
+        recorder.close()
+
+    got = run_async(
+        collect_events(
+            f"{live_services.ws_url}/ws/runs/{run.pk}/",
+            cookie_of(users[Role.OPERATOR]),
+            until=lambda e: e["type"] == "progress" and e["payload"]["state"] == "done",
+            during=the_rest,
+        )
+    )
+    progress = [e["payload"] for e in got if e["type"] == "progress"]
+    assert [p["done"] for p in progress][:2] == [0, 4]  # the backlog: the stage's start and where it is
+    assert progress[-1] | {"elapsed_s": 0} == {
+        "phase": "training",
+        "label": "Training",
+        "done": 10,
+        "total": 10,
+        "unit": "episodes",
+        "elapsed_s": 0,
+        "eta_s": 0.0,
+        "state": "done",
+    }
+    assert [e["seq"] for e in got] == list(range(1, len(got) + 1))
