@@ -10,6 +10,7 @@ breaker; `TicketWriter` turns a played customer-service episode into the reply t
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from agents import places
@@ -31,7 +32,7 @@ def make_generator(
 ) -> Generator:
     """The backend ``config`` names. ``api_key``: a stored secret for ``openai_compatible`` (else the
     environment variable ``config.api_key_env`` is read). ``reach``: the hosts and key variables a server
-    allows (None: any, a user's own machine). Raises `GenerationError` (kind "config") when the backend
+    allows, a local model then being a name in its models directory (None: anything, a user's own machine). Raises `GenerationError` (kind "config") when the backend
     cannot be built or ``reach`` refuses it."""
     if config.backend == "template":
         return TemplateGenerator()
@@ -72,7 +73,8 @@ def _local(config: GenerationConfig, device: str, reach: Reach | None) -> Genera
         raise GenerationError(
             "config", f"the model {config.model!r} of the models directory: {why}"
         ) from None
-    except Exception as exc:  # the loader's message may hold the server's paths
+    except Exception as exc:  # the loader's message may hold the server's paths: its words go to the log only
+        logging.getLogger(__name__).warning("local model %r cannot be loaded", config.model, exc_info=True)
         raise GenerationError(
             "config",
             f"the model {config.model!r} of the models directory cannot be loaded ({type(exc).__name__})",

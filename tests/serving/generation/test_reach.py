@@ -120,6 +120,12 @@ def test_under_a_reach_a_local_model_is_a_name_in_the_models_directory(tmp_path,
     assert (
         err.value.kind == "config" and "config.json" in str(err.value) and str(models) not in str(err.value)
     )
+    (models / "broken").mkdir()
+    (models / "broken" / "config.json").write_text("{not json")
+    with pytest.raises(GenerationError) as err:  # the loader's own words (with the path) stay in the log
+        make_generator(replace(local, model="broken"), reach=reach)
+    assert "'broken' of the models directory cannot be loaded" in str(err.value)
+    assert str(models) not in str(err.value)
     with pytest.raises(GenerationError) as err:  # without a reach (a user's own machine) a path is a path
         make_generator(replace(local, model=str(models / "empty")))
     assert str(models / "empty") in str(err.value)
