@@ -98,8 +98,14 @@ def test_launch_from_the_browser_and_watch_it_train_live(live_services, browser_
     network = page.get_by_test_id("communication-network")
     assert network.locator(".node").count() == 7
     page.get_by_test_id("run-worker").filter(has_text=":").wait_for()  # host:pid of the Celery worker
+    # Where it is: the stage it is in, its episodes done of the budget and about how long is left.
+    budget = f"/ {LIVE_EPISODES:,} episodes"
+    page.get_by_test_id("current-stage").filter(has_text="Training").filter(has_text=budget).wait_for()
 
     page.get_by_test_id("run-state").filter(has_text="succeeded").wait_for(timeout=90_000)
+    stages = page.get_by_test_id("run-progress").locator("li")
+    stages.filter(has_text="Training").filter(has_text=f"{LIVE_EPISODES:,} {budget}").wait_for()
+    assert "done in" in stages.filter(has_text="Training").inner_text()
     # docs/run-page.png is a copy of this picture.
     page.screenshot(path=str(ROOT / "test-artifacts" / "run-page-live.png"), full_page=True)
     # Every training window is drawn exactly once: the stream neither lost nor repeated an event.
