@@ -6,10 +6,11 @@ import {
   MiniMap,
   type NodeChange,
   ReactFlow,
+  useNodesInitialized,
   useReactFlow,
 } from "@xyflow/react";
 import type React from "react";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AgentFlowNode, AgentNode } from "./AgentNode";
 import { CommunicationEdge } from "./CommunicationEdge";
 import { LearnedEdgeView } from "./LearnedEdge";
@@ -37,7 +38,24 @@ export function Canvas({ roles }: Props) {
   const diff = useDesigner((s) => s.diff);
   const readOnly = useDesigner((s) => s.readOnly);
   const { select, moveAgent, connect, addAgent } = useDesigner.getState();
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, fitView } = useReactFlow();
+  const canvasRef = useRef<HTMLDivElement>(null);
+  // The view fits the agents once they are drawn and again whenever the canvas changes size, until the
+  // user pans or zooms: panels around the canvas settle after the first fit and would cut agents off.
+  const userMoved = useRef(false);
+  const nodesInitialized = useNodesInitialized();
+  useEffect(() => {
+    if (nodesInitialized && !userMoved.current) void fitView(FIT_VIEW);
+  }, [nodesInitialized, fitView]);
+  useEffect(() => {
+    const element = canvasRef.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      if (!userMoved.current) void fitView(FIT_VIEW);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [fitView]);
   // Measured node sizes are view state, not design state: they stay here, out of the store.
   const [measured, setMeasured] = useState<Record<string, { width: number; height: number }>>({});
 
@@ -137,7 +155,7 @@ export function Canvas({ roles }: Props) {
   };
 
   return (
-    <div className="canvas" onDrop={onDrop} onDragOver={(e) => e.preventDefault()} data-testid="canvas">
+    <div className="canvas" ref={canvasRef} onDrop={onDrop} onDragOver={(e) => e.preventDefault()} data-testid="canvas">
       <ReactFlow<AgentFlowNode, Edge>
         nodes={nodes}
         edges={edges}
@@ -147,6 +165,9 @@ export function Canvas({ roles }: Props) {
         onNodeClick={(_, node) => select({ kind: "agent", id: node.id })}
         onEdgeClick={(_, edge) => edge.type !== "learned" && select({ kind: "edge", index: Number(edge.id.slice(1)) })}
         onPaneClick={() => select(null)}
+        onMoveStart={(event) => {
+          if (event) userMoved.current = true; // a pan or zoom by the user, not one of ours
+        }}
         onConnect={(c) =>
           c.source && c.target && connect(c.source, c.target, c.sourceHandle === "dep-out" ? "dependency" : "communication")
         }

@@ -1,0 +1,97 @@
+"""In real Chromium: a template opens in the designer with every agent inside the canvas (the view fits
+them once they are drawn, without "zoom to fit"), and the customer-service team's links neither cross
+each other nor run through an agent they do not join."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ARTIFACTS
+from mase_web.workflows.tests.test_browser_designer import open_template
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+# Every agent's box against the canvas's, in screen pixels.
+OUTSIDE = """() => {
+  const canvas = document.querySelector('[data-testid=canvas] .react-flow').getBoundingClientRect();
+  return [...document.querySelectorAll('.react-flow__node')].filter((node) => {
+    const box = node.getBoundingClientRect();
+    return box.left < canvas.left || box.top < canvas.top || box.right > canvas.right || box.bottom > canvas.bottom;
+  }).map((node) => node.dataset.id);
+}"""
+
+# The viewport's pan and zoom: [x, y, zoom × 100].
+VIEW = """() => {
+  const m = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform);
+  return [m.e, m.f, m.a * 100];
+}"""
+
+# Each designed link's path sampled into short segments (screen pixels): which pairs of links cross, and
+# which links pass through an agent's box that is neither of their ends.
+TANGLES = """() => {
+  const nodes = [...document.querySelectorAll('.react-flow__node')].map((n) => ({id: n.dataset.id, box: n.getBoundingClientRect()}));
+  const links = [...document.querySelectorAll('.react-flow__edge')].filter((e) => !e.classList.contains('learned'))
+    .map((edge) => {
+      const path = edge.querySelector('path.react-flow__edge-path');
+      const matrix = path.getScreenCTM();
+      const total = path.getTotalLength();
+      const points = [];
+      for (let i = 0; i <= 40; i++) {
+        const p = path.getPointAtLength(total * i / 40);
+        points.push({x: matrix.a * p.x + matrix.c * p.y + matrix.e, y: matrix.b * p.x + matrix.d * p.y + matrix.f});
+      }
+      const [, source, target] = edge.getAttribute('aria-label').match(/from (\\S+) to (\\S+)/) ?? [];
+      return {name: edge.getAttribute('aria-label'), source, target, points};
+    });
+  const cross = (p, q, r, s) => {
+    const d = (q.x - p.x) * (s.y - r.y) - (q.y - p.y) * (s.x - r.x);
+    if (Math.abs(d) < 1e-9) return false;
+    const t = ((r.x - p.x) * (s.y - r.y) - (r.y - p.y) * (s.x - r.x)) / d;
+    const u = ((r.x - p.x) * (q.y - p.y) - (r.y - p.y) * (q.x - p.x)) / d;
+    return t > 0.02 && t < 0.98 && u > 0.02 && u < 0.98;
+  };
+  const crossings = [];
+  for (let a = 0; a < links.length; a++) for (let b = a + 1; b < links.length; b++) {
+    const A = links[a], B = links[b];
+    const shareEnd = [A.source, A.target].some((x) => x === B.source || x === B.target);
+    if (shareEnd) continue;  // links of one agent meet at its box by design
+    let found = false;
+    for (let i = 0; i < 40 && !found; i++) for (let j = 0; j < 40 && !found; j++)
+      found = cross(A.points[i], A.points[i + 1], B.points[j], B.points[j + 1]);
+    if (found) crossings.push(`${A.name} × ${B.name}`);
+  }
+  const through = [];
+  for (const link of links) for (const node of nodes) {
+    if (node.id === link.source || node.id === link.target) continue;
+    const b = node.box;
+    if (link.points.some((p) => p.x > b.left && p.x < b.right && p.y > b.top && p.y < b.bottom)) through.push(`${link.name} through ${node.id}`);
+  }
+  return {crossings, through};
+}"""
+
+
+@pytest.mark.parametrize("template", ["number_guessing", "customer_service", "research_report"])
+def test_a_template_opens_with_every_agent_in_view(live_services, browser_page, template):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    open_template(page, live_services.base_url, template, template)
+    page.locator(".react-flow__node").first.wait_for()
+    page.wait_for_timeout(800)  # the side panels settle; the view must still hold every agent
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"canvas_{template}.png"))
+    assert page.evaluate(OUTSIDE) == []
+    # The view it opens with is the fitted one: "Zoom to fit" has nothing left to do.
+    opened = page.evaluate(VIEW)
+    page.get_by_role("button", name="Zoom to fit").click()
+    page.wait_for_timeout(600)  # its 300 ms animation
+    fitted = page.evaluate(VIEW)
+    assert opened == pytest.approx(fitted, abs=2), (opened, fitted)
+
+
+def test_the_customer_service_links_do_not_tangle(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    open_template(page, live_services.base_url, "customer_service", "Support desk")
+    page.locator(".react-flow__edge").first.wait_for()
+    page.wait_for_timeout(800)
+    assert page.evaluate(TANGLES) == {"crossings": [], "through": []}
