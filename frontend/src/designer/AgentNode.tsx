@@ -1,4 +1,4 @@
-import { Handle, type Node, type NodeProps, Position } from "@xyflow/react";
+import { Handle, type Node, type NodeProps, Position, useConnection } from "@xyflow/react";
 
 export interface AgentNodeData extends Record<string, unknown> {
   agentId: string;
@@ -11,7 +11,11 @@ export interface AgentNodeData extends Record<string, unknown> {
 export type AgentFlowNode = Node<AgentNodeData, "agent">;
 
 /** One agent on the canvas: id, role, and a red badge with its validation problems. */
-export function AgentNode({ data, selected }: NodeProps<AgentFlowNode>) {
+export function AgentNode({ id, data, selected }: NodeProps<AgentFlowNode>) {
+  // While a link is being dragged from another agent, this whole box takes the drop (not only its 10-px
+  // dots); the dragged-from dot says which kind of link it makes. Shown only then, so that at other times
+  // a press on the box selects or moves the agent.
+  const dropTarget = useConnection((c) => c.inProgress && c.fromNode.id !== id);
   const classes = ["agent-node"];
   if (selected) classes.push("selected");
   if (data.problems.length) classes.push("has-problems");
@@ -20,6 +24,7 @@ export function AgentNode({ data, selected }: NodeProps<AgentFlowNode>) {
     <div className={classes.join(" ")} data-testid={`agent-node-${data.agentId}`} title={data.roleDescription}>
       <Handle id="dep-in" className="handle-dependency" type="target" position={Position.Left} title="Workflow dependency in: this step runs after the one it comes from" />
       <Handle id="comm-in" className="handle-communication" type="target" position={Position.Top} title="Communication link in: messages arrive here" />
+      {dropTarget && <Handle id="node-in" className="handle-whole-node" type="target" position={Position.Top} isConnectableStart={false} />}
       <div className="agent-id">{data.agentId}</div>
       <div className="agent-role">{data.role.replaceAll("_", " ")}</div>
       {data.problems.length > 0 && (

@@ -4,10 +4,12 @@ each other nor run through an agent they do not join."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import ARTIFACTS
-from mase_web.workflows.tests.test_browser_designer import open_template
+from mase_web.workflows.tests.test_browser_designer import TEMPLATES, open_template
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -95,3 +97,55 @@ def test_the_customer_service_links_do_not_tangle(live_services, browser_page):
     page.locator(".react-flow__edge").first.wait_for()
     page.wait_for_timeout(800)
     assert page.evaluate(TANGLES) == {"crossings": [], "through": []}
+
+
+def drag_link(page, handle, onto) -> None:
+    """Press on `handle`, move in steps to the middle of the agent `onto` (none of its dots), release."""
+    start, box = handle.bounding_box(), onto.bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + box["height"] * 0.55, steps=12)
+    page.wait_for_timeout(150)  # the agent has become a drop target
+    page.mouse.up()
+
+
+def test_a_link_dropped_anywhere_on_an_agent_connects_to_it(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    workflow = open_template(page, live_services.base_url, "customer_service", "Support desk")
+    page.locator(".react-flow__edge").first.wait_for()
+    edges = page.locator(".react-flow__edge")
+    before = edges.count()
+
+    logistics = page.get_by_test_id("agent-node-logistics")
+    drag_link(
+        page,
+        logistics.locator(".react-flow__handle-bottom"),
+        page.get_by_test_id("agent-node-shopping_guide"),
+    )
+    page.locator(
+        '.react-flow__edge[aria-label="communication edge from logistics to shopping_guide"]'
+    ).wait_for()
+    # The right dot makes a dependency, wherever on the agent it is dropped.
+    drag_link(
+        page,
+        logistics.locator(".react-flow__handle-right"),
+        page.get_by_test_id("agent-node-dispute_mediator"),
+    )
+    page.locator(
+        '.react-flow__edge[aria-label="dependency edge from logistics to dispute_mediator"]'
+    ).wait_for()
+    assert edges.count() == before + 2
+    # No whole-agent drop target is left behind: a press on an agent selects it again.
+    assert page.locator(".handle-whole-node").count() == 0
+    logistics.click()
+    page.get_by_test_id("agent-inspector").wait_for()
+
+    page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
+    workflow.refresh_from_db()
+    template = json.loads((TEMPLATES / "customer_service.json").read_text())
+    added = [e for e in workflow.spec["edges"] if e not in template["edges"]]
+    assert added == [
+        {"source": "logistics", "target": "shopping_guide", "kind": "communication"},
+        {"source": "logistics", "target": "dispute_mediator", "kind": "dependency"},
+    ]
