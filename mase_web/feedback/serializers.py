@@ -85,7 +85,9 @@ class ReplySnapshotSerializer(serializers.Serializer):
 
     text = serializers.CharField(max_length=20_000)
     backend = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
-    parts = serializers.ListField(child=serializers.DictField(), required=False, default=list, max_length=MAX_STEPS)
+    parts = serializers.ListField(
+        child=serializers.DictField(), required=False, default=list, max_length=MAX_STEPS
+    )
 
 
 class SnapshotSerializer(serializers.Serializer):
@@ -93,6 +95,12 @@ class SnapshotSerializer(serializers.Serializer):
     answer = serializers.CharField(max_length=20_000, allow_blank=True, default="")
     steps = StepSnapshotSerializer(many=True, default=list, max_length=MAX_STEPS)
     reply = ReplySnapshotSerializer(required=False)
+    intents = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField(max_length=2000)),
+        required=False,
+        max_length=MAX_STEPS,
+        help_text="what the answer's intents mean: [{name, description}]",
+    )
     meta = serializers.DictField(required=False, default=dict)
 
 

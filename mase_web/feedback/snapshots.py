@@ -3,12 +3,17 @@ model reads from a snapshot.
 
 A snapshot is {"task": str, "answer": str, "steps": [{step, agent, action, source, confidence,
 messages}], "meta": {...}}, plus "reply": {text, backend, parts: [{agent, text, source}]} when the team
-wrote one (serving.generation). Snapshots are built once, when an item is queued, and never change.
+wrote one (serving.generation), and "intents": [{name, description}] when the answer names intents of its
+environment's catalogue (`agents.spec.intent_catalogues`), so the annotator reads what each one means.
+Snapshots are built once, when an item is queued, and never change.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
+
+from agents.spec import intent_catalogues
 
 MAX_STEPS_IN_TEXT = 12
 
@@ -47,6 +52,19 @@ def final_answer(episode, steps: list) -> str:
     return f"{steps[-1].agent}: {steps[-1].action}" if steps else ""
 
 
+@cache
+def _catalogues() -> dict[str, dict[str, dict[str, str]]]:
+    return {env: {i["name"]: i for i in items} for env, items in intent_catalogues().items()}
+
+
+def answer_intents(episode, answer: str) -> list[dict[str, str]]:
+    """The catalogue entries (name, description) of the intents ``answer`` names, in its order; none when
+    the episode's environment has no intent catalogue."""
+    environment = ((episode.deployment.spec or {}).get("environment") or {}).get("name")
+    catalogue = _catalogues().get(environment) or {}
+    return [dict(catalogue[name]) for name in (n.strip() for n in answer.split(",")) if name in catalogue]
+
+
 def reply_snapshot(episode) -> dict[str, Any] | None:
     """The reply the customer read (its text, backend, and who wrote which part), or None."""
     reply = (episode.result or {}).get("reply")
@@ -63,14 +81,18 @@ def reply_snapshot(episode) -> dict[str, Any] | None:
 def episode_snapshot(episode) -> dict[str, Any]:
     steps = list(episode.steps.all())
     reply = reply_snapshot(episode)
+    answer = final_answer(episode, steps)
+    intents = answer_intents(episode, answer)
     return {
         **({"reply": reply} if reply else {}),
+        **({"intents": intents} if intents else {}),
         "task": episode.task_text,
-        "answer": final_answer(episode, steps),
+        "answer": answer,
         "steps": [step_snapshot(s) for s in steps],
         "meta": {
             "deployment": episode.deployment_id,
-            "checkpoint": episode.deployment.checkpoint,
+            "run": episode.deployment.run_id,
+            "checkpoint": episode.deployment.shown_checkpoint,  # relative to the run, never the server's path
             "request_id": episode.request_id,
             "status": episode.status,
             "reward": episode.reward,

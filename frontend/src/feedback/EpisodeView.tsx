@@ -1,7 +1,8 @@
 import { describeMessages } from "./messages";
 import type { Snapshot, StepSnapshot } from "./types";
+import { answerIntents, spoken, words } from "./words";
 
-/** Who sent what to whom in this step, one line per message. */
+/** Who told whom what in this step, as sentences; how much an agent listened is a small bar, not a figure. */
 function MessagesCell({ messages, agent }: { messages: unknown; agent: string }) {
   if (messages === undefined || messages === null) return <span className="muted">–</span>;
   const lines = describeMessages(messages, agent);
@@ -12,10 +13,15 @@ function MessagesCell({ messages, agent }: { messages: unknown; agent: string })
         <li key={i}>
           {(line.from || line.to) && (
             <span className="fb-message-route">
-              {line.from ?? "?"} → {line.to ?? "?"}
+              {spoken(line.from ?? "?")} → {spoken(line.to ?? "?")}
             </span>
           )}
           {line.text && <span>{line.from || line.to ? `: ${line.text}` : line.text}</span>}
+          {line.weight !== undefined && (
+            <span className="fb-weight" title="how much the recipient listened" aria-hidden="true">
+              <span style={{ width: `${Math.round(line.weight * 100)}%` }} />
+            </span>
+          )}
         </li>
       ))}
     </ul>
@@ -27,9 +33,9 @@ function StepRow({ step }: { step: StepSnapshot }) {
   return (
     <tr className={confidence !== null && confidence !== undefined && confidence < 0.5 ? "fb-low" : undefined}>
       <td>{step.step ?? ""}</td>
-      <td>{step.agent}</td>
+      <td>{spoken(step.agent)}</td>
       <td>
-        <strong>{step.action}</strong>
+        <strong>{words(step.action)}</strong>
         {step.source && step.source !== "model" && <span className="badge warn fb-source">{step.source}</span>}
       </td>
       <td>{confidence === null || confidence === undefined ? "–" : `${Math.round(confidence * 100)} %`}</td>
@@ -40,46 +46,58 @@ function StepRow({ step }: { step: StepSnapshot }) {
   );
 }
 
-/** One episode (or one step of it) as the annotator sees it: task, the team's answer, the decisions. */
+/** One episode (or one step of it) as the annotator sees it: the ticket and the reply first, what the team
+ * answered in words, then (folded away for a whole episode) the decisions that led there. */
 export function EpisodeView({ snapshot, label }: { snapshot: Snapshot; label?: string }) {
+  const intents = answerIntents(snapshot.answer, snapshot.intents);
   return (
     <article className="fb-episode" data-testid="feedback-episode" aria-label={label ?? "Episode"}>
       {label && <h3>{label}</h3>}
-      <p className="fb-field-label">Task</p>
+      <p className="fb-field-label">Ticket</p>
       <p className="fb-task">{snapshot.task}</p>
-      <p className="fb-field-label">Answer</p>
-      <p className="fb-answer">{snapshot.answer || <span className="muted">(no answer)</span>}</p>
       {snapshot.reply && (
         <>
-          <p className="fb-field-label">Reply ({snapshot.reply.backend})</p>
+          <p className="fb-field-label">Reply the customer read</p>
           <div className="fb-reply" data-testid="feedback-reply">
-            {snapshot.reply.parts.length > 0
-              ? snapshot.reply.parts.map((part, i) => (
-                  <p key={i}>
-                    <b>{part.agent.replace(/_/g, " ")}:</b> {part.text}
-                  </p>
-                ))
-              : <p>{snapshot.reply.text}</p>}
+            <p>{snapshot.reply.text}</p>
           </div>
         </>
       )}
+      <p className="fb-field-label">{snapshot.intents?.length ? "What the team understood" : "Answer"}</p>
+      {intents.length === 0 ? (
+        <p className="fb-answer muted">(no answer)</p>
+      ) : (
+        <ul className="fb-answer fb-intents" data-testid="answer-intents">
+          {intents.map((intent, i) => (
+            <li key={i}>
+              <b>{intent.label}</b>
+              {intent.description && <span className="hint"> — {intent.description}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
       {snapshot.steps.length > 0 && (
-        <table className="list fb-steps">
-          <thead>
-            <tr>
-              <th>Step</th>
-              <th>Agent</th>
-              <th>Action</th>
-              <th>Confidence</th>
-              <th>Messages</th>
-            </tr>
-          </thead>
-          <tbody>
-            {snapshot.steps.map((step, i) => (
-              <StepRow key={i} step={step} />
-            ))}
-          </tbody>
-        </table>
+        <details className="fb-decisions" open={snapshot.steps.length <= 2 || !snapshot.reply}>
+          <summary>
+            How the team decided ({snapshot.steps.length} decision{snapshot.steps.length === 1 ? "" : "s"})
+          </summary>
+          <table className="list fb-steps">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Agent</th>
+                <th>Action</th>
+                <th>Confidence</th>
+                <th>Messages</th>
+              </tr>
+            </thead>
+            <tbody>
+              {snapshot.steps.map((step, i) => (
+                <StepRow key={i} step={step} />
+              ))}
+            </tbody>
+          </table>
+        </details>
       )}
     </article>
   );

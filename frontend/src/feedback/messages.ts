@@ -2,13 +2,16 @@
  *
  * The runtime logs learned communication as `{received: [{from, weight}], sent: [{to, weight}]}` (attention
  * weights: how much an agent listened to another); pasted snapshots may hold any JSON, e.g. a list of
- * `{from, to, text}`. Everything becomes lines "sender → recipient: what".
+ * `{from, to, text}`. Everything becomes lines "sender → recipient: what"; an attention weight is kept as a
+ * number for a bar, never written out as a figure.
  */
 
 export interface MessageLine {
   from?: string;
   to?: string;
   text: string;
+  /** How much the recipient listened to the sender, 0..1 (learned communication has no words). */
+  weight?: number;
 }
 
 const SENDER = ["from", "sender", "source"];
@@ -44,14 +47,15 @@ function messageLine(entry: unknown, defaults: { from?: string; to?: string }): 
   const used = new Set([sender, recipient, content, "weight"]);
   const parts: string[] = [];
   if (content) parts.push(plainText(entry[content]));
-  if (typeof entry.weight === "number") parts.push(`attention ${entry.weight.toFixed(2)}`);
   const rest = Object.fromEntries(Object.entries(entry).filter(([k]) => !used.has(k)));
   if (Object.keys(rest).length > 0) parts.push(plainText(rest));
-  return {
+  const line: MessageLine = {
     from: sender ? plainText(entry[sender]) : defaults.from,
     to: recipient ? plainText(entry[recipient]) : defaults.to,
     text: parts.filter(Boolean).join(" · "),
   };
+  if (typeof entry.weight === "number") line.weight = Math.min(1, Math.max(0, entry.weight));
+  return line;
 }
 
 /** The messages of `agent`'s step as lines, in log order: what it received, then what it sent. */

@@ -15,6 +15,8 @@ export interface Snapshot {
   answer: string;
   /** The reply the customer read, when the team wrote one (who wrote which part). */
   reply?: { text: string; backend: string; parts: { agent: string; text: string; source: string }[] };
+  /** What the answer's intents mean (the environment's catalogue), when the answer names some. */
+  intents?: { name: string; description: string }[];
   steps: StepSnapshot[];
   meta?: Record<string, unknown>;
 }

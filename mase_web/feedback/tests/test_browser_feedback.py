@@ -17,12 +17,16 @@ from mase_web.runs.tests.test_browser_runs import PASSWORD, sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
-def queue_items(queue: FeedbackQueue, tickets: list[tuple[str, str]]) -> None:
+def queue_items(queue: FeedbackQueue, tickets: list[tuple[str, str]], intents: dict | None = None) -> None:
+    """Episode items of (task, answer); ``intents``: task → the catalogue entries its snapshot carries."""
     payload = [
         {
             "kind": "episode",
             "episode_key": f"run/{i}",
-            "snapshot": snapshot(task, answer=answer, confidence=0.3),
+            "snapshot": {
+                **snapshot(task, answer=answer, confidence=0.3),
+                **({"intents": intents[task]} if task in (intents or {}) else {}),
+            },
         }
         for i, (task, answer) in enumerate(tickets)
     ]
@@ -48,8 +52,14 @@ def test_an_annotator_rates_two_queued_items_and_judges_a_pair(live_services, br
         project=project, name="Support tickets", guidelines="Was the customer helped?", overlap=1,
         tags=["wrong intent", "rude", "great"],
     )  # fmt: skip
+    tracking = [
+        {"name": "order_tracking", "description": "Where an order or parcel is now."},
+        {"name": "delivery_delay", "description": "A delivery that is late or has not arrived yet."},
+    ]
     queue_items(
-        queue, [("Where is my parcel 1234?", "Re-sent with tracking"), ("Refund order 77", "escalated")]
+        queue,
+        [("Where is my parcel 1234?", "order_tracking, delivery_delay"), ("Refund order 77", "escalated")],
+        intents={"Where is my parcel 1234?": tracking},
     )
 
     page.reload()
@@ -58,9 +68,13 @@ def test_an_annotator_rates_two_queued_items_and_judges_a_pair(live_services, br
     progress.filter(has_text="0 of 2 done").wait_for()
     episode = page.get_by_test_id("feedback-episode")
     episode.get_by_text("Where is my parcel 1234?").wait_for()
-    assert episode.get_by_text("Re-sent with tracking").is_visible()
+    # what the team understood, by the intents' names and meanings, never their codes
+    intents = episode.get_by_test_id("answer-intents")
+    assert intents.get_by_text("Order tracking").is_visible()
+    assert intents.get_by_text("A delivery that is late or has not arrived yet.").is_visible()
+    assert "order_tracking" not in episode.inner_text() and "delivery_delay" not in episode.inner_text()
     steps = episode.locator("tbody tr")
-    assert steps.count() == 2 and "router" in steps.first.inner_text() and "30 %" in steps.first.inner_text()
+    assert steps.count() == 2 and "Router" in steps.first.inner_text() and "30 %" in steps.first.inner_text()
 
     page.get_by_test_id("annotation-item").get_by_role("button", name="great").click()
     page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
@@ -182,8 +196,11 @@ def test_an_annotator_rates_and_judges_with_the_keyboard_and_reads_messages_as_t
     messages = item.get_by_test_id("step-messages")
     assert messages.count() == 1  # the router's empty log reads "none"
     text = messages.inner_text()
-    assert "router → resolver: attention 0.70" in text and "resolver → billing: attention 0.25" in text
+    assert "Router → Resolver" in text and "Resolver → Billing" in text
     assert not any(c in text for c in '{}[]"'), text
+    assert "attention" not in text and "0.7" not in text, text  # how much it listened: a bar, not a figure
+    bars = messages.locator(".fb-weight > span")
+    assert [bars.nth(i).get_attribute("style") for i in range(bars.count())] == ["width: 70%;", "width: 25%;"]
     assert "none" in item.locator("tbody tr").first.inner_text()
     legend = item.get_by_test_id("hotkey-legend").inner_text()
     assert "rating" in legend and "submit" in legend and "next item" in legend

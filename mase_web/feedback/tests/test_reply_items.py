@@ -76,7 +76,9 @@ def test_pairs_from_deployments_skip_rivals_with_the_same_reply_and_count_them(p
     assert response.status_code == 201, response.content
     assert response.json()["added"] == 1 and response.json()["skipped_identical"] == 1
     (pair,) = FeedbackItem.objects.filter(queue_id=queue["id"])
-    assert pair.snapshot["task"] == "refund please" and pair.snapshot_b["reply"]["text"].startswith("We cannot")
+    assert pair.snapshot["task"] == "refund please" and pair.snapshot_b["reply"]["text"].startswith(
+        "We cannot"
+    )
 
 
 @pytest.mark.django_db
@@ -103,3 +105,28 @@ def test_enqueue_refuses_an_explicit_pair_of_equal_replies(people):
     accepted = pair("Your parcel is late; it arrives on Monday.")
     assert accepted.status_code == 201 and accepted.json()["added"] == 1
     assert FeedbackItem.objects.get().snapshot_b["reply"]["text"].startswith("Your parcel is late")
+
+
+@pytest.mark.django_db
+def test_items_say_what_the_answers_intents_mean(people):
+    from agents.envs.customer_service.roster import INTENT_DESCRIPTIONS
+
+    project, users = people
+    deployment = deployment_with_episodes(project)
+    deployment.spec = {"environment": {"name": "customer_service"}}
+    deployment.save(update_fields=["spec"])
+    episode = deployment.episodes.get(request_id="req-0")
+    episode.result = {"info": {"predicted_intents": ["order_tracking", "delivery_delay", "no_such_intent"]}}
+    episode.save(update_fields=["result"])
+    queue = make_queue(users["pm"], project, overlap=1)
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+    assert client_for(users["pm"]).post(url, {"deployment": deployment.pk}, format="json").status_code == 201
+    item = FeedbackItem.objects.get(episode_key=f"deployment/{deployment.pk}/req-0")
+    assert item.snapshot["answer"] == "order_tracking, delivery_delay, no_such_intent"
+    assert item.snapshot["intents"] == [
+        {"name": "order_tracking", "description": INTENT_DESCRIPTIONS["order_tracking"]},
+        {"name": "delivery_delay", "description": INTENT_DESCRIPTIONS["delivery_delay"]},
+    ]
+    # an answer that names no intent of the catalogue adds nothing
+    plain = FeedbackItem.objects.get(episode_key=f"deployment/{deployment.pk}/req-1")
+    assert plain.snapshot["answer"] == "shipping" and "intents" not in plain.snapshot
