@@ -141,14 +141,18 @@ def _text_condition(query: str) -> Q:
     words = Q()
     for word in query.split():
         word = word.strip("\"'")
-        words &= Q(task_text__icontains=word) | Q(result__reply__text__icontains=word)
+        words &= Q(task_text__icontains=word) | Q(reply__text__icontains=word)
     matching = full_text(DecisionStep.objects.filter(episode=OuterRef("pk")), query)
     return words | Q(Exists(matching))
 
 
 def review_status_of(episode: Episode) -> str:
     """The episode's review from the flags `with_review_fields` annotates (see the module docstring)."""
-    flags = {REVIEW.WRONG: episode.has_wrong, REVIEW.ESCALATED: episode.has_escalated, REVIEW.OK: episode.has_ok}
+    flags = {
+        REVIEW.WRONG: episode.has_wrong,
+        REVIEW.ESCALATED: episode.has_escalated,
+        REVIEW.OK: episode.has_ok,
+    }
     return next((status for status in REVIEW_ORDER if flags[status]), REVIEW.UNREVIEWED)
 
 

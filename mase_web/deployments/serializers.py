@@ -193,9 +193,7 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
         ]  # fmt: skip
         read_only_fields = fields
 
-    @extend_schema_field(
-        serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True)
-    )
+    @extend_schema_field(serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True))
     def get_decided_source(self, episode: Episode) -> str | None:
         return decided_source(episode.deciding_steps)
 

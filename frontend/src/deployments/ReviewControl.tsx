@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { ApiError } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
-import type { DecisionRow, ReviewStatus } from "./types";
+import type { DecisionRow, EpisodeRow, ReviewStatus } from "./types";
 
 interface Props {
   row: DecisionRow;
@@ -11,6 +11,44 @@ interface Props {
 /** One decision's review: mark it ok, wrong (a reason is asked), escalated, or back to unreviewed;
  * a decision marked wrong can be queued for annotation in one click. */
 export function ReviewControl({ row, onChanged }: Props) {
+  return (
+    <ReviewActions
+      testId={`review-${row.id}`}
+      status={row.review_status}
+      reason={row.review_reason}
+      mark={async (status, why) => onChanged(await deploymentsApi.review(row.id, status, why))}
+      queue={async () => {
+        const placed = await deploymentsApi.annotate(row.id);
+        return placed.added ? `Queued in "${placed.queue_name}".` : `Already in "${placed.queue_name}".`;
+      }}
+    />
+  );
+}
+
+/** A ticket's review (POST /api/episodes/<id>/review/): stored on the decisions that decided it. */
+export function EpisodeReviewControl({ row, onChanged }: { row: EpisodeRow; onChanged: (row: EpisodeRow) => void }) {
+  return (
+    <ReviewActions
+      testId={`episode-review-${row.id}`}
+      status={row.review_status}
+      reason=""
+      mark={async (status, why) => onChanged(await deploymentsApi.reviewEpisode(row.id, status, why))}
+    />
+  );
+}
+
+interface ActionsProps {
+  testId: string;
+  status: ReviewStatus;
+  reason: string;
+  mark: (status: ReviewStatus, reason: string) => Promise<void>;
+  /** Queue what was marked wrong for annotation; returns where it went, in words. */
+  queue?: () => Promise<string>;
+}
+
+/** Mark ok, wrong (a reason is asked), escalated, or back to unreviewed; what is wrong can be queued. */
+function ReviewActions({ testId, status, reason: storedReason, mark: store, queue: toQueue }: ActionsProps) {
+  const row = { review_status: status, review_reason: storedReason };
   const [asking, setAsking] = useState<ReviewStatus | null>(null);
   const [reason, setReason] = useState("");
   const [note, setNote] = useState("");
@@ -28,20 +66,19 @@ export function ReviewControl({ row, onChanged }: Props) {
       setBusy(false);
     }
   };
-  const mark = (status: ReviewStatus, why = "") =>
+  const mark = (next: ReviewStatus, why = "") =>
     act(async () => {
-      onChanged(await deploymentsApi.review(row.id, status, why));
+      await store(next, why);
       setAsking(null);
       setReason("");
     });
   const queue = () =>
     act(async () => {
-      const placed = await deploymentsApi.annotate(row.id);
-      setNote(placed.added ? `Queued in "${placed.queue_name}".` : `Already in "${placed.queue_name}".`);
+      if (toQueue) setNote(await toQueue());
     });
 
   return (
-    <div className="review-control" data-testid={`review-${row.id}`}>
+    <div className="review-control" data-testid={testId}>
       <span className={`review-badge review-${row.review_status}`} title={row.review_reason || undefined}>
         {row.review_status}
       </span>
@@ -92,7 +129,7 @@ export function ReviewControl({ row, onChanged }: Props) {
               clear
             </button>
           )}
-          {row.review_status === "wrong" && (
+          {row.review_status === "wrong" && toQueue && (
             <button type="button" className="secondary small-button" disabled={busy} onClick={queue}>
               Queue for annotation
             </button>

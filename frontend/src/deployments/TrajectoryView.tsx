@@ -52,6 +52,10 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
           {episode.reward !== null && ` · reward ${episode.reward.toFixed(2)}`}
         </span>
       </p>
+      <div className="trajectory-reply" data-testid="trajectory-reply">
+        <p className="muted small">Reply{episode.reply?.backend ? ` (${episode.reply.backend})` : ""}</p>
+        {episode.reply?.text ? <p className="reply-text">{episode.reply.text}</p> : <p className="muted">No reply was written.</p>}
+      </div>
       <div className="replay">
         <button type="button" onClick={() => setIndex((i) => i - 1)} disabled={index === 0}>
           ◀ Previous step

@@ -10,6 +10,7 @@ import type {
   DeploymentDetail,
   DeploymentSummary,
   EpisodeDetail,
+  EpisodeRow,
   EpisodeSummary,
   FallbackPreviewResult,
   ReviewStatus,
@@ -35,7 +36,8 @@ export const deploymentsApi = {
     api<{ transition: Transition; breaker: BreakerSnapshot }>(`deployments/${id}/breaker/`, post({ state, reason })),
   transitions: (id: number) => api<Transition[]>(`deployments/${id}/transitions/`),
   alerts: (id: number) => api<AlertRow[]>(`deployments/${id}/alerts/`),
-  episodes: (query: URLSearchParams) => api<Paginated<EpisodeSummary>>(`episodes/?${query}`),
+  /** Tickets for review, one row each (who decided, how sure, the reply); the steps come with `episode`. */
+  episodes: (query: URLSearchParams) => api<Paginated<EpisodeRow>>(`episodes/?${query}`),
   episode: (id: number) => api<EpisodeDetail>(`episodes/${id}/`),
   decisions: (query: URLSearchParams) => api<Paginated<DecisionRow>>(`decisions/?${query}`),
   exportUrl: (query: URLSearchParams) => `/api/decisions/export/?${query}`,
@@ -47,6 +49,8 @@ export const deploymentsApi = {
   },
   review: (id: number, status: ReviewStatus, reason = "") =>
     api<DecisionRow>(`decisions/${id}/review/`, post({ status, reason })),
+  reviewEpisode: (id: number, status: ReviewStatus, reason = "") =>
+    api<EpisodeRow>(`episodes/${id}/review/`, post({ status, reason })),
   annotate: (id: number) =>
     api<{ queue: number; queue_name: string; item: number | null; added: boolean }>(`decisions/${id}/annotate/`, post({})),
 };

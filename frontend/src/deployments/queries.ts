@@ -4,9 +4,10 @@ import { type QueryClient, queryOptions } from "@tanstack/react-query";
 import { deploymentsApi } from "./deploymentsApi";
 import { writerApi } from "./reply";
 import type { Paginated } from "../runs/types";
-import type { BreakerSnapshot, DecisionRow, DeploymentSummary } from "./types";
+import type { BreakerSnapshot, DecisionRow, DeploymentSummary, EpisodeRow } from "./types";
 
 const DECISIONS = "decisions";
+const EPISODE_ROWS = "episode-rows";
 
 export const deploymentQueries = {
   list: () => queryOptions({ queryKey: ["deployments", "list"], queryFn: deploymentsApi.list }),
@@ -24,6 +25,9 @@ export const deploymentQueries = {
       staleTime: Infinity,
     }),
   episode: (id: number) => queryOptions({ queryKey: ["episodes", id], queryFn: () => deploymentsApi.episode(id) }),
+  /** `query`: the tickets' filters and page, as a query string (one row per episode). */
+  episodeRows: (query: string) =>
+    queryOptions({ queryKey: [EPISODE_ROWS, query], queryFn: () => deploymentsApi.episodes(new URLSearchParams(query)) }),
   /** `query`: the decisions' filters and page, as a query string. */
   decisions: (query: string) =>
     queryOptions({ queryKey: [DECISIONS, query], queryFn: () => deploymentsApi.decisions(new URLSearchParams(query)) }),
@@ -34,6 +38,15 @@ export function patchDecision(queryClient: QueryClient, row: DecisionRow): void 
   queryClient.setQueriesData<Paginated<DecisionRow>>({ queryKey: [DECISIONS] }, (old) =>
     old && { ...old, results: old.results.map((r) => (r.id === row.id ? row : r)) },
   );
+}
+
+/** A reviewed ticket as the server now has it, in every cached page of tickets that lists it; its steps'
+ * reviews changed with it, so its detail is fetched again. */
+export function patchEpisodeRow(queryClient: QueryClient, row: EpisodeRow): void {
+  queryClient.setQueriesData<Paginated<EpisodeRow>>({ queryKey: [EPISODE_ROWS] }, (old) =>
+    old && { ...old, results: old.results.map((r) => (r.id === row.id ? row : r)) },
+  );
+  void queryClient.invalidateQueries({ queryKey: deploymentQueries.episode(row.id).queryKey });
 }
 
 /** Writes `change` into the deployment wherever it is cached: its page, and its row in the list. */

@@ -62,11 +62,22 @@ export type DecisionRow = Refine<Schema<"DecisionStep">, Pick<Decision, "reason"
 /** An episode's JSON columns: how many decisions each source made. */
 type EpisodeJson = { sources: Partial<Record<DecisionSource, number>> };
 
-export type EpisodeSummary = Refine<Schema<"Episode">, EpisodeJson>;
+/** An episode as a ticket's answer or the live stream carries it (the detail without its steps). */
+export type EpisodeSummary = Refine<Omit<Schema<"EpisodeDetail">, "result" | "agents" | "steps">, EpisodeJson>;
+
+/** The written reply as an episode row carries it (the parts come with the detail's `result`). */
+export interface EpisodeReply {
+  text: string;
+  backend: string;
+  fallback?: boolean;
+}
+
+/** A ticket as the review list shows it (GET /api/episodes/): its text, the reply, who decided and how sure. */
+export type EpisodeRow = Refine<Schema<"EpisodeReviewRow">, EpisodeJson & { reply: EpisodeReply | null }>;
 
 export type EpisodeDetail = Refine<
   Schema<"EpisodeDetail">,
-  EpisodeJson & { result: Record<string, unknown>; steps: DecisionRow[] }
+  EpisodeJson & { result: Record<string, unknown>; steps: DecisionRow[]; reply: EpisodeReply | null }
 >;
 
 /** The runtime's result of one ticket (POST /api/deployments/<id>/tickets/). */

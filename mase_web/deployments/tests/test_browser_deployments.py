@@ -59,14 +59,28 @@ def test_operator_reviews_a_trajectory_forces_the_breaker_and_sees_the_fallback_
     earlier, _ = run_ticket(deployment, TicketRequest(fresh_text("where is my parcel? it is late")), "api")
     warm_up(base, user, deployment.pk)
 
-    # Review: the decisions are listed; open the first episode's trajectory and step through it.
+    # Review: one row per ticket with the reply; the row opens its steps, a step the trajectory.
     page.reload()
-    page.get_by_test_id("decisions").wait_for()
+    page.get_by_test_id("episodes").wait_for()
     page.get_by_placeholder("refund, keyword rule, logistics…").fill("parcel")
-    page.get_by_test_id("decision-count").filter(has_text=str(earlier.steps.count())).wait_for()
-    page.get_by_test_id("decisions").get_by_role("button", name="Trajectory").last.click()
+    page.get_by_test_id("episode-count").filter(has_text=re.compile(r"^1$")).wait_for()
+    row = page.get_by_test_id(f"episode-{earlier.pk}")
+    reply = earlier.result["reply"]["text"]
+    assert earlier.task_text in row.inner_text()
+    assert " ".join(reply.split())[:40] in " ".join(row.get_by_test_id("episode-reply").inner_text().split())
+    row.get_by_role("button", name=re.compile(r"^Steps")).click()
+    steps = page.get_by_test_id(f"episode-steps-{earlier.pk}")
+    steps.get_by_test_id("decisions").wait_for()
+    held_back = steps.get_by_role("button", name=re.compile("where an agent held back"))
+    if held_back.count():  # the steps where agents passed are there on demand
+        held_back.click()
+    assert steps.get_by_test_id("decisions").locator("tbody tr").count() == earlier.steps.count()
+    steps.get_by_role("button", name="Trajectory").first.click()
     trajectory = page.get_by_test_id("trajectory")
     trajectory.get_by_text(earlier.task_text).wait_for()
+    assert " ".join(reply.split())[:40] in " ".join(
+        trajectory.get_by_test_id("trajectory-reply").inner_text().split()
+    )
     steps = earlier.result["steps"]
     trajectory.get_by_test_id("trajectory-step").filter(has_text=f"Step 1 of {steps}").wait_for()
     assert trajectory.get_by_test_id("decision").count() == 4

@@ -7,6 +7,7 @@ team has to be trained."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,9 @@ def test_review_status_filter_export_annotate_and_whole_agent_names(live_service
     logistics = episode.steps.get(agent="logistics")
 
     page.goto(f"{base}/review/")
+    ticket = page.get_by_test_id(f"episode-{episode.pk}")
+    assert "my lamp arrived broken, refund please" in ticket.inner_text()
+    ticket.get_by_role("button", name=re.compile(r"^Steps")).click()  # its steps, each with its own review
     row = page.get_by_test_id(f"review-{logistics.pk}")
     row.get_by_role("button", name="wrong…").click()
     row.get_by_label("Reason (wrong)").fill("the parcel was already delivered")
@@ -74,8 +78,9 @@ def test_review_status_filter_export_annotate_and_whole_agent_names(live_service
     assert FeedbackItem.objects.get().step_id == logistics.pk
 
     page.get_by_label("Review status").select_option("wrong")
-    page.get_by_test_id("decision-count").filter(has_text="1").wait_for()
-    export = page.get_by_role("link", name="Export JSONL").get_attribute("href")
+    page.get_by_test_id("episode-count").filter(has_text="1").wait_for()
+    page.get_by_test_id(f"episode-review-{episode.pk}").get_by_text("wrong", exact=True).wait_for()
+    export = page.get_by_role("link", name="Export decisions (JSONL)").get_attribute("href")
     assert "review_status=wrong" in export
     logistics.refresh_from_db()
     assert (logistics.review_status, logistics.review_reason) == ("wrong", "the parcel was already delivered")

@@ -1,4 +1,4 @@
-"""In real Chromium: an operator narrows the decision review to one reply backend, then to one fault, and
+"""In real Chromium: an operator narrows the ticket review to one reply backend, then to one fault, and
 the filter stays in the page's address across a reload."""
 
 from __future__ import annotations
@@ -25,23 +25,25 @@ def test_operator_filters_decisions_by_reply_backend_and_fault(live_services, br
     slow = episode(deployment, "slow", "openai_compatible", step_faults=("timeout", ""))
 
     page.reload()
-    count = page.get_by_test_id("decision-count")
-    count.filter(has_text=re.compile(r"^6$")).wait_for()
+    count = page.get_by_test_id("episode-count")  # one row per ticket
+    count.filter(has_text=re.compile(r"^3$")).wait_for()
 
     page.get_by_label("Reply backend").select_option("local")
-    count.filter(has_text=re.compile(r"^2$")).wait_for()
+    count.filter(has_text=re.compile(r"^1$")).wait_for()
     page.wait_for_url(re.compile(r"[?&]backend=local"))
 
     page.get_by_label("Reply backend").select_option("")
     page.get_by_label("Fault", exact=True).select_option("any")
-    count.filter(has_text=re.compile(r"^3$")).wait_for()  # the refused reply's two decisions, one timed out
+    count.filter(has_text=re.compile(r"^2$")).wait_for()  # the refused reply, and the ticket with a timeout
 
     page.get_by_label("Fault", exact=True).select_option("timeout")
     count.filter(has_text=re.compile(r"^1$")).wait_for()
     page.wait_for_url(re.compile(r"\?fault=timeout$"))
-    rows = page.get_by_test_id("decisions").locator("tbody tr")
-    assert rows.count() == 1 and f"{slow.pk} · 1" in rows.first.inner_text()
-    assert "timeout" in rows.first.inner_text()
+    rows = page.get_by_test_id("episodes").locator("tbody tr")
+    assert rows.count() == 1 and "slow" in rows.first.inner_text()
+    rows.first.get_by_role("button", name=re.compile(r"^Steps")).click()  # the timed-out decision says so
+    steps = page.get_by_test_id(f"episode-steps-{slow.pk}")
+    steps.get_by_text("timeout").wait_for()
 
     page.reload()  # the filter is kept in the address
     count.filter(has_text=re.compile(r"^1$")).wait_for()

@@ -93,7 +93,9 @@ def test_reviewing_a_ticket_marks_its_deciding_decisions(tickets):
     url = f"/api/episodes/{refund.pk}/review/"
     missing = client_for(op).post(url, {"status": "wrong"}, format="json")
     assert missing.status_code == 400 and "reason" in missing.json()["errors"]
-    response = client_for(op).post(url, {"status": "wrong", "reason": "sent a refund for a parcel"}, format="json")
+    response = client_for(op).post(
+        url, {"status": "wrong", "reason": "sent a refund for a parcel"}, format="json"
+    )
     assert response.status_code == 200, response.content
     assert response.json()["review_status"] == "wrong" and response.json()["id"] == refund.pk
     deciding = DecisionStep.objects.filter(episode=refund).exclude(action_index=0)
@@ -103,7 +105,9 @@ def test_reviewing_a_ticket_marks_its_deciding_decisions(tickets):
     assert {r["id"] for r in listed(op, review_status="unreviewed")["results"]} == {parcel.pk}
     # the per-decision review stays: clearing one deciding decision leaves the others wrong
     step = deciding.first()
-    cleared = client_for(op).post(f"/api/decisions/{step.pk}/review/", {"status": "unreviewed"}, format="json")
+    cleared = client_for(op).post(
+        f"/api/decisions/{step.pk}/review/", {"status": "unreviewed"}, format="json"
+    )
     assert cleared.status_code == 200 and cleared.json()["review_status"] == "unreviewed"
     ok = client_for(op).post(f"/api/episodes/{parcel.pk}/review/", {"status": "ok"}, format="json")
     assert ok.json()["review_status"] == "ok"

@@ -1,0 +1,80 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { Filters } from "./ReviewFilters";
+import { EpisodeTable } from "./EpisodeTable";
+import { decidedBy, episodeQuery, isIdle } from "./episodeRows";
+import type { EpisodeRow } from "./types";
+
+const ROW = {
+  id: 7,
+  deployment: 1,
+  deployment_name: "support",
+  run: 3,
+  request_id: "r-7",
+  task_id: "",
+  task_text: "My lamp arrived broken, I want my money back.",
+  source: "browser",
+  batch: null,
+  status: "completed",
+  reward: null,
+  breaker_state: "closed",
+  created_by: "op",
+  created_at: "2026-01-02T03:04:05Z",
+  answer: ["damaged_item"],
+  sources: { model: 3 },
+  reply: { text: "We are sorry: a refund of 30 EUR is on its way.", backend: "template" },
+  decided_by: [
+    { id: 11, step: 1, agent: "dispute_mediator", action: "handle_damage", source: "model", confidence: 0.61 },
+    { id: 14, step: 2, agent: "quality_supervisor", action: "approve", source: "model", confidence: 0.9 },
+  ],
+  decided_source: "model",
+  confidence: 0.61,
+  step_count: 8,
+  review_status: "unreviewed",
+} as EpisodeRow;
+
+const noop = () => {};
+
+describe("EpisodeTable", () => {
+  it("leads with the ticket and the reply, names who decided, and offers the steps on demand", () => {
+    const html = renderToStaticMarkup(
+      <EpisodeTable rows={[ROW]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
+    );
+    expect(html).toContain("My lamp arrived broken, I want my money back.");
+    expect(html).toContain("We are sorry: a refund of 30 EUR is on its way.");
+    expect(html).toContain("<b>Dispute mediator</b> handle damage");
+    expect(html).toContain("61.0%");
+    expect(html).toContain("Steps (8)");
+    expect(html).not.toContain("pass");
+    expect(html).toContain('data-testid="episode-review-7"');
+  });
+
+  it("says so when nobody decided or nothing matches", () => {
+    const idle = { ...ROW, decided_by: [], decided_source: null, confidence: null, reply: null } as EpisodeRow;
+    const html = renderToStaticMarkup(
+      <EpisodeTable rows={[idle]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
+    );
+    expect(html).toContain("nobody decided");
+    expect(html).toContain("no reply written");
+    const none = renderToStaticMarkup(
+      <EpisodeTable rows={[]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
+    );
+    expect(none).toContain("No tickets match.");
+  });
+});
+
+describe("episode rows", () => {
+  it("writes the deciders in step order, in words", () => {
+    expect(decidedBy(ROW)).toBe("Dispute mediator: handle damage → Quality supervisor: approve");
+    expect(decidedBy({ decided_by: [] })).toBe("nobody decided");
+    expect(isIdle({ action_index: 0 })).toBe(true);
+    expect(isIdle({ action_index: 2 })).toBe(false);
+  });
+
+  it("asks /api/episodes/ for the decision source under its own name", () => {
+    const filters = { deployment: "2", agent: "", source: "fallback", breaker_state: "", review_status: "wrong", confidence_min: "",
+      confidence_max: "", since: "", until: "", q: " parcel ", backend: "", fault: "" } as Filters; // prettier-ignore
+    const query = episodeQuery(filters);
+    expect(Object.fromEntries(query)).toEqual({ deployment: "2", decision_source: "fallback", review_status: "wrong", q: "parcel" });
+  });
+});

@@ -1,0 +1,34 @@
+/** What the review list says about a ticket (an `EpisodeRow`), and the list's query. */
+import { words, spoken } from "../feedback/words";
+import { type Filters, filterQuery } from "./ReviewFilters";
+import type { DecisionRow, EpisodeRow } from "./types";
+
+/** How the deciding decisions were made, in words. */
+export const DECIDED_SOURCE_LABEL: Record<string, string> = {
+  model: "model",
+  fallback: "rule fallback",
+  half_open: "half-open trial",
+};
+
+/** "Logistics: track order → Quality supervisor: approve": the deciding decisions in step order. */
+export function decidedBy(row: Pick<EpisodeRow, "decided_by">): string {
+  if (row.decided_by.length === 0) return "nobody decided";
+  return row.decided_by.map((d) => `${spoken(d.agent)}: ${words(d.action)}`).join(" → ");
+}
+
+/** An agent's idle action (index 0 in every environment: pass, wait, continue): it held back this step. */
+export function isIdle(decision: Pick<DecisionRow, "action_index">): boolean {
+  return decision.action_index === 0;
+}
+
+/** The review filters as /api/episodes/ names them: the decision's `source` is the episode's
+ * `decision_source` (an episode's own `source` is where the ticket came from). */
+export function episodeQuery(filters: Filters): URLSearchParams {
+  const query = filterQuery(filters);
+  const source = query.get("source");
+  if (source) {
+    query.delete("source");
+    query.set("decision_source", source);
+  }
+  return query;
+}
