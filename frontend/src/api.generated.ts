@@ -1356,7 +1356,7 @@ export interface components {
             readonly workflow: number | null;
             readonly run: number;
             readonly run_name: string;
-            /** @description Checkpoint directory the team is loaded from. */
+            /** @description relative to its run ("checkpoints/mappo/best") */
             readonly checkpoint: string;
             readonly status: components["schemas"]["Status735Enum"];
             readonly created_by: string | null;
@@ -1378,7 +1378,7 @@ export interface components {
             readonly workflow: number | null;
             readonly run: number;
             readonly run_name: string;
-            /** @description Checkpoint directory the team is loaded from. */
+            /** @description relative to its run ("checkpoints/mappo/best") */
             readonly checkpoint: string;
             readonly status: components["schemas"]["Status735Enum"];
             readonly created_by: string | null;

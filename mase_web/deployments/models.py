@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from mase_web.accounts.models import Project
-from mase_web.runs.models import Run
+from mase_web.runs.models import Run, shown_checkpoint_path
 from mase_web.workflows.models import Workflow
 
 BREAKER_STATES = [("closed", "closed"), ("open", "open"), ("half_open", "half-open")]
@@ -53,6 +53,12 @@ class Deployment(models.Model):
 
     def __str__(self) -> str:
         return f"deployment {self.pk} {self.name}"
+
+    @property
+    def shown_checkpoint(self) -> str:
+        """Its checkpoint directory as answers show it: relative to its run's (`shown_checkpoint_path`);
+        `checkpoint` keeps the server's path for loading the team."""
+        return shown_checkpoint_path(self.run_id, self.checkpoint)
 
 
 class Episode(models.Model):

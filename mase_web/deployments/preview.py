@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from mase_web.accounts.permissions import projects_where
 from mase_web.deployments.candidates import spec_problem
-from mase_web.runs.models import Run
+from mase_web.runs.models import Run, shown_checkpoint_path
 
 
 class PreviewQuery(serializers.Serializer):
@@ -67,4 +67,4 @@ class FallbackPreviewView(APIView):
             )
         except (PreviewUnavailable, ValueError) as exc:
             raise ValidationError({"run": [str(exc)]}) from None
-        return Response({"run": run.pk, "checkpoint": checkpoint, **found})
+        return Response({"run": run.pk, "checkpoint": shown_checkpoint_path(run.pk, checkpoint), **found})

@@ -27,6 +27,9 @@ class DeploymentSerializer(serializers.ModelSerializer):
     )
     run_name = serializers.CharField(source="run.name", read_only=True)
     project_name = serializers.CharField(source="project.name", read_only=True)
+    checkpoint = serializers.CharField(
+        source="shown_checkpoint", read_only=True, help_text='relative to its run ("checkpoints/mappo/best")'
+    )
     environment = serializers.SerializerMethodField()
     agents = serializers.SerializerMethodField()
     generation = serializers.SerializerMethodField()

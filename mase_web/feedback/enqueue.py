@@ -46,11 +46,14 @@ def add_items(queue: FeedbackQueue, items: Iterable[FeedbackItem]) -> list[Feedb
 
 
 def _answered_by(snapshot: dict) -> tuple[str, object] | None:
-    """Who answered a snapshot's episode: its checkpoint when known, else its deployment (None: unknown)."""
+    """Who answered a snapshot's episode: its checkpoint when known, else its deployment (None: unknown).
+    A checkpoint is named relative to its run, so the run is part of its name."""
     meta = snapshot.get("meta") or {}
-    for field in ("checkpoint", "deployment"):
-        if meta.get(field) not in (None, ""):
-            return field, meta[field]
+    if meta.get("checkpoint") not in (None, ""):
+        run = meta.get("run")
+        return "checkpoint", meta["checkpoint"] if run in (None, "") else f"{meta['checkpoint']} of run {run}"
+    if meta.get("deployment") not in (None, ""):
+        return "deployment", meta["deployment"]
     return None
 
 

@@ -28,7 +28,7 @@ def test_the_preview_replays_the_dev_split_at_the_chosen_threshold(team, trained
     shown = preview(users[Role.OPERATOR], run.pk)  # an operator: sees runs, may not deploy
     assert shown.status_code == 200, shown.content
     body = shown.json()
-    assert body["run"] == run.pk and body["checkpoint"] == str(trained_checkpoint)
+    assert body["run"] == run.pk and body["checkpoint"] == trained_checkpoint.name
     assert body["confidence_threshold"] == body["spec_threshold"] == 0.6
     assert body["split"] == "validation" and body["tickets"] == 600 and body["decisions"] > 0
     assert 0.0 <= body["fallback_ticket_share"] <= 1.0 and body["calibration_error"] is not None

@@ -81,13 +81,15 @@ def test_enqueue_from_a_deployment_by_confidence_and_fallback(people):
     )
 
 
-def other_deployment(project, checkpoint: str, tasks: list[str], name: str = "other"):
-    """A deployment of another (or the same) checkpoint that answered `tasks`, one finished episode each."""
+def other_deployment(project, checkpoint: str, tasks: list[str], name: str = "other", run=None):
+    """A deployment of another (or the same) checkpoint that answered `tasks`, one finished episode each
+    (a checkpoint belongs to one run: the same checkpoint is `run`'s, another one a new run's)."""
     from mase_web.deployments.models import Deployment, Episode
     from mase_web.runs.models import Run
     from mase_web.runs.tests.conftest import quick_spec
 
-    run = Run.objects.create(project=project, name=name, spec=quick_spec(), state=Run.State.SUCCEEDED)
+    if run is None:
+        run = Run.objects.create(project=project, name=name, spec=quick_spec(), state=Run.State.SUCCEEDED)
     deployment = Deployment.objects.create(
         project=project, name=name, run=run, checkpoint=checkpoint, spec={}
     )
@@ -109,7 +111,9 @@ def test_pairwise_queues_pair_a_ticket_across_checkpoints_never_with_a_twin(peop
     Episode.objects.create(
         deployment=deployment, request_id="req-9", task_text="refund please", status="completed"
     )
-    twin = other_deployment(project, "/x", ["refund please", "where is my parcel"], name="same-ckpt")
+    twin = other_deployment(
+        project, "/x", ["refund please", "where is my parcel"], name="same-ckpt", run=deployment.run
+    )
     rival = other_deployment(project, "/y", ["refund please", "where is my parcel"], name="newer")
     queue = make_queue(users["pm"], project, kind="pairwise", overlap=1, tags=[])
     pm = client_for(users["pm"])
@@ -119,16 +123,16 @@ def test_pairwise_queues_pair_a_ticket_across_checkpoints_never_with_a_twin(peop
     assert response.status_code == 201 and response.json()["added"] == 2
     pairs = {
         (p.episode_key.rsplit("/", 1)[1], p.episode_key_b.split("/", 1)[1]): (
-            p.snapshot["task"], p.snapshot_b["task"], p.snapshot_b["meta"]["checkpoint"]
+            p.snapshot["task"], p.snapshot_b["task"], p.snapshot_b["meta"]["checkpoint"], p.snapshot_b["meta"]["run"]
         )
         for p in FeedbackItem.objects.filter(queue_id=queue["id"])
     }  # fmt: skip
     assert pairs == {
-        ("req-0", f"{rival.pk}/newer-1"): ("where is my parcel", "where is my parcel", "/y"),
-        ("req-1", f"{rival.pk}/newer-0"): ("refund please", "refund please", "/y"),
-    }
+        ("req-0", f"{rival.pk}/newer-1"): ("where is my parcel", "where is my parcel", "y", rival.run_id),
+        ("req-1", f"{rival.pk}/newer-0"): ("refund please", "refund please", "y", rival.run_id),
+    }  # a checkpoint outside its run's directory is shown by its last part, never by the server's path
     for pair in FeedbackItem.objects.all():
-        assert pair.episode_key != pair.episode_key_b and pair.snapshot["meta"]["checkpoint"] == "/x"
+        assert pair.episode_key != pair.episode_key_b and pair.snapshot["meta"]["checkpoint"] == "x"
 
     # Naming the rival: the same deployment, or one that serves the same checkpoint, is refused.
     for same in (deployment.pk, twin.pk):
