@@ -129,7 +129,7 @@ def stage(
 class RunStage:
     """One stage of a run (reader fitting, cloning, PPO, evaluation, calibration…) and its progress.
 
-    Entered, it emits a "progress" event with ``done`` 0 and, left, one with ``state`` "done" (or
+    Entered, it emits a "progress" event (``done``: `start`) and, left, one with ``state`` "done" (or
     "stopped" when it ends early); in between `advance` reports at most every `PROGRESS_EVERY_S` seconds.
     While it is the innermost stage under way, the stream's ticker repeats its last progress (elapsed
     and remaining time refreshed) whenever nothing was reported for `PROGRESS_EVERY_S`. The time left,
