@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 import websockets
 from django.contrib.auth import get_user_model
+from django.db import connections
 from django.test import Client
 
 from mase_web.accounts.models import Membership, Project, Role
@@ -45,6 +46,19 @@ def watched():
     }
 
 
+async def _orm(work) -> None:
+    """Run ORM work in a worker thread, closing that thread's database connection after it (an open one
+    would keep PostgreSQL from dropping the test database)."""
+
+    def call() -> None:
+        try:
+            work()
+        finally:
+            connections.close_all()
+
+    await asyncio.to_thread(call)
+
+
 async def _open(ws_url: str, path: str, cookie: str):
     headers = {"Cookie": f"sessionid={cookie}", "Origin": "http://127.0.0.1"}
     ws = await websockets.connect(f"{ws_url}{path}", additional_headers=headers)
@@ -68,7 +82,7 @@ def test_removing_a_member_closes_their_run_and_deployment_streams(live_services
         deployment_ws = await _open(
             live_services.ws_url, f"/ws/deployments/{watched['deployment'].pk}/", watched["cookie"]
         )
-        await asyncio.to_thread(watched["membership"].delete)
+        await _orm(watched["membership"].delete)
         # well before a heartbeat: the removal itself closes them
         return await _closed_with(run_ws, HEARTBEAT / 3), await _closed_with(deployment_ws, HEARTBEAT / 3)
 
@@ -88,11 +102,11 @@ def test_a_role_change_closes_the_stream_only_when_it_takes_access_away(live_ser
 
     async def scenario():
         ws = await _open(live_services.ws_url, f"/ws/runs/{run.pk}/", watched["cookie"])
-        await asyncio.to_thread(change_role, Role.PRODUCT_MANAGER)  # may still view runs
-        await asyncio.to_thread(publish_event, 2)
+        await _orm(lambda: change_role(Role.PRODUCT_MANAGER))  # may still view runs
+        await _orm(lambda: publish_event(2))
         frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert [e["seq"] for e in frame["events"]] == [2]
-        await asyncio.to_thread(change_role, Role.ANNOTATOR)  # annotators do not see runs
+        await _orm(lambda: change_role(Role.ANNOTATOR))  # annotators do not see runs
         return await _closed_with(ws, HEARTBEAT / 3)
 
     assert run_async(scenario()) == 4403
@@ -118,7 +132,7 @@ def test_the_heartbeat_closes_streams_whose_access_went_without_a_signal(live_se
             await _open(live_services.ws_url, path, cookie)
             for cookie in (watched["cookie"], client.cookies["sessionid"].value)
         ]
-        await asyncio.to_thread(take_access_away)
+        await _orm(take_access_away)
         return await asyncio.gather(*(_closed_with(ws, HEARTBEAT + 10) for ws in sockets))
 
     assert run_async(scenario()) == [4403, 4403]
