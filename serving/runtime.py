@@ -49,6 +49,7 @@ from agents.backbone import Backbone
 from agents.envs import make_env, team_kwargs
 from agents.envs.customer_service.tickets import Ticket
 from agents.spec.algorithms import is_deployable
+from agents.spec.paths import refuse_paths
 from serving.batching import StepBatcher
 from serving.breaker import (
     HALF_OPEN,
@@ -141,14 +142,19 @@ class TeamRuntime:
         clock: Callable[[], float] = time.monotonic,
         decision_sink: Callable[[dict[str, Any]], None] | None = None,
         step_sink: Callable[[list[dict[str, Any]]], None] | None = None,
+        names_only: bool = False,
     ) -> TeamRuntime:
         """A runtime for a `TeamSpec` trained by `training.mappo.run_spec`, from its checkpoint directory.
 
         Builds the team exactly as training did (environment, communication links, featurizer), loads
         the weights, and takes the breaker thresholds and fallback from the spec. Raises ValueError
         (`training.mappo.CheckpointError`) naming the problem for a missing or mismatched checkpoint.
+        ``names_only`` (a server): a spec that gives its backbone or data as a path rather than a name in
+        the directories `agents.places` was configured with is refused (ValueError naming the fields)
+        before anything is opened.
         """
-
+        if names_only:
+            refuse_paths(team.to_dict())
         if not is_deployable(team.training.algorithm):
             raise RuntimeInputError(
                 f"the runtime runs MAPPO/IPPO teams; this spec trains {team.training.algorithm!r}"

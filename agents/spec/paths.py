@@ -1,4 +1,5 @@
-"""A server's check that a spec names files, never gives paths: `path_problems` and `without_paths`.
+"""A server's check that a spec names files, never gives paths: `path_problems`, `refuse_paths` and
+`without_paths`.
 
 The files a spec may name are the backbone (`backbone.model`), a checkpoint teacher
 (`training.teacher_checkpoint`) and every environment parameter whose description declares the data it
@@ -52,6 +53,14 @@ def path_problems(doc: Any) -> list[tuple[str, str]]:
     if isinstance(teacher, str) and teacher and not places.is_name(teacher):
         problems.append(("$.training.teacher_checkpoint", places.TEACHER_MESSAGE))
     return problems
+
+
+def refuse_paths(doc: Any) -> None:
+    """Raise ValueError naming every field of ``doc`` that gives a file other than by name (`path_problems`);
+    a server calls it before opening anything a stored spec names (one stored before specs were checked)."""
+    refused = path_problems(doc)
+    if refused:
+        raise ValueError("; ".join(f"{where}: {message}" for where, message in refused))
 
 
 def without_paths(doc: Any) -> Any:

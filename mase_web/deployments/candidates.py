@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agents.spec import load_spec
 from agents.spec.algorithms import is_deployable
+from agents.spec.paths import refuse_paths
 from mase_web.runs.models import Run
 from serving.model import RuntimeInputError, resolve_checkpoint
 
@@ -14,8 +15,10 @@ MAX_CANDIDATES = 100
 
 
 def spec_problem(run: Run) -> str | None:
-    """Why the run's spec cannot be served (None: it can)."""
+    """Why the run's spec cannot be served (None: it can). A spec stored before the server refused paths
+    may still give one: it is refused by the worker's check, before anything opens what it names."""
     try:
+        refuse_paths(run.spec)
         team = load_spec(run.spec, require_environment=True)
     except ValueError as exc:
         return f"the run's spec cannot be served: {exc}"

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.spec import load_spec
+from agents.spec.paths import refuse_paths
 from mase_web.deployments.models import Deployment
 from serving.breaker import KeywordRouterFallback
 from serving.runtime import RuntimeConfig, TeamRuntime
@@ -75,6 +76,8 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
         runtime = _runtimes.get(key)
         if runtime is None:
             _limit_torch_threads()
+            # a spec stored before paths were refused is refused here, before validating it opens the path
+            refuse_paths(deployment.spec)
             team = load_spec(deployment.spec, require_environment=True)
             timeout = getattr(settings, "MASE_INFERENCE_STEP_TIMEOUT_S", 2.0)
             runtime = TeamRuntime.from_spec_checkpoint(
@@ -83,6 +86,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 backbone=backbone_for(team),
                 config=RuntimeConfig(timeout_s=timeout),
                 step_sink=_dispatch,
+                names_only=True,
             )
             _share_tuned_router(runtime)
             _runtimes[key] = runtime

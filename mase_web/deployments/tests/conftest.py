@@ -7,12 +7,14 @@ import copy
 import itertools
 import json
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 import torch
 from django.contrib.auth import get_user_model
 
+from agents import places
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.deployments import runtimes
 from mase_web.deployments.models import Deployment
@@ -31,16 +33,25 @@ def fresh_text(base: str = "my lamp arrived broken and I want a refund") -> str:
 
 
 @pytest.fixture(scope="session")
-def tiny_backbone_dir(tmp_path_factory) -> Path:
+def tiny_backbone_dir() -> Path:
+    """A tiny causal LM in the server's models directory: specs name it (`named_backbone`), as a server
+    requires; the library's own calls may still load it by its path."""
     from tests.fixtures.tiny_models import build_tiny_causal_lm
 
-    return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny_lm"))
+    directory = build_tiny_causal_lm(places.places().models_dir / f"tiny-lm-{uuid.uuid4().hex[:8]}")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def named_backbone(backbone_dir: Path) -> dict:
+    """A spec's `backbone` naming the tiny model in the models directory (never by its path)."""
+    return {"model": backbone_dir.name, "pooling": "mean", "max_length": 32}
 
 
 def team_spec(backbone_dir: Path, threshold: float = 0.0, consecutive_low: int = 3) -> dict:
     """The shipped customer-service team on the tiny backbone, with a training budget of a moment."""
     doc = json.loads(EXAMPLE.read_text())
-    doc["backbone"] = {"model": str(backbone_dir), "pooling": "mean", "max_length": 32}
+    doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
     doc["circuit_breaker"] |= {"confidence_threshold": threshold, "consecutive_low": consecutive_low}

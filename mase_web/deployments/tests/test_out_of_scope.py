@@ -16,7 +16,7 @@ from agents.envs.customer_service.env import CustomerServiceEnv
 from mase_web.accounts.models import Role
 from mase_web.deployments import writing
 from mase_web.deployments.models import Episode, Reply
-from mase_web.deployments.tests.conftest import client_for, make_trained_run
+from mase_web.deployments.tests.conftest import client_for, make_trained_run, named_backbone
 from tests.fixtures.quick_team import QUICK_TEAM
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ ON_TOPIC = {
 
 def template_spec(name: str, backbone_dir: Path) -> dict:
     doc = json.loads((EXAMPLES / f"{name}.json").read_text())
-    doc["backbone"] = {"model": str(backbone_dir), "pooling": "mean", "max_length": 32}
+    doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
     # a team trained for a moment rarely finishes: the scripted fallback takes every decision
     doc["circuit_breaker"] |= {"confidence_threshold": 1.0, "consecutive_low": 1, "cooldown_s": 3600}

@@ -13,7 +13,7 @@ import torch
 from mase_web.accounts.models import Role
 from mase_web.deployments import writing
 from mase_web.deployments.models import Reply
-from mase_web.deployments.tests.conftest import client_for, make_trained_run
+from mase_web.deployments.tests.conftest import client_for, make_trained_run, named_backbone
 from serving.generation import GenerationConfig
 from serving.generation.sections import ReportWriter
 from serving.generation.template import NOTHING_TO_ANSWER
@@ -26,7 +26,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "research_report.js
 
 def report_spec(backbone_dir: Path) -> dict:
     doc = json.loads(EXAMPLE.read_text())
-    doc["backbone"] = {"model": str(backbone_dir), "pooling": "mean", "max_length": 32}
+    doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
     # a team trained for a moment rarely finishes a report: a breaker that opens at the first step lets the
     # scripted fallback take the decisions, so every request ends in a draft (the writing is what is tested)
