@@ -24,7 +24,9 @@ def code_team(tiny_backbone_dir, tmp_path_factory):
     torch.set_num_threads(1)
     spec = template_spec("code_generation", tiny_backbone_dir)
     out = tmp_path_factory.mktemp("code_team")
-    run_spec(load_spec(spec), out, backbone=Backbone.load(str(tiny_backbone_dir), pooling="mean", max_length=32))
+    run_spec(
+        load_spec(spec), out, backbone=Backbone.load(str(tiny_backbone_dir), pooling="mean", max_length=32)
+    )
     return spec, out / "checkpoints" / "mappo" / "last"
 
 
@@ -50,7 +52,9 @@ def test_a_code_team_shows_its_code_and_declines_a_ticket(live_services, browser
 
     page.get_by_label("What should the code do?").fill(CustomerServiceEnv.example_requests()[0])
     page.get_by_role("button", name="Send to the team").click()
-    declined = page.get_by_test_id("ticket-answer").get_by_test_id("reply").filter(has_text="cannot do this request")
+    declined = (
+        page.get_by_test_id("ticket-answer").get_by_test_id("reply").filter(has_text="cannot do this request")
+    )
     declined.wait_for()
     assert "It can write functions such as" in declined.inner_text()
     assert page.get_by_test_id("request-match").inner_text().startswith("Task: none: the nearest")
