@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { withAlgorithm } from "./TrainingEditor";
+import { algorithmWords, withAlgorithm } from "./TrainingEditor";
 import type { AlgorithmInfo } from "./types";
 
 const info = (name: AlgorithmInfo["name"], ppo: boolean, centralised_critic: boolean): AlgorithmInfo => ({
@@ -28,5 +28,13 @@ describe("withAlgorithm", () => {
 
   it("keeps everything for a PPO trainer with a centralised critic", () => {
     expect(withAlgorithm(ppoTraining, info("mappo", true, true))).toEqual(ppoTraining);
+  });
+});
+
+describe("algorithmWords", () => {
+  it("cuts a description to the algorithm's name", () => {
+    expect(algorithmWords("multi-agent PPO: per-agent actors, one centralised critic, learned communication")).toBe("multi-agent PPO");
+    expect(algorithmWords("REINFORCE with learned attention communication (the default)")).toBe("REINFORCE");
+    expect(algorithmWords("plain words")).toBe("plain words");
   });
 });

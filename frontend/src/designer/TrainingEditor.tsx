@@ -24,13 +24,16 @@ interface ChoiceProps<T extends string> {
   hint: string;
   value: T;
   options: [T, string][];
+  /** A longer account of a choice than its option's words, shown under the select while it is chosen. */
+  details?: Partial<Record<T, string>>;
   onChange: (value: T) => void;
 }
 
-/** A labelled select over fixed choices, each with a readable description. */
-function Choice<T extends string>({ label, hint, value, options, onChange }: ChoiceProps<T>) {
+/** A labelled select over fixed choices, each with a readable description. The select takes the panel's
+ * whole width under its label, so that the choices read whole; longer accounts go beneath it. */
+function Choice<T extends string>({ label, hint, value, options, details, onChange }: ChoiceProps<T>) {
   return (
-    <label className="field" title={hint}>
+    <label className="field choice" title={hint}>
       <span>{label}</span>
       <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as T)}>
         {options.map(([id, text]) => (
@@ -39,8 +42,15 @@ function Choice<T extends string>({ label, hint, value, options, onChange }: Cho
           </option>
         ))}
       </select>
+      {details?.[value] && <small className="hint">{details[value]}</small>}
     </label>
   );
+}
+
+/** An algorithm's description cut to its name ("multi-agent PPO: per-agent actors, …" → "multi-agent PPO",
+ * "REINFORCE with learned attention communication" → "REINFORCE"); the whole description shows beneath. */
+export function algorithmWords(description: string): string {
+  return description.split(/[:(]| with /)[0].trim() || description;
 }
 
 /** The section with the settings the new algorithm (as the catalogue describes it) does not read removed. */
@@ -108,14 +118,15 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
   const algorithm = training.algorithm ?? fallback("algorithm");
   const teacher = training.teacher ?? fallback("teacher");
   const info = algorithms.find((a) => a.name === algorithm);
-  const options: [Algorithm, string][] = algorithms.map((a) => [a.name, a.description]);
+  const options: [Algorithm, string][] = algorithms.map((a) => [a.name, algorithmWords(a.description)]);
+  const details = Object.fromEntries(algorithms.map((a) => [a.name, a.description])) as Partial<Record<Algorithm, string>>;
   const ppo = info?.ppo ?? false;
   const field = { training, save };
 
   return (
     <div className="training-editor">
       <h2>Training</h2>
-      <Choice label={LABEL.algorithm} hint="How the team learns to act together." value={algorithm} options={options} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
+      <Choice label={LABEL.algorithm} hint="How the team learns to act together." value={algorithm} options={options} details={details} onChange={(a) => setSection("training", withAlgorithm(training, algorithms.find((x) => x.name === a)!))} />
       <fieldset>
         <TrainingNumber name="episodes" label={LABEL.episodes} {...field} />
         <TrainingNumber name="batch_size" label={LABEL.batch_size} {...field} />

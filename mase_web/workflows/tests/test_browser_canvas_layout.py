@@ -149,3 +149,28 @@ def test_a_link_dropped_anywhere_on_an_agent_connects_to_it(live_services, brows
         {"source": "logistics", "target": "shopping_guide", "kind": "communication"},
         {"source": "logistics", "target": "dispute_mediator", "kind": "dependency"},
     ]
+
+
+# For each select of the Training tab, its options whose text does not fit the closed select.
+CUT_OPTIONS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  return [...document.querySelectorAll('.training-editor select')].flatMap((select) => {
+    const style = getComputedStyle(select);
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;  // the arrow
+    return [...select.options].filter((o) => ctx.measureText(o.text).width > room)
+      .map((o) => `${select.getAttribute('aria-label')}: ${o.text}`);
+  });
+}"""
+
+
+def test_the_training_tabs_choices_are_shown_whole(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    open_template(page, live_services.base_url, "customer_service", "Support desk")
+    page.get_by_role("tab", name="Training").click()
+    page.get_by_label("Policy sharing").wait_for()
+    page.get_by_label("Teacher", exact=True).select_option("checkpoint")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "training_tab.png"))
+    assert page.evaluate(CUT_OPTIONS) == []
