@@ -3327,6 +3327,7 @@ export interface operations {
                 agent?: string;
                 /** @description the generation backend that wrote the episode's reply: template | local | openai_compatible */
                 backend?: "local" | "openai_compatible" | "template";
+                /** @description batch id */
                 batch?: number;
                 /**
                  * @description * `closed` - closed
@@ -3340,6 +3341,7 @@ export interface operations {
                 confidence_min?: string;
                 /** @description model | trial | fallback: some decision of the episode came from it */
                 decision_source?: string;
+                /** @description deployment id */
                 deployment?: number;
                 /** @description any (some fault), none (no fault), or one fault kind: non_finite | backbone_error | timeout | step_limit | generation_timeout | generation_error | empty_answer | overlong_answer | refusal | garbage | out_of_scope; of the decision or its episode's reply (episodes: of any of its decisions or its reply) */
                 fault?: "any" | "backbone_error" | "empty_answer" | "garbage" | "generation_error" | "generation_timeout" | "non_finite" | "none" | "out_of_scope" | "overlong_answer" | "refusal" | "step_limit" | "timeout";
@@ -3354,7 +3356,7 @@ export interface operations {
                 /** @description unreviewed | ok | wrong | escalated: the episode's review */
                 review_status?: string;
                 /** @description the trained run served by the deployment */
-                run?: string;
+                run?: number;
                 /** @description ISO time */
                 since?: string;
                 /**

@@ -61,7 +61,7 @@ from mase_web.deployments.serializers import (
 )
 from mase_web.deployments.tasks import dispatch_batch
 from mase_web.deployments.ticket_file import parse_ticket_lines
-from mase_web.runs.models import Run
+from mase_web.runs.models import Run, shown_text
 from mase_web.workflows.facade import workflow_in_project
 from serving.generation.base import BACKENDS
 from serving.model import RuntimeInputError, resolve_checkpoint
@@ -274,7 +274,7 @@ class DeploymentViewSet(
         try:
             answer = answer_ticket(deployment, TicketRequest(data["text"]), data["source"], request.user)
         except ValueError as exc:  # the team cannot be loaded (a checkpoint removed or corrupted)
-            raise ValidationError({"checkpoint": [str(exc)]}) from None
+            raise ValidationError({"checkpoint": [shown_text(str(exc))]}) from None
         return Response(
             {"episode": answer.episode_data, "result": answer.result}, status=status.HTTP_201_CREATED
         )
@@ -370,9 +370,15 @@ REPLY_PARAMETERS = [
 
 
 EPISODE_PARAMETERS = [
+    OpenApiParameter(name, int, description=text)
+    for name, text in [
+        ("deployment", "deployment id"),
+        ("run", "the trained run served by the deployment"),
+        ("batch", "batch id"),
+    ]
+] + [
     OpenApiParameter(name, str, description=text)
     for name, text in [
-        ("run", "the trained run served by the deployment"),
         ("agent", "an agent that decided (took a non-idle action)"),
         ("decision_source", "model | trial | fallback: some decision of the episode came from it"),
         ("review_status", "unreviewed | ok | wrong | escalated: the episode's review"),
@@ -389,7 +395,7 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     """Episodes (tickets run) of deployments you may review; the detail is the trajectory with every step."""
 
     pagination_class = Pages
-    filterset_fields = ["deployment", "source", "status", "breaker_state", "batch"]
+    filterset_fields = ["source", "status", "breaker_state"]  # deployment, batch: EpisodeFilters
 
     def get_queryset(self):
         reviewable = _reviewable_deployments(self.request.user)

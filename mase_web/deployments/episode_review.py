@@ -40,7 +40,9 @@ def deciding(steps: QuerySet[DecisionStep]) -> QuerySet[DecisionStep]:
 class EpisodeFilters(ReplyFilters):
     """Query parameters of /api/episodes/ beyond the episode's own fields; a bad one is a 400 naming it."""
 
+    deployment = _id_field()
     run = _id_field()
+    batch = _id_field()
     agent = serializers.CharField(
         required=False, max_length=100, help_text="an agent that decided (took a non-idle action)"
     )
@@ -66,6 +68,12 @@ class EpisodeFilters(ReplyFilters):
     def __init__(self, *args, deployments: QuerySet[Deployment], **kwargs):
         super().__init__(*args, **kwargs)
         self.deployments = deployments
+
+    def validate_deployment(self, value: int) -> int:
+        # the same answer for another project's deployment as for one that does not exist
+        if not self.deployments.filter(pk=value).exists():
+            raise serializers.ValidationError(f"no deployment {value} among those you may review")
+        return value
 
     def validate_run(self, value: int) -> int:
         if not self.deployments.filter(run_id=value).exists():
@@ -113,8 +121,8 @@ def _review_condition(status: str) -> Q:
 
 def filter_review_episodes(episodes: QuerySet[Episode], f: dict[str, Any]) -> QuerySet[Episode]:
     """``episodes`` (already `with_review_fields`) narrowed by validated `EpisodeFilters` data."""
-    if f.get("run") is not None:
-        episodes = episodes.filter(deployment__run_id=f["run"])
+    exact = {"deployment": "deployment_id", "run": "deployment__run_id", "batch": "batch_id"}
+    episodes = episodes.filter(**{lookup: f[key] for key, lookup in exact.items() if f.get(key) is not None})
     if f.get("agent"):
         episodes = episodes.filter(
             Exists(deciding(DecisionStep.objects.filter(episode=OuterRef("pk"), agent=f["agent"])))

@@ -109,6 +109,8 @@ CASES = {
     "judgement: item": ("post", "/api/feedback/judgements/", lambda i, m: {"item": i, "choice": "a"}, "pair"),
     "decisions: deployment": ("get", "/api/decisions/", lambda i, m: {"deployment": i}, "deployment"),
     "decisions: run": ("get", "/api/decisions/", lambda i, m: {"run": i}, "run"),
+    "episodes: deployment": ("get", "/api/episodes/", lambda i, m: {"deployment": i}, "deployment"),
+    "episodes: run": ("get", "/api/episodes/", lambda i, m: {"run": i}, "run"),
     "compare: run": ("get", "/api/runs/compare/", lambda i, m: {"ids": f"{m['run']},{i}"}, "run"),
 }  # fmt: skip
 
