@@ -20,6 +20,7 @@ from training.events import PROGRESS_EVERY_S, Event, EventStream
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CUSTOMER_SERVICE_STAGES = {
+    "preparing",
     "reader_texts",
     "reader_fit",
     "expert_episodes",

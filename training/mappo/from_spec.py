@@ -181,51 +181,15 @@ def run_spec(
     events = events if events is not None else EventStream()
     cfg = config_from_spec(team, group)
     env_name = team.environment.name
-    if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
-        b = team.backbone
-        backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
-    scheduler = EvolutionScheduler.from_spec(team, events=events)
-    composer = RewardComposer.from_spec(team.reward, human_feedback=human_feedback or NoHumanFeedback())
-    message_cost = float(team.communication.message_cost)
-
-    def reward_fn(agent: str, env_reward: float, info: dict, extras: dict) -> float:
-        # The env reward is the task term; entropy_bonus is the acting agent's policy entropy at the step;
-        # communication_cost prices the messages delivered; human_feedback is read once, at the episode's end.
-        values = {
-            "task": env_reward,
-            "communication_cost": message_cost * float(extras.get("delivered", 0.0)),
-            "entropy_bonus": float(extras.get("entropy", 0.0)),
-        }
-        if isinstance(info.get("shaping"), (int, float)):
-            values["shaping"] = float(info["shaping"])
-        key = str(extras["episode_key"]) if extras.get("done") else None
-        if key is None:
-            values["human_feedback"] = 0.0
-        return composer.compose(values, scheduler.phase, episode_key=key)
-
-    curriculum = (
-        AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
-    )
+    # loading the backbone and building the team (its first observations embedded) take a while on a CPU
+    with events.stage("preparing", "Loading the backbone and building the team", 2, "steps") as preparing:
+        if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
+            b = team.backbone
+            backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
+        preparing.advance()
+        trainer = team_trainer(team, cfg, backbone, events, human_feedback, group)
+        preparing.advance()
     agent_ids = [a.id for a in team.agents]
-    trainer = MappoTrainer(
-        env_factory(team),
-        cfg,
-        backbone=backbone,
-        events=events,
-        reward_fn=reward_fn,
-        success_fn=lambda info: float(
-            info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
-        ),
-        allowed_links=links_from_spec(team),
-        delivery_threshold=float(team.communication.delivery_threshold),
-        update_periods={a.id: a.update_period for a in team.agents},
-        scheduler=scheduler,
-        golden=GoldenMetrics(events),
-        curriculum=curriculum,
-        featurizer=spec_featurizer(team, backbone),
-        teacher=teacher_from_spec(team, backbone, load_team=trained_team),
-        group=group,
-    )
     if trainer.agents != agent_ids:
         raise ValueError(
             f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"
@@ -264,6 +228,59 @@ def run_spec(
     if "found" in calibration:
         result["calibration"] = calibration["found"]
     return result
+
+
+def team_trainer(
+    team: Any,
+    cfg: MappoConfig,
+    backbone: Any,
+    events: EventStream,
+    human_feedback: Any | None = None,
+    group: distributed.Group = distributed.SINGLE,
+) -> MappoTrainer:
+    """The spec's `MappoTrainer` with its reward (composer, per evolution phase), evolution schedule,
+    curriculum, per-agent update periods, golden-range metrics and teacher, reporting on `events`."""
+    scheduler = EvolutionScheduler.from_spec(team, events=events)
+    composer = RewardComposer.from_spec(team.reward, human_feedback=human_feedback or NoHumanFeedback())
+    message_cost = float(team.communication.message_cost)
+
+    def reward_fn(agent: str, env_reward: float, info: dict, extras: dict) -> float:
+        # The env reward is the task term; entropy_bonus is the acting agent's policy entropy at the step;
+        # communication_cost prices the messages delivered; human_feedback is read once, at the episode's end.
+        values = {
+            "task": env_reward,
+            "communication_cost": message_cost * float(extras.get("delivered", 0.0)),
+            "entropy_bonus": float(extras.get("entropy", 0.0)),
+        }
+        if isinstance(info.get("shaping"), (int, float)):
+            values["shaping"] = float(info["shaping"])
+        key = str(extras["episode_key"]) if extras.get("done") else None
+        if key is None:
+            values["human_feedback"] = 0.0
+        return composer.compose(values, scheduler.phase, episode_key=key)
+
+    curriculum = (
+        AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
+    )
+    return MappoTrainer(
+        env_factory(team),
+        cfg,
+        backbone=backbone,
+        events=events,
+        reward_fn=reward_fn,
+        success_fn=lambda info: float(
+            info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
+        ),
+        allowed_links=links_from_spec(team),
+        delivery_threshold=float(team.communication.delivery_threshold),
+        update_periods={a.id: a.update_period for a in team.agents},
+        scheduler=scheduler,
+        golden=GoldenMetrics(events),
+        curriculum=curriculum,
+        featurizer=spec_featurizer(team, backbone),
+        teacher=teacher_from_spec(team, backbone, load_team=trained_team),
+        group=group,
+    )
 
 
 def calibrate_run(
