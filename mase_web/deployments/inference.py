@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import transaction
 
 from agents.envs.customer_service.tickets import Ticket
-from mase_web.deployments import breaker_store, live, runtimes, writing
+from mase_web.deployments import breaker_store, live, plain_insert, runtimes, writing
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode, Reply
 
 log = logging.getLogger(__name__)
@@ -230,7 +230,7 @@ def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket], seen: dict[
     failed = [t.episode.pk for t in tickets if t.error is not None]
     if failed:  # a ticket that raised leaves no episode behind (as a rolled-back transaction would)
         Episode.objects.filter(pk__in=failed).delete()
-    DecisionStep.objects.bulk_create(step_row(t.episode, r) for t in played for r in t.result["decisions"])
+    plain_insert.insert_rows([step_row(t.episode, r) for t in played for r in t.result["decisions"]])
     Reply.objects.bulk_create(reply_row(t.episode, t.result["reply"]) for t in played if "reply" in t.result)
     for t in played:
         episode, result = t.episode, t.result
