@@ -19,7 +19,7 @@ test: setup lint frontend-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: setup lint frontend-test
-	$(PY) -m pytest -p no:django tests -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -p no:django tests -m "not slow and not services" $(PYTEST_ARGS)
 	$(PY) -m pytest mase_web -m "not slow and not browser and not services" $(PYTEST_ARGS)
 
 frontend-test: frontend/node_modules/.package-lock.json
