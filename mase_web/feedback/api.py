@@ -16,6 +16,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.fields import empty
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -121,8 +122,18 @@ class QueueViewSet(
         queue = self.get_object()
         return Response(self._with_progress(queue, QueueSerializer(queue).data))
 
+    def create(self, request, *args, **kwargs):
+        # The role before the body, as for edits: the project alone is judged first (an outsider's
+        # project is the same 400 as a missing one), then whether the caller manages its feedback.
+        field = self.get_serializer().fields["project"]
+        try:
+            project = field.run_validation(request.data.get("project", empty))
+        except ValidationError as exc:
+            raise ValidationError({"project": exc.detail}) from None
+        require_manager(request.user, project.pk)
+        return super().create(request, *args, **kwargs)
+
     def perform_create(self, serializer):
-        require_manager(self.request.user, serializer.validated_data["project"].pk)
         serializer.save(created_by=self.request.user)
 
     def get_object(self) -> FeedbackQueue:

@@ -3,7 +3,8 @@
 - a JSON body that is not an object (an array, a string, a number) on any endpoint;
 - a ``spec`` that is not an object next to launch ``overrides``;
 - a non-numeric object id in any URL of the API (every path parameter but a template's slug);
-- an annotator's invalid edit of a queue: refused for the role (403) before the body is judged (400).
+- an annotator's invalid edit or creation of a queue: refused for the role (403) before the body is judged
+  (400).
 """
 
 from __future__ import annotations
@@ -142,3 +143,23 @@ def test_every_request_body_is_an_object(db):
                 assert body.get("type") == "object", (method, path, media, body)
                 bodies += 1
     assert bodies > 20
+
+
+def test_an_annotators_new_queue_is_refused_for_the_role_before_the_body_is_judged(world):
+    ann, pm, project = world["users"]["ann"], world["users"]["pm"], world["project"].pk
+    for body in ({"project": project, "overlap": "many", "name": ""}, {"project": project, "name": "mine"}):
+        response = client(ann).post("/api/feedback/queues/", body, format="json")
+        assert response.status_code == 403, (body, response.content)
+    # the project itself is judged first, the same for everyone: missing, or not among the caller's
+    outsider = Project.objects.create(name="elsewhere").pk
+    for body in ({"name": ""}, {"project": outsider, "name": ""}, {"project": "x"}):
+        response = client(ann).post("/api/feedback/queues/", body, format="json")
+        assert response.status_code == 400 and list(response.json()["errors"]) == ["project"], (
+            response.content
+        )
+    response = client(pm).post(
+        "/api/feedback/queues/", {"project": project, "overlap": "many"}, format="json"
+    )
+    assert response.status_code == 400 and "overlap" in response.json()["errors"], response.content
+    response = client(pm).post("/api/feedback/queues/", {"project": project, "name": "second"}, format="json")
+    assert response.status_code == 201 and response.json()["name"] == "second", response.content
