@@ -26,7 +26,10 @@ export function EnqueueDeploymentForm({ queue }: { queue: Queue }) {
   const enqueue = useMutation({
     mutationFn: (filter: DeploymentFilter) => feedbackApi.enqueueDeployment(queue.id, filter),
     onSuccess: (body) => {
-      setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued`);
+      const same = body.skipped_identical ?? 0;
+      // A pair whose two replies are the same text leaves the annotator nothing to choose: not made.
+      const skipped = same > 0 ? `; ${same} not paired (the other team replied with the same text)` : "";
+      setResult(`${body.added} item${body.added === 1 ? "" : "s"} queued${skipped}`);
       for (const changed of [feedbackQueries.queues(), feedbackQueries.agreement(queue.id)])
         void queryClient.invalidateQueries({ queryKey: changed.queryKey, exact: true });
     },

@@ -26,7 +26,7 @@ export const feedbackApi = {
     api<JudgementAnswer>("feedback/judgements/", post({ item, choice, comment })),
   agreement: (queue: number) => api<Agreement>(`feedback/queues/${queue}/agreement/`),
   enqueueDeployment: (queue: number, filter: DeploymentFilter) =>
-    api<{ added: number }>(`feedback/queues/${queue}/enqueue-deployment/`, post(filter)),
+    api<{ added: number; skipped_identical?: number }>(`feedback/queues/${queue}/enqueue-deployment/`, post(filter)),
   rewardModels: (queue: number) => api<RewardModel[]>(`feedback/queues/${queue}/reward-models/`),
   trainRewardModel: (queue: number) => api<RewardModel>(`feedback/queues/${queue}/reward-models/`, post()),
   rewardModel: (id: number) => api<RewardModel>(`feedback/reward-models/${id}/`),
