@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from mase_web.accounts.permissions import projects_where
 from mase_web.deployments.candidates import spec_problem
-from mase_web.runs.models import Run, shown_checkpoint_path
+from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
 
 
 class PreviewQuery(serializers.Serializer):
@@ -66,5 +66,5 @@ class FallbackPreviewView(APIView):
                 team, checkpoint, data.get("threshold"), backbone=lambda: runtimes.backbone_for(team)
             )
         except (PreviewUnavailable, ValueError) as exc:
-            raise ValidationError({"run": [str(exc)]}) from None
+            raise ValidationError({"run": [shown_text(str(exc))]}) from None
         return Response({"run": run.pk, "checkpoint": shown_checkpoint_path(run.pk, checkpoint), **found})

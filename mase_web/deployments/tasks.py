@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from mase_web.deployments import live
 from mase_web.deployments.models import BatchJob, Deployment, Episode
+from mase_web.runs.models import shown_text
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def run_batch(batch_id: int) -> str:
         batch.state = BatchJob.State.SUCCEEDED
     except Exception as exc:  # the batch fails with a reason; the tickets already run stay stored
         log.exception("batch %s failed", batch_id)
-        batch.state, batch.error = BatchJob.State.FAILED, f"{type(exc).__name__}: {exc}"
+        batch.state, batch.error = BatchJob.State.FAILED, shown_text(f"{type(exc).__name__}: {exc}")
     batch.finished_at = timezone.now()
     batch.save(update_fields=["state", "error", "finished_at"])
     _progress(batch)

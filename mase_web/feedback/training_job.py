@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from mase_web.feedback.models import FeedbackItem, FeedbackQueue, PairwiseJudgement, RewardModel
 from mase_web.feedback.snapshots import snapshot_text
+from mase_web.runs.models import shown_text
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 256  # task + answer + decisions do not fit MiniLM's default 64 tokens
@@ -76,7 +77,8 @@ def train(model_id: int) -> str:
         save_reward_model(head, model.file_path, figures)
     except Exception as exc:  # the job fails with a reason; the worker lives on
         log.exception("reward model %s failed", model_id)
-        _set(model_id, state=RewardModel.State.FAILED, message=str(exc)[:2000], finished_at=timezone.now())
+        message = shown_text(str(exc))[:2000]  # shown to managers: no server path
+        _set(model_id, state=RewardModel.State.FAILED, message=message, finished_at=timezone.now())
         return RewardModel.State.FAILED
     _set(
         model_id,

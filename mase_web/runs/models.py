@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 
 from django.conf import settings
@@ -17,6 +18,26 @@ def shown_checkpoint_path(run_id: int, path: str) -> str:
         return str(PurePath(path).relative_to(settings.DATA_DIR / "runs" / str(run_id)))
     except ValueError:
         return PurePath(path).name
+
+
+def shown_text(text: str) -> str:
+    """``text`` (an error message, a traceback) as an answer shows it: a run's directory named "run 12", the
+    server's other directories by their setting ("MASE_MODELS_DIR/qwen"), the code's files relative to the
+    repository. The library's errors name the paths they opened; answers never spell out the server's."""
+    runs = str(settings.DATA_DIR / "runs")
+    text = re.sub(re.escape(runs) + r"/(\d+)", r"run \1", text)
+    named = {
+        str(settings.MODELS_DIR): "MASE_MODELS_DIR",
+        str(settings.TICKETS_DIR): "MASE_TICKETS_DIR",
+        str(settings.DATASETS_DIR): "MASE_DATASETS_DIR",
+        runs: "MASE_DATA_DIR/runs",
+        str(settings.DATA_DIR): "MASE_DATA_DIR",
+        str(settings.BASE_DIR): ".",
+    }
+    for root in sorted(named, key=len, reverse=True):  # the deepest first: most are under the data dir
+        inside = "" if named[root] == "." else f"{named[root]}/"
+        text = text.replace(f"{root}/", inside).replace(root, named[root])
+    return text
 
 
 class Run(models.Model):
@@ -77,6 +98,11 @@ class Run(models.Model):
         return self.state in self.TERMINAL
 
     @property
+    def shown_error(self) -> str:
+        """Why it failed, as answers show it (`shown_text`: no server path); `error` keeps the words as raised."""
+        return shown_text(self.error)
+
+    @property
     def out_dir(self):
         return settings.DATA_DIR / "runs" / str(self.pk)
 
@@ -100,7 +126,10 @@ class RunEvent(models.Model):
 
     @property
     def shown_payload(self) -> dict:
-        """The payload as the API and live stream show it: a checkpoint's path relative to the run."""
+        """The payload as the API and live stream show it: a checkpoint's path relative to the run, an
+        error's message and traceback without the server's paths (`shown_text`)."""
+        if self.type == "error":
+            return {k: shown_text(v) if isinstance(v, str) else v for k, v in self.payload.items()}
         path = self.payload.get("path") if self.type == "checkpoint" else None
         if not isinstance(path, str):
             return self.payload

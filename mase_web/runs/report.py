@@ -105,7 +105,7 @@ def _facts(run: Run) -> str:
         ["Tags", escape(", ".join(t.name for t in run.tag_rows.all()) or "–")],
     ]
     if run.error:
-        rows.append(["Error", f"<code>{escape(run.error[:2000])}</code>"])
+        rows.append(["Error", f"<code>{escape(run.shown_error[:2000])}</code>"])
     return _table(["", ""], rows)
 
 

@@ -17,6 +17,7 @@ class RunSerializer(serializers.ModelSerializer):
     )
     last_seq = serializers.IntegerField(read_only=True, required=False, allow_null=True)
     tags = serializers.SerializerMethodField()
+    error = serializers.CharField(source="shown_error", read_only=True)  # without the server's paths
 
     class Meta:
         model = Run

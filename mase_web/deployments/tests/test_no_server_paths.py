@@ -151,3 +151,45 @@ def test_a_run_whose_stored_spec_gives_a_path_is_not_deployed_nor_served(
     assert answered.status_code == 400, answered.content
     assert "$.environment.params.tickets" in str(answered.json()["errors"])
     assert str(settings.BASE_DIR) not in answered.content.decode()
+
+
+def test_errors_name_no_server_path(team, trained_checkpoint, tiny_backbone_dir):
+    """The library's errors name the files they opened; answers show them without the server's paths."""
+    project, users = team
+    run, where = run_with_checkpoint_in_its_directory(
+        project, trained_checkpoint, team_spec(tiny_backbone_dir)
+    )
+    deployed = client_for(users[Role.PRODUCT_MANAGER]).post(
+        "/api/deployments/", {"run": run.pk}, format="json"
+    )
+    assert deployed.status_code == 201, deployed.content
+    (where / "model.safetensors").unlink()  # the checkpoint lost its weights since it was deployed
+    answered = client_for(users[Role.OPERATOR]).post(
+        f"/api/deployments/{deployed.json()['id']}/tickets/", {"text": fresh_text()}, format="json"
+    )
+    assert answered.status_code == 400, answered.content
+    message = answered.json()["errors"]["checkpoint"][0]
+    assert f"run {run.pk}/checkpoints/mappo/last" in message and server_paths(answered.json()) == []
+
+    # A run that failed: its error event (message and traceback) and its error, through the API and stream.
+    code = Path(settings.BASE_DIR) / "training" / "api.py"
+    traceback = f'File "{code}", line 3, in train\nFileNotFoundError: {settings.MODELS_DIR / "qwen"}'
+    failure = {"message": f"FileNotFoundError: {where / 'state.json'}", "traceback": traceback}
+    event = RunEvent.objects.create(run=run, seq=2, type="error", payload=failure, time=timezone.now())
+    run.error = failure["message"]
+    run.save(update_fields=["error"])
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    events = pm.get(f"/api/runs/{run.pk}/events/").json()
+    shown = pm.get(f"/api/runs/{run.pk}/").json()
+    assert (
+        events[-1]["payload"]
+        == event.as_message()["payload"]
+        == {
+            "message": f"FileNotFoundError: run {run.pk}/checkpoints/mappo/last/state.json",
+            "traceback": 'File "training/api.py", line 3, in train\nFileNotFoundError: MASE_MODELS_DIR/qwen',
+        }
+    )
+    assert shown["error"] == events[-1]["payload"]["message"]
+    assert server_paths(events) == server_paths(shown) == []
+    assert str(settings.DATA_DIR) not in pm.get(f"/api/runs/{run.pk}/report/").content.decode()
+    assert RunEvent.objects.get(pk=event.pk).payload == failure  # stored as raised, for the operator
