@@ -2,27 +2,49 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from agents.envs import EnvironmentUnavailableError, env_class, make_env
+from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class, make_env
 from agents.spec import ROLES, load_spec, validate_spec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = sorted(EXAMPLES.rglob("*.json"))
 
 
-def _skip_if_env_missing(doc: dict) -> None:
-    """Examples for an environment whose module has not landed yet are skipped, not failed."""
+# Environments that need a package the library does not install by default. An example for one of them
+# is skipped when that package is absent, and only then; every other environment ships with the library,
+# so failing to import it is a bug and fails the test.
+OPTIONAL_PACKAGES = {"mpe": "mpe2"}
+
+
+def _environment_or_skip(doc: dict) -> type | None:
+    """The example's environment class (None without one): a broken import fails, a missing optional
+    package skips."""
     name = (doc.get("environment") or {}).get("name")
     if name is None:
-        return
-    try:
-        env_class(name)
-    except EnvironmentUnavailableError as exc:
-        pytest.skip(str(exc))
+        return None
+    package = OPTIONAL_PACKAGES.get(name)
+    if package is not None and importlib.util.find_spec(package) is None:
+        pytest.skip(f"environment {name!r} needs the optional package {package}, which is not installed")
+    return env_class(name)
+
+
+def test_a_broken_environment_import_fails_instead_of_skipping(monkeypatch):
+    monkeypatch.setitem(REGISTRY, "broken_env", "agents.envs.no_such_module:BrokenEnv")
+    with pytest.raises(EnvironmentUnavailableError, match="no_such_module"):
+        _environment_or_skip({"environment": {"name": "broken_env"}})
+    assert _environment_or_skip({"environment": {"name": "number_guess"}}) is env_class("number_guess")
+
+
+def test_only_a_missing_optional_package_skips(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mpe2", None)  # as if mpe2 were not installed
+    with pytest.raises(pytest.skip.Exception, match="optional package mpe2"):
+        _environment_or_skip({"environment": {"name": "mpe"}})
 
 
 def test_the_expected_files_are_shipped():
@@ -41,7 +63,7 @@ def test_the_expected_files_are_shipped():
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(EXAMPLES)) for p in FILES])
 def test_example_validates_and_round_trips(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
-    _skip_if_env_missing(doc)
+    _environment_or_skip(doc)
     assert validate_spec(doc) == []
     spec = load_spec(path)
     assert load_spec(spec.to_dict()) == spec
@@ -112,7 +134,7 @@ def test_a_template_plays_a_request_to_the_end_within_its_breaker_step_limit(pat
     from serving.breaker import Fallback, make_fallback
 
     doc = json.loads(path.read_text(encoding="utf-8"))
-    _skip_if_env_missing(doc)
+    _environment_or_skip(doc)
     spec = load_spec(doc)
     name, params = spec.environment.name, dict(spec.environment.params)
     limit = spec.circuit_breaker.step_limit
