@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { keepConnected, socketUrl } from "../reconnect";
 import { acceptable, applyEvents, emptyStream, type RunStreamState } from "./runStream";
 import type { RunEventMessage, StreamFrame } from "./types";
 
@@ -12,7 +13,7 @@ const FORBIDDEN = 4403;
  * The live event stream of run `runId` over /ws/runs/<id>/?after=N.
  *
  * The socket sends the backlog after N, then live events. On a drop, a detected gap, or a heartbeat
- * that says the server sent more than we hold, it reconnects with backoff and ?after=<last seq held>,
+ * that says the server sent more than we hold, it reconnects (../reconnect.ts) with ?after=<last seq held>,
  * so each event is applied exactly once.
  */
 export function useRunStream(runId: number): { stream: RunStreamState; status: StreamStatus } {
@@ -22,12 +23,8 @@ export function useRunStream(runId: number): { stream: RunStreamState; status: S
   const lastSeq = useRef(0);
 
   useEffect(() => {
-    let socket: WebSocket | null = null;
-    let retry = 0;
-    let reconnectTimer: number | undefined;
     let applyTimer: number | undefined;
     let pending: RunEventMessage[] = [];
-    let stopped = false;
     lastSeq.current = 0;
     setStream(emptyStream);
 
@@ -53,37 +50,32 @@ export function useRunStream(runId: number): { stream: RunStreamState; status: S
       if (gap) from.close();
     };
 
-    const connect = () => {
-      const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-      const current = new WebSocket(`${scheme}://${window.location.host}/ws/runs/${runId}/?after=${lastSeq.current}`);
-      socket = current;
-      current.onmessage = (message) => {
-        retry = 0; // a server that accepts and then talks is healthy
-        setStatus("live");
-        try {
-          receive(JSON.parse(message.data) as StreamFrame, current);
-        } catch {
-          current.close();
-        }
-      };
-      current.onopen = () => setStatus("live");
-      current.onclose = (event) => {
-        if (stopped || socket !== current) return;
+    const stop = keepConnected({
+      url: () => socketUrl(`/ws/runs/${runId}/?after=${lastSeq.current}`),
+      onSocket: (current, healthy) => {
+        current.onmessage = (message) => {
+          healthy(); // a server that accepts and then talks is healthy
+          setStatus("live");
+          try {
+            receive(JSON.parse(message.data) as StreamFrame, current);
+          } catch {
+            current.close();
+          }
+        };
+        current.onopen = () => setStatus("live");
+      },
+      onDrop: (event) => {
         if (event.code === FORBIDDEN) {
           setStatus("forbidden");
-          return;
+          return "stop";
         }
         setStatus("reconnecting");
-        reconnectTimer = window.setTimeout(connect, Math.min(10_000, 300 * 2 ** retry++));
-      };
-    };
-    connect();
+      },
+    });
 
     return () => {
-      stopped = true;
-      window.clearTimeout(reconnectTimer);
+      stop();
       window.clearTimeout(applyTimer);
-      socket?.close();
     };
   }, [runId]);
 
