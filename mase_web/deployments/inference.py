@@ -231,7 +231,7 @@ def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket], seen: dict[
     if failed:  # a ticket that raised leaves no episode behind (as a rolled-back transaction would)
         Episode.objects.filter(pk__in=failed).delete()
     plain_insert.insert_rows([step_row(t.episode, r) for t in played for r in t.result["decisions"]])
-    Reply.objects.bulk_create(reply_row(t.episode, t.result["reply"]) for t in played if "reply" in t.result)
+    plain_insert.insert_rows([reply_row(t.episode, t.result["reply"]) for t in played if "reply" in t.result])
     for t in played:
         episode, result = t.episode, t.result
         result["group_size"] = len(tickets)  # tickets played together under this lock (micro-batching)
