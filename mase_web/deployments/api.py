@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from mase_web.accounts.permissions import can, projects_where
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
-from mase_web.deployments import breaker_store, runtimes, writing
+from mase_web.deployments import breaker_state, breaker_store, runtimes, writing
 from mase_web.deployments.candidates import candidates, spec_problem
 from mase_web.deployments.decision_review import (
     AnnotateSerializer,
@@ -330,7 +330,7 @@ class DeploymentViewSet(
         """GET the breaker's state; POST ``{"state": "open"|"closed", "reason"}`` forces it (operators)."""
         deployment = self.get_object()
         if request.method == "GET":
-            return Response(breaker_store.snapshot(deployment))
+            return Response(breaker_state.snapshot(deployment))
         _require(
             request.user, "control_breaker", deployment.project_id, "only operators and admins may force it"
         )
@@ -342,7 +342,7 @@ class DeploymentViewSet(
         return Response(
             {
                 "transition": TransitionSerializer(transition).data,
-                "breaker": breaker_store.snapshot(deployment),
+                "breaker": breaker_state.snapshot(deployment),
             }
         )
 

@@ -8,6 +8,9 @@ from the row as read (`playing_breaker`) and, under the lock, `save_played` stor
 is still as read, else the row's new state with what the group reported replayed onto it, so processes
 play one deployment's tickets at the same time and every transition is stored once. An operator's force
 therefore applies to the next group in every worker, and stands over the groups playing meanwhile.
+
+The row's state as a breaker, and the dashboard's snapshot of it, are `breaker_state`'s: serializers
+read them without depending on the writes and the live events made here.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from mase_web.deployments import live
+from mase_web.deployments.breaker_state import restored_breaker
 from mase_web.deployments.models import Alert, BreakerTransition, Deployment
-from serving.breaker import BreakerConfig, CircuitBreaker
+from serving.breaker import CircuitBreaker
 
 _process_locks: dict[int, threading.Lock] = {}
 _process_locks_guard = threading.Lock()
@@ -34,20 +38,6 @@ def _process_lock(deployment_id: int) -> threading.Lock:
     """Threads of one process take turns too (SQLite ignores row locks)."""
     with _process_locks_guard:
         return _process_locks.setdefault(deployment_id, threading.Lock())
-
-
-def breaker_config(deployment: Deployment) -> BreakerConfig:
-    return BreakerConfig.from_spec(deployment.spec.get("circuit_breaker") or {})
-
-
-def restored_breaker(deployment: Deployment, breaker: CircuitBreaker | None = None) -> CircuitBreaker:
-    """``breaker`` (or a new one with the spec's thresholds) set to the row's state, with no history."""
-    if breaker is None:
-        breaker = CircuitBreaker(breaker_config(deployment), name=deployment.name)
-    breaker.restore(deployment.breaker or {})
-    breaker.transitions.clear()  # the rows are the history; in memory we only collect what happens now
-    breaker.alerts.clear()
-    return breaker
 
 
 @contextmanager
@@ -156,8 +146,3 @@ def force(deployment_id: int, user, why: str, to_open: bool) -> BreakerTransitio
             breaker.force_closed(who, why)
         [transition] = save_breaker(deployment, breaker, actor=user, why=why)
     return transition
-
-
-def snapshot(deployment: Deployment) -> dict[str, Any]:
-    """The breaker as a dashboard shows it (state, hold, streak, cool-down left, counters, thresholds)."""
-    return restored_breaker(deployment).snapshot()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 
 from mase_web.accounts.permissions import can
-from mase_web.deployments import breaker_store
+from mase_web.deployments import breaker_state
 from mase_web.deployments.live import deployment_group
 from mase_web.deployments.models import Deployment
 from mase_web.realtime.group_stream import GroupStreamConsumer
@@ -24,7 +24,7 @@ def _visible(user, deployment_id: int) -> Deployment | None:
     return deployment
 
 
-_breaker = database_sync_to_async(breaker_store.snapshot)
+_breaker = database_sync_to_async(breaker_state.snapshot)
 
 
 class DeploymentStreamConsumer(GroupStreamConsumer):

@@ -19,6 +19,7 @@ import threading
 from collections import deque
 from typing import Any
 
+from mase_web.deployments.serializers import AlertSerializer, TransitionSerializer
 from mase_web.realtime.publisher import publisher
 
 log = logging.getLogger(__name__)
@@ -106,8 +107,6 @@ def flush(timeout: float = 10.0) -> bool:
 
 
 def breaker_changed(deployment_id: int, transitions: list, alerts: list, snapshot: dict) -> None:
-    from mase_web.deployments.serializers import AlertSerializer, TransitionSerializer
-
     for transition in transitions:
         publish(deployment_id, "breaker", transition=TransitionSerializer(transition).data, breaker=snapshot)
     for alert in alerts:

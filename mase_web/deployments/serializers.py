@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from mase_web.deployments.breaker_state import snapshot as breaker_snapshot
 from mase_web.deployments.episode_review import decided_source, review_status_of
 from mase_web.deployments.models import (
     Alert,
@@ -67,9 +68,7 @@ class DeploymentDetailSerializer(DeploymentSerializer):
         read_only_fields = fields
 
     def get_breaker(self, deployment: Deployment) -> dict:
-        from mase_web.deployments.breaker_store import snapshot
-
-        return snapshot(deployment)
+        return breaker_snapshot(deployment)
 
     def get_fallback(self, deployment: Deployment) -> str:
         return (deployment.spec.get("fallback") or {}).get("kind", "none")

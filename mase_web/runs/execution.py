@@ -2,7 +2,7 @@
 
 A run is owned by one worker at a time through a lease: the worker that claims it renews
 `heartbeat_at` while it runs. A worker killed mid-run stops renewing; recovery (at every worker's
-start-up and periodically, see `signals.py`) puts runs with a stale lease back on their queue, and
+start-up and periodically, see `recovery.py`) puts runs with a stale lease back on their queue, and
 the next delivery resumes from the last checkpoint, continuing the event numbering from the last
 event stored. A run that keeps killing its worker is failed after `RUN_MAX_DELIVERIES`. The database,
 not the broker, says what must run: a queued run whose message the broker lost (an embedded Redis
@@ -20,7 +20,7 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from agents.spec.paths import path_problems
@@ -176,49 +176,3 @@ def execute(run_id: int, task_id: str) -> str | None:
         recorder.close()
         finish(run.pk, Run.State.FAILED, error=message)
         return Run.State.FAILED
-
-
-def recover_orphans() -> list[int]:
-    """Requeue runs whose worker stopped renewing its lease; returns their ids."""
-    from mase_web.runs.tasks import dispatch
-
-    cutoff = timezone.now() - heartbeat_timeout()
-    recovered = []
-    for run in Run.objects.filter(state=Run.State.RUNNING, heartbeat_at__lt=cutoff):
-        # Only one recoverer wins the update, so a run is requeued once.
-        if Run.objects.filter(pk=run.pk, state=Run.State.RUNNING, heartbeat_at__lt=cutoff).update(
-            state=Run.State.QUEUED
-        ):
-            log.warning("run %s: worker %s stopped renewing its lease; requeued", run.pk, run.worker)
-            # Conditional on the old delivery, like `requeue_lost`: only one new message is sent.
-            if dispatch(run, replacing=run.task_id):
-                recovered.append(run.pk)
-    return recovered
-
-
-def requeue_lost(settle: float = 0.2) -> list[int]:
-    """Dispatch again the queued runs whose delivery the broker no longer holds; returns their ids.
-
-    A run dispatched less than a heartbeat timeout ago is left alone (its message may still be on its
-    way). The broker is read twice, `settle` seconds apart, because a worker takes a message off the
-    queue a moment before recording it as unacknowledged. `dispatch(replacing=...)` makes one
-    recoverer win, and `claim()` still refuses a duplicate delivery of a run that is running.
-    """
-    from mase_web.runs.tasks import dispatch, held_task_ids
-
-    cutoff = timezone.now() - heartbeat_timeout()
-    stale = Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, created_at__lt=cutoff)
-    candidates = list(Run.objects.filter(stale, state=Run.State.QUEUED).only("pk", "task_id", "device"))
-    if not candidates:
-        return []
-    held = held_task_ids()
-    time.sleep(settle)
-    held |= held_task_ids()
-    requeued = []
-    for run in candidates:
-        if run.task_id in held:
-            continue
-        if dispatch(run, replacing=run.task_id):
-            log.warning("run %s: the broker lost its delivery %s; dispatched again", run.pk, run.task_id)
-            requeued.append(run.pk)
-    return requeued

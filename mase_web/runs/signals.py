@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 
 def _recover_forever() -> None:
-    from mase_web.runs.execution import recover_orphans, requeue_lost
+    from mase_web.runs.recovery import recover_orphans, requeue_lost
 
     while True:
         for recover in (recover_orphans, requeue_lost):

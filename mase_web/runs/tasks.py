@@ -9,6 +9,7 @@ from celery.utils import uuid
 from django.db import OperationalError
 from django.utils import timezone
 
+from mase_web.runs.execution import execute
 from mase_web.runs.models import Run
 
 
@@ -23,8 +24,6 @@ from mase_web.runs.models import Run
     max_retries=5,
 )
 def execute_run(self, run_id: int) -> str | None:
-    from mase_web.runs.execution import execute
-
     return execute(run_id, self.request.id)
 
 

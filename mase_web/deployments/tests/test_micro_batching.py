@@ -13,7 +13,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from mase_web.accounts.models import Role
-from mase_web.deployments import breaker_store, inference, runtimes
+from mase_web.deployments import breaker_state, breaker_store, inference, runtimes
 from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import Alert, DecisionStep, Episode
 from mase_web.deployments.tests.conftest import fresh_text, inject_faults, make_deployment, team_spec
@@ -143,7 +143,7 @@ def play_unlocked(deployment, report) -> tuple[object, dict]:
     """One process's group: its breaker restored from the row as read, then told what ``report`` says,
     without the row lock (`inference._lead` plays this way); returns the breaker and the row as read."""
     deployment.refresh_from_db()
-    breaker = breaker_store.restored_breaker(deployment)
+    breaker = breaker_state.restored_breaker(deployment)
     seen = breaker_store.playing_breaker(deployment, breaker)
     report(breaker)
     return breaker, seen

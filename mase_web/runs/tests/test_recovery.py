@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from mase_web.runs.execution import heartbeat_timeout, requeue_lost
+from mase_web.runs.execution import heartbeat_timeout
 from mase_web.runs.models import Run
+from mase_web.runs.recovery import requeue_lost
 from mase_web.runs.tasks import dispatch, held_task_ids
 from mase_web.runs.tests.conftest import quick_spec
 
