@@ -27,6 +27,7 @@ the rule-scripted baselines over the drawn team; `play` runs a policy once per i
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,6 +264,9 @@ class PhasePipelineEnv(ParallelEnv):
     item_option, items_attr, item_error = "item", "items", ValueError
     """The reset option that names an episode's item, the attribute holding the items, the error for an
     unknown one."""
+    scope_folder: str | None = None
+    """The folder of the shipped data (under ``data/``) holding ``scope_dev.jsonl`` and ``scope_test.jsonl``:
+    requests written for the team, each marked whether it is one the team can do (`scope_requests`)."""
     takes_team = True  # make_env(..., team=the spec's agents) draws the team (agents.envs.team_kwargs)
     takes_edges = True  # ... and edges=its dependency edges order it
 
@@ -433,6 +437,16 @@ class PhasePipelineEnv(ParallelEnv):
 
     def _describe(self, item: Any) -> str:
         return str(getattr(item, "id", item))
+
+    @classmethod
+    def scope_requests(cls, split: str) -> list[tuple[str, bool]]:
+        """The ``(text, in_scope)`` requests of the scope set ``split`` ("dev" sets the team's similarity
+        floor, `serving.requests`; "test" is held out to measure it); none without a ``scope_folder``."""
+        if cls.scope_folder is None:
+            return []
+        path = places.SHIPPED_DATA / cls.scope_folder / f"scope_{split}.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [(str(row["text"]), bool(row["in_scope"])) for row in rows]
 
     def _seed(self, seed: int | None) -> None:
         if seed is not None:

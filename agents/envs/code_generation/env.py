@@ -112,6 +112,7 @@ class CodeGenerationEnv(PhasePipelineEnv):
     defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_steps": (6, 200)}
     real_params = (("plan_cost", "test_cost", "send_back_cost", "shaping", "timeout_penalty"), 0, 10)
     item_option, items_attr, item_error = "task", "tasks", TaskError  # reset(options={"task": id})
+    scope_folder = "code_generation"  # its scope_dev.jsonl sets the request floor
 
     def __init__(
         self,

@@ -116,6 +116,7 @@ class CollaborativeWritingEnv(PhasePipelineEnv):
     defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_sections": (1, SECTIONS), "max_steps": (8, 200)}
     real_params = (("polish_cost", "shaping", "final_weight", "timeout_penalty"), 0, 10)
     item_option, items_attr, item_error = "brief", "briefs", BriefError  # reset(options={"brief": id})
+    scope_folder = "collaborative_writing"  # its scope_dev.jsonl sets the request floor
 
     def __init__(
         self,

@@ -177,6 +177,7 @@ class ResearchReportEnv(PhasePipelineEnv):
     )
     real_params = (("step_cost", "final_weight", "false_flag_penalty", "timeout_penalty"), 0, 100)
     item_option, items_attr, item_error = "topic", "topic_names", CorpusError
+    scope_folder = "research_report"  # its scope_dev.jsonl sets the request floor
     unread_fields: tuple[str, ...] = ("text",)
     """Observation fields a learned reader skips: the free-text view restates ``features`` and changes
     every step, so embedding it would cost a backbone call per agent and step."""

@@ -1,5 +1,5 @@
 """A deployed writing team (research report, collaborative writing, code generation) answers what it can
-do and declines what it cannot: a request no closer to its items than a customer-service ticket is gets
+do and declines what it cannot: a request under its similarity floor (e.g. a customer-service ticket) gets
 "cannot do this request", is logged as out of scope (the episode's status, the reply's fault, found by
 review's fault filter) and plays nothing; a request that names one of its items gets that item's answer,
 signed by the team. Each team is the shipped template, trained for a moment on the tiny backbone."""
@@ -76,7 +76,7 @@ def test_a_writing_team_declines_what_it_cannot_do_and_answers_what_it_can(team,
     assert made.status_code == 201, made.content
     deployment_id = made.json()["id"]
 
-    # a customer's ticket sent to a writing team: the floor is the best score such a ticket reaches
+    # a customer's ticket sent to a writing team: the floor is chosen to decline such tickets
     off = ask(users, deployment_id, CustomerServiceEnv.example_requests()[0])
     result, reply = off["result"], off["result"]["reply"]
     assert result["status"] == "out_of_scope" and result["steps"] == 0 and result["decisions"] == []
