@@ -8,7 +8,18 @@ describe("floatingPath", () => {
   it("leaves and enters each agent on its facing side", () => {
     expect(borderPoint(box(0, 0), { x: 500, y: 32 })).toEqual({ x: 190, y: 32 });
     expect(borderPoint(box(0, 0), { x: 95, y: 300 })).toEqual({ x: 95, y: 64 });
-    expect(floatingPath(box(0, 0), box(400, 0)).path.startsWith("M 190,32 ")).toBe(true);
+    // a lane (12 px) to the left of the centre line, where a dependency between the two is drawn
+    expect(floatingPath(box(0, 0), box(400, 0)).path).toMatch(/^M 190,20 Q .* 400,20$/);
+    expect(floatingPath(box(400, 0), box(0, 0)).path).toMatch(/^M 400,44 Q .* 190,44$/);
+  });
+
+  it("leaves a detour from the side it bends towards", () => {
+    const [top, middle, bottom] = [box(0, 0), box(0, 120), box(0, 240)];
+    const startOf = (path: string) => path.split(" ")[1].split(",").map(Number);
+    const detour = startOf(floatingPath(top, bottom, [middle]).path);
+    const straight = startOf(floatingPath(top, middle).path);
+    // not from beside the straight link to `middle`, where the two would run together
+    expect(Math.hypot(detour[0] - straight[0], detour[1] - straight[1])).toBeGreaterThan(30);
   });
 
   it("bends the two directions of a pair to opposite sides", () => {

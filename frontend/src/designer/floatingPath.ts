@@ -1,7 +1,8 @@
 /** Geometry of a communication link drawn between the facing sides of two agents (not from fixed dots):
  * it leaves and enters each box where the line between their centres crosses its border, and bends to
  * the left of its direction, so the two directions of a pair run side by side instead of on top of each
- * other, and links fanning out of one agent spread apart. */
+ * other, and links fanning out of one agent spread apart. Both ends sit a lane to the left of the line
+ * between the centres, so neither direction of a pair runs on the dependency drawn along that line. */
 
 export interface Box {
   x: number;
@@ -17,18 +18,21 @@ export interface Point {
 
 const centre = (b: Box): Point => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 });
 
-/** Where the ray from `box`'s centre towards `towards` leaves the box. */
-export function borderPoint(box: Box, towards: Point): Point {
-  const c = centre(box);
+/** Where the ray from `from` (inside `box`; its centre unless given) towards `towards` leaves the box. */
+export function borderPoint(box: Box, towards: Point, from: Point = centre(box)): Point {
+  const c = from;
   const dx = towards.x - c.x;
   const dy = towards.y - c.y;
   if (dx === 0 && dy === 0) return c;
   const scale = Math.min(
-    dx === 0 ? Infinity : box.width / 2 / Math.abs(dx),
-    dy === 0 ? Infinity : box.height / 2 / Math.abs(dy),
+    dx === 0 ? Infinity : (dx > 0 ? box.x + box.width - c.x : c.x - box.x) / Math.abs(dx),
+    dy === 0 ? Infinity : (dy > 0 ? box.y + box.height - c.y : c.y - box.y) / Math.abs(dy),
   );
   return { x: c.x + dx * scale, y: c.y + dy * scale };
 }
+
+/** How far left of the centre line a communication link's ends sit. */
+export const LANE = 12;
 
 const MARGIN = 8;
 
@@ -45,8 +49,14 @@ function along(from: Point, control: Point, to: Point, t: number): Point {
  * direction of travel: `bend` px, or as much more as it takes to go round the `obstacles` (the other
  * agents) instead of through them. With the curve's midpoint, for a label. */
 export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], bend = 28): { path: string; mid: Point } {
-  const from = borderPoint(source, centre(target));
-  const to = borderPoint(target, centre(source));
+  const [a, b] = [centre(source), centre(target)];
+  const across = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+  // The left of the direction of travel, a lane wide (kept inside the smaller box).
+  const lane = Math.min(LANE, source.height / 3, target.height / 3);
+  const left = { x: ((b.y - a.y) / across) * lane, y: (-(b.x - a.x) / across) * lane };
+  const [a2, b2] = [{ x: a.x + left.x, y: a.y + left.y }, { x: b.x + left.x, y: b.y + left.y }];
+  let from = borderPoint(source, b2, a2);
+  let to = borderPoint(target, a2, b2);
   const dx = to.x - from.x;
   const dy = to.y - from.y;
   const length = Math.hypot(dx, dy) || 1;
@@ -61,6 +71,11 @@ export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], be
   for (let step = 1; step <= 12 && !clear(control); step++) {
     amount = Math.min(bend, length / 4) + step * 40;
     control = controlAt(amount);
+  }
+  if (amount > bend) {
+    // A detour leaves and enters on the sides facing its bend, not alongside the straight links.
+    from = borderPoint(source, control, a2);
+    to = borderPoint(target, control, b2);
   }
   const r = (v: number) => Math.round(v * 10) / 10;
   return {
