@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.envs import UNMEASURED_STEP_LIMIT
 from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster, drawn_roster
 from agents.envs.customer_service.rules import KeywordRouter
 from agents.envs.customer_service.tickets import INTENT_ACTION, INTENTS
@@ -66,7 +67,7 @@ class BreakerConfig:
     confidence_threshold: float = 0.5  # a decision below this probability counts as low-confidence
     consecutive_low: int = 3  # K: this many low decisions in a row open the breaker
     cooldown_s: float = 30.0  # open → half-open after this long
-    step_limit: int = 20  # an episode past this many steps is a loop (a fault)
+    step_limit: int = UNMEASURED_STEP_LIMIT  # past this many steps: a loop (the runtime derives it)
     history: int = 500  # transitions / alerts kept in memory
 
     @classmethod
@@ -77,7 +78,8 @@ class BreakerConfig:
             confidence_threshold=float(get("confidence_threshold", cls.confidence_threshold)),
             consecutive_low=int(get("consecutive_low", cls.consecutive_low)),
             cooldown_s=float(get("cooldown_s", cls.cooldown_s)),
-            step_limit=int(get("step_limit", cls.step_limit)),
+            # an unset limit is the environment's (`agents.envs.breaker_step_limit`, applied by the runtime)
+            step_limit=int(get("step_limit", None) or cls.step_limit),
         )
 
 

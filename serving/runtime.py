@@ -46,7 +46,7 @@ import numpy as np
 import torch
 
 from agents.backbone import Backbone
-from agents.envs import make_env, team_kwargs
+from agents.envs import breaker_step_limit, env_class, make_env, team_kwargs
 from agents.envs.customer_service.tickets import Ticket
 from agents.spec.algorithms import is_deployable
 from agents.spec.paths import refuse_paths
@@ -170,9 +170,9 @@ class TeamRuntime:
         drawn = team_kwargs(
             name, team.agents, team.edges
         )  # the drawn roster (and prompts) the team was trained as
-        breaker = CircuitBreaker(
-            BreakerConfig.from_spec(team.circuit_breaker), events=events, clock=clock, name=team.name
-        )
+        thresholds = BreakerConfig.from_spec(team.circuit_breaker)
+        thresholds.step_limit = breaker_step_limit(env_class(name), params, team.circuit_breaker.step_limit)
+        breaker = CircuitBreaker(thresholds, events=events, clock=clock, name=team.name)
         return cls(
             TeamModel(policy),
             lambda: make_env(name, params, **drawn),

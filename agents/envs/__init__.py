@@ -42,8 +42,10 @@ __all__ = [
     "REGISTRY",
     "UnknownEnvironmentError",
     "EnvironmentUnavailableError",
+    "UNMEASURED_STEP_LIMIT",
     "env_class",
     "env_parameters",
+    "breaker_step_limit",
     "episode_limit",
     "make_env",
     "register_env",
@@ -139,6 +141,22 @@ def episode_limit(cls: type, params: Mapping[str, Any]) -> int | None:
         return None
     value = params.get("max_steps", declared["max_steps"])
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+UNMEASURED_STEP_LIMIT = 20
+"""The breaker's step limit for an environment that declares no episode length (no ``max_steps``)."""
+
+
+def breaker_step_limit(cls: type, params: Mapping[str, Any], step_limit: int | None = None) -> int:
+    """The circuit breaker's step limit for an episode of ``cls`` with ``params``: ``step_limit`` when the
+    spec sets one, else the longest episode (`episode_limit`) plus a quarter of it, at least 2 steps. An
+    episode ends truncated at its ``max_steps`` by itself, so one that goes on past it is a loop; the margin
+    keeps a limit derived from the environment from tripping on the step that ends it. Without a declared
+    episode length: `UNMEASURED_STEP_LIMIT`."""
+    if step_limit is not None:
+        return step_limit
+    longest = episode_limit(cls, params)
+    return UNMEASURED_STEP_LIMIT if longest is None else longest + max(2, longest // 4)
 
 
 def team_kwargs(name: str | None, agents: Any, edges: Any = None) -> dict[str, Any]:

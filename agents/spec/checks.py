@@ -135,10 +135,14 @@ class _Checks:
 
     # -- scalars (return value if valid, default if absent, _BAD if invalid) -------------------------
 
-    def integer(self, sec: dict, path: str, key: str, lo: int, hi: int, default: Any = MISSING) -> Any:
+    def integer(
+        self, sec: dict, path: str, key: str, lo: int, hi: int, default: Any = MISSING, nullable: bool = False
+    ) -> Any:
         if key not in sec:
             return default
         v, p = sec[key], _key_path(path, key)
+        if v is None and nullable:
+            return None
         if isinstance(v, bool) or not isinstance(v, int):
             self.err(p, f"must be an integer between {lo} and {hi}, got {json_type_name(v)}")
             return _BAD
@@ -245,7 +249,7 @@ class _Checks:
         if r.kind == "boolean":
             return self.boolean(sec, path, r.name)
         if r.kind == "integer":
-            return self.integer(sec, path, r.name, r.lo, r.hi)
+            return self.integer(sec, path, r.name, r.lo, r.hi, nullable=r.nullable)
         if r.kind == "number":
             return self.number(
                 sec, path, r.name, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open, nullable=r.nullable

@@ -278,8 +278,15 @@ class CircuitBreakerSpec(_SpecNode):
         float, Field(ge=0, le=86_400, description="seconds on the fallback before the team is tried again")
     ] = 30.0
     step_limit: Annotated[
-        int, Field(ge=1, le=1_000_000, description="steps of one episode before the breaker trips")
-    ] = 20
+        int | None,
+        Field(
+            ge=1,
+            le=1_000_000,
+            # unset: `agents.envs.breaker_step_limit` derives it
+            description="steps of one episode before the breaker trips; unset: the environment's longest "
+            "episode plus a margin",
+        ),
+    ] = None
 
 
 @dataclass(frozen=True)

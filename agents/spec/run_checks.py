@@ -13,7 +13,7 @@ from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, reroot
 from agents.spec.algorithms import either, has_centralised_critic, is_ppo, supports_data_parallel
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
-from agents.spec.nodes import CircuitBreakerSpec, CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
+from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
 from agents.spec.options import CLAUSE_READERS
 
 log = logging.getLogger(__name__)
@@ -137,13 +137,14 @@ class _RunChecks(_Checks):
         answer from the team."""
         longest = episode_limit(cls, params if isinstance(params, dict) else {})
         sec = top.get("circuit_breaker")
-        limit = (sec if isinstance(sec, dict) else {}).get("step_limit", CircuitBreakerSpec.step_limit)
+        limit = (sec if isinstance(sec, dict) else {}).get("step_limit")  # unset: derived, `breaker_step_limit`
         if longest is None or not isinstance(limit, int) or isinstance(limit, bool) or limit >= longest:
             return
         self.err(
             "$.circuit_breaker.step_limit",
             f"{limit} is below the longest episode of environment {name!r} ({longest} steps, its max_steps): "
-            f"the breaker would trip on requests the team may still finish; set it to {longest} or more",
+            f"the breaker would trip on requests the team may still finish; set it to {longest} or more, or leave "
+            "it unset for the environment's own",
         )
 
     def curriculum_levels(self, top: dict, name: str, cls: type) -> None:

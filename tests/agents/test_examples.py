@@ -130,14 +130,14 @@ def test_n64_example_is_the_generalisation_benchmark():
 def test_a_template_plays_a_request_to_the_end_within_its_breaker_step_limit(path):
     """The breaker's step limit covers the environment's longest episode (the validator's check), and a
     request played by the template's fallback ends before the limit (it would trip the breaker)."""
-    from agents.envs import episode_limit, team_kwargs
+    from agents.envs import breaker_step_limit, episode_limit, team_kwargs
     from serving.breaker import Fallback, make_fallback
 
     doc = json.loads(path.read_text(encoding="utf-8"))
     _environment_or_skip(doc)
     spec = load_spec(doc)
     name, params = spec.environment.name, dict(spec.environment.params)
-    limit = spec.circuit_breaker.step_limit
+    limit = breaker_step_limit(env_class(name), params, spec.circuit_breaker.step_limit)
     longest = episode_limit(env_class(name), params)
     assert longest is None or longest <= limit, (longest, limit)
     drawn = team_kwargs(name, spec.agents, spec.edges)
@@ -163,3 +163,23 @@ def test_a_breaker_step_limit_below_the_longest_episode_is_refused():
     assert "32 steps" in errors[0].message and "set it to 32 or more" in errors[0].message
     doc["environment"]["params"]["max_steps"] = 20  # a shorter episode: the limit covers it
     assert validate_spec(doc) == []
+
+
+def test_an_unset_breaker_step_limit_is_the_environments_longest_episode_plus_a_margin():
+    """No template types its step limit: each gets its own environment's (one definition), and a spec
+    that sets one keeps it."""
+    from agents.envs import UNMEASURED_STEP_LIMIT, breaker_step_limit
+
+    for name, longest in {"research_report": 32, "collaborative_writing": 16, "customer_service": 6}.items():
+        doc = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
+        assert "step_limit" not in doc["circuit_breaker"], name
+        spec = load_spec(doc)
+        assert spec.circuit_breaker.step_limit is None
+        limit = breaker_step_limit(env_class(name), dict(spec.environment.params))
+        assert limit == longest + max(2, longest // 4) and limit > longest, (name, limit)
+    cls = env_class("research_report")
+    assert breaker_step_limit(cls, {"max_steps": 8}) == 10 and breaker_step_limit(cls, {}, 50) == 50
+    assert breaker_step_limit(env_class("number_guess"), {}) == UNMEASURED_STEP_LIMIT
+    doc = json.loads((EXAMPLES / "research_report.json").read_text(encoding="utf-8"))
+    doc["circuit_breaker"]["step_limit"] = None  # null: unset as well
+    assert validate_spec(doc) == [] and load_spec(doc).circuit_breaker.step_limit is None

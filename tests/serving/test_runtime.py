@@ -242,6 +242,10 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
     assert runtime.breaker.config.step_limit == 9 and runtime.fallback.kind == "keyword_router"
     result = runtime.run_ticket(TICKETS[3])
     assert result["sources"]["model"] == result["steps"] > 0
+    # unset, the limit is the environment's: max_steps 6 plus a margin of 2 (agents.envs.breaker_step_limit)
+    unset = load_spec({**doc, "circuit_breaker": {"confidence_threshold": 0.0}})
+    derived = TeamRuntime.from_spec_checkpoint(unset, checkpoint, backbone=tiny)
+    assert doc["environment"]["params"]["max_steps"] == 6 and derived.breaker.config.step_limit == 8
     (checkpoint / "model.safetensors").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="corrupted"):
         TeamRuntime.from_spec_checkpoint(spec, checkpoint, backbone=tiny)

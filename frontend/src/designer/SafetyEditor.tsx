@@ -24,7 +24,7 @@ export function SafetyEditor({ catalogue }: { catalogue: Catalogue }) {
         <NumberField path="$.circuit_breaker.confidence_threshold" label="Low confidence below" min={0} max={1} step={0.05} value={shown.confidence_threshold} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
         <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low decisions" integer min={1} value={shown.consecutive_low} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
         <NumberField path="$.circuit_breaker.cooldown_s" label="Cooldown (seconds)" min={0} value={shown.cooldown_s} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
-        <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={shown.step_limit} onChange={(step_limit) => saveBreaker({ step_limit })} />
+        <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={shown.step_limit ?? undefined} hint="Empty: the environment's longest episode plus a margin" onChange={(step_limit) => saveBreaker({ step_limit })} />
       </fieldset>
 
       <h2>Fallback</h2>

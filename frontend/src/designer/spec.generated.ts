@@ -344,9 +344,9 @@ export interface CircuitBreakerSpec {
    */
   cooldown_s?: number;
   /**
-   * steps of one episode before the breaker trips
+   * steps of one episode before the breaker trips; unset: the environment's longest episode plus a margin
    */
-  step_limit?: number;
+  step_limit?: number | null;
 }
 /**
  * Adaptive curriculum: raise the level above `upper` success, lower it below `lower`.
