@@ -17,12 +17,14 @@ is built, so a spec naming ``mpe`` fails with a clear error where the package is
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from agents.envs.params import check_known_params, describe_params
+from agents.envs.params import EnvParams, param
 from agents.errors import SpecError
 
 __all__ = ["MpeEnv", "MPE_TASKS", "PARAM_DEFAULTS", "mpe_available"]
@@ -36,19 +38,41 @@ MPE_TASKS: dict[str, str] = {
 
 COMMUNICATION_TASKS = ("simple_reference", "simple_speaker_listener")
 
-PARAM_DEFAULTS: dict[str, Any] = {"task": "simple_spread", "max_cycles": 25, "agents": 3, "local_ratio": 0.5}
-PARAMETERS = describe_params(
-    PARAM_DEFAULTS,
-    {
-        "task": "Which Multi-Particle task: simple_spread (coordination), simple_reference or "
+
+@dataclass(frozen=True)
+class MpeParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    task: str = param(
+        "simple_spread",
+        "Which Multi-Particle task: simple_spread (coordination), simple_reference or "
         "simple_speaker_listener (communication).",
-        "max_cycles": "Steps per episode (the tasks' standard length is 25).",
-        "agents": "simple_spread only: agents, and as many landmarks.",
-        "local_ratio": "simple_spread and simple_reference: weight of each agent's own reward against the "
+        choices=tuple(MPE_TASKS),
+    )
+    max_cycles: int = param(25, "Steps per episode (the tasks' standard length is 25).", low=1, high=1000)
+    agents: int = param(3, "simple_spread only: agents, and as many landmarks.", low=2, high=16)
+    local_ratio: float = param(
+        0.5,
+        "simple_spread and simple_reference: weight of each agent's own reward against the "
         "team's (0 = team reward only).",
-    },
-    choices={"task": tuple(MPE_TASKS)},
-)
+        low=0.0,
+        high=1.0,
+    )
+
+    @classmethod
+    def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """Only simple_spread takes a number of agents."""
+        if (
+            "agents" in bad
+            or merged["agents"] == cls.defaults()["agents"]
+            or merged["task"] == "simple_spread"
+        ):
+            return []
+        return [SpecError("$.agents", f"only simple_spread takes a number of agents, not {merged['task']}")]
+
+
+PARAM_DEFAULTS: dict[str, Any] = MpeParams.defaults()
+PARAMETERS = MpeParams.describe()
 
 
 def mpe_available() -> bool:
@@ -67,15 +91,11 @@ class MpeEnv(ParallelEnv):
     parameters = PARAMETERS
     observation_kind = "vector"  # float vectors: no text backbone (training.mappo.vector_features)
 
-    def __init__(
-        self,
-        task: str = "simple_spread",
-        max_cycles: int = 25,
-        agents: int = 3,
-        local_ratio: float = 0.5,
-        render_mode: str | None = None,
-    ):
-        self.task, self.max_cycles = task, int(max_cycles)
+    def __init__(self, *, render_mode: str | None = None, **params: Any):
+        """``params``: `MpeParams`."""
+        p = MpeParams.build("mpe", params)
+        task, agents, local_ratio = p.task, p.agents, p.local_ratio
+        self.task, self.max_cycles = task, p.max_cycles
         kwargs: dict[str, Any] = {"max_cycles": self.max_cycles, "continuous_actions": False}
         if task == "simple_spread":
             kwargs |= {"N": int(agents), "local_ratio": float(local_ratio)}
@@ -91,25 +111,8 @@ class MpeEnv(ParallelEnv):
         self.render_mode = render_mode
 
     # ---- spec hooks -----------------------------------------------------------------------------------
-    @classmethod
-    def validate_params(cls, params: Any) -> list[SpecError]:
-        errors, p = check_known_params(params, PARAM_DEFAULTS)
-        if p["task"] not in MPE_TASKS:
-            errors.append(SpecError("$.task", f"must be one of {', '.join(MPE_TASKS)}"))
-        cycles = p["max_cycles"]
-        if isinstance(cycles, bool) or not isinstance(cycles, int) or not 1 <= cycles <= 1000:
-            errors.append(SpecError("$.max_cycles", "must be an integer from 1 to 1000"))
-        n = p["agents"]
-        if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 16:
-            errors.append(SpecError("$.agents", "must be an integer from 2 to 16"))
-        elif n != PARAM_DEFAULTS["agents"] and p["task"] != "simple_spread":
-            errors.append(
-                SpecError("$.agents", f"only simple_spread takes a number of agents, not {p['task']}")
-            )
-        ratio = p["local_ratio"]
-        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0.0 <= float(ratio) <= 1.0:
-            errors.append(SpecError("$.local_ratio", "must be a number from 0 to 1"))
-        return errors
+    validate_params = staticmethod(MpeParams.problems)
+    """Every problem with ``environment.params``, paths rooted at params (never raises)."""
 
     @classmethod
     def expected_agents(cls, params: dict) -> list[str]:

@@ -69,44 +69,74 @@ from agents.envs.number_guess_text import (
     THRESHOLD,
     number_to_words,
 )
-from agents.envs.params import describe_params
+from agents.envs.params import EnvParams, param
 from agents.envs.rewording import reworded_family
 from agents.errors import SpecError, SpecValidationError
 
 __all__ = ["NumberGuessEnv", "NumberGuessBatch", "number_to_words", "PARAM_DEFAULTS"]
 
-PARAM_DEFAULTS: dict[str, Any] = {
-    "n": 16,
-    "informative": 4,
-    "distractors": 2,
-    "clue_kinds": list(DEFAULT_CLUE_KINDS),
-    "templates": "train",
-    "numbers": "digits",
-    "max_rounds": 1,
-    "augment": 0,
-}
 SPLITS = ("train", "heldout", "all")
 NUMBER_STYLES = ("digits", "words")
 CLUE_KIND_SETS = tuple(UNIFORM_KINDS)
 HELD_OUT = 2  # the last two templates of every family are never shown in training
-PARAMETERS = describe_params(
-    PARAM_DEFAULTS,
-    {
-        "n": "Size of the number range [0, n); with bit clues a power of two.",
-        "informative": "Agents holding a clue (one digit of the number each): the canvas's informant nodes.",
-        "distractors": "Agents holding irrelevant sentences: the canvas's distractor nodes.",
-        "clue_kinds": "Bit clues (parity, thresholds), or ranges and remainders; an informant node's own clue kind overrides it.",
-        "templates": "Clue phrasings: the training templates, the held-out ones, or all.",
-        "numbers": "Write numbers in clues as digits or as words.",
-        "max_rounds": "Guesses the guesser gets.",
-        "augment": "Re-worded copies of every training clue template.",
-    },
-    choices={
-        "clue_kinds": [list(kinds) for kinds in CLUE_KIND_SETS],
-        "templates": SPLITS,
-        "numbers": NUMBER_STYLES,
-    },
-)
+
+
+@dataclass(frozen=True)
+class NumberGuessParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    n: int = param(16, "Size of the number range [0, n); with bit clues a power of two.", low=2, high=4096)
+    informative: int = param(
+        4,
+        "Agents holding a clue (one digit of the number each): the canvas's informant nodes.",
+        low=1,
+        high=16,
+    )
+    distractors: int = param(
+        2, "Agents holding irrelevant sentences: the canvas's distractor nodes.", low=0, high=32
+    )
+    clue_kinds: list[str] = param(
+        list(DEFAULT_CLUE_KINDS),
+        "Bit clues (parity, thresholds), or ranges and remainders; an informant node's own clue kind overrides it.",
+        choices=[list(kinds) for kinds in CLUE_KIND_SETS],
+        checked=False,  # the choices are the form's; one kind per informant is accepted too
+    )
+    templates: str = param(
+        "train", "Clue phrasings: the training templates, the held-out ones, or all.", choices=SPLITS
+    )
+    numbers: str = param("digits", "Write numbers in clues as digits or as words.", choices=NUMBER_STYLES)
+    max_rounds: int = param(1, "Guesses the guesser gets.", low=1, high=100)
+    augment: int = param(0, "Re-worded copies of every training clue template.", low=0, high=50)
+
+    @classmethod
+    def related_problems(cls, p: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """The clue kinds, the team's size and the number range must fit together."""
+        errors: list[SpecError] = []
+        ok_n, ok_k, ok_d = "n" not in bad, "informative" not in bad, "distractors" not in bad
+        kinds = informant_kinds(p["clue_kinds"], p["informative"] if ok_k else 1)
+        if kinds is None:
+            errors.append(
+                SpecError(
+                    "$.clue_kinds",
+                    'must be ["bits"] or ["ranges", "remainders"], or one of "bit" / "range" per informant',
+                )
+            )
+        if ok_k and ok_d and p["informative"] + p["distractors"] + 1 > 64:
+            errors.append(
+                SpecError("$.distractors", "at most 64 agents in all (informative + distractors + guesser)")
+            )
+        if ok_n and ok_k and kinds is not None:
+            try:
+                radices(p["n"], kinds)
+            except SplitError as exc:
+                errors.append(SpecError(f"$.{exc.param}", str(exc)))
+        if ok_n and "numbers" not in bad and p["numbers"] == "words" and p["n"] > 9999:
+            errors.append(SpecError("$.numbers", "numbers in words support n up to 9999"))
+        return errors
+
+
+PARAM_DEFAULTS: dict[str, Any] = NumberGuessParams.defaults()
+PARAMETERS = NumberGuessParams.describe()
 """The parameters as the designer's Environment tab shows them."""
 
 
@@ -143,17 +173,13 @@ class NumberGuessEnv(ParallelEnv):
 
     def __init__(
         self,
-        n: int = 16,
-        informative: int = 4,
-        distractors: int = 2,
-        clue_kinds: Sequence[str] = ("bits",),
-        templates: str = "train",
-        numbers: str = "digits",
-        max_rounds: int = 1,
-        augment: int = 0,
+        *,
         render_mode: str | None = None,
         team: Sequence[Mapping[str, Any]] | None = None,
+        **params: Any,
     ):
+        """``params``: `NumberGuessParams`; ``team``: the canvas's nodes, which set the counts and ids."""
+        given = {**PARAM_DEFAULTS, **params}
         drawn = None
         if team is not None:  # the canvas's nodes: they set the counts and the agent ids
             try:
@@ -165,23 +191,28 @@ class NumberGuessEnv(ParallelEnv):
             ]
             if stray:
                 raise SpecValidationError(stray)
-            informative, distractors = len(drawn.informants), len(drawn.distractors)
-            clue_kinds = drawn.clue_kinds(clue_kinds)
-        params = {
-            "n": n,
-            "informative": informative,
-            "distractors": distractors,
-            "clue_kinds": list(clue_kinds) if isinstance(clue_kinds, (list, tuple)) else clue_kinds,
-            "templates": templates,
-            "numbers": numbers,
-            "max_rounds": max_rounds,
-            "augment": augment,
-        }
-        errors = self.validate_params(params)
+            given["informative"], given["distractors"] = len(drawn.informants), len(drawn.distractors)
+            given["clue_kinds"] = drawn.clue_kinds(given["clue_kinds"])
+        if isinstance(given["clue_kinds"], tuple):
+            given["clue_kinds"] = list(given["clue_kinds"])
+        errors = self.validate_params(given)
         if errors:
             raise SpecValidationError(
                 [SpecError("$.environment.params" + e.path[1:], e.message) for e in errors]
             )
+        params = given
+        n, informative, distractors, clue_kinds = (
+            given["n"],
+            given["informative"],
+            given["distractors"],
+            given["clue_kinds"],
+        )
+        templates, numbers, max_rounds, augment = (
+            given["templates"],
+            given["numbers"],
+            given["max_rounds"],
+            given["augment"],
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.n, self.informative, self.distractors = n, informative, distractors
@@ -239,57 +270,8 @@ class NumberGuessEnv(ParallelEnv):
 
     # -- params (the team-spec validator calls these) ------------------------------------------------
 
-    @staticmethod
-    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem in `params`, paths rooted at the params object ("$.n"); never raises."""
-        errors: list[SpecError] = []
-        if not isinstance(params, Mapping):
-            return [SpecError("$", "environment params must be an object")]
-        for key in params:
-            if key not in PARAM_DEFAULTS:
-                errors.append(
-                    SpecError(
-                        f"$.{key}" if isinstance(key, str) and key.isidentifier() else "$",
-                        f"unknown parameter {str(key)[:40]!r}; known: {', '.join(PARAM_DEFAULTS)}",
-                    )
-                )
-        p = {**PARAM_DEFAULTS, **{k: v for k, v in params.items() if k in PARAM_DEFAULTS}}
-
-        def integer(key: str, lo: int, hi: int) -> bool:
-            v = p[key]
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                errors.append(SpecError(f"$.{key}", f"must be an integer between {lo} and {hi}"))
-                return False
-            return True
-
-        ok_n = integer("n", 2, 4096)
-        ok_k = integer("informative", 1, 16)
-        ok_d = integer("distractors", 0, 32)
-        integer("max_rounds", 1, 100)
-        integer("augment", 0, 50)
-        for key, options in (("templates", SPLITS), ("numbers", NUMBER_STYLES)):
-            if p[key] not in options:
-                errors.append(SpecError(f"$.{key}", f"must be one of {', '.join(options)}"))
-        kinds = informant_kinds(p["clue_kinds"], p["informative"] if ok_k else 1)
-        if kinds is None:
-            errors.append(
-                SpecError(
-                    "$.clue_kinds",
-                    'must be ["bits"] or ["ranges", "remainders"], or one of "bit" / "range" per informant',
-                )
-            )
-        if ok_k and ok_d and p["informative"] + p["distractors"] + 1 > 64:
-            errors.append(
-                SpecError("$.distractors", "at most 64 agents in all (informative + distractors + guesser)")
-            )
-        if ok_n and ok_k and kinds is not None:
-            try:
-                radices(p["n"], kinds)
-            except SplitError as exc:
-                errors.append(SpecError(f"$.{exc.param}", str(exc)))
-        if ok_n and p["numbers"] == "words" and p["n"] > 9999:
-            errors.append(SpecError("$.numbers", "numbers in words support n up to 9999"))
-        return errors
+    validate_params = staticmethod(NumberGuessParams.problems)
+    """Every problem in `params`, paths rooted at the params object ("$.n"); never raises."""
 
     @staticmethod
     def expected_agents(params: Mapping[str, Any]) -> list[str]:

@@ -39,7 +39,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents import places
-from agents.envs.params import check_known_params
+from agents.envs.params import EnvParams
 from agents.errors import SpecError
 
 __all__ = [
@@ -173,6 +173,17 @@ def _cycle(nodes: list[str], pairs: list[tuple[str, str]]) -> list[str]:
         return []
 
 
+def data_file_problem(key: str, value: Any, files: places.DataFiles) -> list[SpecError]:
+    """The problem of parameter ``key`` when its ``value`` names no ``files`` (null: the shipped data)."""
+    if value is None or (
+        isinstance(value, str | Path) and places.usable(places.data_path(value, files), files)
+    ):
+        return []
+    names = places.shipped_names(files)
+    shipped = f"a shipped one ({', '.join(names)}), " if names else ""
+    return [SpecError(f"$.{key}", f"must name a {files.what}: {shipped}a path, or null for the shipped data")]
+
+
 class PipelineTeam:
     """A checked team: ``ids`` (spec order), each agent's role, and the turn order of each stage."""
 
@@ -240,9 +251,9 @@ class PipelineTeam:
 
 class PhasePipelineEnv(ParallelEnv):
     """The frame of a phased pipeline. A subclass sets ``roles``, ``label``, ``phases`` (stage names and
-    ``"done"``), ``feature_size``, its parameters (``defaults``, ``splits``, ``whole_params``, ``real_params``;
-    ``_check_data`` for those that name data) and its items (``item_option``, ``items_attr``, ``item_error``);
-    its constructor calls ``_configure(locals())``, loads the items and calls ``_start(first item)``. It
+    ``"done"``), ``feature_size``, its parameters (``params_model``, an `EnvParams`) and its items
+    (``item_option``, ``items_attr``, ``item_error``); its constructor calls ``_configure(params, ...)``,
+    loads the items and calls ``_start(first item)``. It
     implements ``_start(item)`` (which calls ``_enter(first phase)``), ``_valid(name)``, ``features()``,
     ``_info(rewards)`` and either ``_act(name)`` + ``_shaping(name)`` (the team reward to everyone, shaping
     to the actor: `step`) or its own ``step``; a stage's hand-over action calls ``_hand_over(next phase)``."""
@@ -251,16 +262,9 @@ class PhasePipelineEnv(ParallelEnv):
     label = "pipeline"
     phases: tuple[str, ...] = ()
     feature_size = 0
-    defaults: dict[str, Any] = {}
-    """The environment's parameters and their defaults (the spec's ``environment.params``)."""
-    parameters: tuple[Any, ...] = ()
-    """Their descriptions (`agents.envs.params.describe_params`), which declare the data they name."""
-    whole_params: dict[str, tuple[int, int]] = {}
-    """Integer parameters and their (lowest, highest) values."""
-    real_params: tuple[tuple[str, ...], float, float] = ((), 0.0, 0.0)
-    """Number parameters (costs, weights, penalties) and the range they share."""
-    splits: tuple[str, ...] = ()
-    """The values ``split`` may take."""
+    params_model: type[EnvParams] = EnvParams
+    """The environment's parameters (the spec's ``environment.params``): one `EnvParams` declaration of
+    their defaults, ranges, help and the data they name."""
     item_option, items_attr, item_error = "item", "items", ValueError
     """The reset option that names an episode's item, the attribute holding the items, the error for an
     unknown one."""
@@ -275,60 +279,24 @@ class PhasePipelineEnv(ParallelEnv):
     @classmethod
     def validate_params(cls, params: Mapping[str, Any]) -> list[SpecError]:
         """Every problem with ``environment.params``, paths rooted at params (never raises)."""
-        errors, merged = check_known_params(params, cls.defaults)
-        if not isinstance(params, Mapping):
-            return errors
-        errors += cls._check_data(merged)
-        if merged["split"] not in cls.splits:
-            errors.append(SpecError("$.split", f"must be one of {', '.join(cls.splits)}"))
-        for key, (low, high) in cls.whole_params.items():
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                errors.append(SpecError(f"$.{key}", f"must be an integer between {low} and {high}"))
-        keys, low, high = cls.real_params
-        for key in keys:
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-                errors.append(SpecError(f"$.{key}", f"must be a number between {low:g} and {high:g}"))
-        if not isinstance(merged["shuffle"], bool):
-            errors.append(SpecError("$.shuffle", "must be true or false"))
-        return errors
+        return cls.params_model.problems(params)
 
-    @classmethod
-    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
-        """Problems of the parameters that name data (files, topics, models)."""
-        return []
-
-    @classmethod
-    def _file_problem(cls, merged: Mapping[str, Any], key: str) -> list[SpecError]:
-        """The problem of parameter ``key`` when it names no data (null: the shipped data); what it names
-        is its declaration (`ParamInfo.data`), resolved by `agents.places`."""
-        value, files = merged[key], next(p.data for p in cls.parameters if p.name == key)
-        if value is None or (
-            isinstance(value, str | Path) and places.usable(places.data_path(value, files), files)
-        ):
-            return []
-        names = places.shipped_names(files)
-        shipped = f"a shipped one ({', '.join(names)}), " if names else ""
-        message = f"must name a {files.what}: {shipped}a path, or null for the shipped data"
-        return [SpecError(f"$.{key}", message)]
-
-    def _configure(self, given: Mapping[str, Any]) -> None:
-        """Check the constructor's arguments ``given`` (its ``locals()``; ValueError naming the first problem
-        of the parameters), keep the numbers, ``shuffle`` and ``render_mode`` as attributes, draw the team."""
-        params = {key: value for key, value in given.items() if key in self.defaults}
-        errors = self.validate_params(params)
-        if errors:
-            raise ValueError(
-                f"{self.metadata['name'].removesuffix('_v0')}: {errors[0].path}: {errors[0].message}"
-            )
-        for key in self.whole_params:
-            setattr(self, key, int(params[key]))
-        for key in self.real_params[0]:
-            setattr(self, key, float(params[key]))
-        self.shuffle = bool(params["shuffle"])
-        self.render_mode = given.get("render_mode")
-        self._setup_team(given.get("team"), given.get("edges"))
+    def _configure(
+        self,
+        params: Mapping[str, Any],
+        render_mode: str | None = None,
+        team: Sequence[object] | PipelineTeam | None = None,
+        edges: Iterable[object] | None = None,
+    ) -> Any:
+        """The checked parameters (ValueError naming the first problem); keeps the numbers, ``shuffle`` and
+        ``render_mode`` as attributes and draws the team."""
+        checked = self.params_model.build(self.metadata["name"].removesuffix("_v0"), params)
+        for info in self.params_model.describe():
+            if info.kind in ("integer", "number") or info.name == "shuffle":
+                setattr(self, info.name, getattr(checked, info.name))
+        self.render_mode = render_mode
+        self._setup_team(team, edges)
+        return checked
 
     # ------------------------------------------------------------------------------------ spec hooks
 

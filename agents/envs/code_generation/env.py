@@ -32,7 +32,7 @@ send-back returns to the implementer and the next round starts with the first re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,8 +46,8 @@ from agents.envs.code_generation.tasks import (
     TaskError,
     load_tasks,
 )
-from agents.envs.params import describe_params
-from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
+from agents.envs.params import EnvParams, param
+from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role, data_file_problem
 from agents.envs.pipeline import play as play_items
 from agents.errors import SpecError
 
@@ -63,34 +63,39 @@ ROLES: tuple[Role, ...] = (
 AGENTS: tuple[str, ...] = tuple(r.name for r in ROLES)
 ROLE_ACTIONS: dict[str, tuple[str, ...]] = {r.name: r.actions for r in ROLES}
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
-DEFAULTS: dict[str, Any] = {
-    "tasks": None,
-    "split": "train",
-    "max_steps": 14,
-    "plan_cost": 0.01,
-    "test_cost": 0.01,
-    "send_back_cost": 0.05,
-    "shaping": 1.0,
-    "timeout_penalty": 1.0,
-    "shuffle": True,
-}
-PARAMETERS = describe_params(
-    DEFAULTS,
-    {
-        "tasks": "A JSONL task file by name: a shipped one (tasks) or one in the server's code_generation data "
+
+
+def _cost(default: float, help: str) -> Any:
+    return param(default, help, low=0, high=10)
+
+
+@dataclass(frozen=True)
+class CodeGenerationParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    tasks: str | None = param(
+        None,
+        "A JSONL task file by name: a shipped one (tasks) or one in the server's code_generation data "
         "directory (on your own machine, a path too); empty = the shipped tasks.",
-        "split": "Which tasks to draw: train, test or all.",
-        "max_steps": "Steps the team gets per task before it times out.",
-        "plan_cost": "Cost of a design that lists edge cases.",
-        "test_cost": "Cost of each test-suite run before review.",
-        "send_back_cost": "Cost of each send-back.",
-        "shaping": "Weight of the per-step shaping rewards (0 = the hidden tests' score alone).",
-        "timeout_penalty": "Penalty when the steps run out without acceptance.",
-        "shuffle": "Draw tasks at random (off: in order).",
-    },
-    choices={"split": SPLITS},
-    data={"tasks": TASK_FILES},
-)
+        data=TASK_FILES,
+    )
+    split: str = param("train", "Which tasks to draw: train, test or all.", choices=SPLITS)
+    max_steps: int = param(14, "Steps the team gets per task before it times out.", low=6, high=200)
+    plan_cost: float = _cost(0.01, "Cost of a design that lists edge cases.")
+    test_cost: float = _cost(0.01, "Cost of each test-suite run before review.")
+    send_back_cost: float = _cost(0.05, "Cost of each send-back.")
+    shaping: float = _cost(1.0, "Weight of the per-step shaping rewards (0 = the hidden tests' score alone).")
+    timeout_penalty: float = _cost(1.0, "Penalty when the steps run out without acceptance.")
+    shuffle: bool = param(True, "Draw tasks at random (off: in order).")
+
+    @classmethod
+    def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """The task file must exist."""
+        return data_file_problem("tasks", merged["tasks"], TASK_FILES)
+
+
+DEFAULTS: dict[str, Any] = CodeGenerationParams.defaults()
+PARAMETERS = CodeGenerationParams.describe()
 FEATURES = 3 + 3 + 1 + SLOTS * 9
 
 
@@ -109,35 +114,24 @@ class CodeGenerationEnv(PhasePipelineEnv):
     parameters = PARAMETERS
     metadata = {"name": "code_generation_v0", "render_modes": ["ansi"], "is_parallelizable": True}
     roles, label, phases, feature_size = ROLES, "code generation", PHASES, FEATURES
-    defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_steps": (6, 200)}
-    real_params = (("plan_cost", "test_cost", "send_back_cost", "shaping", "timeout_penalty"), 0, 10)
+    params_model = CodeGenerationParams
     item_option, items_attr, item_error = "task", "tasks", TaskError  # reset(options={"task": id})
     scope_folder = "code_generation"  # its scope_dev.jsonl sets the request floor
 
     def __init__(
         self,
-        tasks: str | Path | None = None,
-        split: str = "train",
-        max_steps: int = 14,
-        plan_cost: float = 0.01,
-        test_cost: float = 0.01,
-        send_back_cost: float = 0.05,
-        shaping: float = 1.0,
-        timeout_penalty: float = 1.0,
-        shuffle: bool = True,
+        *,
         render_mode: str | None = None,
         team: Sequence[Any] | PipelineTeam | None = None,
         edges: Iterable[Any] | None = None,
+        **params: Any,
     ) -> None:
-        """``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
-        self._configure(locals())
-        self.tasks = load_tasks(tasks, split)
+        """``params``: `CodeGenerationParams`; ``team``: the spec's agents (None: one agent per role);
+        ``edges``: its dependency edges."""
+        p = self._configure(params, render_mode, team, edges)
+        self.tasks = load_tasks(p.tasks, p.split)
         self.book = SHARED_BOOK
         self._start(self.tasks[0])
-
-    @classmethod
-    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
-        return cls._file_problem(merged, "tasks")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _describe(self, task: Task) -> str:

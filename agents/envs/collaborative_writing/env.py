@@ -29,7 +29,7 @@ same draft in turn (``accept`` hands over; the last one's accept ends the episod
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,8 +48,8 @@ from agents.envs.collaborative_writing.briefs import (
     load_briefs,
     words,
 )
-from agents.envs.params import describe_params
-from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
+from agents.envs.params import EnvParams, param
+from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role, data_file_problem
 from agents.envs.pipeline import play as play_items
 from agents.errors import SpecError
 
@@ -75,34 +75,39 @@ ROLES: tuple[Role, ...] = (
 AGENTS: tuple[str, ...] = tuple(r.name for r in ROLES)
 ROLE_ACTIONS: dict[str, tuple[str, ...]] = {r.name: r.actions for r in ROLES}
 """Action names per agent; an agent's action is the index into its tuple (0 = wait)."""
-DEFAULTS: dict[str, Any] = {
-    "briefs": None,
-    "split": "train",
-    "max_sections": 5,
-    "max_steps": 16,
-    "polish_cost": 0.02,
-    "shaping": 1.0,
-    "final_weight": 1.0,
-    "timeout_penalty": 1.0,
-    "shuffle": True,
-}
-PARAMETERS = describe_params(
-    DEFAULTS,
-    {
-        "briefs": "A JSONL brief file by name: a shipped one (briefs) or one in the server's collaborative_writing "
+
+
+def _cost(default: float, help: str) -> Any:
+    return param(default, help, low=0, high=10)
+
+
+@dataclass(frozen=True)
+class CollaborativeWritingParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    briefs: str | None = param(
+        None,
+        "A JSONL brief file by name: a shipped one (briefs) or one in the server's collaborative_writing "
         "data directory (on your own machine, a path too); empty = the shipped briefs.",
-        "split": "Which briefs to draw: train, test or all.",
-        "max_sections": "Most sections the planner may pick.",
-        "max_steps": "Steps the team gets per post before it times out.",
-        "polish_cost": "Cost of each polishing pass.",
-        "shaping": "Weight of the per-step shaping rewards (0 = the judge's score alone).",
-        "final_weight": "Weight of the judge's score paid to every agent at acceptance.",
-        "timeout_penalty": "Penalty when the steps run out without acceptance.",
-        "shuffle": "Draw briefs at random (off: in order).",
-    },
-    choices={"split": SPLITS},
-    data={"briefs": BRIEF_FILES},
-)
+        data=BRIEF_FILES,
+    )
+    split: str = param("train", "Which briefs to draw: train, test or all.", choices=SPLITS)
+    max_sections: int = param(5, "Most sections the planner may pick.", low=1, high=SECTIONS)
+    max_steps: int = param(16, "Steps the team gets per post before it times out.", low=8, high=200)
+    polish_cost: float = _cost(0.02, "Cost of each polishing pass.")
+    shaping: float = _cost(1.0, "Weight of the per-step shaping rewards (0 = the judge's score alone).")
+    final_weight: float = _cost(1.0, "Weight of the judge's score paid to every agent at acceptance.")
+    timeout_penalty: float = _cost(1.0, "Penalty when the steps run out without acceptance.")
+    shuffle: bool = param(True, "Draw briefs at random (off: in order).")
+
+    @classmethod
+    def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """The brief file must exist."""
+        return data_file_problem("briefs", merged["briefs"], BRIEF_FILES)
+
+
+DEFAULTS: dict[str, Any] = CollaborativeWritingParams.defaults()
+PARAMETERS = CollaborativeWritingParams.describe()
 BLOCK_CUES = 7
 FEATURES = 6 + SECTIONS * 3 + BLOCKS * BLOCK_CUES + 3
 
@@ -113,34 +118,23 @@ class CollaborativeWritingEnv(PhasePipelineEnv):
     parameters = PARAMETERS
     metadata = {"name": "collaborative_writing_v0", "render_modes": ["ansi"], "is_parallelizable": True}
     roles, label, phases, feature_size = ROLES, "collaborative writing", PHASES, FEATURES
-    defaults, splits, whole_params = DEFAULTS, SPLITS, {"max_sections": (1, SECTIONS), "max_steps": (8, 200)}
-    real_params = (("polish_cost", "shaping", "final_weight", "timeout_penalty"), 0, 10)
+    params_model = CollaborativeWritingParams
     item_option, items_attr, item_error = "brief", "briefs", BriefError  # reset(options={"brief": id})
     scope_folder = "collaborative_writing"  # its scope_dev.jsonl sets the request floor
 
     def __init__(
         self,
-        briefs: str | Path | None = None,
-        split: str = "train",
-        max_sections: int = 5,
-        max_steps: int = 16,
-        polish_cost: float = 0.02,
-        shaping: float = 1.0,
-        final_weight: float = 1.0,
-        timeout_penalty: float = 1.0,
-        shuffle: bool = True,
+        *,
         render_mode: str | None = None,
         team: Sequence[Any] | PipelineTeam | None = None,
         edges: Iterable[Any] | None = None,
+        **params: Any,
     ) -> None:
-        """``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
-        self._configure(locals())
-        self.briefs = load_briefs(briefs, split)
+        """``params``: `CollaborativeWritingParams`; ``team``: the spec's agents (None: one agent per role);
+        ``edges``: its dependency edges."""
+        p = self._configure(params, render_mode, team, edges)
+        self.briefs = load_briefs(p.briefs, p.split)
         self._start(self.briefs[0])
-
-    @classmethod
-    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
-        return cls._file_problem(merged, "briefs")
 
     # ---------------------------------------------------------------------------------------- episodes
     def _describe(self, brief: Brief) -> str:

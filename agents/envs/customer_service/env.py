@@ -40,6 +40,7 @@ import functools
 import json
 import string
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ from agents.envs.customer_service.tickets import (
     resolve_ticket_path,
 )
 from agents.envs.customer_service.triage import EMPTY_QUEUE, ROLE_VIEWS, triage, triage_team
-from agents.envs.params import check_known_params, describe_params
+from agents.envs.params import EnvParams, param
 from agents.errors import SpecError
 
 AGENTS: tuple[str, ...] = tuple(DEFAULT_ROSTER.ids)
@@ -88,70 +89,85 @@ def action_name(agent: str, actions: Mapping[str, Any]) -> str:
     return names[index]
 
 
-DEFAULTS: dict[str, Any] = {
-    "tickets": "train",
-    "max_steps": 6,
-    "correct_reward": 1.0,
-    "wrong_penalty": 0.5,
-    "duplicate_penalty": 0.1,
-    "step_cost": 0.05,
-    "message_cost": 0.02,
-    "approve_bonus": 1.0,
-    "bad_approve_penalty": 1.0,
-    "timeout_penalty": 1.0,
-    "shuffle": True,
-    "supervisor_view": "ticket",
-    "role_view": "ticket",
-    "mask_invalid": False,
-    "privileged_state": True,
-    "delayed_reward": False,
-    "deal_roles": False,
-}
-"""Environment parameters (the spec's ``environment.params``) and their defaults."""
-
 STATE_SIZE = 3 * len(INTENTS) + 3
 VIEWS = {"supervisor_view": SUPERVISOR_VIEWS, "role_view": ROLE_VIEWS}
 """The parameters that choose what an agent observes, and their values."""
-PARAMETERS = describe_params(
-    DEFAULTS,
-    {
-        "tickets": "A split (train, validation, test, holdout_styles), another shipped ticket file (handwritten) or "
+
+
+def _cost(default: float, help: str) -> Any:
+    return param(default, help, low=0.0, high=100.0)
+
+
+@dataclass(frozen=True)
+class CustomerServiceParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    tickets: str = param(
+        "train",
+        "A split (train, validation, test, holdout_styles), another shipped ticket file (handwritten) or "
         "a JSONL ticket file by name in the server's ticket directory (on your own machine, a path too).",
-        "max_steps": "Steps the team gets per ticket before it times out.",
-        "correct_reward": "Team reward for each of the ticket's intents answered.",
-        "wrong_penalty": "Team penalty for each answer to an intent the ticket does not have.",
-        "duplicate_penalty": "Penalty for answering an intent that is already in the draft.",
-        "step_cost": "Cost of every step: rewards quick resolutions.",
-        "message_cost": "Cost of every message to the customer.",
-        "approve_bonus": "Bonus when the supervisor approves exactly the right answer.",
-        "bad_approve_penalty": "Penalty when the supervisor approves an incomplete or wrong answer.",
-        "timeout_penalty": "Penalty when the steps run out without an approved answer.",
-        "shuffle": "Draw tickets at random (off: in file order).",
-        "supervisor_view": "What the quality supervisor sees: the customer's ticket, or only the draft answer.",
-        "role_view": "What the three specialists see: the whole ticket, or only the requests a keyword triage "
+        data=TICKET_FILES,
+    )
+    max_steps: int = param(6, "Steps the team gets per ticket before it times out.", low=2, high=100)
+    correct_reward: float = _cost(1.0, "Team reward for each of the ticket's intents answered.")
+    wrong_penalty: float = _cost(0.5, "Team penalty for each answer to an intent the ticket does not have.")
+    duplicate_penalty: float = _cost(0.1, "Penalty for answering an intent that is already in the draft.")
+    step_cost: float = _cost(0.05, "Cost of every step: rewards quick resolutions.")
+    message_cost: float = _cost(0.02, "Cost of every message to the customer.")
+    approve_bonus: float = _cost(1.0, "Bonus when the supervisor approves exactly the right answer.")
+    bad_approve_penalty: float = _cost(
+        1.0, "Penalty when the supervisor approves an incomplete or wrong answer."
+    )
+    timeout_penalty: float = _cost(1.0, "Penalty when the steps run out without an approved answer.")
+    shuffle: bool = param(True, "Draw tickets at random (off: in file order).")
+    supervisor_view: str = param(
+        "ticket",
+        "What the quality supervisor sees: the customer's ticket, or only the draft answer.",
+        choices=SUPERVISOR_VIEWS,
+    )
+    role_view: str = param(
+        "ticket",
+        "What the three specialists see: the whole ticket, or only the requests a keyword triage "
         "desk files in their queue (misfiled ones must be passed on by a teammate).",
-        "mask_invalid": "Hide actions that make no sense now (approving an empty draft, repeating an answer); "
+        choices=ROLE_VIEWS,
+    )
+    mask_invalid: bool = param(
+        False,
+        "Hide actions that make no sense now (approving an empty draft, repeating an answer); "
         "lets a team learn from scratch.",
-        "privileged_state": "Let the centralised critic see the true intents (training time only).",
-        "delayed_reward": "Pay the whole team reward at the end of the ticket, as a customer's verdict would, "
+    )
+    privileged_state: bool = param(
+        True, "Let the centralised critic see the true intents (training time only)."
+    )
+    delayed_reward: bool = param(
+        False,
+        "Pay the whole team reward at the end of the ticket, as a customer's verdict would, "
         "instead of step by step.",
-        "deal_roles": "Train agents that read their prompts: every specialist may answer any intent, and each "
+    )
+    deal_roles: bool = param(
+        False,
+        "Train agents that read their prompts: every specialist may answer any intent, and each "
         "training ticket deals the specialists' jobs (intents and prompt) to random seats, so an agent does "
         "what its prompt says (swap two prompts and they swap their work) instead of what its seat did.",
-    },
-    choices=VIEWS,
-    data={"tickets": TICKET_FILES},
-)
+    )
+
+    @classmethod
+    def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """The ticket file must exist (a split name or a JSONL file)."""
+        tickets = merged["tickets"]
+        if not isinstance(tickets, str | Path) or not str(tickets).strip():
+            splits = ", ".join((*SPLITS, HOLDOUT_STYLES))
+            return [SpecError("$.tickets", f"must be a split name ({splits}) or a JSONL file path")]
+        if not resolve_ticket_path(str(tickets)).is_file():
+            shown = places.shown(resolve_ticket_path(tickets))
+            return [SpecError("$.tickets", f"ticket file not found: {shown}")]
+        return []
+
+
+DEFAULTS: dict[str, Any] = CustomerServiceParams.defaults()
+"""Environment parameters (the spec's ``environment.params``) and their defaults."""
+PARAMETERS = CustomerServiceParams.describe()
 """The parameters as the designer's Environment tab shows them."""
-SWITCHES = ("shuffle", "mask_invalid", "privileged_state", "delayed_reward", "deal_roles")
-"""The true/false parameters."""
-
-
-def _number_error(params: Mapping[str, Any], key: str, low: float, high: float) -> SpecError | None:
-    value = params[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        return SpecError(f"$.{key}", f"must be a number between {low} and {high}")
-    return None
 
 
 class CustomerServiceEnv(ParallelEnv):
@@ -174,60 +190,52 @@ class CustomerServiceEnv(ParallelEnv):
         matcher reads them as requests that are not its kind, `serving.requests.foreign_requests`)."""
         path = DEFAULT_DATA_DIR / "handwritten.jsonl"
         return [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line]
+
     difficulty_levels = DIFFICULTY_LEVELS  # reset(options={"difficulty": level}) follows the curriculum
 
     def __init__(
         self,
-        tickets: str | Path | Sequence[Ticket] = "train",
-        max_steps: int = 6,
-        correct_reward: float = 1.0,
-        wrong_penalty: float = 0.5,
-        duplicate_penalty: float = 0.1,
-        step_cost: float = 0.05,
-        message_cost: float = 0.02,
-        approve_bonus: float = 1.0,
-        bad_approve_penalty: float = 1.0,
-        timeout_penalty: float = 1.0,
-        shuffle: bool = True,
-        supervisor_view: str = "ticket",
-        role_view: str = "ticket",
-        mask_invalid: bool = False,
-        privileged_state: bool = True,
-        delayed_reward: bool = False,
-        deal_roles: bool = False,
+        tickets: str | Path | Sequence[Ticket] | None = None,
+        *,
         render_mode: str | None = None,
         team: Sequence[Any] | Roster | None = None,
+        **params: Any,
     ) -> None:
-        """Build the env over a split name, a JSONL path or a list of `Ticket` (see `DEFAULTS`).
+        """Build the env over ``tickets``: a split name or JSONL path (the ``tickets`` parameter; None: its
+        default) or a list of `Ticket`; ``params``: the other parameters (`CustomerServiceParams`).
 
         ``team``: the agents (spec agents or mappings with id, role, intents, prompt) or a `Roster`; each
         agent then also observes its own ``prompt``. None = the shipped team, without prompts.
         """
-        params = {k: v for k, v in locals().items() if k in DEFAULTS and k != "tickets"}
-        errors = self.validate_params(params)
-        if errors:
-            raise ValueError(f"customer_service: {errors[0].path}: {errors[0].message}")
-        self.tickets: list[Ticket] = (
-            load_tickets(tickets) if isinstance(tickets, str | Path) else list(tickets)
+        given = (
+            params
+            if tickets is None or not isinstance(tickets, str | Path)
+            else {**params, "tickets": tickets}
         )
+        p = CustomerServiceParams.build("customer_service", given)
+        source = p.tickets if tickets is None or isinstance(tickets, str | Path) else tickets
+        self.tickets: list[Ticket] = load_tickets(source) if isinstance(source, str | Path) else list(source)
         if not self.tickets:
             raise TicketFileError("customer_service: no tickets given")
-        self.max_steps = int(max_steps)
-        self.correct_reward, self.wrong_penalty = float(correct_reward), float(wrong_penalty)
-        self.duplicate_penalty, self.step_cost = float(duplicate_penalty), float(step_cost)
-        self.message_cost, self.approve_bonus = float(message_cost), float(approve_bonus)
-        self.bad_approve_penalty, self.timeout_penalty = float(bad_approve_penalty), float(timeout_penalty)
-        self.shuffle = bool(shuffle)
-        self.supervisor_view = supervisor_view
-        self.role_view = role_view
-        self.mask_invalid = bool(mask_invalid)
-        self.privileged_state = bool(privileged_state)
-        self.delayed_reward = bool(delayed_reward)
+        self.max_steps = p.max_steps
+        self.correct_reward, self.wrong_penalty = float(p.correct_reward), float(p.wrong_penalty)
+        self.duplicate_penalty, self.step_cost = float(p.duplicate_penalty), float(p.step_cost)
+        self.message_cost, self.approve_bonus = float(p.message_cost), float(p.approve_bonus)
+        self.bad_approve_penalty, self.timeout_penalty = (
+            float(p.bad_approve_penalty),
+            float(p.timeout_penalty),
+        )
+        self.shuffle = p.shuffle
+        self.supervisor_view = p.supervisor_view
+        self.role_view = p.role_view
+        self.mask_invalid = p.mask_invalid
+        self.privileged_state = p.privileged_state
+        self.delayed_reward = p.delayed_reward
         self.render_mode = render_mode
         self.roster = (
             team if isinstance(team, Roster) else DEFAULT_ROSTER if team is None else Roster.from_agents(team)
         )
-        self.deal_roles = bool(deal_roles)
+        self.deal_roles = p.deal_roles
         self.show_prompts = team is not None or self.deal_roles  # dealt jobs are read from the prompts
         if self.deal_roles:
             self.roster = Roster(self.roster.members, catalogue_actions=True)
@@ -256,39 +264,8 @@ class CustomerServiceEnv(ParallelEnv):
         """What a drawn team lacks, in words, paths rooted at the spec (`roster.roster_problems`)."""
         return [SpecError(path, message) for path, message in roster_problems(agents)]
 
-    @staticmethod
-    def validate_params(params: Mapping[str, Any]) -> list[SpecError]:
-        """Every problem with ``environment.params`` for this env, paths rooted at params (never raises)."""
-        errors, merged = check_known_params(params, DEFAULTS)
-        if not isinstance(params, Mapping):
-            return errors
-        tickets = merged["tickets"]
-        if not isinstance(tickets, str | Path) or not str(tickets).strip():
-            errors.append(
-                SpecError(
-                    "$.tickets",
-                    f"must be a split name ({', '.join((*SPLITS, HOLDOUT_STYLES))}) or a JSONL file path",
-                )
-            )
-        elif not resolve_ticket_path(str(tickets)).is_file():
-            shown = places.shown(resolve_ticket_path(tickets))
-            errors.append(SpecError("$.tickets", f"ticket file not found: {shown}"))
-        steps = merged["max_steps"]
-        if isinstance(steps, bool) or not isinstance(steps, int) or not 2 <= steps <= 100:
-            errors.append(SpecError("$.max_steps", "must be an integer between 2 and 100"))
-        for key in DEFAULTS:
-            if key in ("tickets", "max_steps", *VIEWS, *SWITCHES):
-                continue
-            error = _number_error(merged, key, 0.0, 100.0)
-            if error:
-                errors.append(error)
-        for key in SWITCHES:
-            if not isinstance(merged[key], bool):
-                errors.append(SpecError(f"$.{key}", "must be true or false"))
-        for key, views in VIEWS.items():
-            if merged[key] not in views:
-                errors.append(SpecError(f"$.{key}", f"must be one of: {', '.join(views)}"))
-        return errors
+    validate_params = staticmethod(CustomerServiceParams.problems)
+    """Every problem with ``environment.params`` for this env, paths rooted at params (never raises)."""
 
     # ------------------------------------------------------------------------------------------ spaces
 

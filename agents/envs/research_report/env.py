@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 
 from agents import places
-from agents.envs.params import describe_params
+from agents.envs.params import EnvParams, param
 from agents.envs.pipeline import PhasePipelineEnv, PipelineTeam, Role
 from agents.envs.research_report import views
 from agents.envs.research_report.corpus import (
@@ -127,103 +128,51 @@ def action_name(agent: str, actions: Mapping[str, Any], names: tuple[str, ...] |
     return names[index]
 
 
-DEFAULTS: dict[str, Any] = {
-    "corpus": None,
-    "topics": None,
-    "split": "all",
-    "max_steps": 32,
-    "max_sources": 5,
-    "step_cost": 0.0,
-    "final_weight": 1.0,
-    "false_flag_penalty": 0.02,
-    "timeout_penalty": 1.0,
-    "writer_model": None,
-    "shuffle": True,
-}
-"""Environment parameters (the spec's ``environment.params``) and their defaults."""
-PARAMETERS = describe_params(
-    DEFAULTS,
-    {
-        "corpus": "A corpus by name: a directory with topics.jsonl and documents.jsonl in the server's "
+def _cost(default: float, help: str) -> Any:
+    return param(default, help, low=0, high=100)
+
+
+@dataclass(frozen=True)
+class ResearchReportParams(EnvParams):
+    """The environment's parameters (the spec's ``environment.params``), each declared once."""
+
+    corpus: str | None = param(
+        None,
+        "A corpus by name: a directory with topics.jsonl and documents.jsonl in the server's "
         "research_report data directory (on your own machine, a path too); empty = the shipped corpus.",
-        "topics": "Topic names to draw from, comma-separated; empty = every topic (of the split).",
-        "split": "Which topics: train, test or all (the corpus marks each topic train or test).",
-        "max_steps": "Steps the team gets per report before it times out.",
-        "max_sources": "Sources the researcher may pick before the research phase ends by itself.",
-        "step_cost": "Cost of every step.",
-        "final_weight": "Weight of the judge's score paid to every agent when the report is accepted.",
-        "false_flag_penalty": "The reviewer's penalty for each flag of an issue the draft does not have.",
-        "timeout_penalty": "Penalty to everyone when the steps run out without acceptance.",
-        "writer_model": "A local causal-LM the writer composes with, by name in the server's models directory "
-        "(on your own machine, a path too); empty = template writing.",
-        "shuffle": "Draw topics at random (off: in order).",
-    },
-    choices={"split": ("all", *SPLITS)},
-    kinds={"topics": "list"},
-    data={"corpus": CORPUS, "writer_model": places.MODEL},
-)
-"""The parameters as the designer's Environment tab shows them."""
-
-
-class ResearchReportEnv(PhasePipelineEnv):
-    """Researcher, analyst, writer and reviewer produce a report judged on four dimensions."""
-
-    parameters = PARAMETERS
-    roles, label, phases = ROLES, "research report", PHASES
-    defaults, splits, whole_params = (
-        DEFAULTS,
-        ("all", *SPLITS),
-        {"max_steps": (8, 500), "max_sources": (1, MAX_DOCS)},
+        data=CORPUS,
     )
-    real_params = (("step_cost", "final_weight", "false_flag_penalty", "timeout_penalty"), 0, 100)
-    item_option, items_attr, item_error = "topic", "topic_names", CorpusError
-    scope_folder = "research_report"  # its scope_dev.jsonl sets the request floor
-    unread_fields: tuple[str, ...] = ("text",)
-    """Observation fields a learned reader skips: the free-text view restates ``features`` and changes
-    every step, so embedding it would cost a backbone call per agent and step."""
-    metadata = {"name": "research_report_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
-
-    def __init__(
-        self,
-        corpus: str | Path | None = None,
-        topics: list[str] | None = None,
-        split: str = "all",
-        max_steps: int = 32,
-        max_sources: int = 5,
-        step_cost: float = 0.0,
-        final_weight: float = 1.0,
-        false_flag_penalty: float = 0.02,
-        timeout_penalty: float = 1.0,
-        writer_model: str | None = None,
-        shuffle: bool = True,
-        render_mode: str | None = None,
-        team: Sequence[Any] | PipelineTeam | None = None,
-        edges: Iterable[Any] | None = None,
-    ) -> None:
-        """Build the env over the shipped corpus (or a directory with topics.jsonl/documents.jsonl);
-        ``team``: the spec's agents (None: one agent per role); ``edges``: its dependency edges."""
-        self._configure(locals())
-        self.topics, self.documents = load_corpus(corpus)
-        self.split = split
-        in_split = [t for t in self.topics if split == "all" or self.topics[t].split == split]
-        self.topic_names = list(topics) if topics else in_split
-        if not self.topic_names:
-            raise CorpusError(f"research_report: the corpus has no {split} topics")
-        unknown = [t for t in self.topic_names if t not in self.topics]
-        if unknown:
-            raise CorpusError(
-                f"research_report: unknown topic {unknown[0]!r}; known: {', '.join(self.topics)}"
-            )
-        self._rewrite = _load_writer(writer_model) if writer_model else None
-        chars = set(string.printable)
-        for docs in self.documents.values():
-            for doc in docs:
-                chars |= set(doc.title) | set(doc.text)
-        self._charset = "".join(sorted(chars))
-        self._start(self.topic_names[0])
+    topics: list[str] | None = param(
+        None, "Topic names to draw from, comma-separated; empty = every topic (of the split).", kind="list"
+    )
+    split: str = param(
+        "all",
+        "Which topics: train, test or all (the corpus marks each topic train or test).",
+        choices=("all", *SPLITS),
+    )
+    max_steps: int = param(32, "Steps the team gets per report before it times out.", low=8, high=500)
+    max_sources: int = param(
+        5, "Sources the researcher may pick before the research phase ends by itself.", low=1, high=MAX_DOCS
+    )
+    step_cost: float = _cost(0.0, "Cost of every step.")
+    final_weight: float = _cost(
+        1.0, "Weight of the judge's score paid to every agent when the report is accepted."
+    )
+    false_flag_penalty: float = _cost(
+        0.02, "The reviewer's penalty for each flag of an issue the draft does not have."
+    )
+    timeout_penalty: float = _cost(1.0, "Penalty to everyone when the steps run out without acceptance.")
+    writer_model: str | None = param(
+        None,
+        "A local causal-LM the writer composes with, by name in the server's models directory "
+        "(on your own machine, a path too); empty = template writing.",
+        data=places.MODEL,
+    )
+    shuffle: bool = param(True, "Draw topics at random (off: in order).")
 
     @classmethod
-    def _check_data(cls, merged: Mapping[str, Any]) -> list[SpecError]:
+    def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
+        """The corpus, the topics and the writer model must exist."""
         errors = []
         corpus = merged["corpus"]
         if corpus is not None:
@@ -250,6 +199,58 @@ class ResearchReportEnv(PhasePipelineEnv):
                 SpecError("$.writer_model", "must be a local Hugging Face causal-LM directory (or null)")
             )
         return errors
+
+
+DEFAULTS: dict[str, Any] = ResearchReportParams.defaults()
+"""Environment parameters (the spec's ``environment.params``) and their defaults."""
+PARAMETERS = ResearchReportParams.describe()
+"""The parameters as the designer's Environment tab shows them."""
+
+
+class ResearchReportEnv(PhasePipelineEnv):
+    """Researcher, analyst, writer and reviewer produce a report judged on four dimensions."""
+
+    parameters = PARAMETERS
+    roles, label, phases = ROLES, "research report", PHASES
+    params_model = ResearchReportParams
+    item_option, items_attr, item_error = "topic", "topic_names", CorpusError
+    scope_folder = "research_report"  # its scope_dev.jsonl sets the request floor
+    unread_fields: tuple[str, ...] = ("text",)
+    """Observation fields a learned reader skips: the free-text view restates ``features`` and changes
+    every step, so embedding it would cost a backbone call per agent and step."""
+    metadata = {"name": "research_report_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        *,
+        render_mode: str | None = None,
+        team: Sequence[Any] | PipelineTeam | None = None,
+        edges: Iterable[Any] | None = None,
+        **params: Any,
+    ) -> None:
+        """Build the env over the shipped corpus (or a directory with topics.jsonl/documents.jsonl);
+        ``params``: `ResearchReportParams`; ``team``: the spec's agents (None: one agent per role);
+        ``edges``: its dependency edges."""
+        p = self._configure(params, render_mode, team, edges)
+        corpus, topics, split, writer_model = p.corpus, p.topics, p.split, p.writer_model
+        self.topics, self.documents = load_corpus(corpus)
+        self.split = split
+        in_split = [t for t in self.topics if split == "all" or self.topics[t].split == split]
+        self.topic_names = list(topics) if topics else in_split
+        if not self.topic_names:
+            raise CorpusError(f"research_report: the corpus has no {split} topics")
+        unknown = [t for t in self.topic_names if t not in self.topics]
+        if unknown:
+            raise CorpusError(
+                f"research_report: unknown topic {unknown[0]!r}; known: {', '.join(self.topics)}"
+            )
+        self._rewrite = _load_writer(writer_model) if writer_model else None
+        chars = set(string.printable)
+        for docs in self.documents.values():
+            for doc in docs:
+                chars |= set(doc.title) | set(doc.text)
+        self._charset = "".join(sorted(chars))
+        self._start(self.topic_names[0])
 
     # ------------------------------------------------------------------------------------------ spaces
 

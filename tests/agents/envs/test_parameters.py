@@ -30,3 +30,65 @@ def test_an_environment_must_describe_exactly_its_parameters():
         p.kind for p in describe_params({"a": True, "b": 2, "c": 0.5, "d": "x"}, dict.fromkeys("abcd", "?"))
     ]
     assert kinds == ["bool", "integer", "number", "text"]
+
+
+def test_adding_an_environment_parameter_is_one_declaration(monkeypatch):
+    """One `param` field on a test environment's `EnvParams` gives its default, its range check, its help,
+    the designer's form entry and the constructor's checked value; nothing else is written for it."""
+    from dataclasses import dataclass
+
+    from agents import places
+    from agents.envs import make_env
+    from agents.envs.params import EnvParams, param
+
+    @dataclass(frozen=True)
+    class EchoParams(EnvParams):
+        rounds: int = param(3, "Rounds per episode.", low=1, high=9)
+        tone: str = param("calm", "How the echo sounds.", choices=("calm", "loud"))
+        notes: str | None = param(None, "A brief file by name.", data=places.MODEL)
+
+    class EchoEnv:
+        parameters = EchoParams.describe()
+        validate_params = staticmethod(EchoParams.problems)
+
+        def __init__(self, **params):
+            self.params = EchoParams.build("echo", params)
+
+    monkeypatch.setitem(REGISTRY, "echo_test", EchoEnv)  # registered for this test only
+    assert EchoParams.defaults() == {"rounds": 3, "tone": "calm", "notes": None}
+    described = {p["name"]: p for p in env_parameters("echo_test")}
+    assert described["rounds"] == {
+        "name": "rounds",
+        "default": 3,
+        "help": "Rounds per episode.",
+        "kind": "integer",
+        "choices": [],
+        "data": None,
+    }
+    assert described["tone"]["kind"] == "choice" and described["tone"]["choices"] == ["calm", "loud"]
+    assert described["notes"]["data"]["what"] == places.MODEL.what
+    assert [(e.path, e.message) for e in EchoEnv.validate_params({"rounds": 10, "tone": "shrill"})] == [
+        ("$.rounds", "must be an integer between 1 and 9"),
+        ("$.tone", "must be one of: calm, loud"),
+    ]
+    assert make_env("echo_test", {"rounds": 5}).params == EchoParams(rounds=5)
+    with pytest.raises(
+        ValueError, match=r"\$\.environment\.params\.rounds: must be an integer between 1 and 9"
+    ):
+        make_env("echo_test", {"rounds": 0})
+    with pytest.raises(ValueError, match=r"echo: \$\.rounds"):
+        EchoEnv(rounds=True)
+
+
+def test_environment_constructors_take_their_declared_parameters_by_keyword():
+    from agents.envs.code_generation.env import CodeGenerationEnv
+    from agents.envs.customer_service.env import CustomerServiceEnv
+
+    assert CustomerServiceEnv("validation", max_steps=9, role_view="triage").max_steps == 9
+    assert CodeGenerationEnv(split="test", shaping=0.5).shaping == 0.5
+    with pytest.raises(
+        ValueError, match=r"customer_service: \$\.max_steps: must be an integer between 2 and 100"
+    ):
+        CustomerServiceEnv(max_steps=1)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        CodeGenerationEnv(not_a_parameter=1)
