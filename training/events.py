@@ -14,24 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# The event types every consumer understands. Payload keys per type are documented in README.md.
-EVENT_TYPES = frozenset(
-    {
-        "started",  # run began or resumed: {"resumed_from": step | None, ...}
-        "metrics",  # scalar metrics: {"step": int, "episode": int, <name>: float, ...}
-        "attention",  # communication attention: {"step": int, "agents": [...], "matrix": [[...]]}
-        "phase",  # evolution phase change: {"from": str, "to": str, "reason": str}
-        "plateau",  # plateau rule fired: {"cycles": int, "recommendation": str}
-        "checkpoint",  # checkpoint written: {"step": int, "path": str, "metrics": {...}}
-        "alert",  # golden-range / breaker / health alert: {"name": str, "level": str, ...}
-        "log",  # human-readable progress line: {"message": str}
-        # how far a stage of the run is (`RunStage`): {"phase": str, "label": str, "done": int,
-        # "total": int, "unit": str, "elapsed_s": float, "eta_s": float | None, "state": str}
-        "progress",
-        "error",  # an error the run reports before failing: {"message": str}
-        "finished",  # run ended: {"status": "succeeded" | "failed" | "cancelled", "metrics": {...}}
-    }
-)
+from training.event_payloads import PAYLOADS
+
+EVENT_TYPES = frozenset(PAYLOADS)
+"""The event types every consumer understands; each one's payload is declared in `training.event_payloads`."""
 
 EventSink = Callable[["Event"], None]
 

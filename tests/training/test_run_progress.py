@@ -16,6 +16,7 @@ from tests.fixtures.tiny_models import build_tiny_causal_lm
 from tests.training.test_spec_warm_start import small_spec
 from training.api import train
 from training.cli import main, time_left
+from training.event_payloads import payload_problems
 from training.events import PROGRESS_EVERY_S, Event, EventStream
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -45,6 +46,8 @@ def heard(run) -> list[tuple[float, object]]:
 def check_progress(events: list[tuple[float, object]]) -> dict[str, list[dict]]:
     """The shared rules of a run's progress; returns each stage's progress payloads."""
     kinds = [e.type for _, e in events]
+    undeclared = [problem for _, e in events for problem in payload_problems(e.type, e.payload)]
+    assert not undeclared, undeclared[:5]  # every payload as `training.event_payloads` declares it
     assert kinds[-1] == "finished" and kinds.count("finished") == 1, kinds[-5:]
     gaps = [later - earlier for (earlier, _), (later, _) in zip(events, events[1:], strict=False)]
     assert max(gaps) <= LONGEST_SILENCE_S, f"silent for {max(gaps):.1f} s"

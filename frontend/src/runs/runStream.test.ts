@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { acceptable, applyEvents, emptyStream, type RunStreamState } from "./runStream";
-import type { RunEventMessage } from "./types";
+import type { RunEventMessage, RunEventType } from "./types";
 
 /** An event as the socket sends it (training/events.py Event.to_dict()). */
-const ev = (seq: number, type: string, payload: Record<string, unknown> = {}): RunEventMessage => ({
+const ev = (seq: number, type: RunEventType, payload: Record<string, unknown> = {}): RunEventMessage => ({
   seq,
   type,
   payload,

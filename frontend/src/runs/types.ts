@@ -1,7 +1,15 @@
-/** Types of the runs API (mase_web/runs) and of the library's event payloads (training/events.py).
- * What the API's schema declares is aliased from it (../api.ts `Schema`); the rest (WebSocket frames,
- * event payloads, endpoints the schema leaves free-form) is typed here by hand. */
+/** Types of the runs API (mase_web/runs) and of what the run stream makes of the library's events.
+ * What the API's schema declares is aliased from it (../api.ts `Schema`); the event payloads are generated
+ * from their declaration (training/event_payloads.py → events.schema.json → events.generated.ts,
+ * `npm run gen:events`); the rest (WebSocket frames, the reducer's state, endpoints the schema leaves
+ * free-form) is typed here. */
 import type { Refine, Schema } from "../api";
+import type { CommunicationGraph, EventPayloads, MetricsPayload, ProgressPayload } from "./events.generated";
+
+export type { AttentionPayload, CommunicationGraph, EventPayloads, FinishedPayload, GraphEdge, GraphNode, ProgressPayload } from "./events.generated";
+
+/** The kinds of run event (training/event_payloads.py `PAYLOADS`). */
+export type RunEventType = keyof EventPayloads;
 
 export type RunState = Schema<"Run">["state"];
 export const RUN_STATES: RunState[] = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -27,6 +35,8 @@ export type Checkpoint = Refine<Schema<"Checkpoint">, { metrics: Record<string, 
 export type RunEventMessage = Refine<
   Schema<"RunEvent">,
   {
+    type: RunEventType;
+    /** Read defensively: a stored event of an older version may lack what its type declares now. */
     payload: Record<string, unknown>;
     /** Seconds since the epoch on the WebSocket, an ISO date from the REST API. */
     time: string | number;
@@ -36,21 +46,6 @@ export type RunEventMessage = Refine<
 export type StreamFrame =
   | { type: "events"; events: RunEventMessage[] }
   | { type: "heartbeat"; last_seq: number };
-
-export interface GraphNode {
-  id: string;
-  x: number;
-  y: number;
-}
-export interface GraphEdge {
-  source: string;
-  target: string;
-  weight: number;
-}
-export interface CommunicationGraph {
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-}
 
 /** One "attention" event: row i of `matrix` is how much agent i listens to each agent j. */
 export interface AttentionFrame {
@@ -88,21 +83,21 @@ export interface FeedItem {
   detail: string;
 }
 
-export type GoldenLevel = "ok" | "warn" | "alert";
+export type GoldenLevel = NonNullable<MetricsPayload["golden_levels"]>[string];
 
 /** A stage of the run as its last "progress" event described it (training/events.py `RunStage`). */
 export interface StageProgress {
   /** The stage's name: reader_texts, reader_fit, expert_episodes, cloning_data, cloning, critic_warmup,
    * training, evaluation, calibration. */
-  phase: string;
-  label: string;
-  done: number;
-  total: number;
-  unit: string;
-  elapsedS: number;
+  phase: ProgressPayload["phase"];
+  label: ProgressPayload["label"];
+  done: ProgressPayload["done"];
+  total: ProgressPayload["total"];
+  unit: ProgressPayload["unit"];
+  elapsedS: ProgressPayload["elapsed_s"];
   /** Seconds left at the stage's own rate so far; null until it has done some of its work. */
-  etaS: number | null;
-  state: "running" | "done" | "stopped";
+  etaS: ProgressPayload["eta_s"];
+  state: ProgressPayload["state"];
   /** When the event was emitted (seconds since the epoch on the socket, ISO from the API). */
   time: string | number;
   /** The event's number: the most recent running stage is the one the run is in. */
