@@ -46,8 +46,9 @@ import numpy as np  # noqa: E402
 
 SPEC = ROOT / "examples" / "customer_service.json"
 LEVELS = (1, 8, 32)
-# The targets at 32 concurrent clients on the 2-core machine.
-TARGET_RPS, TARGET_P95_MS = 200.0, 250.0
+# The targets at 32 concurrent clients, against the web floor (GET breaker, 32 clients) of the same run:
+# absolute figures on a 2-core machine others share swing with their load, ratios much less.
+TARGET_RPS_RATIO, TARGET_P95_RATIO = 0.6, 1.5
 
 
 def free_port() -> int:
@@ -427,6 +428,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             shutil.rmtree(temp_dir, ignore_errors=True)
 
     top = next((r for r in results if r["clients"] == 32), None)
+    rps_ratio = p95_ratio = None
+    if top is not None and floor["rps"] and floor["p95_ms"] and top["p95_ms"]:
+        rps_ratio = round(top["rps"] / floor["rps"], 3)
+        p95_ratio = round(top["p95_ms"] / floor["p95_ms"], 3)
     out: dict[str, Any] = {
         "levels": results,
         "warmup": {k: warm[k] for k in ("requests", "errors", "rps", "p50_ms", "p95_ms")},
@@ -434,12 +439,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "decision_log": check,
         "breaker_state": breaker,
         "targets": {
-            "rps_32": TARGET_RPS,
-            "p95_ms_32": TARGET_P95_MS,
-            "met": top is not None
+            "rps_ratio_32": TARGET_RPS_RATIO,
+            "p95_ratio_32": TARGET_P95_RATIO,
+            "rps_ratio": rps_ratio,
+            "p95_ratio": p95_ratio,
+            "met": rps_ratio is not None
             and top["errors"] == 0
-            and top["rps"] >= TARGET_RPS
-            and (top["p95_ms"] or 1e9) <= TARGET_P95_MS,
+            and floor["errors"] == 0
+            and rps_ratio >= TARGET_RPS_RATIO
+            and p95_ratio <= TARGET_P95_RATIO,
         },
         "server": "url" if args.url else "started",
         "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
