@@ -43,7 +43,7 @@ from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback  # n
 from serving.model import TeamModel  # noqa: E402
 from serving.runtime import RuntimeConfig, TeamRuntime  # noqa: E402
 from training.events import EventStream  # noqa: E402
-from training.mappo import Featurizer, MappoConfig, MappoTrainer  # noqa: E402
+from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer  # noqa: E402
 from training.offline import load_episodes, log_episodes, pretrain  # noqa: E402
 
 CACHE = ROOT / "var" / "cache"
@@ -94,12 +94,14 @@ def build_team(args, backbone: Backbone, team: ScriptedTeam, train, val) -> tupl
         seed=args.seed,
     )
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=train if split == "train" else val),
         cfg,
-        backbone=backbone,
-        featurizer=featurizer(backbone),
-        teacher=lambda agent, obs, info: team.act(agent, obs),
-        success_fn=lambda info: bool(info.get("exact_match", False)),
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=train if split == "train" else val),
+            backbone=backbone,
+            featurizer=featurizer(backbone),
+            teacher=lambda agent, obs, info: team.act(agent, obs),
+            success_fn=lambda info: bool(info.get("exact_match", False)),
+        ),
     )
     if args.checkpoint:
         trainer.load_checkpoint(args.checkpoint)

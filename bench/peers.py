@@ -53,7 +53,7 @@ def mase_worker(task: str, algorithm: str, comm: bool, frames: int, eval_frames:
     torch.set_num_threads(1)
     from agents.envs import make_env
     from training.mappo.config import MappoConfig
-    from training.mappo.trainer import MappoTrainer
+    from training.mappo.trainer import MappoTeam, MappoTrainer
     from training.mappo.vector_features import VectorFeaturizer
 
     params = {"task": task, "max_cycles": 25}
@@ -69,7 +69,9 @@ def mase_worker(task: str, algorithm: str, comm: bool, frames: int, eval_frames:
         seed=seed,
         **MASE_SETTINGS,
     )
-    trainer = MappoTrainer(lambda split: make_env("mpe", params), cfg, featurizer=VectorFeaturizer())
+    trainer = MappoTrainer(
+        cfg, MappoTeam(lambda split: make_env("mpe", params), featurizer=VectorFeaturizer())
+    )
     curve = [{"frames": 0, "return": trainer.evaluate(episodes=EVAL_EPISODES)["return"], "seconds": 0.0}]
     start, done, next_eval = time.perf_counter(), 0, eval_frames
     while trainer.update_index < updates:

@@ -47,7 +47,7 @@ from training.curriculum import AdaptiveCurriculum, CurriculumConfig  # noqa: E4
 from training.events import EventStream  # noqa: E402
 from training.evolution import EvolutionScheduler  # noqa: E402
 from training.golden import GoldenMetrics  # noqa: E402
-from training.mappo import Featurizer, MappoConfig, MappoTrainer, clause_featurizer  # noqa: E402
+from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer, clause_featurizer  # noqa: E402
 from training.offline import load_episodes, log_episodes, log_expert_episodes, pretrain, warm_start  # noqa: E402
 from training.teacher import ExpertTeacher, PolicyTeacher  # noqa: E402
 
@@ -253,19 +253,21 @@ def run_customer_service(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         events = EventStream()
         teacher = arm_teacher(arm, cfg, teacher_team, kept_teams)
         trainer = MappoTrainer(
-            env_fn,
             cfg,
-            backbone=backbone,
-            events=events,
-            teacher=teacher,
-            featurizer=featurizer,
-            success_fn=lambda info: bool(info.get("exact_match", False)),
-            scheduler=EvolutionScheduler(events=events),
-            golden=GoldenMetrics(events),
-            curriculum=(
-                AdaptiveCurriculum(CurriculumConfig(max_level=DIFFICULTY_LEVELS - 1), events=events)
+            MappoTeam(
+                env_fn,
+                backbone=backbone,
+                events=events,
+                teacher=teacher,
+                featurizer=featurizer,
+                success_fn=lambda info: bool(info.get("exact_match", False)),
+                scheduler=EvolutionScheduler(events=events),
+                golden=GoldenMetrics(events),
+                curriculum=AdaptiveCurriculum(
+                    CurriculumConfig(max_level=DIFFICULTY_LEVELS - 1), events=events
+                )
                 if args.curriculum
-                else None
+                else None,
             ),
         )
         untrained = cs_metrics(eval_envs["test"], trainer.policy(greedy=True))
@@ -438,11 +440,13 @@ def run_research_report(args, backbone: Backbone, seed: int) -> dict[str, Any]:
         backbone, skip=("text",), cache_file=CACHE / "research_report_questions.safetensors"
     )
     trainer = MappoTrainer(
-        env_fn,
         cfg,
-        backbone=backbone,
-        featurizer=featurizer,
-        success_fn=lambda info: bool(info.get("accepted", False)),
+        MappoTeam(
+            env_fn,
+            backbone=backbone,
+            featurizer=featurizer,
+            success_fn=lambda info: bool(info.get("accepted", False)),
+        ),
     )
     eval_env = ResearchReportEnv(max_steps=max_steps, shuffle=False)
     from agents.envs.research_report.scripted import ScriptedResearchTeam

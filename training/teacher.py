@@ -8,7 +8,7 @@ useful samples). Here a teacher is anything with `act(agent, observation, info) 
 - `ExpertTeacher` wraps the customer-service expert, which reads the labels and the whole ticket;
 - `PolicyTeacher` wraps a stronger trained team (e.g. `MappoTrainer.policy()` of a better checkpoint).
 
-`MappoTrainer(teacher=...)` asks the teacher at every step the student takes, on the student's own
+`MappoTeam(teacher=...)` asks the teacher at every step the student takes, on the student's own
 observation (the same task, the same state), and every step where the two actions differ becomes a
 behaviour-cloning sample weighted by `MappoConfig.teacher_coef`. A teacher sample is "useful" by
 construction (it corrects an action); a student sample is useful when its advantage is above

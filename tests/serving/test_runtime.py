@@ -24,7 +24,7 @@ from tests.fixtures.faulty_backbone import FaultyBackbone
 from tests.fixtures.quick_team import QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
-from training.mappo import Featurizer, MappoConfig, MappoTrainer
+from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
 
 torch.set_num_threads(1)
 
@@ -56,10 +56,12 @@ def team(tmp_path_factory):
     backbone = FaultyBackbone(Backbone.load(str(path), pooling="mean", max_length=32))
     cfg = MappoConfig(updates=1, episodes_per_update=2, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=TICKETS),
         cfg,
-        backbone=backbone,
-        featurizer=Featurizer(backbone, skip=("status", "action_mask")),
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=TICKETS),
+            backbone=backbone,
+            featurizer=Featurizer(backbone, skip=("status", "action_mask")),
+        ),
     )
     return trainer, backbone
 

@@ -18,7 +18,7 @@ from agents.envs.customer_service.tickets import Ticket
 from serving.breaker import BreakerConfig, CircuitBreaker, ScriptedFallback
 from serving.runtime import RuntimeConfig, TeamRuntime
 from tests.fixtures.tiny_models import build_tiny_causal_lm
-from training.mappo import Featurizer, MappoConfig, MappoTrainer
+from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
 
 torch.set_num_threads(1)
 
@@ -46,10 +46,12 @@ def tiny_lm(tmp_path_factory):
 def runtime_with(backbone, explain_tokens=6):
     cfg = MappoConfig(updates=1, episodes_per_update=2, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=[TICKET]),
         cfg,
-        backbone=backbone,
-        featurizer=Featurizer(backbone, skip=("status", "action_mask")),
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=[TICKET]),
+            backbone=backbone,
+            featurizer=Featurizer(backbone, skip=("status", "action_mask")),
+        ),
     )
     return TeamRuntime(
         trainer,

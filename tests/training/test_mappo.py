@@ -13,6 +13,7 @@ from training.mappo import (
     CentralCritic,
     CheckpointError,
     MappoConfig,
+    MappoTeam,
     MappoTrainer,
     ValueNorm,
     compute_gae,
@@ -146,10 +147,12 @@ def make_trainer(payoff, events=None, **cfg):
     )
     base.update(cfg)
     return MappoTrainer(
-        lambda split: MatrixGame(payoff),
         MappoConfig(**base),
-        events=events,
-        success_fn=lambda info: info.get("success", False),
+        MappoTeam(
+            lambda split: MatrixGame(payoff),
+            events=events,
+            success_fn=lambda info: info.get("success", False),
+        ),
     )
 
 
@@ -291,10 +294,12 @@ def test_short_mappo_run_on_customer_service_beats_random(tmp_path):
         seed=0,
     )
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=tickets),
         cfg,
-        featurizer=featurizer,
-        success_fn=lambda info: info["exact_match"],
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=tickets),
+            featurizer=featurizer,
+            success_fn=lambda info: info["exact_match"],
+        ),
     )
     team = ScriptedTeam(KeywordRouter())
     logs = log_episodes(CustomerServiceEnv(tickets=tickets), team.actions, 120, tmp_path / "rules.jsonl")
@@ -308,6 +313,21 @@ def test_short_mappo_run_on_customer_service_beats_random(tmp_path):
     assert learned["exact_match"] > random_team["exact_match"] + 0.25, (learned, random_team)
 
 
+def test_a_rollout_batch_stacks_named_steps_field_by_field():
+    from training.mappo.rollout import Batch, Step
+
+    trainer = make_trainer(COORDINATION, updates=1)
+    record: list = []
+    for seed in range(3):
+        trainer.run_episode(seed=seed, record=record)
+    assert [type(step) for step in record] == [Step] * 3  # one step per episode of the matrix game
+    batch = Batch.from_steps(record, with_heard=False)
+    assert batch.obs.shape[:2] == (3, 2) and batch.actions.shape == (3, 2)
+    assert torch.equal(batch.actions[1], record[1].actions) and torch.equal(batch.logp[2], record[2].logp)
+    assert batch.dones.tolist() == [1.0, 1.0, 1.0] and batch.beta.dtype == torch.float32
+    assert batch.heard is None and (batch.teacher_actions == -1).all()  # no link, no teacher
+
+
 def test_masked_customer_service_actions_are_never_sampled():
     """With `mask_invalid`, an untrained (near-uniform) team never approves an empty draft nor repeats an
     answer: the env's action mask reaches the sampling."""
@@ -318,9 +338,11 @@ def test_masked_customer_service_actions_are_never_sampled():
     tickets = load_tickets("train")[:20]
     cfg = MappoConfig(updates=1, episodes_per_update=4, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
         cfg,
-        featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
+            featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
+        ),
     )
     for seed in range(30):
         result = trainer.run_episode(seed=seed)
@@ -339,11 +361,13 @@ def test_curriculum_level_decides_which_customer_service_tickets_are_trained_on(
     cfg = MappoConfig(updates=1, episodes_per_update=24, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
     curriculum = AdaptiveCurriculum(CurriculumConfig(window=1000))
     trainer = MappoTrainer(
-        lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
         cfg,
-        featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
-        success_fn=lambda info: info["exact_match"],
-        curriculum=curriculum,
+        MappoTeam(
+            lambda split: CustomerServiceEnv(tickets=tickets, mask_invalid=True),
+            featurizer=Featurizer(None, skip=("status", "action_mask"), char_ngrams=64),
+            success_fn=lambda info: info["exact_match"],
+            curriculum=curriculum,
+        ),
     )
     _, easy = trainer.collect()
     assert {difficulty[r.info["ticket_id"]] for r in easy} == {0}

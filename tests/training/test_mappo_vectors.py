@@ -10,7 +10,7 @@ import torch
 from agents.envs import make_env
 from agents.envs.mpe import mpe_available
 from training.mappo.config import MappoConfig
-from training.mappo.trainer import MappoTrainer
+from training.mappo.trainer import MappoTeam, MappoTrainer
 from training.mappo.vector_features import VectorFeaturizer, is_vector_env
 
 pytestmark = pytest.mark.skipif(
@@ -40,7 +40,8 @@ def test_mappo_improves_simple_spread_within_a_small_budget():
         seed=0,
     )
     trainer = MappoTrainer(
-        lambda split: make_env("mpe", {"task": "simple_spread"}), cfg, featurizer=VectorFeaturizer()
+        cfg,
+        MappoTeam(lambda split: make_env("mpe", {"task": "simple_spread"}), featurizer=VectorFeaturizer()),
     )
     before = trainer.evaluate(episodes=20)["return"]
     result = trainer.train()

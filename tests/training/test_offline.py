@@ -47,7 +47,7 @@ def test_clause_readers_learn_single_requests_and_read_a_two_request_ticket():
     from agents.backbone import Backbone
     from agents.envs.customer_service.env import CustomerServiceEnv
     from agents.envs.customer_service.tickets import INTENTS, Ticket
-    from training.mappo import Featurizer, MappoConfig, MappoTrainer
+    from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
     from training.offline import pretrain_reader
 
     singles = {
@@ -61,7 +61,9 @@ def test_clause_readers_learn_single_requests_and_read_a_two_request_ticket():
     tickets = [Ticket(f"t{i}", text, (intent,)) for i, (text, intent) in enumerate(singles.items())]
     featurizer = Featurizer(Backbone.load("default"), skip=("status", "action_mask"), clause_slots=4)
     cfg = MappoConfig(updates=1, hidden=16, eval_every=0, checkpoint_every=0)
-    trainer = MappoTrainer(lambda split: CustomerServiceEnv(tickets=tickets), cfg, featurizer=featurizer)
+    trainer = MappoTrainer(
+        cfg, MappoTeam(lambda split: CustomerServiceEnv(tickets=tickets), featurizer=featurizer)
+    )
     labels = torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
     stats = pretrain_reader(trainer, [t.text for t in tickets], labels, epochs=200)
     assert stats["reader_exact_match"] == 1.0

@@ -13,7 +13,7 @@ import torch
 from agents.envs.customer_service.env import CustomerServiceEnv
 from agents.envs.customer_service.roster import Roster
 from agents.envs.customer_service.tickets import INTENTS, load_tickets
-from training.mappo import Featurizer, MappoConfig, MappoTrainer
+from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
 from training.mappo.featurizer import clause_featurizer
 from training.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing
 
@@ -53,7 +53,9 @@ def tickets():
 
 def _trainer(tickets, team, featurizer) -> MappoTrainer:
     cfg = MappoConfig(updates=1, episodes_per_update=2, hidden=16, eval_every=0, checkpoint_every=0, seed=0)
-    return MappoTrainer(lambda split: CustomerServiceEnv(tickets, team=team), cfg, featurizer=featurizer)
+    return MappoTrainer(
+        cfg, MappoTeam(lambda split: CustomerServiceEnv(tickets, team=team), featurizer=featurizer)
+    )
 
 
 @pytest.mark.parametrize("reader", ["whole", "clause"])

@@ -12,7 +12,7 @@ from agents.envs.customer_service.rules import KeywordRouter
 from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE
 from agents.envs.customer_service.triage import EMPTY_QUEUE, triage
 from agents.spec import load_spec
-from training.mappo import MappoConfig, MappoTrainer, config_from_spec
+from training.mappo import MappoConfig, MappoTeam, MappoTrainer, config_from_spec
 from training.teacher import PolicyTeacher, ScriptedTeacher, compare_trajectories, teacher_from_spec
 
 torch.set_num_threads(1)
@@ -42,7 +42,6 @@ def test_teachers_answer_per_agent():
 def test_teacher_samples_raise_the_useful_share_and_speed_learning():
     plain = make_trainer(COORDINATION, updates=3, lr=0.003)
     taught = MappoTrainer(
-        lambda split: MatrixGame(COORDINATION),
         MappoConfig(
             updates=3,
             episodes_per_update=32,
@@ -54,8 +53,11 @@ def test_teacher_samples_raise_the_useful_share_and_speed_learning():
             teacher_coef=1.0,
             seed=0,
         ),
-        teacher=ScriptedTeacher(Expert()),
-        success_fn=lambda info: info.get("success", False),
+        MappoTeam(
+            lambda split: MatrixGame(COORDINATION),
+            teacher=ScriptedTeacher(Expert()),
+            success_fn=lambda info: info.get("success", False),
+        ),
     )
     plain.train()
     taught.train()
@@ -102,7 +104,7 @@ def test_a_faded_teacher_stops_correcting_after_its_fade():
             teacher_coef=2.0, teacher_fade_updates=fade, seed=0,
         )  # fmt: skip
         return MappoTrainer(
-            lambda split: MatrixGame(COORDINATION), cfg, teacher=ScriptedTeacher(Contrarian())
+            cfg, MappoTeam(lambda split: MatrixGame(COORDINATION), teacher=ScriptedTeacher(Contrarian()))
         )
 
     faded, constant = trainer(2), trainer(0)

@@ -10,15 +10,18 @@ Read top to bottom, one module each:
    state `env.state()`), `IndependentCritic` (V_i(o_i), for independent PPO), `CounterfactualCritic`
    (COMA's Q_i(s, a_-i, ·) for credit assignment).
 4. `featurizer` — observations and states as vectors (text through the frozen backbone, cached).
-5. `trainer` — `MappoTrainer`: the update, evaluation, the loop; with three mixins: `rollout` (episodes on a
-   PettingZoo `ParallelEnv`, stacked into a `Batch`), `learning_aids` (the teacher's fading weight,
-   self-imitation) and `data_parallel` (what a group of ranks shares: gradients, statistics, the start,
-   the stop, metrics).
-6. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
-7. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
-8. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a
+5. `team` — `MappoTeam`: what a run trains besides its hyper-parameters (environment, featurizer, links,
+   reward, teacher, companions); `MappoTrainer(config, team)` takes the two.
+6. `trainer` — `MappoTrainer`: the update (PPO's loss in it, the optional terms as named hooks:
+   `_q_critic_loss`, `_teacher_loss`, `_updating_agents`), evaluation, the loop; with three mixins:
+   `rollout` (episodes on a PettingZoo `ParallelEnv`, each step a named `Step`, stacked into a `Batch`),
+   `learning_aids` (the teacher's fading weight, self-imitation) and `data_parallel` (what a group of
+   ranks shares: gradients, statistics, the start, the stop, metrics).
+7. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
+8. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
+9. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a
    spec's checkpoint as the `TeamPolicy` a runtime serves.
-9. `spec_trainer` — `MappoSpecTrainer`, `run_spec` behind the `training.trainer.Trainer` interface.
+10. `spec_trainer` — `MappoSpecTrainer`, `run_spec` behind the `training.trainer.Trainer` interface.
 
 Algorithms (`algorithm`):
 - "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.
@@ -51,11 +54,12 @@ from training.mappo.losses import (
 )
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
 from training.mappo.policy import TeamPolicy
+from training.mappo.team import MappoTeam
 from training.mappo.trainer import Batch, EpisodeResult, MappoTrainer
 
 __all__ = [
     "CLAUSE_SLOTS", "Batch", "CentralCritic", "CheckpointError", "CounterfactualCritic", "EpisodeResult",
-    "Featurizer", "IndependentCritic", "MappoConfig", "MappoTrainer", "TeamActor", "TeamPolicy", "ValueNorm",
+    "Featurizer", "IndependentCritic", "MappoConfig", "MappoTeam", "MappoTrainer", "TeamActor", "TeamPolicy", "ValueNorm",
     "clause_featurizer", "compute_gae", "config_from_spec", "counterfactual_advantage", "explained_variance",
     "featurizer_from_spec", "links_from_spec", "load_policy", "ppo_clip_loss", "run_spec", "trained_team",
 ]  # fmt: skip

@@ -26,6 +26,7 @@ from training.mappo.config import MappoConfig
 from training.mappo.featurizer import featurizer_from_spec
 from training.mappo.networks import TeamActor
 from training.mappo.policy import TeamPolicy, action_count
+from training.mappo.team import MappoTeam
 from training.mappo.trainer import MappoTrainer
 from training.mappo.vector_features import VectorFeaturizer, is_vector_env
 from training.offline import warm_start_from_spec
@@ -47,11 +48,13 @@ def trained_team(team: Any, config: MappoConfig, checkpoint_dir: str | Path, bac
     (CheckpointError naming the problem when it does not fit); for runtimes and checkpoint teachers."""
 
     trainer = MappoTrainer(
-        env_factory(team),
         config,
-        backbone=backbone,
-        allowed_links=links_from_spec(team),
-        featurizer=spec_featurizer(team, backbone),
+        MappoTeam(
+            env_factory(team),
+            backbone=backbone,
+            allowed_links=links_from_spec(team),
+            featurizer=spec_featurizer(team, backbone),
+        ),
     )
     trainer.load_checkpoint(checkpoint_dir)
     return trainer
@@ -263,23 +266,25 @@ def team_trainer(
         AdaptiveCurriculum.from_spec(team.curriculum, events=events) if team.curriculum.enabled else None
     )
     return MappoTrainer(
-        env_factory(team),
         cfg,
-        backbone=backbone,
-        events=events,
-        reward_fn=reward_fn,
-        success_fn=lambda info: float(
-            info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
+        MappoTeam(
+            env_factory(team),
+            backbone=backbone,
+            events=events,
+            reward_fn=reward_fn,
+            success_fn=lambda info: float(
+                info.get("exact_match", info.get("success", info.get("accepted", 0.0)))
+            ),
+            allowed_links=links_from_spec(team),
+            delivery_threshold=float(team.communication.delivery_threshold),
+            update_periods={a.id: a.update_period for a in team.agents},
+            scheduler=scheduler,
+            golden=GoldenMetrics(events),
+            curriculum=curriculum,
+            featurizer=spec_featurizer(team, backbone),
+            teacher=teacher_from_spec(team, backbone, load_team=trained_team),
+            group=group,
         ),
-        allowed_links=links_from_spec(team),
-        delivery_threshold=float(team.communication.delivery_threshold),
-        update_periods={a.id: a.update_period for a in team.agents},
-        scheduler=scheduler,
-        golden=GoldenMetrics(events),
-        curriculum=curriculum,
-        featurizer=spec_featurizer(team, backbone),
-        teacher=teacher_from_spec(team, backbone, load_team=trained_team),
-        group=group,
     )
 
 

@@ -4,7 +4,6 @@ self-imitation of replayed steps whose return beat the critic (`training.self_im
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from training.self_imitation import self_imitation_loss, stack
 
@@ -35,14 +34,7 @@ class LearningAids:
                 s["present"] & updating,
                 self.cfg.value_coef,
             )
-            self.optimizer.zero_grad()
-            (self.cfg.self_imitation * loss).backward()
-            self._freeze_resting_agents(updating)
-            self._average_gradients()
-            nn.utils.clip_grad_norm_(
-                [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
-            )
-            self.optimizer.step()
+            self._optimiser_step(self.cfg.self_imitation * loss, updating)
             losses.append(float(loss.detach()))
             better.append(share)
         return {"sil_loss": losses, "sil_better_share": better}

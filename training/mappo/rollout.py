@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -30,6 +30,45 @@ class Batch:
     dones: torch.Tensor  # [T]
     teacher_actions: torch.Tensor  # [T, N] long, −1 where no teacher sample
     heard: torch.Tensor | None = None  # [T, N, D] observations as the HCP link delivered them
+
+    @classmethod
+    def from_steps(cls, steps: list[Step], with_heard: bool) -> Batch:
+        """Stack the recorded steps of an update's episodes, field by field (`heard` only with a link)."""
+
+        def stacked(name: str) -> torch.Tensor:
+            return torch.stack([getattr(step, name) for step in steps])
+
+        return cls(
+            obs=stacked("obs"),
+            state=stacked("state"),
+            present=stacked("present"),
+            valid=stacked("valid"),
+            actions=stacked("actions"),
+            logp=stacked("logp"),
+            noise=stacked("noise"),
+            beta=torch.tensor([step.beta for step in steps], dtype=torch.float32),
+            rewards=stacked("rewards"),
+            dones=torch.tensor([step.done for step in steps]),
+            teacher_actions=stacked("teacher_actions"),
+            heard=stacked("heard") if with_heard else None,
+        )
+
+
+class Step(NamedTuple):
+    """One recorded step of a training episode; `Batch.from_steps` stacks them by field name."""
+
+    obs: torch.Tensor  # [N, D]
+    state: torch.Tensor  # [S]
+    present: torch.Tensor  # [N] bool
+    valid: torch.Tensor  # [N, A_max] bool
+    actions: torch.Tensor  # [N] long
+    logp: torch.Tensor  # [N]
+    noise: torch.Tensor  # [N, N]
+    beta: float
+    rewards: torch.Tensor  # [N]
+    done: float
+    teacher_actions: torch.Tensor  # [N] long, −1 where no teacher sample
+    heard: torch.Tensor | None  # [N, D] or None without a link
 
 
 @dataclass
@@ -56,7 +95,7 @@ class Rollouts:
         explore: bool = False,
         seed: int | None = None,
         options: dict | None = None,
-        record: list | None = None,
+        record: list[Step] | None = None,
     ) -> EpisodeResult:
         """Play one episode; append per-step records to `record` when training."""
         env = self.env
@@ -122,7 +161,20 @@ class Rollouts:
                     r[i] = base
             if record is not None:
                 record.append(
-                    (o, s, present, valid, act, logp, noise, beta, r, float(done), teacher_actions, heard)
+                    Step(
+                        obs=o,
+                        state=s,
+                        present=present,
+                        valid=valid,
+                        actions=act,
+                        logp=logp,
+                        noise=noise,
+                        beta=beta,
+                        rewards=r,
+                        done=float(done),
+                        teacher_actions=teacher_actions,
+                        heard=heard,
+                    )
                 )
             ret += float(r[present].mean()) if present.any() else 0.0
             steps += 1
@@ -152,7 +204,7 @@ class Rollouts:
 
     def collect(self) -> tuple[Batch, list[EpisodeResult]]:
         """Play `episodes_per_update` training episodes with the current policy."""
-        record: list = []
+        record: list[Step] = []
         results = []
         # episodes are numbered over the group: rank r plays numbers base + r·E … base + r·E + E − 1
         per, base = self.cfg.episodes_per_update, self.episodes_done
@@ -178,21 +230,7 @@ class Rollouts:
             for rank_outcomes in distributed.gather_lists(self.group, outcomes):
                 for success in rank_outcomes:
                     self.curriculum.record(bool(success))
-        cols = list(zip(*record, strict=True))
-        batch = Batch(
-            obs=torch.stack(cols[0]),
-            state=torch.stack(cols[1]),
-            present=torch.stack(cols[2]),
-            valid=torch.stack(cols[3]),
-            actions=torch.stack(cols[4]),
-            logp=torch.stack(cols[5]),
-            noise=torch.stack(cols[6]),
-            beta=torch.tensor(cols[7], dtype=torch.float32),
-            rewards=torch.stack(cols[8]),
-            dones=torch.tensor(cols[9]),
-            teacher_actions=torch.stack(cols[10]),
-            heard=torch.stack(cols[11]) if self.link is not None else None,
-        )
+        batch = Batch.from_steps(record, with_heard=self.link is not None)
         return batch, results
 
     def episode_options(self) -> dict | None:

@@ -32,63 +32,41 @@ from training.mappo.losses import (
 from training.mappo.networks import CentralCritic, CounterfactualCritic, IndependentCritic, TeamActor
 from training.mappo.policy import TeamPolicy, action_count
 from training.mappo.rollout import Batch, EpisodeResult, Rollouts
+from training.mappo.team import MappoTeam
 from training.replay import DualReplay, ReplayConfig
 from training.self_imitation import remember
 
-__all__ = ["Batch", "EpisodeResult", "MappoTrainer"]
+__all__ = ["Batch", "EpisodeResult", "MappoTeam", "MappoTrainer"]
 
 
 class MappoTrainer(Rollouts, LearningAids, DataParallel):
-    """Trains a team on a PettingZoo ParallelEnv with MAPPO or independent PPO.
+    """Trains a team (`MappoTeam`: its environment, reward, teacher and companions) on a PettingZoo
+    ParallelEnv with MAPPO or independent PPO, as `config` says.
 
-    `env_fn(split)` makes an environment for "train" or "validation" (the same env for both is fine).
-    `reward_fn(agent, env_reward, info, extras) -> float` may reshape the environment's reward (the
-    reward composer plugs in here); by default the env reward is used. `teacher(agent, obs, info) -> action`
-    enables teacher–student augmentation. `success_fn(info) -> bool` reads an episode's success from its
-    last info (for curriculum and metrics). `messages_fn(infos, delivered)` counts messages of a step.
-    `curriculum` (an `AdaptiveCurriculum`) passes its level to `env.reset` as `{"difficulty": level}`;
-    `replay` (a `DualReplay`, made from the config when `self_imitation` > 0) keeps every training step.
-
-    `group` (training.distributed) makes this trainer one data-parallel rank: it plays its own episodes
-    (streams seeded `seed + rank`), averages every gradient over the ranks before each optimiser step and
-    reports group means; rank 0 alone evaluates and checkpoints. A single process (the default) is
-    today's trainer, bit for bit.
+    With a `team.group` this trainer is one data-parallel rank: it plays its own episodes (streams seeded
+    `seed + rank`), averages every gradient over the ranks before each optimiser step and reports group
+    means; rank 0 alone evaluates and checkpoints. A single process (the default) is today's trainer,
+    bit for bit.
     """
 
-    def __init__(
-        self,
-        env_fn: Callable[[str], Any],
-        config: MappoConfig | None = None,
-        backbone: Any | None = None,
-        events: EventStream | None = None,
-        reward_fn: Callable[..., float] | None = None,
-        teacher: Callable[[str, Any, dict], int] | None = None,
-        success_fn: Callable[[dict], float] | None = None,
-        allowed_links: torch.Tensor | None = None,
-        delivery_threshold: float = 0.05,
-        update_periods: Mapping[str, int] | None = None,
-        scheduler: Any | None = None,
-        golden: Any | None = None,
-        curriculum: Any | None = None,
-        replay: Any | None = None,
-        featurizer: Featurizer | None = None,
-        group: distributed.Group | None = None,
-    ):
-        self.cfg = config or MappoConfig()
-        self.group = group if group is not None else distributed.SINGLE
+    def __init__(self, config: MappoConfig, team: MappoTeam):
+        self.cfg = config
+        self.team = team
+        self.group = team.group if team.group is not None else distributed.SINGLE
         torch.manual_seed(self.cfg.seed)  # the same networks on every rank (rank 0's are broadcast anyway)
         stream = distributed.rank_seed(self.cfg.seed, self.group)  # each rank plays its own episodes
         self.rng = random.Random(stream)
         self.np_rng = np.random.default_rng(stream)
-        self.env_fn = env_fn
-        self.env = env_fn("train")
-        self.events = events or EventStream()
-        self.reward_fn = reward_fn
-        self.teacher = teacher
-        self.success_fn = success_fn
-        self.delivery_threshold = delivery_threshold
-        self.update_periods = dict(update_periods or {})
-        self.scheduler, self.golden, self.curriculum = scheduler, golden, curriculum
+        self.env_fn = team.env_fn
+        self.env = team.env_fn("train")
+        self.events = team.events or EventStream()
+        self.reward_fn = team.reward_fn
+        self.teacher = team.teacher
+        self.success_fn = team.success_fn
+        self.delivery_threshold = team.delivery_threshold
+        self.update_periods = dict(team.update_periods or {})
+        self.scheduler, self.golden, self.curriculum = team.scheduler, team.golden, team.curriculum
+        replay = team.replay
         if replay is None and self.cfg.self_imitation > 0:
             capacity = self.cfg.replay_capacity
             replay = DualReplay(
@@ -96,7 +74,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
                 seed=stream,
             )
         self.replay = replay
-        self.featurize = featurizer or Featurizer(backbone)
+        self.featurize = team.featurizer or Featurizer(team.backbone)
         self.agents = list(self.env.possible_agents)
         self.n = len(self.agents)
         self.n_actions = [action_count(self.env.action_space(a)) for a in self.agents]
@@ -110,7 +88,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             self.obs_dim,
             self.n_actions,
             self.cfg,
-            allowed_links,
+            team.allowed_links,
             clause_block=getattr(self.featurize, "clause_block", None),
         )
         if self.cfg.reader_fixed and self.actor.reader is not None:
@@ -169,41 +147,27 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         return adv, returns, q_targets
 
     def update(self, b: Batch) -> dict[str, float]:
-        """PPO epochs over minibatches of the batch; returns loss statistics."""
+        """PPO epochs over minibatches of the batch (then self-imitation); returns loss statistics.
+
+        The loss is PPO's: clipped policy loss + value_coef · clipped value loss − entropy_coef · entropy.
+        The optional terms are named hooks, each off unless its feature is on: `_q_critic_loss`
+        (counterfactual credit), `_teacher_loss` (cloning the teacher's corrections); `_updating_agents`
+        holds agents outside their update period (and every actor in the critic's warm-up) where they are.
+        """
         adv, returns, q_targets = self.advantages(b)
         mask = b.present
         teacher_weight = self.teacher_weight()
-        useful_student = float(((adv > self.cfg.useful_eps) & mask).sum())
         flat = adv[mask]
         adv_n = (adv - flat.mean()) / (flat.std() + 1e-8) if flat.numel() > 1 else adv
         with torch.no_grad():  # before the value statistics move: the critic's prediction of these returns
             critic_fit = explained_variance(self._values(b.obs, b.state)[mask], returns[mask])
-        if self.value_norm is not None:
-            self.value_norm.update(returns, mask)
-        if self.q_norm is not None:
-            self.q_norm.update(q_targets[mask])
-        self._average_statistics()
+        targets_n, q_targets_n = self._normalised_targets(returns, q_targets, mask)
         with torch.no_grad():
             old_v = self.critic(b.state, b.obs)
-        targets_n = self.value_norm.normalize(returns) if self.value_norm is not None else returns
-        q_targets_n = (
-            self.q_norm.normalize(q_targets)
-            if (self.q_norm is not None and q_targets is not None)
-            else q_targets
-        )
-        updating = torch.tensor(
-            [self.update_index % int(self.update_periods.get(a, 1)) == 0 for a in self.agents]
-        )
-        if self.update_index < self.cfg.critic_warmup_updates:  # advantages of an unfitted critic are noise
-            updating = torch.zeros_like(updating)
+        updating = self._updating_agents()
         T = b.obs.shape[0]
-        stats: dict[str, list[float]] = {
-            "policy_loss": [],
-            "value_loss": [],
-            "entropy": [],
-            "clip_frac": [],
-            "teacher_loss": [],
-        }
+        losses = ("policy_loss", "value_loss", "entropy", "clip_frac", "teacher_loss")
+        stats: dict[str, list[float]] = {name: [] for name in losses}
         self._check_step_count(T)
         for _ in range(self.cfg.epochs):
             for idx in self._minibatches(torch.randperm(T)):
@@ -216,57 +180,110 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
                 new_logp = dist.log_prob(b.actions[idx])
                 pl = ppo_clip_loss(new_logp, b.logp[idx], adv_n[idx], self.cfg.clip, m)
                 ent = (dist.entropy() * m).sum() / m.sum().clamp(min=1)
-                v = self.critic(b.state[idx], b.obs[idx])
-                vm = mask[idx].float()
-                v_loss = (v - targets_n[idx]) ** 2
-                if self.cfg.value_clip is not None:
-                    v_clipped = old_v[idx] + (v - old_v[idx]).clamp(-self.cfg.value_clip, self.cfg.value_clip)
-                    v_loss = torch.maximum(v_loss, (v_clipped - targets_n[idx]) ** 2)
-                vl = (v_loss * vm).sum() / vm.sum().clamp(min=1)
+                vl = self._value_loss(b, idx, targets_n, old_v)
                 loss = pl + self.cfg.value_coef * vl - self.cfg.entropy_coef * ent
                 if self.q_critic is not None:
-                    q = self.q_critic(b.state[idx], b.actions[idx], b.present[idx])
-                    q_taken = q.gather(-1, b.actions[idx].unsqueeze(-1)).squeeze(-1)
-                    ql = ((q_taken - q_targets_n[idx]) ** 2 * vm).sum() / vm.sum().clamp(min=1)
-                    loss = loss + self.cfg.value_coef * ql
-                tl = torch.zeros(())
-                t_act = b.teacher_actions[idx]
-                t_mask = (t_act >= 0) & m
-                if teacher_weight > 0 and t_mask.any():
-                    t_logp = (
-                        torch.log_softmax(logits, -1).gather(-1, t_act.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-                    )
-                    tl = -(t_logp * t_mask).sum() / t_mask.sum()
+                    loss = loss + self.cfg.value_coef * self._q_critic_loss(b, idx, q_targets_n)
+                tl = self._teacher_loss(logits, b.teacher_actions[idx], m, teacher_weight)
+                if tl is not None:
                     loss = loss + teacher_weight * tl
-                self.optimizer.zero_grad()
-                loss.backward()
-                self._freeze_resting_agents(updating)
-                self._average_gradients()
-                nn.utils.clip_grad_norm_(
-                    [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
-                )
-                self.optimizer.step()
+                self._optimiser_step(loss, updating)
                 with torch.no_grad():
-                    clip_frac = (
-                        (((new_logp - b.logp[idx]).abs() > math.log(1 + self.cfg.clip)) & m).float().sum()
-                    )
+                    clipped = ((new_logp - b.logp[idx]).abs() > math.log(1 + self.cfg.clip)) & m
                 stats["policy_loss"].append(float(pl.detach()))
                 stats["value_loss"].append(float(vl.detach()))
                 stats["entropy"].append(float(ent.detach()))
-                stats["clip_frac"].append(float(clip_frac / m.sum().clamp(min=1)))
-                stats["teacher_loss"].append(float(tl.detach()))
+                stats["clip_frac"].append(float(clipped.float().sum() / m.sum().clamp(min=1)))
+                stats["teacher_loss"].append(float(tl.detach()) if tl is not None else 0.0)
         if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
             stats |= self.self_imitate(updating)
-        n_student = float(mask.sum())
-        n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if teacher_weight > 0 else 0.0
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["explained_variance"] = critic_fit
-        out["useful_share_student"] = useful_student / max(n_student, 1.0)
-        # teacher samples are corrections the student needed: each one is useful by construction
-        out["useful_share"] = (useful_student + n_teacher) / max(n_student + n_teacher, 1.0)
-        out["teacher_samples"] = n_teacher
+        out |= self._sample_shares(b, adv, teacher_weight)
         out["updating_agents"] = float(updating.sum())
         return out
+
+    # ---- the update's hooks -------------------------------------------------------------------------
+    def _normalised_targets(
+        self, returns: torch.Tensor, q_targets: torch.Tensor | None, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Fold this batch's returns into the value statistics (averaged over a group) and give the value
+        and Q targets in the normalised units the critics predict (unchanged without `value_norm`)."""
+        if self.value_norm is not None:
+            self.value_norm.update(returns, mask)
+        if self.q_norm is not None:
+            self.q_norm.update(q_targets[mask])
+        self._average_statistics()
+        targets_n = self.value_norm.normalize(returns) if self.value_norm is not None else returns
+        if self.q_norm is not None and q_targets is not None:
+            return targets_n, self.q_norm.normalize(q_targets)
+        return targets_n, q_targets
+
+    def _updating_agents(self) -> torch.Tensor:
+        """[N] bool: the agents whose actors learn this update — those whose update period comes round,
+        none during the critic's warm-up (advantages of an unfitted critic are noise)."""
+        updating = torch.tensor(
+            [self.update_index % int(self.update_periods.get(a, 1)) == 0 for a in self.agents]
+        )
+        if self.update_index < self.cfg.critic_warmup_updates:
+            updating = torch.zeros_like(updating)
+        return updating
+
+    def _value_loss(
+        self, b: Batch, idx: torch.Tensor, targets_n: torch.Tensor, old_v: torch.Tensor
+    ) -> torch.Tensor:
+        """The critic's squared error on a minibatch over present agents, clipped around the values before
+        this update when `value_clip` is set (the larger of the two errors counts)."""
+        v = self.critic(b.state[idx], b.obs[idx])
+        v_loss = (v - targets_n[idx]) ** 2
+        if self.cfg.value_clip is not None:
+            v_clipped = old_v[idx] + (v - old_v[idx]).clamp(-self.cfg.value_clip, self.cfg.value_clip)
+            v_loss = torch.maximum(v_loss, (v_clipped - targets_n[idx]) ** 2)
+        present = b.present[idx].float()
+        return (v_loss * present).sum() / present.sum().clamp(min=1)
+
+    def _q_critic_loss(self, b: Batch, idx: torch.Tensor, q_targets_n: torch.Tensor) -> torch.Tensor:
+        """Counterfactual credit: the Q-critic's squared error on the taken joint action, over present agents."""
+        q = self.q_critic(b.state[idx], b.actions[idx], b.present[idx])
+        q_taken = q.gather(-1, b.actions[idx].unsqueeze(-1)).squeeze(-1)
+        present = b.present[idx].float()
+        return ((q_taken - q_targets_n[idx]) ** 2 * present).sum() / present.sum().clamp(min=1)
+
+    def _teacher_loss(
+        self, logits: torch.Tensor, teacher_actions: torch.Tensor, learning: torch.Tensor, weight: float
+    ) -> torch.Tensor | None:
+        """Behaviour cloning of the teacher's corrections (−log π(teacher action)) where a learning agent
+        got one; None when the teacher is off or faded out, or the minibatch holds no correction."""
+        taught = (teacher_actions >= 0) & learning
+        if weight <= 0 or not taught.any():
+            return None
+        log_probs = torch.log_softmax(logits, -1).gather(-1, teacher_actions.clamp(min=0).unsqueeze(-1))
+        return -(log_probs.squeeze(-1) * taught).sum() / taught.sum()
+
+    def _optimiser_step(self, loss: torch.Tensor, updating: torch.Tensor) -> None:
+        """One optimiser step on `loss`: resting agents keep their parameters, a group averages the
+        gradients, the global norm is clipped to `grad_clip`."""
+        self.optimizer.zero_grad()
+        loss.backward()
+        self._freeze_resting_agents(updating)
+        self._average_gradients()
+        nn.utils.clip_grad_norm_(
+            [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
+        )
+        self.optimizer.step()
+
+    def _sample_shares(self, b: Batch, adv: torch.Tensor, teacher_weight: float) -> dict[str, float]:
+        """How much of the batch was worth learning from: student steps whose advantage beat `useful_eps`,
+        and the teacher's corrections (each useful by construction: a correction the student needed)."""
+        mask = b.present
+        useful_student = float(((adv > self.cfg.useful_eps) & mask).sum())
+        n_student = float(mask.sum())
+        n_teacher = float(((b.teacher_actions >= 0) & mask).sum()) if teacher_weight > 0 else 0.0
+        return {
+            "useful_share_student": useful_student / max(n_student, 1.0),
+            "useful_share": (useful_student + n_teacher) / max(n_student + n_teacher, 1.0),
+            "teacher_samples": n_teacher,
+        }
 
     def _freeze_resting_agents(self, updating: torch.Tensor) -> None:
         """Agents outside their update period keep their own parameters this update (docs/design.md#update-periods)."""
