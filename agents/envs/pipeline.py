@@ -291,9 +291,11 @@ class PhasePipelineEnv(ParallelEnv):
         """The checked parameters (ValueError naming the first problem); keeps the numbers, ``shuffle`` and
         ``render_mode`` as attributes and draws the team."""
         checked = self.params_model.build(self.metadata["name"].removesuffix("_v0"), params)
+        as_kind = {"integer": int, "number": float}  # a cost given as 1 is kept as 1.0
         for info in self.params_model.describe():
-            if info.kind in ("integer", "number") or info.name == "shuffle":
-                setattr(self, info.name, getattr(checked, info.name))
+            if info.kind in as_kind:
+                setattr(self, info.name, as_kind[info.kind](getattr(checked, info.name)))
+        self.shuffle = bool(checked.shuffle)
         self.render_mode = render_mode
         self._setup_team(team, edges)
         return checked
