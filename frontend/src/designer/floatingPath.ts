@@ -68,11 +68,14 @@ export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], be
     [0.15, 0.3, 0.45, 0.5, 0.55, 0.7, 0.85].every((t) => !obstacles.some((box) => hits(box, along(from, control, to, t))));
   let amount = Math.min(bend, length / 4);
   let control = controlAt(amount);
-  for (let step = 1; step <= 12 && !clear(control); step++) {
-    amount = Math.min(bend, length / 4) + step * 40;
+  // Past an agent in the way: straight in its lane, else round it by the nearer side (further left, or
+  // as far to the right).
+  for (let step = 0; step <= 24 && !clear(control); step++) {
+    const out = Math.min(bend, length / 4) + Math.ceil(step / 2) * 40;
+    amount = step === 0 ? 0 : step % 2 ? out : -out;
     control = controlAt(amount);
   }
-  if (amount > bend) {
+  if (Math.abs(amount) > bend) {
     // A detour leaves and enters on the sides facing its bend, not alongside the straight links.
     from = borderPoint(source, control, a2);
     to = borderPoint(target, control, b2);
