@@ -90,6 +90,59 @@ def test_a_template_opens_with_every_agent_in_view(live_services, browser_page, 
     assert opened == pytest.approx(fitted, abs=2), (opened, fitted)
 
 
+# For each communication link against every other designed link (either kind), and back, how much of one
+# runs on top of the other: the share of its length, between its first and last tenth, that lies within
+# 4 px of the other's path. Links that meet at an agent may touch there, but not share a stretch of line.
+# (Dependencies into one agent meet at its one dot by design, so two dependencies are not compared.)
+SHARED = """() => {
+  const links = [...document.querySelectorAll('.react-flow__edge')].filter((e) => !e.classList.contains('learned'))
+    .map((edge) => {
+      const path = edge.querySelector('path.react-flow__edge-path');
+      const m = path.getScreenCTM();
+      const total = path.getTotalLength();
+      const points = [];
+      for (let i = 0; i <= 200; i++) {
+        const p = path.getPointAtLength(total * i / 200);
+        points.push({x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f});
+      }
+      return {name: edge.getAttribute('aria-label'), points};
+    });
+  const shared = [];
+  for (const A of links) for (const B of links) {
+    if (A === B || (A.name.startsWith('dependency') && B.name.startsWith('dependency'))) continue;
+    const inner = A.points.slice(20, 181);
+    const near = inner.filter((p) => B.points.some((q) => Math.hypot(p.x - q.x, p.y - q.y) < 4)).length;
+    if (near / inner.length > 0.1) shared.push(`${A.name} on ${B.name} (${Math.round(100 * near / inner.length)}%)`);
+  }
+  return shared;
+}"""
+
+# Still short of it: customer_service's links into quality_supervisor run 12-27% of their length within
+# 4 px of the dependencies converging on its dot (and two links at dispute_mediator's corner);
+# code_generation's tester sits just under the implementer → code_reviewer dependency.
+STILL_SHARING = {"customer_service", "code_generation"}
+SHIPPED = [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="links still share a stretch"))
+    if name in STILL_SHARING
+    else name
+    for name in sorted(path.stem for path in TEMPLATES.glob("*.json"))
+]
+
+
+@pytest.mark.parametrize("template", SHIPPED)
+def test_no_two_links_share_a_stretch_of_path(live_services, browser_page, template):
+    page = browser_page
+    page.set_default_timeout(15_000)
+    open_template(page, live_services.base_url, template, template)
+    page.locator(".react-flow__node").first.wait_for()
+    page.wait_for_timeout(800)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"canvas_links_{template}.png"))
+    assert page.evaluate(OUTSIDE) == []
+    assert page.evaluate(SHARED) == []
+    assert page.evaluate(TANGLES) == {"crossings": [], "through": []}
+
+
 def test_the_customer_service_links_do_not_tangle(live_services, browser_page):
     page = browser_page
     page.set_default_timeout(15_000)
