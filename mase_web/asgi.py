@@ -37,7 +37,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from mase_web.realtime.auth import SessionOrTokenAuth  # noqa: E402  (needs the app registry loaded above)
-from mase_web.realtime.routing import websocket_urlpatterns  # noqa: E402
+from mase_web.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

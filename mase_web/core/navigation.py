@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
-from mase_web.accounts.permissions import actions_anywhere
+from mase_web.accounts.facade import actions_anywhere
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mase_web.accounts.permissions import can
+from mase_web.accounts.facade import can
 from mase_web.core.navigation import not_found, section_page
-from mase_web.runs.models import Run
+from mase_web.runs.facade import Run
 
 FAVICON = settings.BASE_DIR / "mase_web" / "static" / "favicon.ico"
 

@@ -16,7 +16,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from mase_web.accounts.permissions import can, projects_where
+from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_state, breaker_store, runtimes, writing
 from mase_web.deployments.candidates import candidates, spec_problem
@@ -61,7 +61,7 @@ from mase_web.deployments.serializers import (
 )
 from mase_web.deployments.tasks import dispatch_batch
 from mase_web.deployments.ticket_file import parse_ticket_lines
-from mase_web.runs.models import Run, shown_text
+from mase_web.runs.facade import Run, shown_text
 from mase_web.workflows.facade import workflow_in_project
 from serving.generation.base import BACKENDS
 from serving.model import RuntimeInputError, resolve_checkpoint

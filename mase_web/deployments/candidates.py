@@ -8,7 +8,7 @@ from pathlib import Path
 from agents.spec import load_spec
 from agents.spec.algorithms import is_deployable
 from agents.spec.paths import refuse_paths
-from mase_web.runs.models import Run
+from mase_web.runs.facade import Run
 from serving.model import RuntimeInputError, resolve_checkpoint
 
 MAX_CANDIDATES = 100

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from channels.db import database_sync_to_async
 
-from mase_web.accounts.permissions import can
+from mase_web.accounts.facade import can
 from mase_web.deployments import breaker_state
 from mase_web.deployments.live import deployment_group
 from mase_web.deployments.models import Deployment
-from mase_web.realtime.group_stream import GroupStreamConsumer
+from mase_web.realtime.facade import GroupStreamConsumer
 
 
 @database_sync_to_async

@@ -50,7 +50,7 @@ def record_review(step: DecisionStep, user, data: dict) -> DecisionStep:
 
 
 def _queue_for(step: DecisionStep, user, queue_id: int | None):
-    from mase_web.feedback.models import FeedbackQueue
+    from mase_web.feedback.facade import FeedbackQueue
 
     project_id = step.episode.deployment.project_id
     rating = FeedbackQueue.Kind.RATING
@@ -73,9 +73,13 @@ def _queue_for(step: DecisionStep, user, queue_id: int | None):
 @transaction.atomic
 def queue_for_annotation(step: DecisionStep, user, queue_id: int | None) -> dict:
     """Puts a decision marked wrong in a rating queue as a step item; returns where it went."""
-    from mase_web.feedback.enqueue import add_items
-    from mase_web.feedback.models import FeedbackItem
-    from mase_web.feedback.snapshots import deployment_episode_key, single_step_snapshot, step_key
+    from mase_web.feedback.facade import (
+        FeedbackItem,
+        add_items,
+        deployment_episode_key,
+        single_step_snapshot,
+        step_key,
+    )
 
     if step.review_status != DecisionStep.Review.WRONG:
         raise ValidationError({"review_status": ["only a decision marked wrong is queued for annotation"]})

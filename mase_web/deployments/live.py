@@ -20,7 +20,7 @@ from collections import deque
 from typing import Any
 
 from mase_web.deployments.serializers import AlertSerializer, TransitionSerializer
-from mase_web.realtime.publisher import publisher
+from mase_web.realtime.facade import publisher
 
 log = logging.getLogger(__name__)
 

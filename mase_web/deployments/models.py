@@ -10,9 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from mase_web.accounts.models import Project
-from mase_web.runs.models import Run, shown_checkpoint_path
-from mase_web.workflows.models import Workflow
+from mase_web.runs.facade import shown_checkpoint_path
 
 BREAKER_STATES = [("closed", "closed"), ("open", "open"), ("half_open", "half-open")]
 
@@ -22,12 +20,12 @@ class Deployment(models.Model):
         ACTIVE = "active"
         STOPPED = "stopped"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="deployments")
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="deployments")
     name = models.CharField(max_length=200)
     workflow = models.ForeignKey(
-        Workflow, null=True, blank=True, on_delete=models.SET_NULL, related_name="deployments"
+        "workflows.Workflow", null=True, blank=True, on_delete=models.SET_NULL, related_name="deployments"
     )
-    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="deployments")
+    run = models.ForeignKey("runs.Run", on_delete=models.PROTECT, related_name="deployments")
     checkpoint = models.CharField(max_length=500, help_text="Checkpoint directory the team is loaded from.")
     spec = models.JSONField(help_text="The team spec the run was trained from (a snapshot).")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)

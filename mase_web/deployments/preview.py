@@ -15,9 +15,9 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mase_web.accounts.permissions import projects_where
+from mase_web.accounts.facade import projects_where
 from mase_web.deployments.candidates import spec_problem
-from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
+from mase_web.runs.facade import Run, shown_checkpoint_path, shown_text
 
 
 class PreviewQuery(serializers.Serializer):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from mase_web.deployments import live
 from mase_web.deployments.models import BatchJob, Deployment, Episode
-from mase_web.runs.models import shown_text
+from mase_web.runs.facade import shown_text
 
 log = logging.getLogger(__name__)
 

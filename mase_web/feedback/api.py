@@ -21,7 +21,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from mase_web.accounts.permissions import can, projects_where
+from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import INT64_MAX
 from mase_web.feedback import enqueue, stats
 from mase_web.feedback.assignment import assign
@@ -161,7 +161,7 @@ class QueueViewSet(
     @action(detail=True, methods=["post"], url_path="enqueue-deployment")
     def enqueue_deployment(self, request, pk=None):
         """Queue a deployment's finished episodes or steps: low confidence and/or answered by the fallback."""
-        from mase_web.deployments.models import Deployment
+        from mase_web.deployments.facade import Deployment
 
         queue = self._manager_queue()
         body = EnqueueDeploymentSerializer(data=request.data)
@@ -255,7 +255,7 @@ class RewardModelViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
 def _rival_deployment(queue: FeedbackQueue, deployment, compare_with: int | None):
     """The deployment whose answers become episode B of a pairwise queue's pairs (None: any other)."""
-    from mase_web.deployments.models import Deployment
+    from mase_web.deployments.facade import Deployment
 
     if compare_with is None:
         return None

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from mase_web.accounts.models import Membership, Role
+from mase_web.accounts.facade import Membership, Role
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue
 
 

@@ -105,7 +105,7 @@ def from_payload(items: list[dict]) -> list[FeedbackItem]:
 
 
 def _deployment_episodes(deployment, max_confidence, fallback_only):
-    from mase_web.deployments.models import DecisionStep
+    from mase_web.deployments.facade import DecisionStep
 
     episodes = (
         deployment.episodes.exclude(status="running")
@@ -121,7 +121,7 @@ def _deployment_episodes(deployment, max_confidence, fallback_only):
 
 def _rivals(deployment, compare_with, tasks: set[str]):
     """Finished episodes of `tasks` that another team answered: `compare_with`, or the project's others."""
-    from mase_web.deployments.models import Episode
+    from mase_web.deployments.facade import Episode
 
     others = (
         Episode.objects.filter(deployment__project_id=deployment.project_id, task_text__in=tasks)

@@ -13,8 +13,6 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from mase_web.accounts.models import Project
-
 MAX_OVERLAP = 10
 STARS = (1, 5)
 
@@ -24,7 +22,7 @@ class FeedbackQueue(models.Model):
         RATING = "rating", "rate episodes and steps 1–5"
         PAIRWISE = "pairwise", "compare two episodes"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="feedback_queues")
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="feedback_queues")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.RATING)
     guidelines = models.TextField(blank=True, help_text="Shown to annotators above every item.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from mase_web.accounts.fields import ProjectField, ScopedIdField
+from mase_web.accounts.facade import ProjectField, ScopedIdField
 from mase_web.feedback.enqueue import twin_reason
 from mase_web.feedback.models import (
     MAX_OVERLAP,

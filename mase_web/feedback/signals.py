@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from mase_web.accounts.models import Membership, Role
+from mase_web.accounts.facade import Membership, Role
 from mase_web.feedback.assignment import assign
 from mase_web.feedback.models import FeedbackQueue
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from mase_web.feedback.models import FeedbackItem, FeedbackQueue, PairwiseJudgement, RewardModel
 from mase_web.feedback.snapshots import snapshot_text
-from mase_web.runs.models import shown_text
+from mase_web.runs.facade import shown_text
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 256  # task + answer + decisions do not fit MiniLM's default 64 tokens

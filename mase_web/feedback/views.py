@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
-from mase_web.core.navigation import section_page
+from mase_web.core.facade import section_page
 
 
 @section_page("annotate")

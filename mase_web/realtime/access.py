@@ -14,8 +14,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from mase_web.accounts.models import Membership
-from mase_web.accounts.permissions import can
+from mase_web.accounts.facade import Membership, can
 from mase_web.realtime.publisher import publisher
 
 REVOKED = 4403  # the code a stream closes with, as when access is refused on connect

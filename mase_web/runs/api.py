@@ -13,7 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
+from mase_web.accounts.facade import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import INT64_MAX
 from mase_web.celery import app as celery_app
 from mase_web.runs import comparison, report

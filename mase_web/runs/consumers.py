@@ -14,8 +14,8 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from mase_web.accounts.permissions import can
-from mase_web.realtime.group_stream import GroupStreamConsumer
+from mase_web.accounts.facade import can
+from mase_web.realtime.facade import GroupStreamConsumer
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import run_group
 

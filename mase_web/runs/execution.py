@@ -156,7 +156,7 @@ def execute(run_id: int, task_id: str) -> str | None:
         # resources.processes > 1: training_api.train starts that many data-parallel ranks with torch's
         # elastic launcher (training.distributed.launch) and relays rank 0's events onto `stream`.
         if run.kind == Run.Kind.TRAINING:
-            from mase_web.feedback.sources import project_feedback
+            from mase_web.feedback.facade import project_feedback
 
             # Annotators' ratings (and the project's reward model) feed the human_feedback reward term.
             job = partial(training_api.train, human_feedback=project_feedback(run.project_id))

@@ -1,9 +1,15 @@
-"""What other apps may ask of runs (plain functions; the caller passes an already authorised project)."""
+"""What other apps may ask of runs (plain functions; the caller passes an already authorised project).
+
+Deployments pick a run and show its checkpoint relative to it; feedback shows a run's text. Other apps
+import this module only (an import-linter contract says so).
+"""
 
 from __future__ import annotations
 
 from agents.places import find_checkpoint
-from mase_web.runs.models import Run
+from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
+
+__all__ = ["MAX_ID_DIGITS", "Run", "shown_checkpoint_path", "shown_text", "teacher_problem"]
 
 MAX_ID_DIGITS = 18  # a 64-bit id; longer digit strings are no run (and would overflow SQLite)
 

@@ -8,8 +8,6 @@ from pathlib import PurePath
 from django.conf import settings
 from django.db import models
 
-from mase_web.accounts.models import Project
-
 
 def shown_checkpoint_path(run_id: int, path: str) -> str:
     """A checkpoint's directory as the API shows it: relative to its run's directory ("checkpoints/mappo/
@@ -58,7 +56,7 @@ class Run(models.Model):
 
     TERMINAL = (State.SUCCEEDED, State.FAILED, State.CANCELLED)
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TRAINING)
     device = models.CharField(max_length=8, choices=Device.choices, default=Device.CPU)

@@ -23,7 +23,7 @@ from django.db import DatabaseError, IntegrityError, close_old_connections, conn
 from django.utils import timezone
 
 from agents.graph import communication_graph
-from mase_web.realtime.publisher import publisher
+from mase_web.realtime.facade import publisher
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from training.events import Event, EventStream
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from agents.spec import validate_spec
-from mase_web.accounts.fields import ProjectField, request_user
-from mase_web.accounts.models import Project
+from mase_web.accounts.facade import Project, ProjectField, request_user
 from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from mase_web.runs.tags import TagsField

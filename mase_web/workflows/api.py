@@ -40,7 +40,7 @@ from agents.spec import (
 )
 from agents.spec.algorithms import algorithm_catalog
 from agents.spec.schema import spec_schema
-from mase_web.accounts.permissions import ProjectActionPermission, can, projects_where
+from mase_web.accounts.facade import ProjectActionPermission, can, projects_where
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion

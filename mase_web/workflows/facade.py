@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mase_web.accounts.permissions import projects_where
+from mase_web.accounts.facade import projects_where
 from mase_web.workflows.models import Workflow
 
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from mase_web.accounts.models import Project
-
 
 class Workflow(models.Model):
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="workflows")
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="workflows")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=5000)
     spec = models.JSONField(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from mase_web.accounts.fields import ProjectField
+from mase_web.accounts.facade import ProjectField
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from mase_web.accounts.permissions import can
-from mase_web.core.navigation import not_found, section_page
+from mase_web.accounts.facade import can
+from mase_web.core.facade import not_found, section_page
 from mase_web.workflows.models import Workflow
 
 

@@ -6,7 +6,7 @@ from pathlib import PurePath
 
 from django.db import migrations
 
-from mase_web.runs.models import shown_checkpoint_path
+from mase_web.runs.facade import shown_checkpoint_path
 
 
 def _renamed(snapshot, run_of):

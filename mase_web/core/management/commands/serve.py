@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from mase_web.accounts.demo import DEMO_USERNAME, ensure_demo_data
+from mase_web.accounts.facade import DEMO_USERNAME, ensure_demo_data
 from mase_web.core import launcher
 from mase_web.startup import check_database, check_redis
 

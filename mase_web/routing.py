@@ -1,3 +1,8 @@
+"""The WebSocket URL tree, beside `urls.py`: like it, the one place that assembles every app's consumers.
+
+It sits at the top of the web layer, above the apps, so no app imports another's consumers.
+"""
+
 from django.urls import path
 
 from mase_web.deployments.consumers import DeploymentStreamConsumer
