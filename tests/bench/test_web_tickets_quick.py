@@ -58,7 +58,12 @@ def test_web_tickets_quick(tmp_path):
     assert log["episodes"] == log["answered"] == doc["warmup"]["requests"] + 3 * 32
     assert log["running"] == 0 and log["incomplete"] == 0 and log["decisions"] >= log["episodes"]
     assert doc["web_floor"]["errors"] == 0 and doc["web_floor"]["rps"] > 0
-    assert set(doc["targets"]) == {"rps_32", "p95_ms_32", "met"}
+    # the ratios to the web floor are the full run's targets (bench/README.md); on a busy 2-core CI machine
+    # they swing with the neighbours' load, so here only that they are measured
+    targets = doc["targets"]
+    assert set(targets) == {"rps_ratio_32", "p95_ratio_32", "rps_ratio", "p95_ratio", "met"}
+    assert (targets["rps_ratio_32"], targets["p95_ratio_32"]) == (0.6, 1.5)
+    assert targets["rps_ratio"] > 0 and targets["p95_ratio"] > 0 and isinstance(targets["met"], bool)
     assert doc["web_processes"] >= 1 and doc["web_threads"] >= 0  # the server's MASE_WEB_* settings
     assert (doc["server"], doc["database"], doc["redis"], doc["quick"]) == (
         "started",
