@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from mase_web.accounts.facade import can
 from mase_web.core.navigation import not_found, section_page
-from mase_web.runs.facade import Run
+from mase_web.runs.facade import run_project_id
 
 FAVICON = settings.BASE_DIR / "mase_web" / "static" / "favicon.ico"
 
@@ -34,7 +34,7 @@ def runs(request):
 
 @login_required
 def run_detail(request, run_id: int):
-    project_id = Run.objects.filter(pk=run_id).values_list("project_id", flat=True).first()
+    project_id = run_project_id(run_id)
     if project_id is None or not can(request.user, "view_run", project_id):
         return not_found(request, "run")
     return render(

@@ -9,9 +9,14 @@ from __future__ import annotations
 from agents.places import find_checkpoint
 from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
 
-__all__ = ["MAX_ID_DIGITS", "Run", "shown_checkpoint_path", "shown_text", "teacher_problem"]
+__all__ = ["MAX_ID_DIGITS", "Run", "run_project_id", "shown_checkpoint_path", "shown_text", "teacher_problem"]
 
 MAX_ID_DIGITS = 18  # a 64-bit id; longer digit strings are no run (and would overflow SQLite)
+
+
+def run_project_id(run_id: int) -> int | None:
+    """The project a run belongs to, or None when there is no such run; the caller checks access to it."""
+    return Run.objects.filter(pk=run_id).values_list("project_id", flat=True).first()
 
 
 def teacher_problem(spec: object, project_id: int) -> str | None:
