@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.spec import TeamSpec, load_spec
-from agents.spec.algorithms import either, is_ppo, supports_data_parallel
+from agents.spec.algorithms import either, supports_data_parallel
 from training import checkpoint as ckpt
 from training import distributed
+from training.algorithms import builder
 from training.events import Event, EventSink, EventStream
 from training.reinforce_comm import ReinforceCommTrainer
 from training.trainer import Trainer, TrainingError, TrainResult
@@ -105,17 +106,13 @@ def train(
         raise TrainingError(
             f"data-parallel training (resources.processes > 1) runs {either('data_parallel')} teams only"
         )
-    if is_ppo(team.training.algorithm):
-        if episodes is not None:  # `mase train --episodes N` budgets MAPPO teams too (spec.json says so)
-            team = replace(team, training=replace(team.training, episodes=int(episodes)))
-        from training.mappo.spec_trainer import MappoSpecTrainer
-
-        # progress(update, metrics) after every MAPPO update (the CLI's per-update bar)
-        trainer: Trainer = MappoSpecTrainer(
-            team, out, backbone=backbone, human_feedback=human_feedback, group=group
-        )
-    else:
-        trainer = ReinforceCommTrainer(team, backbone=backbone, group=group, **dict(overrides or {}))
+    if episodes is not None:  # the run's budget is read from the spec alone (spec.json records it)
+        team = replace(team, training=replace(team.training, episodes=int(episodes)))
+    build = builder(team.training.algorithm)
+    # progress(...) after every update (the CLI's bars): (stats, info) for reinforce_comm, (update, metrics) for MAPPO
+    trainer: Trainer = build(
+        team, out, backbone=backbone, human_feedback=human_feedback, group=group, overrides=overrides
+    )
     resumed_from = trainer.resume(out / CHECKPOINTS if resume else None)
     if group.is_main:
         (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
@@ -126,7 +123,6 @@ def train(
             checkpoint_root=out / CHECKPOINTS if group.is_main else None,
             resumed_from=resumed_from,
             progress=progress,
-            episodes=episodes,
         )
     except Exception as exc:
         if not owns_stream:  # the caller's stream: the caller reports the failure (the web layer does)

@@ -67,7 +67,7 @@ from __future__ import annotations
 from agents.errors import SpecError, SpecValidationError
 from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
 from agents.spec.advice import spec_warnings
-from agents.spec.algorithms import ALGORITHM_TABLE, AlgorithmInfo
+from agents.spec.algorithms import ALGORITHM_TABLE, ALGORITHMS, AlgorithmInfo
 from agents.spec.build import _read_document as _read_document  # training.cli reads spec files with it
 from agents.spec.build import load_spec
 from agents.spec.catalog import intent_catalogues, prompt_routing, spec_catalog
@@ -96,7 +96,6 @@ from agents.spec.nodes import (
     preset_terms,
 )
 from agents.spec.options import (
-    ALGORITHMS,
     BASELINES,
     DEVICE_PATTERN,
     EDGE_KINDS,

@@ -7,7 +7,7 @@ from typing import Any
 
 from agents.errors import SpecError
 from agents.roles import deciding_agents
-from agents.spec.algorithms import is_ppo
+from agents.spec.algorithms import is_ppo, options_model, readers
 from agents.spec.build import _build
 from agents.spec.declared import rules
 from agents.spec.nodes import TeamSpec, TrainingSpec
@@ -139,16 +139,19 @@ def _warnings(doc: Any) -> list[SpecError]:
 
 
 def _unread_options(training: TrainingSpec) -> list[SpecError]:
-    """An option set away from its default that the chosen algorithm never reads (its field declares
-    `read_by`): not an error — the run trains — but the user should know it changes nothing."""
+    """An option set away from its default that the chosen algorithm never reads, when its options model
+    says so is a warning (`UNREAD`, agents.spec.algorithm_options): not an error — the run trains — but
+    the user should know it changes nothing."""
     out = []
-    for r in rules(TrainingSpec):
-        value = getattr(training, r.name)
-        if r.read_by and training.algorithm not in r.read_by and value != r.default:
+    for r in rules(type(training)):
+        found = readers(r.name)
+        if not found or training.algorithm in found or options_model(found[0]).UNREAD != "warning":
+            continue
+        if getattr(training, r.name) != r.default:
             out.append(
                 SpecError(
                     f"$.training.{r.name}",
-                    f"{training.algorithm} does not read this option (only {', '.join(r.read_by)} does): "
+                    f"{training.algorithm} does not read this option (only {', '.join(found)} does): "
                     "it changes nothing in this run",
                 )
             )

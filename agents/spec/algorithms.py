@@ -4,19 +4,24 @@ This table is the one place an algorithm's capabilities are declared; the valida
 runtime and the web layer ask the predicates below instead of naming algorithms themselves:
 
     is_ppo("ippo")                     # trained by training.mappo; takes the PPO settings
+    readers("teacher")                 # ("mappo", "ippo"): the algorithms whose options model has it
     is_deployable("reinforce_comm")    # False: serving.runtime cannot serve its checkpoints
     names_with("data_parallel")        # ("reinforce_comm", "mappo", "ippo")
     either("ppo")                      # "mappo or ippo", for messages
 
-`trainer` is a dotted path, never imported here (the library's layers keep agents below training);
-tests/agents/test_algorithms.py checks that each one imports. The algorithms are explained in
-docs/design.md#reinforce-communication and docs/design.md#mappo.
+`options` is the options model the algorithm reads beyond the common ones (agents.spec.algorithm_options):
+who reads an option is declared there and nowhere else. Each algorithm's builder is registered by its
+package in `training.algorithms` (the library's layers keep agents below training); a test checks the two
+tables name the same algorithms. The algorithms are explained in docs/design.md#reinforce-communication
+and docs/design.md#mappo.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
+
+from agents.spec.algorithm_options import PpoOptions, ReinforceCommOptions
 
 __all__ = [
     "AlgorithmInfo",
@@ -25,6 +30,9 @@ __all__ = [
     "CAPABILITIES",
     "algorithm_info",
     "algorithm_catalog",
+    "options_model",
+    "readers",
+    "reads",
     "names_with",
     "either",
     "is_ppo",
@@ -40,7 +48,7 @@ class AlgorithmInfo:
     """One training algorithm and its declared capabilities."""
 
     name: str
-    trainer: str  # dotted path ("module.Class") of the trainer training.api.train builds for it
+    options: type  # the options model it reads beyond the common training options
     ppo: bool  # trained by training.mappo: the PPO settings (self_imitation, policy_sharing, teacher) apply
     deployable: bool  # serving.runtime.TeamRuntime.from_spec_checkpoint serves its checkpoints
     data_parallel: bool  # trains over resources.processes > 1 ranks (training.distributed)
@@ -49,14 +57,16 @@ class AlgorithmInfo:
     description: str
 
     def to_dict(self) -> dict[str, Any]:
-        """This algorithm as plain JSON values (for the designer's catalogue)."""
-        return asdict(self)
+        """This algorithm as plain JSON values (for the designer's catalogue): its capabilities and the
+        names of the options only it and its kind read."""
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "options"}
+        return {**row, "options": [f.name for f in fields(self.options)]}
 
 
 ALGORITHM_TABLE: tuple[AlgorithmInfo, ...] = (
     AlgorithmInfo(
         name="reinforce_comm",
-        trainer="training.reinforce_comm.ReinforceCommTrainer",
+        options=ReinforceCommOptions,
         ppo=False,
         deployable=False,
         data_parallel=True,
@@ -66,7 +76,7 @@ ALGORITHM_TABLE: tuple[AlgorithmInfo, ...] = (
     ),
     AlgorithmInfo(
         name="mappo",
-        trainer="training.mappo.spec_trainer.MappoSpecTrainer",
+        options=PpoOptions,
         ppo=True,
         deployable=True,
         data_parallel=True,
@@ -76,7 +86,7 @@ ALGORITHM_TABLE: tuple[AlgorithmInfo, ...] = (
     ),
     AlgorithmInfo(
         name="ippo",
-        trainer="training.mappo.spec_trainer.MappoSpecTrainer",
+        options=PpoOptions,
         ppo=True,
         deployable=True,
         data_parallel=True,
@@ -91,7 +101,7 @@ ALGORITHMS: tuple[str, ...] = tuple(a.name for a in ALGORITHM_TABLE)
 """The names `training.algorithm` accepts."""
 
 CAPABILITIES: tuple[str, ...] = tuple(
-    f.name for f in fields(AlgorithmInfo) if f.name not in ("name", "trainer", "description")
+    f.name for f in fields(AlgorithmInfo) if f.name not in ("name", "options", "description")
 )
 """The boolean capability fields of AlgorithmInfo."""
 
@@ -119,6 +129,23 @@ def names_with(capability: str) -> tuple[str, ...]:
 def either(capability: str, *, quoted: bool = False) -> str:
     """The algorithms with `capability` as a message names them: "mappo or ippo" ("'mappo' or 'ippo'")."""
     return " or ".join(repr(n) if quoted else n for n in names_with(capability))
+
+
+def options_model(name: str) -> type:
+    """The options model algorithm `name` reads beyond the common options (KeyError for an unknown one)."""
+    return _BY_NAME[name].options
+
+
+def readers(option: str) -> tuple[str, ...]:
+    """The algorithms that read `option`, in table order, when an options model declares it; () for a
+    common option, which every algorithm reads."""
+    return tuple(a.name for a in ALGORITHM_TABLE if option in {f.name for f in fields(a.options)})
+
+
+def reads(name: str, option: str) -> bool:
+    """Whether algorithm `name` reads training option `option` (a common option or one of its model's)."""
+    found = readers(option)
+    return not found or name in found
 
 
 def is_ppo(name: Any) -> bool:

@@ -6,11 +6,10 @@ from typing import Any
 
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class
 from agents.roles import REWARD_TERMS, ROLES
-from agents.spec.algorithms import algorithm_catalog
+from agents.spec.algorithms import ALGORITHMS, algorithm_catalog
 from agents.spec.frozen import _to_json
 from agents.spec.nodes import TeamSpec
 from agents.spec.options import (
-    ALGORITHMS,
     BASELINES,
     EDGE_KINDS,
     FALLBACK_KINDS,

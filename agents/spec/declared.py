@@ -43,7 +43,6 @@ class Rule:
     pattern_hint: str = ""
     default: Any = field(default_factory=lambda: MISSING)  # MISSING: the field has no plain default
     description: str = ""
-    read_by: tuple[str, ...] = ()  # the algorithms that read the option; () = every one
 
 
 def _unwrap(hint: Any) -> tuple[Any, list[Any]]:
@@ -90,7 +89,6 @@ def _rule(name: str, hint: Any, default: Any) -> Rule:
             found["description"] = m.description or ""
             extra = m.json_schema_extra if isinstance(m.json_schema_extra, dict) else {}
             found["pattern_hint"] = str(extra.get("pattern_hint", ""))
-            found["read_by"] = tuple(extra.get("read_by", ()))
         else:
             constraints.append(m)
     for c in constraints:

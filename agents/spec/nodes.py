@@ -8,10 +8,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from agents.roles import ROLES
+from agents.spec.algorithm_options import PpoOptions, ReinforceCommOptions
+from agents.spec.algorithms import ALGORITHMS
 from agents.spec.frozen import FrozenDict, _to_json
 from agents.spec.options import (
-    ALGORITHMS,
-    BASELINES,
     CLUE_KINDS,
     DEVICE_PATTERN,
     EDGE_KINDS,
@@ -22,12 +22,8 @@ from agents.spec.options import (
     POOLINGS,
     PROTOCOLS,
     READERS,
-    READINGS,
-    RECEPTIONS,
     REWARD_PRESETS,
-    SHARINGS,
     SPEC_VERSION,
-    TEACHERS,
 )
 
 _ROLE_NAMES = tuple(ROLES)  # an agent's role chooses one of these
@@ -322,15 +318,12 @@ class EnvironmentSpec(_SpecNode):
     params: FrozenDict = field(default_factory=FrozenDict)
 
 
-ONLY_REINFORCE = {"read_by": ["reinforce_comm"]}
-"""Marks a training option only reinforce_comm reads: under another algorithm a value other than the
-default is reported (`spec_warnings`), and the schema tells the designer."""
-
-
 @dataclass(frozen=True)
-class TrainingSpec(_SpecNode):
-    """Trainer settings. Each option is declared here once (docs/decisions/0011-one-place-per-spec-option.md);
-    the validator, the loader and the designer's JSON Schema read it from its field."""
+class TrainingSpec(PpoOptions, ReinforceCommOptions, _SpecNode):
+    """Trainer settings: the options every algorithm reads, declared here, and the options models of the
+    algorithms (agents.spec.algorithm_options), which the capability table says who reads. Each option is
+    declared once (docs/decisions/0011-one-place-per-spec-option.md); the validator, the loader and the
+    designer's JSON Schema read it from its field. The JSON section stays flat: one key per option."""
 
     algorithm: Annotated[
         Literal[ALGORITHMS], Field(description="the trainer (agents.spec.algorithms lists what each can do)")
@@ -349,13 +342,6 @@ class TrainingSpec(_SpecNode):
             json_schema_extra={"pattern_hint": 'use "cpu", "auto", "mps", "cuda" or "cuda:N"'},
         ),
     ] = "cpu"
-    baseline: Annotated[
-        Literal[BASELINES],
-        Field(
-            description="reinforce_comm's baseline: a moving average or a learned value",
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = "moving_average"
     entropy_coef: Annotated[
         float | None,
         Field(
@@ -366,9 +352,6 @@ class TrainingSpec(_SpecNode):
         ),
     ] = None
     grad_clip: Annotated[float, Field(gt=0, le=1e6, description="gradient-norm clip")] = 1.0
-    train_adapters: Annotated[
-        bool, Field(description="train the agents' LoRA adapters too", json_schema_extra=ONLY_REINFORCE)
-    ] = False
     eval_every: Annotated[int, _int(0, 10**9, "episodes between evaluations; 0 = never")] = 500
     eval_episodes: Annotated[int, _int(1, 10**7, "episodes of one evaluation")] = 200
     checkpoint_every: Annotated[int, _int(0, 10**9, "episodes between checkpoints; 0 = never")] = 500
@@ -387,85 +370,6 @@ class TrainingSpec(_SpecNode):
         int, _int(0, 1_000_000, "episodes of the labelled rule team logged and cloned before PPO; 0 = off")
     ] = 0
     warm_start_epochs: Annotated[int, _int(0, 10_000, "behaviour-cloning epochs over those episodes")] = 8
-    critic_warmup_episodes: Annotated[
-        int,
-        _int(
-            0,
-            10_000_000,
-            "MAPPO/IPPO: first episodes of PPO that fit the critic alone, the actors kept as they start; 0 = off",
-        ),
-    ] = 0
-    self_imitation: Annotated[
-        float,
-        Field(
-            ge=0,
-            le=10,
-            description="MAPPO/IPPO: weight of imitating replayed steps that beat the critic; 0 = off",
-        ),
-    ] = 0.0
-    # MAPPO/IPPO: actor networks, credit assignment and teacher–student augmentation
-    policy_sharing: Annotated[
-        Literal[SHARINGS],
-        Field(description='"lora" (shared trunk + per-agent LoRA), "independent" or "shared" actors'),
-    ] = "lora"
-    counterfactual: Annotated[
-        bool, Field(description="MAPPO: COMA-style counterfactual baseline for the advantage")
-    ] = False
-    teacher: Annotated[
-        Literal[TEACHERS],
-        Field(
-            description='"none", "rules" (the env\'s scripted team), "expert" (it reading labels) or "checkpoint"'
-        ),
-    ] = "none"
-    teacher_checkpoint: Annotated[
-        str, Field(max_length=1000, description='teacher "checkpoint": a MAPPO checkpoint or run directory')
-    ] = ""
-    teacher_coef: Annotated[
-        float, Field(ge=0, le=100, description="weight of cloning the teacher where it disagrees")
-    ] = 1.0
-    teacher_fade_episodes: Annotated[
-        int, _int(0, 10_000_000, "the teacher's weight falls linearly to 0 over these episodes; 0 = never")
-    ] = 0
-    # reinforce_comm, for clues phrased in ways never seen in training (docs/decisions/0005-token-attention-for-unseen-phrasings.md)
-    reception: Annotated[
-        Literal[RECEPTIONS],
-        Field(
-            description='"weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)',
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = "weighted"
-    reading: Annotated[
-        Literal[READINGS],
-        Field(
-            description='"shared" (one first layer reads every agent\'s text) or "per_agent"',
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = "shared"
-    embedding_noise: Annotated[
-        float,
-        Field(
-            ge=0,
-            le=10,
-            description="std of Gaussian noise on the input embeddings in training",
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = 0.0
-    paraphrase_consistency: Annotated[
-        float,
-        Field(
-            ge=0,
-            le=1000,
-            description="weight of the gap msg(clue) vs msg(other phrasing)",
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = 0.0
-    token_attention: Annotated[
-        bool,
-        Field(
-            description="each agent pools the backbone's token states with a learned query",
-            json_schema_extra=ONLY_REINFORCE,
-        ),
-    ] = False
 
 
 @dataclass(frozen=True)

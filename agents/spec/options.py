@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 
 from agents.envs.number_guess_digits import CLUE_KINDS
-from agents.spec.algorithms import ALGORITHMS
 from agents.spec.frozen import _freeze
 
 __all__ = [
@@ -24,7 +23,6 @@ __all__ = [
     "PROTOCOLS",
     "CLUE_KINDS",
     "FALLBACK_KINDS",
-    "ALGORITHMS",
     "BASELINES",
     "READERS",
     "CLAUSE_READERS",

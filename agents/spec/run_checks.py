@@ -4,14 +4,22 @@ params and team), training settings and resources, with their cross-checks."""
 from __future__ import annotations
 
 import logging
-from dataclasses import MISSING
+from dataclasses import MISSING, fields
 from typing import Any
 
 from agents import places
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class, episode_limit
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, reroot
-from agents.spec.algorithms import either, has_centralised_critic, is_ppo, supports_data_parallel
+from agents.spec.algorithms import (
+    ALGORITHMS,
+    either,
+    has_centralised_critic,
+    options_model,
+    readers,
+    reads,
+    supports_data_parallel,
+)
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
 from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
 from agents.spec.options import CLAUSE_READERS
@@ -226,35 +234,48 @@ class _RunChecks(_Checks):
                 self.err(f"{p}.devices", 'GPUs need training.device "cuda" or "auto"')
 
     def ppo_options(self, sec: dict, p: str, env_name: Any, v: dict[str, Any]) -> None:
-        """MAPPO/IPPO settings (`v`: the checked values): each is an error at its own path under another
-        algorithm."""
+        """MAPPO/IPPO settings (`v`: the checked values): their cross-field rules, each at its own path."""
         algorithm = sec.get("algorithm", TrainingSpec.algorithm)
         teacher = v["teacher"]
         fade = v["teacher_fade_episodes"]
         if fade not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
             self.err(f"{p}.teacher_fade_episodes", "fades a teacher: set training.teacher first")
         self.teacher_checkpoint(sec, p, teacher, v["teacher_checkpoint"])
-        ppo_only = {
-            "self_imitation": v["self_imitation"] not in (MISSING, _BAD, 0),
-            "critic_warmup_episodes": v["critic_warmup_episodes"] not in (MISSING, _BAD, 0),
-            "policy_sharing": v["policy_sharing"] not in (MISSING, _BAD, TrainingSpec.policy_sharing),
-            "teacher": teacher not in (MISSING, _BAD, TrainingSpec.teacher),
-        }
-        for key, on in ppo_only.items():
-            if on and not is_ppo(algorithm):
-                self.err(f"{p}.{key}", f"a PPO setting: set algorithm to {either('ppo')}, not {algorithm!r}")
         if v["counterfactual"] is True and not has_centralised_critic(algorithm):
             self.err(
                 f"{p}.counterfactual",
                 "the counterfactual baseline needs MAPPO's centralised critic: set algorithm to "
                 f"{either('centralised_critic')}, not {algorithm!r}",
             )
+        self.unread_options(algorithm, p, v)
         if teacher == "rules" and env_name is not None and env_name not in _scripted_environments():
             self.err(
                 f"{p}.teacher",
                 f"environment {env_name!r} ships no rule-scripted team; rules teachers exist for "
                 + ", ".join(_scripted_environments()),
             )
+
+    def unread_options(self, algorithm: Any, p: str, v: dict[str, Any]) -> None:
+        """An option of an options model whose `UNREAD` is "error" (agents.spec.algorithm_options), set away
+        from its default under an algorithm that does not read it, is refused at its path; a path already
+        refused for a reason of its own (a fade without a teacher) keeps that message alone."""
+        refused = {e.path for e in self.errors}
+        for model in dict.fromkeys(options_model(name) for name in ALGORITHMS):
+            if model.UNREAD != "error":
+                continue
+            for f in fields(model):
+                value, path = v[f.name], f"{p}.{f.name}"
+                if (
+                    value in (MISSING, _BAD)
+                    or value == f.default
+                    or reads(algorithm, f.name)
+                    or path in refused
+                ):
+                    continue
+                self.err(
+                    path,
+                    f"a {model.LABEL} setting: set algorithm to {' or '.join(readers(f.name))}, not {algorithm!r}",
+                )
 
     def teacher_checkpoint(self, sec: dict, p: str, teacher: Any, path: Any) -> None:
         """A checkpoint teacher names a directory holding a MAPPO checkpoint; other teachers name none."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from agents.spec.algorithms import readers
 from agents.spec.nodes import (
     AgentSpec,
     BackboneSpec,
@@ -68,6 +69,9 @@ def _built() -> dict[str, Any]:
             d["additionalProperties"] = False  # the validator refuses unknown keys
         for prop in d.get("properties", {}).values():
             prop.pop("title", None)  # "Entropy Coef" says nothing the key does not, and would name a TS type
+    for name, prop in defs["TrainingSpec"]["properties"].items():
+        if readers(name):  # who reads it, from the capability table: the designer shows it for those alone
+            prop["read_by"] = list(readers(name))
     # a document may leave out an agent's prompt (the loader fills in its role's), which no field default says
     defs["AgentSpec"]["required"] = ["id", "role"]
     return {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agents.spec import spec_warnings, validate_spec
+from agents.spec.algorithms import ALGORITHMS, readers
 from agents.spec.declared import rules
 from agents.spec.nodes import TrainingSpec
-from agents.spec.options import ALGORITHMS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -52,10 +52,11 @@ def test_a_ppo_team_with_different_actor_widths_is_told_they_become_one():
     assert training_warnings(doc("reinforce_comm", hidden=(32, 64))) == {}
 
 
-def test_read_by_names_real_algorithms_and_the_templates_set_nothing_unread():
+def test_readers_name_real_algorithms_and_the_templates_set_nothing_unread():
     for r in rules(TrainingSpec):
-        assert set(r.read_by) <= set(ALGORITHMS), r.name
-    assert any(r.read_by for r in rules(TrainingSpec))
+        assert set(readers(r.name)) <= set(ALGORITHMS), r.name
+    assert readers("baseline") == ("reinforce_comm",) and readers("teacher") == ("mappo", "ippo")
+    assert readers("lr") == ()  # a common option: every algorithm reads it
     for path in EXAMPLES.glob("*.json"):
         assert not [w for w in spec_warnings(json.loads(path.read_text())) if "does not read" in w.message], (
             path

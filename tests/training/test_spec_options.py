@@ -7,9 +7,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated
 
+import pytest
 from pydantic import Field
 
-from agents.spec import load_spec
+from agents.spec import algorithms, load_spec
+from agents.spec.advice import _unread_options
+from agents.spec.algorithm_options import PpoOptions, ReinforceCommOptions
 from agents.spec.nodes import CommunicationSpec, TrainingSpec
 from training.mappo.config import MappoConfig
 from training.mappo.from_spec import config_from_spec
@@ -47,27 +50,6 @@ def test_translated_options_are_not_passed_raw():
     assert (mappo.eval_every, mappo.checkpoint_every) == (10, 20)
 
 
-def test_a_new_option_needs_one_declaration():
-    """`value_coef` exists in MappoConfig but not (yet) in the spec: declaring it on the training section
-    alone — here on a subclass standing in for that one line in nodes.py — is enough to reach MAPPO."""
-    assert "value_coef" not in names(TrainingSpec) and "value_coef" in names(MappoConfig)
-
-    @dataclasses.dataclass(frozen=True)
-    class WithValueCoef(TrainingSpec):
-        value_coef: Annotated[float, Field(ge=0, le=100, description="weight of the critic's loss")] = 0.5
-
-    base = team("mappo")
-    extended = dataclasses.replace(
-        base,
-        training=WithValueCoef(
-            **{f.name: getattr(base.training, f.name) for f in dataclasses.fields(TrainingSpec)},
-            value_coef=0.25,
-        ),
-    )
-    assert config_from_spec(extended).value_coef == 0.25
-    assert config_from_spec(base).value_coef == MappoConfig.value_coef
-
-
 def test_communication_options_reach_both_trainers_by_name():
     shared = names(CommunicationSpec) & names(MappoConfig)
     assert {"d_k", "beta_start", "beta_end", "explore_share"} <= shared
@@ -88,11 +70,72 @@ def test_communication_options_reach_both_trainers_by_name():
 
 
 def test_options_declared_for_one_algorithm_are_not_read_by_the_others():
-    """`read_by` (agents/spec/nodes.py) agrees with the trainers: MAPPO's config has no field for them."""
-    from agents.spec.declared import rules
+    """The options models (agents/spec/algorithm_options.py) agree with the trainers: an option only
+    reinforce_comm reads has no field in MAPPO's config, and reaches reinforce_comm's by name."""
+    for f in dataclasses.fields(ReinforceCommOptions):
+        assert f.name not in names(MappoConfig) and f.name not in TRANSLATED, f.name
+        assert f.name in names(ReinforceCommConfig), f.name
+    for f in dataclasses.fields(PpoOptions):
+        assert f.name not in names(ReinforceCommConfig), f.name
+        assert f.name in names(MappoConfig) or f.name in TRANSLATED, f.name
 
-    for r in rules(TrainingSpec):
-        if r.read_by and "mappo" not in r.read_by:
-            assert r.name not in names(MappoConfig) and r.name not in TRANSLATED, r.name
-        if r.read_by and "reinforce_comm" in r.read_by:
-            assert r.name in names(ReinforceCommConfig), r.name
+
+def extended_table(monkeypatch, family: type, extension: type) -> None:
+    """The capability table with `family` (an options model) replaced by `extension`, standing in for one
+    field line added to that model in agents/spec/algorithm_options.py."""
+    table = tuple(
+        dataclasses.replace(a, options=extension) if a.options is family else a
+        for a in algorithms.ALGORITHM_TABLE
+    )
+    monkeypatch.setattr(algorithms, "ALGORITHM_TABLE", table)
+    monkeypatch.setattr(algorithms, "_BY_NAME", {a.name: a for a in table})
+
+
+def with_training(base, training_cls: type, **values):
+    fields = {f.name: getattr(base.training, f.name) for f in dataclasses.fields(TrainingSpec)}
+    return dataclasses.replace(base, training=training_cls(**{**fields, **values}))
+
+
+def test_a_new_reinforce_comm_option_needs_one_declaration(monkeypatch):
+    """`attention_entropy_coef` exists in ReinforceCommConfig but not (yet) in the spec: one field on
+    ReinforceCommOptions makes reinforce_comm read it, and tells a MAPPO user it changes nothing."""
+    assert "attention_entropy_coef" not in names(TrainingSpec)
+
+    @dataclasses.dataclass(frozen=True)
+    class Extended(ReinforceCommOptions):
+        attention_entropy_coef: Annotated[float, Field(ge=0, le=10, description="entropy floor on α")] = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class ExtendedTraining(TrainingSpec, Extended):
+        pass
+
+    reinforce, mappo = team("reinforce_comm"), team("mappo")  # loaded by today's table
+    extended_table(monkeypatch, ReinforceCommOptions, Extended)
+    assert algorithms.readers("attention_entropy_coef") == ("reinforce_comm",)
+    spec = with_training(reinforce, ExtendedTraining, attention_entropy_coef=0.25)
+    assert ReinforceCommConfig.from_spec(spec).attention_entropy_coef == 0.25
+    assert ReinforceCommConfig.from_spec(reinforce).attention_entropy_coef == 0.0
+    under_mappo = with_training(mappo, ExtendedTraining, attention_entropy_coef=0.25)
+    assert [w.path for w in _unread_options(under_mappo.training)] == ["$.training.attention_entropy_coef"]
+
+
+@pytest.mark.parametrize("algorithm", ["mappo", "ippo"])
+def test_a_new_option_needs_one_declaration(monkeypatch, algorithm):
+    """`value_coef` exists in MappoConfig but not (yet) in the spec: one field on PpoOptions makes mappo
+    and ippo read it, and makes it a PPO setting for every other algorithm."""
+    assert "value_coef" not in names(TrainingSpec) and "value_coef" in names(MappoConfig)
+
+    @dataclasses.dataclass(frozen=True)
+    class Extended(PpoOptions):
+        value_coef: Annotated[float, Field(ge=0, le=100, description="weight of the critic's loss")] = 0.5
+
+    @dataclasses.dataclass(frozen=True)
+    class ExtendedTraining(TrainingSpec, Extended):
+        pass
+
+    base = team(algorithm)  # loaded by today's table; the extended one stands in from here on
+    extended_table(monkeypatch, PpoOptions, Extended)
+    assert algorithms.readers("value_coef") == ("mappo", "ippo")
+    assert algorithms.reads(algorithm, "value_coef") and not algorithms.reads("reinforce_comm", "value_coef")
+    assert config_from_spec(with_training(base, ExtendedTraining, value_coef=0.25)).value_coef == 0.25
+    assert config_from_spec(base).value_coef == MappoConfig.value_coef

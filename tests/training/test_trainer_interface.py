@@ -33,6 +33,7 @@ def test_the_package_keeps_the_module_s_public_names():
 
     assert set(package.__all__) == {
         "ReinforceCommConfig", "ReinforceCommTrainer", "TrainResult", "TrainingError", "UpdateStats",
+        "build_trainer",  # what training.algorithms registers for "reinforce_comm"
     }  # fmt: skip
     assert TrainResult is interface.TrainResult and TrainingError is interface.TrainingError
     assert issubclass(TrainingError, ValueError) and ReinforceCommConfig().episodes == 3000

@@ -1,4 +1,5 @@
-"""A MAPPO / IPPO team spec behind the one trainer interface (`training.trainer.Trainer`).
+"""A MAPPO / IPPO team spec behind the one trainer interface (`training.trainer.Trainer`); `build_trainer`
+is what training.algorithms registers for "mappo" and "ippo".
 
 `run_spec` builds the `MappoTrainer` and trains it in one call: the reward, schedule, curriculum and warm
 start it wires report on the run's event stream, which only `run` receives. So `resume` only notes
@@ -16,7 +17,7 @@ from typing import Any
 from training import distributed
 from training.events import EventStream
 from training.mappo.from_spec import run_spec
-from training.trainer import TrainResult
+from training.trainer import TrainingError, TrainResult
 
 
 class MappoSpecTrainer:
@@ -85,3 +86,21 @@ class MappoSpecTrainer:
         self.episode, updates = int(metrics.get("episode", 0)), int(metrics.get("step", 0))
         seconds = float(result.get("train_seconds", 0.0))
         return TrainResult(result["status"], self.episode, updates, seconds, metrics, None)
+
+
+def build_trainer(
+    team: Any,
+    out_dir: str | Path,
+    *,
+    backbone: Any = None,
+    human_feedback: Any = None,
+    group: distributed.Group | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> MappoSpecTrainer:
+    """mappo's and ippo's builder (training.algorithms). MappoConfig takes no overrides beyond the spec:
+    a run asked for some is refused rather than trained without them."""
+    if overrides:
+        raise TrainingError(
+            f"trainer overrides ({', '.join(overrides)}) reach reinforce_comm only; put MAPPO settings in the spec"
+        )
+    return MappoSpecTrainer(team, out_dir, backbone=backbone, human_feedback=human_feedback, group=group)

@@ -11,12 +11,20 @@ Read top to bottom, one module each:
 4. `loop` — `run`: sample → update → metrics → evaluation → checkpoint, with its events; `evaluate`.
 5. `checkpointing` — save and resume bit-for-bit.
 6. `trainer` — `ReinforceCommTrainer`, which builds the state the parts above share (it is a
-   `training.trainer.Trainer`; `TrainResult` and `TrainingError` come from there).
+   `training.trainer.Trainer`; `TrainResult` and `TrainingError` come from there), and `build_trainer`,
+   which training.algorithms registers for "reinforce_comm".
 """
 
 from training.reinforce_comm.config import ReinforceCommConfig
-from training.reinforce_comm.trainer import ReinforceCommTrainer
+from training.reinforce_comm.trainer import ReinforceCommTrainer, build_trainer
 from training.reinforce_comm.update import UpdateStats
 from training.trainer import TrainingError, TrainResult
 
-__all__ = ["ReinforceCommConfig", "ReinforceCommTrainer", "TrainResult", "TrainingError", "UpdateStats"]
+__all__ = [
+    "ReinforceCommConfig",
+    "ReinforceCommTrainer",
+    "build_trainer",
+    "TrainResult",
+    "TrainingError",
+    "UpdateStats",
+]

@@ -1,4 +1,4 @@
-import { declaredOption } from "./declaredOptions";
+import { declaredOption, readsOption } from "./declaredOptions";
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
 import { TRAINING_LABELS as LABEL } from "./trainingWords";
@@ -16,8 +16,6 @@ const TEACHER_WORDS: Record<TeacherKind, string> = {
   expert: "expert: rules reading the labels",
   checkpoint: "a trained run",
 };
-// Settings only PPO trainers read; switching away drops them so no hidden field turns into an error.
-const PPO_ONLY = ["policy_sharing", "counterfactual", "teacher", "teacher_checkpoint", "teacher_coef", "teacher_fade_episodes", "self_imitation", "critic_warmup_episodes"] as const;
 
 interface ChoiceProps<T extends string> {
   label: string;
@@ -53,10 +51,13 @@ export function algorithmWords(description: string): string {
   return description.split(/[:(]| with /)[0].trim() || description;
 }
 
-/** The section with the settings the new algorithm (as the catalogue describes it) does not read removed. */
+/** The section with the settings the new algorithm does not read removed, in either direction: which
+ * algorithms read an option is the schema's `read_by` (the library's options models), and the counterfactual
+ * baseline needs a centralised critic (the catalogue's capability). No hidden field then turns into an
+ * error or a warning. */
 export function withAlgorithm(training: TrainingSection, info: AlgorithmInfo): TrainingSection {
   const next: TrainingSection = { ...training, algorithm: info.name };
-  if (!info.ppo) for (const key of PPO_ONLY) delete next[key];
+  for (const key of Object.keys(next) as (keyof TrainingSection)[]) if (!readsOption(info.name, key)) delete next[key];
   if (!info.centralised_critic) delete next.counterfactual;
   return next;
 }
@@ -121,6 +122,7 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
   const options: [Algorithm, string][] = algorithms.map((a) => [a.name, algorithmWords(a.description)]);
   const details = Object.fromEntries(algorithms.map((a) => [a.name, a.description])) as Partial<Record<Algorithm, string>>;
   const ppo = info?.ppo ?? false;
+  const reads = (key: keyof TrainingSection) => readsOption(algorithm, key);
   const field = { training, save };
 
   return (
@@ -133,11 +135,11 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
         <TrainingNumber name="lr" label={LABEL.lr} step={0.0001} {...field} />
         <TrainingNumber name="seed" label={LABEL.seed} {...field} />
       </fieldset>
-      {ppo && (
+      {reads("policy_sharing") && (
         <>
           <h2>Actors and credit</h2>
           <Choice label={LABEL.policy_sharing} hint="Which weights the agents' actors share: one trunk with a LoRA adapter per agent, independent networks, or one shared network." value={training.policy_sharing ?? fallback("policy_sharing")} options={choicesOf("policy_sharing", SHARING_WORDS)} onChange={(policy_sharing) => save({ policy_sharing })} />
-          {info?.centralised_critic && (
+          {info?.centralised_critic && reads("counterfactual") && (
             <label className="field check" title="Each agent's advantage: the critic's value of the joint action minus its expectation over that agent's other actions (COMA).">
               <input type="checkbox" checked={training.counterfactual ?? fallback("counterfactual")} onChange={(e) => save({ counterfactual: e.target.checked })} />
               <span>{LABEL.counterfactual}</span>
@@ -175,13 +177,15 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
             hint="0 = off. PPO's first episodes fit the critic alone while the actors keep their start: advantages from an unfitted critic pulled a warm-started team off its start (docs/experiments/2026-12-04-checkpoint-selection.md)."
             {...field}
           />
-          <TrainingNumber
-            name="warm_start_episodes"
-            label={LABEL.warm_start_episodes}
-            hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
-            {...field}
-          />
         </>
+      )}
+      {ppo && (
+        <TrainingNumber
+          name="warm_start_episodes"
+          label={LABEL.warm_start_episodes}
+          hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
+          {...field}
+        />
       )}
     </div>
   );

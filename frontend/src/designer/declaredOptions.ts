@@ -13,6 +13,9 @@ export interface DeclaredOption {
   /** The values a choice may take, in the library's order. */
   choices?: string[];
   description: string;
+  /** The algorithms that read the option (its options model, in the library's capability table); absent:
+   * every algorithm reads it. */
+  readBy?: string[];
 }
 
 type SchemaNode = { [key: string]: unknown };
@@ -67,5 +70,15 @@ function describe(owner: SchemaNode, key: string, where: string): DeclaredOption
     max: num(node.maximum) ?? num(node.exclusiveMaximum),
     choices,
     description: typeof node.description === "string" ? node.description : "",
+    ...(Array.isArray(node.read_by) ? { readBy: node.read_by.map(String) } : {}),
   };
+}
+
+/** Whether `algorithm` reads training option `key` as the schema declares it (an option the schema does
+ * not know is kept: the validator, not the editor, speaks about it). */
+export function readsOption(algorithm: string, key: string, schema: SchemaNode = SPEC_SCHEMA): boolean {
+  const training = resolve(schema, ((schema.properties ?? {}) as Record<string, SchemaNode>).training);
+  if (!((training.properties ?? {}) as Record<string, SchemaNode>)[key]) return true;
+  const { readBy } = declaredOption("training", key, schema);
+  return readBy === undefined || readBy.includes(algorithm);
 }

@@ -189,78 +189,40 @@ export interface CommunicationSpec {
   protocol?: ("dense" | "hcp") | null;
 }
 /**
- * Trainer settings. Each option is declared here once (docs/decisions/0011-one-place-per-spec-option.md);
- * the validator, the loader and the designer's JSON Schema read it from its field.
+ * Trainer settings: the options every algorithm reads, declared here, and the options models of the
+ * algorithms (agents.spec.algorithm_options), which the capability table says who reads. Each option is
+ * declared once (docs/decisions/0011-one-place-per-spec-option.md); the validator, the loader and the
+ * designer's JSON Schema read it from its field. The JSON section stays flat: one key per option.
  */
 export interface TrainingSpec {
-  /**
-   * the trainer (agents.spec.algorithms lists what each can do)
-   */
-  algorithm?: "reinforce_comm" | "mappo" | "ippo";
-  /**
-   * training episodes in all
-   */
-  episodes?: number;
-  /**
-   * episodes per update (per process)
-   */
-  batch_size?: number;
-  /**
-   * learning rate
-   */
-  lr?: number;
-  /**
-   * random seed of the run
-   */
-  seed?: number;
-  /**
-   * where it trains: "cpu", "auto", "mps", "cuda" or "cuda:N"
-   */
-  device?: string;
   /**
    * reinforce_comm's baseline: a moving average or a learned value
    */
   baseline?: "moving_average" | "value";
   /**
-   * weight of the policy-entropy bonus; null = the algorithm's own default (mappo/ippo 0.01, reinforce_comm 0.0)
-   */
-  entropy_coef?: number | null;
-  /**
-   * gradient-norm clip
-   */
-  grad_clip?: number;
-  /**
    * train the agents' LoRA adapters too
    */
   train_adapters?: boolean;
   /**
-   * episodes between evaluations; 0 = never
+   * "weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)
    */
-  eval_every?: number;
+  reception?: "weighted" | "gated";
   /**
-   * episodes of one evaluation
+   * "shared" (one first layer reads every agent's text) or "per_agent"
    */
-  eval_episodes?: number;
+  reading?: "shared" | "per_agent";
   /**
-   * episodes between checkpoints; 0 = never
+   * std of Gaussian noise on the input embeddings in training
    */
-  checkpoint_every?: number;
+  embedding_noise?: number;
   /**
-   * "whole" (one embedding per text), "clause" (per-clause readers on the intents) or "clause_keywords" (per-clause readers that also see the keyword patterns' verdicts)
+   * weight of the gap msg(clue) vs msg(other phrasing)
    */
-  reader?: "whole" | "clause" | "clause_keywords";
+  paraphrase_consistency?: number;
   /**
-   * supervised clause-reader epochs on the training tickets' intents
+   * each agent pools the backbone's token states with a learned query
    */
-  reader_epochs?: number;
-  /**
-   * episodes of the labelled rule team logged and cloned before PPO; 0 = off
-   */
-  warm_start_episodes?: number;
-  /**
-   * behaviour-cloning epochs over those episodes
-   */
-  warm_start_epochs?: number;
+  token_attention?: boolean;
   /**
    * MAPPO/IPPO: first episodes of PPO that fit the critic alone, the actors kept as they start; 0 = off
    */
@@ -294,25 +256,65 @@ export interface TrainingSpec {
    */
   teacher_fade_episodes?: number;
   /**
-   * "weighted" (m = Σ w·msg) or "gated" (delivered = heard at full weight)
+   * the trainer (agents.spec.algorithms lists what each can do)
    */
-  reception?: "weighted" | "gated";
+  algorithm?: "reinforce_comm" | "mappo" | "ippo";
   /**
-   * "shared" (one first layer reads every agent's text) or "per_agent"
+   * training episodes in all
    */
-  reading?: "shared" | "per_agent";
+  episodes?: number;
   /**
-   * std of Gaussian noise on the input embeddings in training
+   * episodes per update (per process)
    */
-  embedding_noise?: number;
+  batch_size?: number;
   /**
-   * weight of the gap msg(clue) vs msg(other phrasing)
+   * learning rate
    */
-  paraphrase_consistency?: number;
+  lr?: number;
   /**
-   * each agent pools the backbone's token states with a learned query
+   * random seed of the run
    */
-  token_attention?: boolean;
+  seed?: number;
+  /**
+   * where it trains: "cpu", "auto", "mps", "cuda" or "cuda:N"
+   */
+  device?: string;
+  /**
+   * weight of the policy-entropy bonus; null = the algorithm's own default (mappo/ippo 0.01, reinforce_comm 0.0)
+   */
+  entropy_coef?: number | null;
+  /**
+   * gradient-norm clip
+   */
+  grad_clip?: number;
+  /**
+   * episodes between evaluations; 0 = never
+   */
+  eval_every?: number;
+  /**
+   * episodes of one evaluation
+   */
+  eval_episodes?: number;
+  /**
+   * episodes between checkpoints; 0 = never
+   */
+  checkpoint_every?: number;
+  /**
+   * "whole" (one embedding per text), "clause" (per-clause readers on the intents) or "clause_keywords" (per-clause readers that also see the keyword patterns' verdicts)
+   */
+  reader?: "whole" | "clause" | "clause_keywords";
+  /**
+   * supervised clause-reader epochs on the training tickets' intents
+   */
+  reader_epochs?: number;
+  /**
+   * episodes of the labelled rule team logged and cloned before PPO; 0 = off
+   */
+  warm_start_episodes?: number;
+  /**
+   * behaviour-cloning epochs over those episodes
+   */
+  warm_start_epochs?: number;
 }
 /**
  * What a run needs from its worker (training.distributed): data-parallel processes, and GPUs.
