@@ -5,6 +5,13 @@ deployments as sources; it reads them here. Other apps import this module only (
 contract says so).
 """
 
+from __future__ import annotations
+
 from mase_web.deployments.models import DecisionStep, Deployment, Episode
 
-__all__ = ["DecisionStep", "Deployment", "Episode"]
+__all__ = ["DecisionStep", "Deployment", "Episode", "deployment_in_project"]
+
+
+def deployment_in_project(deployment_id: int, project_id: int) -> Deployment | None:
+    """The project's deployment with that id; None when there is none (another project's answers the same)."""
+    return Deployment.objects.filter(pk=deployment_id, project_id=project_id).first()

@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import INT64_MAX
+from mase_web.deployments.facade import deployment_in_project
 from mase_web.feedback import enqueue, stats
 from mase_web.feedback.assignment import assign
 from mase_web.feedback.export import export_lines
@@ -161,13 +162,11 @@ class QueueViewSet(
     @action(detail=True, methods=["post"], url_path="enqueue-deployment")
     def enqueue_deployment(self, request, pk=None):
         """Queue a deployment's finished episodes or steps: low confidence and/or answered by the fallback."""
-        from mase_web.deployments.facade import Deployment
-
         queue = self._manager_queue()
         body = EnqueueDeploymentSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         options = body.validated_data
-        deployment = Deployment.objects.filter(pk=options["deployment"], project_id=queue.project_id).first()
+        deployment = deployment_in_project(options["deployment"], queue.project_id)
         if deployment is None:
             raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
         rival = _rival_deployment(queue, deployment, options.get("compare_with"))
@@ -255,13 +254,11 @@ class RewardModelViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
 def _rival_deployment(queue: FeedbackQueue, deployment, compare_with: int | None):
     """The deployment whose answers become episode B of a pairwise queue's pairs (None: any other)."""
-    from mase_web.deployments.facade import Deployment
-
     if compare_with is None:
         return None
     if queue.kind != FeedbackQueue.Kind.PAIRWISE:
         raise ValidationError({"compare_with": ["only pairwise queues compare two deployments"]})
-    rival = Deployment.objects.filter(pk=compare_with, project_id=queue.project_id).first()
+    rival = deployment_in_project(compare_with, queue.project_id)
     if rival is None:
         raise ValidationError({"compare_with": ["no such deployment in this queue's project"]})
     if rival.pk == deployment.pk or rival.checkpoint == deployment.checkpoint:
