@@ -39,7 +39,7 @@ from training.self_imitation import remember
 __all__ = ["Batch", "EpisodeResult", "MappoTeam", "MappoTrainer"]
 
 
-class MappoTrainer(Rollouts, LearningAids, DataParallel):
+class MappoTrainer(Rollouts, LearningAids):
     """Trains a team (`MappoTeam`: its environment, reward, teacher and companions) on a PettingZoo
     ParallelEnv with MAPPO or independent PPO, as `config` says.
 
@@ -53,6 +53,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         self.cfg = config
         self.team = team
         self.group = team.group if team.group is not None else distributed.SINGLE
+        self.parallel = DataParallel(self.group)
         torch.manual_seed(self.cfg.seed)  # the same networks on every rank (rank 0's are broadcast anyway)
         stream = distributed.rank_seed(self.cfg.seed, self.group)  # each rank plays its own episodes
         self.rng = random.Random(stream)
@@ -168,9 +169,9 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
         T = b.obs.shape[0]
         losses = ("policy_loss", "value_loss", "entropy", "clip_frac", "teacher_loss")
         stats: dict[str, list[float]] = {name: [] for name in losses}
-        self._check_step_count(T)
+        self.parallel.check_step_count(self._planned_optimiser_steps(T))
         for _ in range(self.cfg.epochs):
-            for idx in self._minibatches(torch.randperm(T)):
+            for idx in self.parallel.minibatches(torch.randperm(T), self.cfg.minibatches):
                 m = mask[idx] & updating
                 heard = b.heard[idx] if b.heard is not None else None
                 logits, _ = self.actor(
@@ -213,7 +214,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             self.value_norm.update(returns, mask)
         if self.q_norm is not None:
             self.q_norm.update(q_targets[mask])
-        self._average_statistics()
+        self.parallel.average_statistics((self.value_norm, self.q_norm))
         targets_n = self.value_norm.normalize(returns) if self.value_norm is not None else returns
         if self.q_norm is not None and q_targets is not None:
             return targets_n, self.q_norm.normalize(q_targets)
@@ -263,14 +264,20 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
     def _optimiser_step(self, loss: torch.Tensor, updating: torch.Tensor) -> None:
         """One optimiser step on `loss`: resting agents keep their parameters, a group averages the
         gradients, the global norm is clipped to `grad_clip`."""
+        parameters = [p for g in self.optimizer.param_groups for p in g["params"]]
         self.optimizer.zero_grad()
         loss.backward()
         self._freeze_resting_agents(updating)
-        self._average_gradients()
-        nn.utils.clip_grad_norm_(
-            [p for g in self.optimizer.param_groups for p in g["params"]], self.cfg.grad_clip
-        )
+        self.parallel.average_gradients(parameters)
+        nn.utils.clip_grad_norm_(parameters, self.cfg.grad_clip)
         self.optimizer.step()
+
+    def _planned_optimiser_steps(self, steps: int) -> int:
+        """The optimiser steps this update takes on a batch of `steps` steps (the ranks of a group must agree)."""
+        planned = self.cfg.epochs * min(steps, self.cfg.minibatches)
+        if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
+            planned += self.cfg.sil_minibatches
+        return planned
 
     def _sample_shares(self, b: Batch, adv: torch.Tensor, teacher_weight: float) -> dict[str, float]:
         """How much of the batch was worth learning from: student steps whose advantage beat `useful_eps`,
@@ -371,7 +378,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             done = (self.update_index - first) * per
             with self.events.stage(phase, label, (end - first) * per, "episodes", done) as stage:
                 while self.update_index < end:
-                    if self._stop_requested(should_stop):
+                    if self.parallel.stop_requested(should_stop):
                         status = "cancelled"
                         break
                     last_metrics = self._train_update(checkpoint_dir, progress)
@@ -382,6 +389,21 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             last_metrics = {**last_metrics, **before_finish(status)}
         self.events.emit("finished", status=status, metrics=last_metrics)
         return {"status": status, "metrics": last_metrics, "train_seconds": self.train_seconds}
+
+    def _start_together(self, resumed: int | None) -> None:
+        """Every rank of a group starts from rank 0's networks (its warm start, or the checkpoint all resumed
+        from), with sampling streams of its own: `seed + rank` on a fresh run, `(seed, rank, update)` for
+        the ranks other than 0 after a resume (rank 0 continues the streams its checkpoint saved)."""
+        g = self.group
+        if not g.active:
+            return
+        self.parallel.broadcast((self.actor, self.critic, self.q_critic, self.value_norm, self.q_norm))
+        if resumed is None:
+            torch.manual_seed(distributed.rank_seed(self.cfg.seed, g))
+        elif g.rank:
+            fresh = distributed.resume_seed(self.cfg.seed, g, self.update_index)
+            self.rng, self.np_rng = random.Random(fresh), np.random.default_rng(fresh)
+            torch.manual_seed(fresh)
 
     def _update_stages(self) -> list[tuple[str, str, int, int]]:
         """(phase, label, first update, end update) of the run's stages: the critic's warm-up (actors
@@ -418,7 +440,7 @@ class MappoTrainer(Rollouts, LearningAids, DataParallel):
             metrics["phase"] = self.scheduler.phase
         if self.curriculum is not None:
             metrics["curriculum_level"] = self.curriculum.level
-        metrics = self._group_metrics(metrics, elapsed)
+        metrics = self.parallel.group_metrics(metrics, self.cfg.episodes_per_update, elapsed)
         self._golden(elapsed, batch)
         # a group evaluates on rank 0 alone (the others go on to their next rollouts and wait for it
         # in the next update's first collective): the scores and the `best` checkpoint are rank 0's
