@@ -13,10 +13,11 @@ Read top to bottom, one module each:
 5. `team` — `MappoTeam`: what a run trains besides its hyper-parameters (environment, featurizer, links,
    reward, teacher, companions); `MappoTrainer(config, team)` takes the two.
 6. `trainer` — `MappoTrainer`: the update (PPO's loss in it, the optional terms as named hooks:
-   `_q_critic_loss`, `_teacher_loss`, `_updating_agents`), evaluation, the loop; with two mixins:
-   `rollout` (episodes on a PettingZoo `ParallelEnv`, each step a named `Step`, stacked into a `Batch`) and
-   `learning_aids` (the teacher's fading weight, self-imitation); and one part it holds, `data_parallel`
-   (what a group of ranks shares: minibatches, gradients, statistics, the start, the stop, metrics).
+   `_q_critic_loss`, `_teacher_loss`, `_updating_agents`, `_self_imitation`), evaluation, the loop; with
+   one mixin, `rollout` (episodes on a PettingZoo `ParallelEnv`, each step a named `Step`, stacked into a
+   `Batch`); the functions of `learning_aids` (the teacher's fading weight, self-imitation); and one part
+   it holds, `data_parallel` (what a group of ranks shares: minibatches, gradients, statistics, the start,
+   the stop, metrics).
 7. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
 8. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
 9. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a

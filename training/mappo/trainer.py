@@ -17,11 +17,10 @@ from torch import nn
 from agents.spec.algorithms import has_centralised_critic
 from training import distributed
 from training.events import EventStream
-from training.mappo import checkpoint
+from training.mappo import checkpoint, learning_aids
 from training.mappo.config import MappoConfig
 from training.mappo.data_parallel import DataParallel
 from training.mappo.featurizer import Featurizer
-from training.mappo.learning_aids import LearningAids
 from training.mappo.losses import (
     ValueNorm,
     compute_gae,
@@ -39,7 +38,7 @@ from training.self_imitation import remember
 __all__ = ["Batch", "EpisodeResult", "MappoTeam", "MappoTrainer"]
 
 
-class MappoTrainer(Rollouts, LearningAids):
+class MappoTrainer(Rollouts):
     """Trains a team (`MappoTeam`: its environment, reward, teacher and companions) on a PettingZoo
     ParallelEnv with MAPPO or independent PPO, as `config` says.
 
@@ -197,7 +196,7 @@ class MappoTrainer(Rollouts, LearningAids):
                 stats["clip_frac"].append(float(clipped.float().sum() / m.sum().clamp(min=1)))
                 stats["teacher_loss"].append(float(tl.detach()) if tl is not None else 0.0)
         if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
-            stats |= self.self_imitate(updating)
+            stats |= self._self_imitation(updating)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["explained_variance"] = critic_fit
         out |= self._sample_shares(b, adv, teacher_weight)
@@ -260,6 +259,22 @@ class MappoTrainer(Rollouts, LearningAids):
             return None
         log_probs = torch.log_softmax(logits, -1).gather(-1, teacher_actions.clamp(min=0).unsqueeze(-1))
         return -(log_probs.squeeze(-1) * taught).sum() / taught.sum()
+
+    def teacher_weight(self) -> float:
+        """The teacher's weight this update (0 without a teacher): `learning_aids.teacher_weight`."""
+        return learning_aids.teacher_weight(self.cfg, self.update_index) if self.teacher is not None else 0.0
+
+    def _self_imitation(self, updating: torch.Tensor) -> dict[str, list[float]]:
+        """After the PPO epochs, imitate replayed steps whose return beat the critic (`self_imitation` > 0)."""
+        return learning_aids.self_imitate(
+            self.cfg,
+            self.replay,
+            self.actor,
+            self.critic,
+            self.value_norm,
+            updating,
+            lambda loss: self._optimiser_step(loss, updating),
+        )
 
     def _optimiser_step(self, loss: torch.Tensor, updating: torch.Tensor) -> None:
         """One optimiser step on `loss`: resting agents keep their parameters, a group averages the
