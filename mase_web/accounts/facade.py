@@ -9,7 +9,14 @@ this module only (an import-linter contract says so).
 from mase_web.accounts.demo import DEMO_USERNAME, ensure_demo_data
 from mase_web.accounts.fields import ProjectField, ScopedIdField, request_user
 from mase_web.accounts.models import Membership, Project, Role
-from mase_web.accounts.permissions import ProjectActionPermission, actions_anywhere, can, projects_where
+from mase_web.accounts.permissions import (
+    ProjectActionPermission,
+    actions_anywhere,
+    can,
+    projects_where,
+    role_allows,
+    role_column,
+)
 
 __all__ = [
     "DEMO_USERNAME",
@@ -24,4 +31,6 @@ __all__ = [
     "ensure_demo_data",
     "projects_where",
     "request_user",
+    "role_allows",
+    "role_column",
 ]

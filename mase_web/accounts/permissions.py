@@ -6,7 +6,7 @@ through their role in the object's project.
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from mase_web.accounts.models import Membership, Project, Role
@@ -45,6 +45,22 @@ def can(user, action: str, project: Project | int) -> bool:
     if user.is_superuser:
         return True
     return role_in(user, project) in ALLOWED_ROLES[action]
+
+
+def role_column(user, project_field: str = "project_id") -> Subquery:
+    """`user`'s role in each row's project (null: none) as a column to annotate: a hot path reads an object
+    and the caller's role in one query, then asks `role_allows` instead of `can` (no query per check)."""
+    memberships = Membership.objects.filter(user_id=user.pk, project_id=OuterRef(project_field))
+    return Subquery(memberships.values("role")[:1])
+
+
+def role_allows(user, action: str, role: str | None) -> bool:
+    """`can` for a role already read (`role_column`): the same answer, without a query."""
+    if action not in ALLOWED_ROLES:
+        raise KeyError(f"unknown action {action!r}")
+    if not user.is_authenticated:
+        return False
+    return user.is_superuser or role in ALLOWED_ROLES[action]
 
 
 def projects_where(user, action: str) -> QuerySet[Project]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -16,7 +16,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from mase_web.accounts.facade import can, projects_where
+from mase_web.accounts.facade import can, projects_where, role_allows, role_column
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_state, breaker_store, runtimes, writing
 from mase_web.deployments.candidates import candidates, spec_problem
@@ -251,11 +251,15 @@ class DeploymentViewSet(
         return Response(candidates(Run.objects.filter(project__in=projects_where(request.user, "deploy"))))
 
     def _ticket_target(self, request, pk) -> Deployment:
-        """`get_object` for a ticket, without what a ticket never reads: the list filters, the run, project
-        and creator rows, and the spec (loaded only if this process must build the team). The same 404
-        for a deployment the user may not see."""
-        visible = Deployment.objects.filter(project__in=projects_where(request.user, "view_run"))
-        deployment = get_object_or_404(visible.defer("spec"), pk=pk)
+        """`get_object` for a ticket in one query, the caller's role read with the row (a ticket's checks
+        ask no more queries), without what a ticket never reads: the list filters, the run, project and
+        creator rows, and the spec (loaded only if this process must build the team). The same 404 for a
+        deployment the user may not see."""
+        user = request.user
+        rows = Deployment.objects.defer("spec").annotate(caller_role=role_column(user))
+        deployment = get_object_or_404(rows, pk=pk)
+        if not role_allows(user, "view_run", deployment.caller_role):
+            raise Http404(f"No {Deployment._meta.object_name} matches the given query.")
         self.check_object_permissions(request, deployment)
         return deployment
 
@@ -265,7 +269,8 @@ class DeploymentViewSet(
         """Run one ticket now; returns the stored episode and the full result with its decision log.
         Every decision is also streamed to ws/deployments/<id>/ as it is made."""
         deployment = self._ticket_target(request, pk)
-        if not _may_run_tickets(request.user, deployment.project_id):
+        user, role = request.user, deployment.caller_role
+        if not (role_allows(user, "deploy", role) or role_allows(user, "control_breaker", role)):
             raise PermissionDenied("only product managers, operators and admins may send tickets")
         _refuse_if_stopped(deployment)
         body = TicketSerializer(data=request.data)

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from mase_web.accounts.models import Membership, Project, Role
-from mase_web.accounts.permissions import ALLOWED_ROLES, can, projects_where
+from mase_web.accounts.permissions import ALLOWED_ROLES, can, projects_where, role_allows, role_column
 
 pytestmark = pytest.mark.django_db
 
@@ -50,3 +50,19 @@ def test_projects_where_filters_by_role(world):
 def test_unknown_action_is_a_bug():
     with pytest.raises(KeyError):
         can(get_user_model()(), "fly", 1)
+
+
+def test_a_role_read_with_the_row_answers_like_can(world):
+    from django.contrib.auth.models import AnonymousUser
+
+    mine, other, users = world
+    root = get_user_model().objects.create_superuser("root")
+    for user in [*users.values(), root]:
+        rows = Project.objects.annotate(caller_role=role_column(user, "pk")).order_by("pk")
+        for project in rows:
+            assert project.caller_role == (None if user is root or project == other else user.username[2:])
+            for action in ALLOWED_ROLES:
+                assert role_allows(user, action, project.caller_role) == can(user, action, project), action
+    assert not role_allows(AnonymousUser(), "view_project", Role.ADMIN)
+    with pytest.raises(KeyError):
+        role_allows(root, "fly", Role.ADMIN)
