@@ -126,13 +126,16 @@ SPLIT = ("tracking", "address_changes")
 QUICK_TRAINING = {
     "episodes": 32,
     "batch_size": 16,
-    "reader_epochs": 60,
-    "warm_start_episodes": 600,
-    "warm_start_epochs": 16,  # jobs are dealt to random seats: cloning needs the template's epochs
     "eval_every": 0,
     "checkpoint_every": 0,
 }
 """--quick: a small budget whose team already answers by its prompts; the figures of record use the template's."""
+QUICK_START = {
+    "reader_epochs": 60,
+    "warm_start_episodes": 600,
+    "warm_start_epochs": 16,  # jobs are dealt to random seats: cloning needs the template's epochs
+}
+"""--quick: the environment's warm start (`environment.params`) of that small budget."""
 
 
 def split_logistics(doc: dict) -> dict:
@@ -220,6 +223,7 @@ def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backb
             write_tickets(train, work / "train_quick.jsonl")
             doc["environment"]["params"]["tickets"] = str(work / "train_quick.jsonl")
             doc["training"] |= QUICK_TRAINING
+            doc["environment"]["params"] |= QUICK_START
         team = load_spec(doc, require_environment=True)
         roster = Roster.from_agents(team.agents)
         shutil.rmtree(work / "run", ignore_errors=True)  # a fresh run, never a resumed one
@@ -247,7 +251,8 @@ def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backb
         "status": result.status,
         "checkpoint": checkpoint.name,
         "train_seconds": seconds,
-        "training": {k: doc["training"][k] for k in (*QUICK_TRAINING, "seed")},
+        "training": {k: doc["training"][k] for k in (*QUICK_TRAINING, "seed")}
+        | {k: doc["environment"]["params"][k] for k in QUICK_START},
     }
     print(f"mappo, 4 specialists: {json.dumps(out, default=str)}", flush=True)
     return {"4": out}

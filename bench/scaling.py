@@ -38,14 +38,10 @@ SKIPPED: dict[str, str] = {}  # templates whose trainer is not data-parallel (no
 QUICK = {
     "number_guessing": {"episodes": 1280, "eval_every": 640, "eval_episodes": 128, "checkpoint_every": 0},
     # a short MAPPO run: a smaller warm start, 256 episodes (8 updates of 32 on one process, 4 of 2 × 32)
-    "customer_service": {
-        "episodes": 256,
-        "eval_every": 128,
-        "eval_episodes": 50,
-        "warm_start_episodes": 300,
-        "reader_epochs": 100,
-    },
+    "customer_service": {"episodes": 256, "eval_every": 128, "eval_episodes": 50},
 }
+QUICK_START = {"customer_service": {"warm_start_episodes": 300, "reader_epochs": 100}}
+"""--quick: the smaller warm start (`environment.params`) of those short runs."""
 
 
 def is_training_metrics(payload: dict) -> bool:
@@ -79,6 +75,7 @@ def one_run(template: str, seed: int, processes: int, work: Path, quick: bool) -
     doc["training"]["seed"] = seed
     if quick:
         doc["training"].update(QUICK[template])
+        doc["environment"]["params"].update(QUICK_START.get(template, {}))
     doc["training"]["checkpoint_every"] = 0  # the final checkpoint only: the bench times training
     doc["resources"] = {"processes": processes}
     target = TARGETS[template]

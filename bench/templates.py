@@ -71,7 +71,7 @@ def template(name: str, seed: int) -> dict[str, Any]:
     `--set` overrides of an experiment)."""
     doc = json.loads((EXAMPLES / f"{name}.json").read_text())
     doc["training"]["seed"] = int(seed)
-    for dotted, value in SETTINGS.items():  # e.g. training.reader_epochs, environment.params.deal_roles
+    for dotted, value in SETTINGS.items():  # e.g. environment.params.reader_epochs
         *sections, key = dotted.split(".")
         place = doc
         for section in sections:
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         type=parse_setting,
         default=[],
         metavar="SECTION.KEY=VALUE",
-        help="change a template setting for an experiment (e.g. training.warm_start_epochs=24); repeatable",
+        help="change a template setting for an experiment (e.g. environment.params.warm_start_epochs=24); repeatable",
     )
     args = parser.parse_args(argv)
     SETTINGS.update(dict(args.set))

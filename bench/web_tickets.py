@@ -96,7 +96,8 @@ def team_spec(backbone: str, threshold: float) -> dict:
     doc = json.loads(SPEC.read_text())
     doc["backbone"] = {"model": backbone, "pooling": "mean", "max_length": 64}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
-    doc["training"] |= {"reader": "whole", "warm_start_episodes": 0}  # no clause pre-training (minutes)
+    # no clause pre-training (minutes)
+    doc["environment"]["params"] |= {"reader": "whole", "warm_start_episodes": 0}
     doc["circuit_breaker"] |= {"confidence_threshold": threshold}
     return doc
 

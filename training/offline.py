@@ -350,15 +350,17 @@ def warm_start(
 def warm_start_from_spec(
     trainer: Any, team: Any, log_dir: str | Path, events: EventStream | None = None
 ) -> dict:
-    """The spec's warm start (`training.reader`, `training.warm_start_episodes`) on a fresh trainer.
+    """The spec's warm start (`environment.params`: `reader`, `warm_start_episodes`) on a fresh trainer.
 
     The labelled tickets are the training environment's own; nothing happens for a spec that asks for
     neither clause readers nor logged episodes.
     """
-    t = team.training
-    if trainer.actor.reader is None and not t.warm_start_episodes:
-        return {}
     from agents.envs import make_env, team_kwargs
+    from agents.envs.customer_service.env import team_start
+
+    t, start = team.training, team_start(team.environment)
+    if trainer.actor.reader is None and not start.warm_start_episodes:
+        return {}
 
     def env() -> Any:
         name = team.environment.name
@@ -370,11 +372,13 @@ def warm_start_from_spec(
             f"the warm start reads labelled tickets; environment {team.environment.name!r} has none"
         )
     logged = []
-    if t.warm_start_episodes:
-        path = Path(log_dir) / f"expert_s{t.seed}_n{t.warm_start_episodes}.jsonl"
-        logged = log_expert_episodes(env(), tickets, t.warm_start_episodes, path, seed=t.seed, events=events)
+    if start.warm_start_episodes:
+        path = Path(log_dir) / f"expert_s{t.seed}_n{start.warm_start_episodes}.jsonl"
+        logged = log_expert_episodes(
+            env(), tickets, start.warm_start_episodes, path, seed=t.seed, events=events
+        )
     report, _ = warm_start(
-        trainer, tickets, logged, t.reader_epochs, t.warm_start_epochs, seed=t.seed, events=events
+        trainer, tickets, logged, start.reader_epochs, start.warm_start_epochs, seed=t.seed, events=events
     )
     if events is not None:
         events.emit("log", message=f"warm start: {report}")

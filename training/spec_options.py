@@ -35,10 +35,6 @@ TRANSLATED: dict[str, str] = {
     "teacher_checkpoint": "training.teacher (the checkpoint teacher's run)",
     "teacher_fade_episodes": "MappoConfig.teacher_fade_updates (in updates)",
     "critic_warmup_episodes": "MappoConfig.critic_warmup_updates (in updates)",
-    "reader": "training.mappo.featurizer (how actors read a ticket)",
-    "reader_epochs": "training.mappo.featurizer (the clause readers' fit)",
-    "warm_start_episodes": "training.offline (logged rule-team episodes)",
-    "warm_start_epochs": "training.offline (behaviour-cloning epochs)",
     "episodes": "MappoConfig.updates (in updates of batch_size episodes)",
     "batch_size": "MappoConfig.episodes_per_update",
 }

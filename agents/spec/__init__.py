@@ -22,11 +22,9 @@ schema, explained in docs/design.md#team-spec; the notes below record the finer 
   `params` through `validate_params` and, when it has fixed agent names, `expected_agents(params)`
   (the spec's agent ids must then equal them). An enabled curriculum needs an environment with
   `difficulty_levels`, and `max_level` below that count.
-- Training (MAPPO/IPPO on customer_service): `reader` "clause" gives every actor its own per-clause ticket
-  reader (trained on the training tickets' intents for `reader_epochs` before PPO; "whole" = one
-  embedding per text, the default); `warm_start_episodes` > 0 logs that many episodes of the rule team
-  reading the labels and clones them (`warm_start_epochs`) before PPO. Both need labelled tickets, so
-  any other environment is an error at that field's path. `self_imitation` > 0 (MAPPO/IPPO only) keeps
+- Training (MAPPO/IPPO): how a customer-service team reads a ticket and starts (`reader`,
+  `warm_start_episodes`…) are that environment's parameters; a stored spec that has them in `training`
+  reads as if they were there (`agents.spec.migrate`). `self_imitation` > 0 (MAPPO/IPPO only) keeps
   every training step in the dual replay and imitates the replayed steps whose return beat the critic
   (`training.self_imitation`). `policy_sharing` picks the actor networks (docs/design.md#policy-sharing; "lora": one trunk
   with a LoRA adapter per agent, the default; "independent"; "shared" with a role embedding);
@@ -106,7 +104,6 @@ from agents.spec.options import (
     POOLINGS,
     PRESETS,
     PROTOCOLS,
-    READERS,
     READINGS,
     RECEPTIONS,
     REWARD_PRESETS,
@@ -166,7 +163,6 @@ __all__ = [
     "POOLINGS",
     "PRESETS",
     "PROTOCOLS",
-    "READERS",
     "READINGS",
     "RECEPTIONS",
     "ResourcesSpec",

@@ -12,6 +12,7 @@ from agents.errors import SpecError, SpecValidationError
 from agents.roles import ROLES
 from agents.spec.declared import rules
 from agents.spec.frozen import FrozenDict, _freeze
+from agents.spec.migrate import migrate
 from agents.spec.nodes import (
     AgentSpec,
     BackboneSpec,
@@ -167,6 +168,7 @@ def load_spec(source: str | Path | Mapping | TeamSpec, *, require_environment: b
     doc = _read_document(source) if isinstance(source, (str, Path)) else source
     if isinstance(doc, Mapping) and not isinstance(doc, dict):
         doc = dict(doc)
+    doc = migrate(doc)  # a stored spec of an earlier shape builds as today's
     errors = validate_spec(doc, require_environment=require_environment)
     if errors:
         raise SpecValidationError(errors)

@@ -21,7 +21,6 @@ from agents.spec.options import (
     PHASES,
     POOLINGS,
     PROTOCOLS,
-    READERS,
     REWARD_PRESETS,
     SPEC_VERSION,
 )
@@ -355,21 +354,6 @@ class TrainingSpec(PpoOptions, ReinforceCommOptions, _SpecNode):
     eval_every: Annotated[int, _int(0, 10**9, "episodes between evaluations; 0 = never")] = 500
     eval_episodes: Annotated[int, _int(1, 10**7, "episodes of one evaluation")] = 200
     checkpoint_every: Annotated[int, _int(0, 10**9, "episodes between checkpoints; 0 = never")] = 500
-    # MAPPO/IPPO on customer_service: how actors read the ticket and the supervised start before PPO
-    reader: Annotated[
-        Literal[READERS],
-        Field(
-            description='"whole" (one embedding per text), "clause" (per-clause readers on the intents) or '
-            '"clause_keywords" (per-clause readers that also see the keyword patterns\' verdicts)'
-        ),
-    ] = "whole"
-    reader_epochs: Annotated[
-        int, _int(0, 100_000, "supervised clause-reader epochs on the training tickets' intents")
-    ] = 300
-    warm_start_episodes: Annotated[
-        int, _int(0, 1_000_000, "episodes of the labelled rule team logged and cloned before PPO; 0 = off")
-    ] = 0
-    warm_start_epochs: Annotated[int, _int(0, 10_000, "behaviour-cloning epochs over those episodes")] = 8
 
 
 @dataclass(frozen=True)

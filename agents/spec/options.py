@@ -24,8 +24,6 @@ __all__ = [
     "CLUE_KINDS",
     "FALLBACK_KINDS",
     "BASELINES",
-    "READERS",
-    "CLAUSE_READERS",
     "SHARINGS",
     "TEACHERS",
     "RECEPTIONS",
@@ -90,15 +88,6 @@ EDGE_KINDS = ("communication", "dependency")
 PROTOCOLS = ("dense", "hcp")  # null = dense; "hcp" = compression (docs/design.md#semantic-compression)
 FALLBACK_KINDS = ("none", "keyword_router", "scripted")
 BASELINES = ("moving_average", "value")
-READERS = (
-    "whole",
-    "clause",
-    "clause_keywords",
-)  # training.reader: whole-text embeddings or per-clause readers
-CLAUSE_READERS = (
-    "clause",
-    "clause_keywords",
-)  # the per-clause readers ("_keywords": plus the keyword patterns)
 SHARINGS = ("lora", "independent", "shared")  # training.policy_sharing (docs/design.md#policy-sharing)
 TEACHERS = (
     "none",

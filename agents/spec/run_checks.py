@@ -22,7 +22,6 @@ from agents.spec.algorithms import (
 )
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
 from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
-from agents.spec.options import CLAUSE_READERS
 
 log = logging.getLogger(__name__)
 
@@ -193,8 +192,6 @@ class _RunChecks(_Checks):
                 "needs an environment that can re-phrase its clues (paraphrase_ids), e.g. number_guess",
             )
         for key, on in (
-            ("reader", v["reader"] in CLAUSE_READERS),
-            ("warm_start_episodes", v["warm_start_episodes"] not in (MISSING, _BAD, 0)),
             ("teacher", sec.get("teacher") == "expert"),
         ):
             if on and env_name not in (None, "customer_service"):

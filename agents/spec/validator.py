@@ -8,6 +8,7 @@ from typing import Any
 
 from agents.errors import SpecError
 from agents.spec.checks import _allowed_keys
+from agents.spec.migrate import migrate
 from agents.spec.nodes import TeamSpec
 from agents.spec.options import LIMITS, SPEC_VERSION
 from agents.spec.paths import path_problems, without_paths
@@ -59,6 +60,7 @@ def validate_spec(doc: Any, *, require_environment: bool = False, confined: bool
     `confined=True` (a server) files are named, never given as paths (`agents.spec.paths`), and the
     validator opens no path the document holds.
     """
+    doc = migrate(doc)
     v = _Validator(confined)
     if confined:
         v.errors += [SpecError(path, message) for path, message in path_problems(doc)]

@@ -13,7 +13,7 @@ from agents.envs.customer_service.tickets import Ticket
 from agents.spec import load_spec
 from serving.runtime import TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.mappo.calibration import CALIBRATION_FILE, load_calibration
 
@@ -28,6 +28,7 @@ def trained(tmp_path_factory):
     doc = json.loads(open("examples/customer_service.json").read())
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 4, "batch_size": 2, "eval_every": 2, "checkpoint_every": 0} | QUICK_TEAM
+    doc["environment"]["params"] |= QUICK_START
     spec = load_spec(doc)
     out = tmp_path_factory.mktemp("run")
     result = run_spec(spec, out, backbone=tiny)

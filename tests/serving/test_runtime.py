@@ -21,7 +21,7 @@ from serving.breaker import BreakerConfig, CircuitBreaker, Fallback, ScriptedFal
 from serving.model import RuntimeInputError
 from serving.runtime import RuntimeConfig, TeamRuntime
 from tests.fixtures.faulty_backbone import FaultyBackbone
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
@@ -236,6 +236,7 @@ def test_runtime_from_spec_checkpoint(tmp_path, team):
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
+    doc["environment"]["params"] |= QUICK_START
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
     spec = load_spec(doc)
     run_spec(spec, tmp_path, backbone=tiny)
@@ -292,6 +293,7 @@ def test_command_line_runs_tickets_and_refuses_a_missing_checkpoint(tmp_path, te
     doc["backbone"] = {"model": team[1].inner.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
+    doc["environment"]["params"] |= QUICK_START
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0}
     spec_path = tmp_path / "spec.json"
     spec_path.write_text(json.dumps(doc))

@@ -17,7 +17,7 @@ from agents.envs.customer_service.tickets import Ticket
 from agents.protocol.link import HcpLink, LinkConfig
 from agents.spec import load_spec
 from serving.runtime import TeamRuntime
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 from training.mappo import CheckpointError, run_spec
@@ -43,6 +43,7 @@ def hcp_spec(tiny, protocol="hcp", episodes=120):
     doc["communication"]["protocol"] = protocol
     doc["training"] |= {"episodes": episodes, "batch_size": 8, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
+    doc["environment"]["params"] |= QUICK_START
     for agent in doc["agents"]:  # the width this budget was sized for: at 128, 120 episodes fit no codebook
         agent["policy_head"]["hidden"] = 64
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0}

@@ -12,7 +12,7 @@ from agents.backbone import Backbone
 from agents.envs.customer_service.roster import CATALOGUE_ACTIONS
 from agents.envs.customer_service.tickets import Ticket
 from serving.runtime import TeamRuntime
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 
 torch.set_num_threads(1)
@@ -38,6 +38,7 @@ def served(tmp_path_factory):
     )
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
+    doc["environment"]["params"] |= QUICK_START
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
     spec = load_spec(doc)
     run_dir = tmp_path_factory.mktemp("run")

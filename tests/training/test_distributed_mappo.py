@@ -29,12 +29,10 @@ def spec_doc(processes=2, algorithm="mappo", **training):
         eval_every=32,
         eval_episodes=8,
         checkpoint_every=32,
-        warm_start_episodes=40,
-        reader_epochs=20,
-        warm_start_epochs=2,
         critic_warmup_episodes=0,  # 4 updates in all: every one of them moves the actors across ranks
         **training,
     )
+    doc["environment"]["params"].update(warm_start_episodes=40, reader_epochs=20, warm_start_epochs=2)
     doc["evolution"]["cycle_episodes"] = 32
     doc["resources"] = {"processes": processes}
     return doc

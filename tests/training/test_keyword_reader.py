@@ -61,7 +61,7 @@ def test_each_clause_of_the_block_carries_its_own_verdict(backbone):
 
 def test_the_shipped_template_reads_clauses_with_keywords(backbone):
     spec = load_spec(json.loads(EXAMPLE.read_text()))
-    assert spec.training.reader == "clause_keywords"
+    assert spec.environment.params["reader"] == "clause_keywords"
     assert featurizer_from_spec(spec, backbone).clause_block == (CLAUSE_SLOTS, backbone.dim + len(INTENTS))
 
 

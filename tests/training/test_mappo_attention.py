@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from agents.backbone import Backbone
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 from tests.fixtures.tiny_models import build_tiny_causal_lm
 from training.events import EventStream
 
@@ -45,6 +45,7 @@ def test_a_custom_team_run_reports_attention_over_its_drawn_agents(tmp_path):
     ]
     doc["backbone"] = {"model": tiny.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 4, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
+    doc["environment"]["params"] |= QUICK_START
     seen = []
     events = EventStream([seen.append])
     run_spec(load_spec(doc), tmp_path / "run", events=events, backbone=tiny)

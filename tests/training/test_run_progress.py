@@ -79,14 +79,13 @@ def test_every_stage_of_the_customer_service_recipe_reports_its_progress(tmp_pat
     torch.set_num_threads(1)
     backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
     doc = small_spec(tmp_path, backbone)
+    doc["environment"]["params"] |= {"reader": "clause_keywords", "warm_start_epochs": 2}
     doc["training"] |= {
-        "reader": "clause_keywords",
         "episodes": 8,
         "eval_every": 4,
         "eval_episodes": 4,
         "checkpoint_every": 4,
         "critic_warmup_episodes": 4,
-        "warm_start_epochs": 2,
     }
     events = heard(lambda stream: train(doc, tmp_path / "run", events=stream, backbone=backbone))
     stages = check_progress(events)
@@ -94,7 +93,7 @@ def test_every_stage_of_the_customer_service_recipe_reports_its_progress(tmp_pat
     # the PPO stages count the run's episodes: 4 of critic warm-up, then the other 4
     assert stages["critic_warmup"][-1]["total"] == 4 and stages["training"][-1]["total"] == 4
     assert all(r["unit"] == "episodes" for r in stages["training"])
-    assert stages["reader_fit"][-1]["total"] == doc["training"]["reader_epochs"]
+    assert stages["reader_fit"][-1]["total"] == doc["environment"]["params"]["reader_epochs"]
     # calibration is part of the run: it reports before the run's end, whose metrics carry its result
     finished = events[-1][1]
     assert "calibration_error" in finished.payload["metrics"]

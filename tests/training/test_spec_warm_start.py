@@ -25,17 +25,14 @@ def small_spec(tmp_path: Path, backbone: Backbone) -> dict:
     tickets.write_text("".join(TRAIN.read_text().splitlines(keepends=True)[:24]))
     doc = json.loads(EXAMPLE.read_text())
     doc["backbone"] = {"model": backbone.name, "pooling": "mean", "max_length": 32}
-    doc["environment"]["params"]["tickets"] = str(tickets)
-    doc["training"] |= {
-        "episodes": 4,
-        "batch_size": 2,
-        "eval_every": 0,
-        "checkpoint_every": 0,
+    doc["environment"]["params"] |= {
+        "tickets": str(tickets),
         "reader": "clause",
         "reader_epochs": 5,
         "warm_start_episodes": 4,
         "warm_start_epochs": 1,
     }
+    doc["training"] |= {"episodes": 4, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
     doc["circuit_breaker"] |= {"confidence_threshold": 0.0, "step_limit": 9}
     return doc
 
@@ -45,7 +42,7 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     torch.set_num_threads(1)
     backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
     doc = small_spec(tmp_path, backbone)
-    doc["training"]["reader"] = reading
+    doc["environment"]["params"]["reader"] = reading
     spec = load_spec(doc)
     result = run_spec(spec, tmp_path / "run", backbone=backbone)
     assert result["status"] == "succeeded"
@@ -86,9 +83,8 @@ def test_spec_options_reach_the_trainer_and_the_runtime_rebuilds_that_team(tmp_p
     torch.set_num_threads(1)
     backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
     doc = small_spec(tmp_path, backbone)
+    doc["environment"]["params"] |= {"reader": "whole", "warm_start_episodes": 0}
     doc["training"] |= {
-        "reader": "whole",
-        "warm_start_episodes": 0,
         "policy_sharing": "independent",
         "counterfactual": True,
         "teacher": "expert",
@@ -111,7 +107,7 @@ def test_a_trained_run_teaches_a_student_with_other_settings(tmp_path):
     torch.set_num_threads(1)
     backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
     doc = small_spec(tmp_path, backbone)
-    doc["training"] |= {"reader": "whole", "warm_start_episodes": 0}
+    doc["environment"]["params"] |= {"reader": "whole", "warm_start_episodes": 0}
     run_spec(load_spec(doc), tmp_path / "teacher", backbone=backbone)  # lora sharing, the default
     doc["training"] |= {"policy_sharing": "independent", "teacher": "checkpoint"}
     assert [e.path for e in validate_spec(doc)] == ["$.training.teacher_checkpoint"]  # none named
@@ -126,24 +122,28 @@ def test_a_trained_run_teaches_a_student_with_other_settings(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("training", "path"),
+    ("params", "path"),
     [
-        ({"reader": "sentences"}, "$.training.reader"),
-        ({"reader_epochs": -1}, "$.training.reader_epochs"),
-        ({"warm_start_episodes": "many"}, "$.training.warm_start_episodes"),
+        ({"reader": "sentences"}, "$.environment.params.reader"),
+        ({"reader_epochs": -1}, "$.environment.params.reader_epochs"),
+        ({"warm_start_episodes": "many"}, "$.environment.params.warm_start_episodes"),
     ],
 )
-def test_validator_names_a_bad_reader_setting_by_its_path(training, path):
+def test_validator_names_a_bad_reader_setting_by_its_path(params, path):
     doc = json.loads(EXAMPLE.read_text())
-    doc["training"] |= training
+    doc["environment"]["params"] |= params
     assert path in [e.path for e in validate_spec(doc)]
 
 
 @pytest.mark.parametrize("reader", ["clause", "clause_keywords"])
 def test_clause_reader_needs_the_labelled_tickets_of_customer_service(reader):
     doc = json.loads((EXAMPLE.parent / "number_guessing.json").read_text())
-    doc["training"] |= {"algorithm": "mappo", "reader": reader}
+    doc["training"]["algorithm"] = "mappo"
+    doc["environment"]["params"]["reader"] = reader  # only customer_service declares it
     errors = {e.path: e.message for e in validate_spec(doc)}
-    assert "labelled tickets" in errors["$.training.reader"]
-    doc["training"]["reader"] = "whole"
+    assert "unknown parameter" in errors["$.environment.params.reader"]
+    del doc["environment"]["params"]["reader"]
+    doc["training"]["reader"] = reader  # a draft of the earlier shape: a reader it could not have
+    assert "unknown key" in {e.path: e.message for e in validate_spec(doc)}["$.training.reader"]
+    doc["training"]["reader"] = "whole"  # the earlier default, which it had written out, did nothing
     assert validate_spec(doc) == []

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from agents.envs.customer_service.clauses import split_clauses
-from agents.spec.options import CLAUSE_READERS
+from agents.envs.customer_service.env import CLAUSE_READERS, team_start
 
 
 class Featurizer:
@@ -267,9 +267,10 @@ def clause_featurizer(
 
 
 def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
-    """The featurizer of a spec's team (`training.reader`), shared by `run_spec` and the runtime."""
-    if team.training.reader in CLAUSE_READERS:
-        return clause_featurizer(backbone, keywords=team.training.reader == "clause_keywords")
+    """The featurizer of a spec's team (`environment.params.reader`), shared by `run_spec` and the runtime."""
+    reader = team_start(team.environment).reader
+    if reader in CLAUSE_READERS:
+        return clause_featurizer(backbone, keywords=reader == "clause_keywords")
     # an environment may name observation fields a reader skips (research_report: its free-text view)
     from agents.envs import env_class
 

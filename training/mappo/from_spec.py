@@ -12,8 +12,8 @@ from typing import Any
 from agents.backbone import Backbone
 from agents.comm import allowed_links
 from agents.envs import make_env, team_kwargs
+from agents.envs.customer_service.env import CLAUSE_READERS, team_start
 from agents.spec.algorithms import either, is_ppo, sends_messages
-from agents.spec.options import CLAUSE_READERS
 from training import distributed
 from training.curriculum import AdaptiveCurriculum
 from training.events import EventStream
@@ -129,6 +129,7 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     episodes, and the learning rate is scaled by `training.distributed.lr_scale` (1 for one process).
     """
     t = team.training
+    start = team_start(team.environment)
     per_update = max(1, int(t.batch_size)) * group.world_size
 
     def every(episodes: int) -> int:
@@ -139,7 +140,7 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     translated = dict(
         sharing=t.policy_sharing,
         # readers fitted on the tickets' labels stay as fitted: the actors learn to act on that reading
-        reader_fixed=t.reader in CLAUSE_READERS and t.reader_epochs > 0,
+        reader_fixed=start.reader in CLAUSE_READERS and start.reader_epochs > 0,
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
         critic_warmup_updates=every(t.critic_warmup_episodes),

@@ -92,6 +92,10 @@ def action_name(agent: str, actions: Mapping[str, Any]) -> str:
 STATE_SIZE = 3 * len(INTENTS) + 3
 VIEWS = {"supervisor_view": SUPERVISOR_VIEWS, "role_view": ROLE_VIEWS}
 """The parameters that choose what an agent observes, and their values."""
+READERS = ("whole", "clause", "clause_keywords")
+"""How a trained team's actors read a ticket (the ``reader`` parameter): one embedding per text, or per-clause
+readers fitted on the training tickets' intents ("_keywords": that also see the keyword patterns' verdicts)."""
+CLAUSE_READERS = READERS[1:]
 
 
 def _cost(default: float, help: str) -> Any:
@@ -150,6 +154,20 @@ class CustomerServiceParams(EnvParams):
         "training ticket deals the specialists' jobs (intents and prompt) to random seats, so an agent does "
         "what its prompt says (swap two prompts and they swap their work) instead of what its seat did.",
     )
+    # How a trained team starts (read by the trainers, not by the environment): both need labelled tickets.
+    reader: str = param(
+        "whole",
+        '"whole" (one embedding per text), "clause" (per-clause readers on the intents) or '
+        '"clause_keywords" (per-clause readers that also see the keyword patterns\' verdicts)',
+        choices=READERS,
+    )
+    reader_epochs: int = param(
+        300, "supervised clause-reader epochs on the training tickets' intents", low=0, high=100_000
+    )
+    warm_start_episodes: int = param(
+        0, "episodes of the labelled rule team logged and cloned before PPO; 0 = off", low=0, high=1_000_000
+    )
+    warm_start_epochs: int = param(8, "behaviour-cloning epochs over those episodes", low=0, high=10_000)
 
     @classmethod
     def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
@@ -168,6 +186,15 @@ DEFAULTS: dict[str, Any] = CustomerServiceParams.defaults()
 """Environment parameters (the spec's ``environment.params``) and their defaults."""
 PARAMETERS = CustomerServiceParams.describe()
 """The parameters as the designer's Environment tab shows them."""
+
+
+def team_start(environment: Any) -> CustomerServiceParams:
+    """How a team trained in a spec's ``environment`` (its ``name`` and ``params``) reads tickets and starts
+    (``reader``, ``warm_start_episodes``…): its parameters under customer_service, else the defaults (one
+    embedding per text, no warm start), since only customer-service tickets carry the labels they need."""
+    if environment.name != "customer_service":
+        return CustomerServiceParams()
+    return CustomerServiceParams(**dict(environment.params))
 
 
 class CustomerServiceEnv(ParallelEnv):

@@ -121,7 +121,6 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
   const info = algorithms.find((a) => a.name === algorithm);
   const options: [Algorithm, string][] = algorithms.map((a) => [a.name, algorithmWords(a.description)]);
   const details = Object.fromEntries(algorithms.map((a) => [a.name, a.description])) as Partial<Record<Algorithm, string>>;
-  const ppo = info?.ppo ?? false;
   const reads = (key: keyof TrainingSection) => readsOption(algorithm, key);
   const field = { training, save };
 
@@ -178,14 +177,6 @@ export function TrainingEditor({ algorithms }: { algorithms: AlgorithmInfo[] }) 
             {...field}
           />
         </>
-      )}
-      {ppo && (
-        <TrainingNumber
-          name="warm_start_episodes"
-          label={LABEL.warm_start_episodes}
-          hint="Labelled expert episodes cloned before PPO (customer service only); 0 = learn from scratch."
-          {...field}
-        />
       )}
     </div>
   );

@@ -5,10 +5,10 @@ import { choicesOf } from "./TrainingEditor";
 
 describe("declaredOption (from the committed spec.schema.json)", () => {
   it("gives the training defaults the editor used to type by hand", () => {
-    const defaults = ["episodes", "batch_size", "lr", "seed", "teacher_coef", "teacher_fade_episodes", "self_imitation", "warm_start_episodes"].map(
+    const defaults = ["episodes", "batch_size", "lr", "seed", "teacher_coef", "teacher_fade_episodes", "self_imitation"].map(
       (key) => declaredOption("training", key).default,
     );
-    expect(defaults).toEqual([3000, 32, 0.003, 0, 1, 0, 0, 0]);
+    expect(defaults).toEqual([3000, 32, 0.003, 0, 1, 0, 0]);
     expect(declaredOption("training", "algorithm").default).toBe("reinforce_comm");
     expect(declaredOption("training", "counterfactual")).toMatchObject({ kind: "boolean", default: false });
   });

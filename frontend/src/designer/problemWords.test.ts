@@ -52,7 +52,7 @@ describe("describePath", () => {
     // An option the Training tab does not show: the opening of its declared description.
     expect(describePath(spec, "$.training.entropy_coef").words).toBe('the training setting "weight of the policy-entropy bonus"');
     // A description that starts with its choices says nothing as a name: the key with spaces.
-    expect(describePath(spec, "$.training.reader").words).toBe('the training setting "reader"');
+    expect(describePath(spec, "$.training.reading").words).toBe('the training setting "reading"');
     expect(describePath(spec, "$.agents[1].policy_head.hidden").words).toBe(
       "the agent logistics's policy head size (hidden units)",
     );

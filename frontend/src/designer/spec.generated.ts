@@ -299,22 +299,6 @@ export interface TrainingSpec {
    * episodes between checkpoints; 0 = never
    */
   checkpoint_every?: number;
-  /**
-   * "whole" (one embedding per text), "clause" (per-clause readers on the intents) or "clause_keywords" (per-clause readers that also see the keyword patterns' verdicts)
-   */
-  reader?: "whole" | "clause" | "clause_keywords";
-  /**
-   * supervised clause-reader epochs on the training tickets' intents
-   */
-  reader_epochs?: number;
-  /**
-   * episodes of the labelled rule team logged and cloned before PPO; 0 = off
-   */
-  warm_start_episodes?: number;
-  /**
-   * behaviour-cloning epochs over those episodes
-   */
-  warm_start_epochs?: number;
 }
 /**
  * What a run needs from its worker (training.distributed): data-parallel processes, and GPUs.

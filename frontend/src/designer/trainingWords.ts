@@ -17,7 +17,6 @@ export const TRAINING_LABELS = {
   teacher_fade_episodes: "Teacher fade-out episodes",
   self_imitation: "Self-imitation weight",
   critic_warmup_episodes: "Critic warm-up episodes",
-  warm_start_episodes: "Warm-start episodes",
 } satisfies Partial<Record<keyof TrainingSection, string>>;
 
 /** A training option in words: the Training tab's label, else the opening of its declared description

@@ -21,7 +21,7 @@ from mase_web.deployments.models import Deployment
 from mase_web.runs.models import Checkpoint, Run
 from mase_web.runs.tests.conftest import client_for  # noqa: F401 - the deployments tests import it from here
 from tests.fixtures.faulty_backbone import FaultyBackbone
-from tests.fixtures.quick_team import QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "customer_service.json"
 _fresh = itertools.count()
@@ -54,6 +54,7 @@ def team_spec(backbone_dir: Path, threshold: float = 0.0, consecutive_low: int =
     doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0}
     doc["training"] |= QUICK_TEAM  # no clause-reader pre-training: minutes on the tiny backbone
+    doc["environment"]["params"] |= QUICK_START
     doc["circuit_breaker"] |= {"confidence_threshold": threshold, "consecutive_low": consecutive_low}
     return doc
 
