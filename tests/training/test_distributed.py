@@ -135,11 +135,15 @@ def test_one_process_through_the_launcher_equals_the_in_process_trainer(tmp_path
         left, right = load_tensors(a / f"{name}.safetensors"), load_tensors(b / f"{name}.safetensors")
         assert left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left), name
     strip = {"seconds", "backbone", "path", "duration_s"}  # wall times and where files went
-    same = [
-        (e["type"], {k: v for k, v in e["payload"].items() if k not in strip})
-        for e in events_of(tmp_path / "direct" / "events.jsonl")
-    ]
-    assert same == [(e["type"], {k: v for k, v in e["payload"].items() if k not in strip}) for e in relayed]
+
+    def comparable(events):  # progress reports are paced by the wall clock, so their number varies
+        return [
+            (e["type"], {k: v for k, v in e["payload"].items() if k not in strip})
+            for e in events
+            if e["type"] != "progress"
+        ]
+
+    assert comparable(events_of(tmp_path / "direct" / "events.jsonl")) == comparable(relayed)
 
 
 def test_ranks_of_one_machine_average_gradients_through_shared_memory_as_gloo_would(tmp_path):
