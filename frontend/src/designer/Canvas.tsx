@@ -14,6 +14,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AgentFlowNode, AgentNode } from "./AgentNode";
 import { CommunicationEdge } from "./CommunicationEdge";
 import { LearnedEdgeView } from "./LearnedEdge";
+import { twoWayPartners } from "./linkPairs";
 import { formatWeight, LearnedLegend, learnedFlowEdges, useOverlayModel } from "./LearnedOverlay";
 import { ROLE_MIME } from "./Palette";
 import { describePath, messageInWords } from "./problemWords";
@@ -102,11 +103,22 @@ export function Canvas({ roles }: Props) {
   // The learned-communication overlay: view-only edges drawn on top, never part of the spec.
   const overlay = useOverlayModel();
 
-  const edges: Edge[] = useMemo(
-    () => [
-      ...(spec.edges ?? []).map((edge, index) => {
+  const edges: Edge[] = useMemo(() => {
+    const designed = spec.edges ?? [];
+    const partners = twoWayPartners(
+      designed,
+      (a, b) => badEdges.has(a) === badEdges.has(b) && overlay?.unused.get(a) === overlay?.unused.get(b),
+    );
+    return [
+      ...designed.flatMap((edge, index) => {
         const dependency = edge.kind === "dependency";
         const unused = overlay?.unused.get(index);
+        const partner = partners.get(index);
+        if (partner !== undefined && partner < index) return []; // drawn with its partner, as one link
+        const twoWay = partner !== undefined;
+        const marker = { type: MarkerType.ArrowClosed, width: 16, height: 16 };
+        const selected =
+          selection?.kind === "edge" && (selection.index === index || (twoWay && selection.index === partner));
         return {
           id: `e${index}`,
           // Communication links are routed between the facing sides of their agents, so many of them stay apart.
@@ -116,19 +128,20 @@ export function Canvas({ roles }: Props) {
           // Dependencies run left to right, communication links leave below and arrive on top.
           sourceHandle: dependency ? "dep-out" : "comm-out",
           targetHandle: dependency ? "dep-in" : "comm-in",
-          selected: selection?.kind === "edge" && selection.index === index,
-          className: `${dependency ? "edge-dependency" : "edge-communication"}${badEdges.has(index) ? " edge-problem" : ""}${unused !== undefined ? " edge-unused" : ""}`,
-          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-          animated: !dependency && unused === undefined,
+          selected,
+          className: `${dependency ? "edge-dependency" : "edge-communication"}${twoWay ? " edge-two-way" : ""}${badEdges.has(index) ? " edge-problem" : ""}${unused !== undefined ? " edge-unused" : ""}`,
+          markerEnd: marker,
+          markerStart: twoWay ? marker : undefined,
+          // A two-way link flows both ways, so it is not animated in one direction.
+          animated: !dependency && !twoWay && unused === undefined,
           ariaLabel:
-            `${edge.kind ?? "communication"} edge from ${edge.source} to ${edge.target}` +
+            `${edge.kind ?? "communication"} edge from ${edge.source} to ${edge.target}${twoWay ? " and back" : ""}` +
             (unused !== undefined ? `, unused by the team (weight ${formatWeight(unused)})` : ""),
         };
       }),
       ...learnedFlowEdges(overlay),
-    ],
-    [spec.edges, selection, badEdges, overlay],
-  );
+    ];
+  }, [spec.edges, selection, badEdges, overlay]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<AgentFlowNode>[]) => {

@@ -1,5 +1,6 @@
 import { AgentInspector } from "./AgentInspector";
 import { EdgeInspector } from "./EdgeInspector";
+import { reverseLink } from "./linkPairs";
 import type { SpecDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
 import type { EnvParam, IntentInfo, RoleInfo } from "./types";
@@ -47,7 +48,7 @@ export function Inspector({ roles, defaults, intents, workflowId, publishedVersi
   }
   if (selection?.kind === "edge") {
     const edge = spec.edges?.[selection.index];
-    if (edge) return <EdgeInspector edge={edge} index={selection.index} />;
+    if (edge) return <EdgeInspector edge={edge} index={selection.index} reverse={reverseLink(spec.edges ?? [], selection.index)} />;
   }
   if (readOnly) {
     return (
