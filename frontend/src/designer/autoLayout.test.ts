@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ARC_DEPTH, NODE_HEIGHT, NODE_WIDTH, autoLayout } from "./autoLayout";
+import { ARC_DEPTH, NODE_HEIGHT, NODE_WIDTH, SKIP_CLEARANCE, autoLayout } from "./autoLayout";
 import type { EdgeSpec } from "./types";
 
 const dep = (source: string, target: string): EdgeSpec => ({ source, target, kind: "dependency" });
@@ -21,6 +21,19 @@ describe("autoLayout", () => {
     // the next column keeps its distance from the arc's middle
     expect(layout.d.x - (middle.x + NODE_WIDTH)).toBeGreaterThanOrEqual(90);
     expect(bottom.y - top.y).toBeGreaterThan(2 * NODE_HEIGHT);
+  });
+
+  it("moves an agent off a dependency that skips its column", () => {
+    // the code-generation team: implementer → code_reviewer passes the tester's column
+    const layout = autoLayout(
+      ["architect", "implementer", "tester", "code_reviewer"],
+      [dep("architect", "implementer"), dep("implementer", "tester"), dep("tester", "code_reviewer"), dep("implementer", "code_reviewer")],
+    );
+    const centreY = (id: string) => layout[id].y + NODE_HEIGHT / 2;
+    const line = (centreY("implementer") + centreY("code_reviewer")) / 2;
+    expect(layout.tester.x).toBeGreaterThan(layout.implementer.x);
+    // above the line: the links back from the reviewer bend below it
+    expect(line - centreY("tester")).toBeGreaterThanOrEqual(SKIP_CLEARANCE - 1);
   });
 
   it("bends a longer column deeper, a fan with its ends forward", () => {

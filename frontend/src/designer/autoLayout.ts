@@ -4,7 +4,8 @@ import type { EdgeSpec, Layout } from "./types";
 export const NODE_WIDTH = 190;
 export const NODE_HEIGHT = 64;
 
-/** Left-to-right positions for agents: dependency edges decide the ranks (all edges when none). */
+/** Left-to-right positions for agents: dependency edges decide the ranks (all edges when none); agents
+ * move clear of dependencies that skip their column, and columns of three or more bend into arcs. */
 export function autoLayout(agentIds: string[], edges: EdgeSpec[]): Layout {
   const graph = new dagre.graphlib.Graph();
   graph.setGraph({ rankdir: "LR", nodesep: 40, ranksep: 90, marginx: 20, marginy: 20 });
@@ -17,6 +18,7 @@ export function autoLayout(agentIds: string[], edges: EdgeSpec[]): Layout {
   }
   dagre.layout(graph);
   const centres = new Map(agentIds.map((id) => [id, { x: graph.node(id).x, y: graph.node(id).y }]));
+  clearSkippedAgents(centres, dependencies);
   bendColumnsIntoArcs(centres, edges);
   const layout: Layout = {};
   for (const [id, c] of centres) {
@@ -24,6 +26,26 @@ export function autoLayout(agentIds: string[], edges: EdgeSpec[]): Layout {
     layout[id] = { x: Math.round(c.x - NODE_WIDTH / 2), y: Math.round(c.y - NODE_HEIGHT / 2) };
   }
   return layout;
+}
+
+/** How far (between centres) an agent keeps from a dependency that skips over its column. */
+export const SKIP_CLEARANCE = NODE_HEIGHT * 2.5;
+
+/** A dependency that skips a column is drawn almost straight across it, and dagre may leave an agent of
+ * that column just beside the line (its links then run along the dependency). Such an agent moves above
+ * the line until it is well clear: below it run the communication links back against the flow (right to
+ * left), which bend to the left of their direction (see floatingPath). */
+function clearSkippedAgents(centres: Map<string, { x: number; y: number }>, dependencies: EdgeSpec[]): void {
+  for (const e of dependencies) {
+    const [a, b] = [centres.get(e.source), centres.get(e.target)];
+    if (!a || !b || e.source === e.target) continue;
+    const [left, right] = a.x < b.x ? [a, b] : [b, a];
+    for (const [id, c] of centres) {
+      if (id === e.source || id === e.target || c.x <= left.x + NODE_WIDTH / 2 || c.x >= right.x - NODE_WIDTH / 2) continue;
+      const onLine = left.y + ((right.y - left.y) * (c.x - left.x)) / (right.x - left.x);
+      if (Math.abs(c.y - onLine) < SKIP_CLEARANCE) c.y = onLine - SKIP_CLEARANCE;
+    }
+  }
 }
 
 /** How far the middle of a column of three is brought forward when it is bent into an arc. */

@@ -8,9 +8,12 @@ describe("floatingPath", () => {
   it("leaves and enters each agent on its facing side", () => {
     expect(borderPoint(box(0, 0), { x: 500, y: 32 })).toEqual({ x: 190, y: 32 });
     expect(borderPoint(box(0, 0), { x: 95, y: 300 })).toEqual({ x: 95, y: 64 });
-    // a lane (12 px) to the left of the centre line, where a dependency between the two is drawn
-    expect(floatingPath(box(0, 0), box(400, 0)).path).toMatch(/^M 190,20 Q .* 400,20$/);
-    expect(floatingPath(box(400, 0), box(0, 0)).path).toMatch(/^M 400,44 Q .* 190,44$/);
+    // to the left of the centre line, where a dependency between the two is drawn, and off the sides'
+    // dependency dots: on the top or bottom border beside them
+    expect(floatingPath(box(0, 0), box(400, 0)).path).toMatch(/^M 176,0 Q .* 414,0$/);
+    expect(floatingPath(box(400, 0), box(0, 0)).path).toMatch(/^M 414,64 Q .* 176,64$/);
+    // an end away from the middle of a side stays where it is
+    expect(floatingPath(box(0, 0), box(400, 140)).path).toMatch(/^M 190,5\d/);
   });
 
   it("leaves a detour from the side it bends towards", () => {

@@ -2,7 +2,8 @@
  * it leaves and enters each box where the line between their centres crosses its border, and bends to
  * the left of its direction, so the two directions of a pair run side by side instead of on top of each
  * other, and links fanning out of one agent spread apart. Both ends sit a lane to the left of the line
- * between the centres, so neither direction of a pair runs on the dependency drawn along that line. */
+ * between the centres, so neither direction of a pair runs on the dependency drawn along that line, and
+ * no end sits by the dependency dots in the middle of an agent's left and right sides. */
 
 export interface Box {
   x: number;
@@ -36,6 +37,23 @@ export const LANE = 12;
 
 const MARGIN = 8;
 
+/** A communication link never ends on an agent's left or right side within this distance of its middle:
+ * the dependency dots sit there and the dependencies converge on them, so a link ending there would
+ * share their path. It ends on the top or bottom border instead, this far in from the corner. */
+export const DOT_CLEARANCE = 16;
+const CORNER = 14;
+
+/** `end` on `box`'s border, moved off the dependency dot to the top or bottom border beside that side
+ * (the one it leans to, else the one `bend` (where the curve goes) is on). */
+function offTheDots(box: Box, end: Point, bend: Point): Point {
+  const onLeft = Math.abs(end.x - box.x) < 0.5;
+  const onRight = Math.abs(end.x - box.x - box.width) < 0.5;
+  const mid = box.y + box.height / 2;
+  if ((!onLeft && !onRight) || Math.abs(end.y - mid) >= Math.min(DOT_CLEARANCE, box.height / 2)) return end;
+  const down = end.y !== mid ? end.y > mid : bend.y > mid;
+  return { x: onLeft ? box.x + CORNER : box.x + box.width - CORNER, y: down ? box.y + box.height : box.y };
+}
+
 function hits(box: Box, p: Point): boolean {
   return p.x > box.x - MARGIN && p.x < box.x + box.width + MARGIN && p.y > box.y - MARGIN && p.y < box.y + box.height + MARGIN;
 }
@@ -55,8 +73,8 @@ export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], be
   const lane = Math.min(LANE, source.height / 3, target.height / 3);
   const left = { x: ((b.y - a.y) / across) * lane, y: (-(b.x - a.x) / across) * lane };
   const [a2, b2] = [{ x: a.x + left.x, y: a.y + left.y }, { x: b.x + left.x, y: b.y + left.y }];
-  let from = borderPoint(source, b2, a2);
-  let to = borderPoint(target, a2, b2);
+  let from = offTheDots(source, borderPoint(source, b2, a2), b2);
+  let to = offTheDots(target, borderPoint(target, a2, b2), a2);
   const dx = to.x - from.x;
   const dy = to.y - from.y;
   const length = Math.hypot(dx, dy) || 1;
@@ -77,8 +95,8 @@ export function floatingPath(source: Box, target: Box, obstacles: Box[] = [], be
   }
   if (Math.abs(amount) > bend) {
     // A detour leaves and enters on the sides facing its bend, not alongside the straight links.
-    from = borderPoint(source, control, a2);
-    to = borderPoint(target, control, b2);
+    from = offTheDots(source, borderPoint(source, control, a2), control);
+    to = offTheDots(target, borderPoint(target, control, b2), control);
   }
   const r = (v: number) => Math.round(v * 10) / 10;
   return {

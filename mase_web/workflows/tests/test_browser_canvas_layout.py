@@ -1,6 +1,7 @@
 """In real Chromium: a template opens in the designer with every agent inside the canvas (the view fits
-them once they are drawn, without "zoom to fit"), and the customer-service team's links neither cross
-each other nor run through an agent they do not join."""
+them once they are drawn, without "zoom to fit"), and every shipped team's links neither cross each
+other, nor run through an agent they do not join, nor share a stretch of path (communication links both
+ways between two agents are drawn as one two-way link)."""
 
 from __future__ import annotations
 
@@ -117,16 +118,7 @@ SHARED = """() => {
   return shared;
 }"""
 
-# Still short of it: customer_service's links into quality_supervisor run 12-27% of their length within
-# 4 px of the dependencies converging on its dot (and two links at dispute_mediator's corner);
-# code_generation's tester sits just under the implementer → code_reviewer dependency.
-STILL_SHARING = {"customer_service", "code_generation"}
-SHIPPED = [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="links still share a stretch"))
-    if name in STILL_SHARING
-    else name
-    for name in sorted(path.stem for path in TEMPLATES.glob("*.json"))
-]
+SHIPPED = sorted(path.stem for path in TEMPLATES.glob("*.json"))
 
 
 @pytest.mark.parametrize("template", SHIPPED)
@@ -176,8 +168,9 @@ def test_a_link_dropped_anywhere_on_an_agent_connects_to_it(live_services, brows
         logistics.locator(".react-flow__handle-bottom"),
         page.get_by_test_id("agent-node-shopping_guide"),
     )
+    # shopping_guide already talks to logistics: the new link back is drawn with it, as one two-way link.
     page.locator(
-        '.react-flow__edge[aria-label="communication edge from logistics to shopping_guide"]'
+        '.react-flow__edge[aria-label="communication edge from shopping_guide to logistics and back"]'
     ).wait_for()
     # The right dot makes a dependency, wherever on the agent it is dropped.
     drag_link(
@@ -188,7 +181,13 @@ def test_a_link_dropped_anywhere_on_an_agent_connects_to_it(live_services, brows
     page.locator(
         '.react-flow__edge[aria-label="dependency edge from logistics to dispute_mediator"]'
     ).wait_for()
-    assert edges.count() == before + 2
+    assert edges.count() == before + 1
+    # Selected, the two-way link offers both directions, each to delete on its own.
+    page.locator('.react-flow__edge[aria-label$="to logistics and back"]').dispatch_event("click")
+    inspector = page.get_by_test_id("edge-inspector")
+    inspector.get_by_text("(two links)").wait_for()
+    assert inspector.get_by_role("button", name="Delete the link logistics → shopping_guide").count() == 1
+    assert inspector.get_by_role("button", name="Delete the link shopping_guide → logistics").count() == 1
     # No whole-agent drop target is left behind: a press on an agent selects it again.
     assert page.locator(".handle-whole-node").count() == 0
     logistics.click()
