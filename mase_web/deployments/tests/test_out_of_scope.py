@@ -17,7 +17,7 @@ from mase_web.accounts.models import Role
 from mase_web.deployments import writing
 from mase_web.deployments.models import Episode, Reply
 from mase_web.deployments.tests.conftest import client_for, make_trained_run, named_backbone
-from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_TEAM
 
 pytestmark = pytest.mark.django_db
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -33,7 +33,6 @@ def template_spec(name: str, backbone_dir: Path) -> dict:
     doc = json.loads((EXAMPLES / f"{name}.json").read_text())
     doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
-    doc["environment"]["params"] |= QUICK_START
     # a team trained for a moment rarely finishes: the scripted fallback takes every decision
     doc["circuit_breaker"] |= {"confidence_threshold": 1.0, "consecutive_low": 1, "cooldown_s": 3600}
     return doc

@@ -17,7 +17,7 @@ from mase_web.deployments.tests.conftest import client_for, make_trained_run, na
 from serving.generation import GenerationConfig
 from serving.generation.sections import ReportWriter
 from serving.generation.template import NOTHING_TO_ANSWER
-from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
+from tests.fixtures.quick_team import QUICK_TEAM
 from tests.serving.generation.conftest import SECRET, chat_server
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,6 @@ def report_spec(backbone_dir: Path) -> dict:
     doc = json.loads(EXAMPLE.read_text())
     doc["backbone"] = named_backbone(backbone_dir)
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
-    doc["environment"]["params"] |= QUICK_START
     # a team trained for a moment rarely finishes a report: a breaker that opens at the first step lets the
     # scripted fallback take the decisions, so every request ends in a draft (the writing is what is tested)
     doc["circuit_breaker"] |= {"confidence_threshold": 1.0, "consecutive_low": 1, "cooldown_s": 3600}
