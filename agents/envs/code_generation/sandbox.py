@@ -106,17 +106,19 @@ print(json.dumps({"status": status, "outcomes": outcomes}))
 def _limit(limits: SandboxLimits, enforced: list[str]) -> None:
     """In the child, before exec: own process group, rlimits, and an empty network namespace if allowed."""
     os.setsid()
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-    size = limits.memory_mb << 20
-    resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.unshare(CLONE_NEWUSER | CLONE_NEWNET)  # refused (e.g. in some containers): audit hook only
     except (OSError, AttributeError):
         pass
+    size = limits.memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Last: the forked copy of a large parent (a web or worker process with torch loaded) is already past
+    # this size, so anything it allocated after this call would fail; exec starts the small child afresh.
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
 
 def network_namespace_available() -> bool:

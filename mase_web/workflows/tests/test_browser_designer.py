@@ -352,6 +352,10 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
         "max_steps": 8,
         "message_cost": 0.1,  # the template's own settings, kept
         "deal_roles": True,
+        "reader": "clause_keywords",  # the warm start's settings are the environment's too
+        "reader_epochs": 300,
+        "warm_start_episodes": 1200,
+        "warm_start_epochs": 16,
         "delayed_reward": True,
         "supervisor_view": "draft",
         "role_view": "triage",
