@@ -22,8 +22,8 @@ from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet
 from rest_framework import serializers
 
 from mase_web.deployments.decision_review import record_review
-from mase_web.deployments.models import DecisionStep, Deployment, Episode
-from mase_web.deployments.review import ReplyFilters, _id_field, full_text
+from mase_web.deployments.models import DecisionStep, Episode
+from mase_web.deployments.review import ScopedFilters, full_text
 
 IDLE_ACTION_INDEX = 0
 REVIEW = DecisionStep.Review
@@ -37,12 +37,9 @@ def deciding(steps: QuerySet[DecisionStep]) -> QuerySet[DecisionStep]:
     return steps.exclude(action_index=IDLE_ACTION_INDEX)
 
 
-class EpisodeFilters(ReplyFilters):
-    """Query parameters of /api/episodes/ beyond the episode's own fields; a bad one is a 400 naming it."""
+class EpisodeFilters(ScopedFilters):
+    """Query parameters of /api/episodes/ beyond the episode's own fields."""
 
-    deployment = _id_field()
-    run = _id_field()
-    batch = _id_field()
     agent = serializers.CharField(
         required=False, max_length=100, help_text="an agent that decided (took a non-idle action)"
     )
@@ -54,39 +51,12 @@ class EpisodeFilters(ReplyFilters):
     review_status = serializers.ChoiceField(
         required=False, choices=REVIEW.choices, help_text="the episode's review (see review_status)"
     )
-    confidence_min = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
-    confidence_max = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
-    since = serializers.DateTimeField(required=False)
-    until = serializers.DateTimeField(required=False)
     q = serializers.CharField(
         required=False,
         max_length=200,
         trim_whitespace=True,
         help_text="words of the ticket or the reply, or a full-text match of one of its decisions",
     )
-
-    def __init__(self, *args, deployments: QuerySet[Deployment], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.deployments = deployments
-
-    def validate_deployment(self, value: int) -> int:
-        # the same answer for another project's deployment as for one that does not exist
-        if not self.deployments.filter(pk=value).exists():
-            raise serializers.ValidationError(f"no deployment {value} among those you may review")
-        return value
-
-    def validate_run(self, value: int) -> int:
-        if not self.deployments.filter(run_id=value).exists():
-            raise serializers.ValidationError(f"no deployment of run {value} among those you may review")
-        return value
-
-    def validate(self, data: dict) -> dict:
-        low, high = data.get("confidence_min"), data.get("confidence_max")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"confidence_min": ["must not be above confidence_max"]})
-        if data.get("since") and data.get("until") and data["since"] > data["until"]:
-            raise serializers.ValidationError({"since": ["must not be after until"]})
-        return data
 
 
 def _of_episode(**lookups) -> Exists:

@@ -54,22 +54,17 @@ class ReplyFilters(serializers.Serializer):
     fault = serializers.ChoiceField(required=False, choices=FAULT_CHOICES, help_text=FAULT_HELP)
 
 
-class DecisionFilters(ReplyFilters):
-    """The query parameters of /api/decisions/ and its export; a bad one is a 400 naming it."""
+class ScopedFilters(ReplyFilters):
+    """What /api/decisions/ and /api/episodes/ both filter on, checked against the deployments the caller
+    may review (another project's deployment answers like one that does not exist); a bad one is a 400."""
 
     deployment = _id_field()
     run = _id_field()
-    episode = _id_field()
     batch = _id_field()
-    agent = serializers.CharField(required=False, max_length=100)
-    source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
-    breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)
-    review_status = serializers.ChoiceField(required=False, choices=DecisionStep.Review.choices)
     confidence_min = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     confidence_max = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
-    q = serializers.CharField(required=False, max_length=200, trim_whitespace=True)
 
     def __init__(self, *args, deployments: QuerySet[Deployment], **kwargs):
         super().__init__(*args, **kwargs)
@@ -92,6 +87,17 @@ class DecisionFilters(ReplyFilters):
         if data.get("since") and data.get("until") and data["since"] > data["until"]:
             raise serializers.ValidationError({"since": ["must not be after until"]})
         return data
+
+
+class DecisionFilters(ScopedFilters):
+    """The query parameters of /api/decisions/ and its export."""
+
+    episode = _id_field()
+    agent = serializers.CharField(required=False, max_length=100)
+    source = serializers.ChoiceField(required=False, choices=DecisionStep.Source.choices)
+    breaker_state = serializers.ChoiceField(required=False, choices=BREAKER_STATES)
+    review_status = serializers.ChoiceField(required=False, choices=DecisionStep.Review.choices)
+    q = serializers.CharField(required=False, max_length=200, trim_whitespace=True)
 
 
 def filter_decisions(steps: QuerySet[DecisionStep], f: dict[str, Any]) -> QuerySet[DecisionStep]:
