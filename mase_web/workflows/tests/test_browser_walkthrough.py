@@ -96,7 +96,9 @@ def test_customer_service_links_go_round_the_agents(live_services, browser_page)
     page.wait_for_timeout(700)
     spec = json.loads((TEMPLATES / "customer_service.json").read_text())
     links = [e for e in spec["edges"] if e.get("kind", "communication") == "communication"]
-    assert page.locator(".react-flow__edge.edge-communication").count() == len(links)
+    drawn = page.locator(".react-flow__edge.edge-communication")
+    two_way = page.locator('.react-flow__edge.edge-communication[aria-label$=" and back"]')
+    assert drawn.count() + two_way.count() == len(links)  # a two-way link draws both directions
     assert page.evaluate(LINKS_CLEAR_OF_AGENTS) == []
     # The Safety tab's keyword rules (a route select each) fit the panel.
     page.get_by_role("tab", name="Safety").click()
