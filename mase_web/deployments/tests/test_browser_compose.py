@@ -62,11 +62,13 @@ def signed_in(
 def link(page, source: str, target: str, kind: str) -> None:
     """Drag a link on the canvas: bottom → top dots for communication, right → left for a dependency."""
     out, into = ("bottom", "top") if kind == "communication" else ("right", "left")
-    before = page.locator(".react-flow__edge").count()
     page.get_by_test_id(f"agent-node-{source}").locator(f".react-flow__handle-{out}").drag_to(
         page.get_by_test_id(f"agent-node-{target}").locator(f".react-flow__handle-{into}")
     )
-    page.wait_for_function(f"() => document.querySelectorAll('.react-flow__edge').length === {before + 1}")
+    # a link back along an existing one is drawn with it, as one two-way link
+    drawn = f'.react-flow__edge[aria-label^="{kind} edge from {source} to {target}"]'
+    back = f'.react-flow__edge[aria-label="{kind} edge from {target} to {source} and back"]'
+    page.locator(f"{drawn}, {back}").first.wait_for()
 
 
 def split_logistics(page) -> None:
@@ -198,10 +200,11 @@ def test_a_split_logistics_team_trains_deploys_and_answers_by_its_new_owners(liv
     assert any("address_changes" in (label or "") for label in labels), labels
     assert not any("logistics" in (label or "") for label in labels), labels
 
-    # The review page (an operator's) lists the drawn agents' decisions.
+    # The review page (an operator's) lists the tickets, each with the drawn agent that decided it.
     signed_in(page, base, Role.OPERATOR, project)
     page.goto(f"{base}/review/")
-    page.get_by_test_id("decisions").wait_for()
-    for agent in ("tracking", "address_changes"):
-        page.get_by_test_id("decisions").get_by_text(agent, exact=True).first.wait_for()
-    assert page.get_by_test_id("decisions").get_by_text("logistics", exact=True).count() == 0
+    deciders = page.get_by_test_id("episodes").get_by_test_id("episode-decided-by")
+    deciders.first.wait_for()
+    for agent in ("Tracking", "Address changes"):
+        deciders.get_by_text(agent, exact=True).first.wait_for()
+    assert deciders.get_by_text("Logistics", exact=True).count() == 0
