@@ -15,6 +15,11 @@ describe("describeMessages", () => {
     for (const line of lines) expect(line.text).not.toMatch(/attention|\d/);
   });
 
+  it("puts what an agent received first even when the log's keys come sent first (as PostgreSQL stores them)", () => {
+    const lines = describeMessages({ sent: [{ to: "billing", weight: 0.25 }], received: [{ from: "router", weight: 0.7 }] }, "resolver");
+    expect(lines.map((l) => l.from)).toEqual(["router", "resolver"]);
+  });
+
   it("reads a list of chat messages with sender, recipient and text, keeping extra fields as words", () => {
     const lines = describeMessages(
       [

@@ -65,7 +65,10 @@ export function describeMessages(messages: unknown, agent: string): MessageLine[
   if (!isRecord(messages)) return [{ text: plainText(messages) }];
   if (pick(messages, SENDER) || pick(messages, RECIPIENT) || pick(messages, CONTENT)) return [messageLine(messages, {})];
   const lines: MessageLine[] = [];
-  for (const [key, value] of Object.entries(messages)) {
+  // Received before sent whatever order the keys come in (PostgreSQL's jsonb stores "sent" before "received").
+  const rank = (key: string) => (INBOX.includes(key) ? 0 : OUTBOX.includes(key) ? 1 : 2);
+  const parts = Object.entries(messages).sort(([a], [b]) => rank(a) - rank(b));
+  for (const [key, value] of parts) {
     const defaults = INBOX.includes(key) ? { to: agent } : OUTBOX.includes(key) ? { from: agent } : null;
     const entries = Array.isArray(value) ? value : [value];
     if (defaults) lines.push(...entries.map((m) => messageLine(m, defaults)));
