@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/decisions/{id}/correct/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Say what the decision should have been: the ticket's intents and/or owner, optionally a better
+         *     reply. Marks it wrong and lands the ticket in the deployment's dataset (operators, admins).
+         */
+        post: operations["decisions_correct_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/decisions/{id}/review/": {
         parameters: {
             query?: never;
@@ -160,6 +180,23 @@ export interface paths {
         put?: never;
         /** @description GET the breaker's state; POST ``{"state": "open"|"closed", "reason"}`` forces it (operators). */
         post: operations["deployments_breaker_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/catalogue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What a correction may name: {intents: [{name, description}], agents: [{id, intents}]}. */
+        get: operations["deployments_catalogue_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -347,6 +384,26 @@ export interface paths {
         get: operations["episodes_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/episodes/{id}/correct/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Say what was right for the ticket: its intents and/or owner, optionally a better reply. Marks its
+         *     deciding decisions wrong and lands the ticket in the deployment's dataset (operators, admins).
+         */
+        post: operations["episodes_correct_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1256,6 +1313,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description GET /api/deployments/<id>/catalogue/: what a correction may name. */
+        Catalogue: {
+            intents: components["schemas"]["CatalogueIntent"][];
+            agents: components["schemas"]["TeamAgent"][];
+        };
+        CatalogueIntent: {
+            name: string;
+            description: string;
+        };
         Checkpoint: {
             /**
              * Format: int64
@@ -1274,6 +1340,38 @@ export interface components {
          * @enum {string}
          */
         ChoiceEnum: "A" | "B" | "tie";
+        Correction: {
+            readonly id: number;
+            readonly episode: number;
+            /** @description The decision corrected in decision review (empty: the ticket as a whole). */
+            readonly step: number | null;
+            /** @description The right intents, from the catalogue. */
+            readonly intents: unknown;
+            /** @description The agent that should own the ticket. */
+            readonly owner: string;
+            /** @description A better reply, when the operator wrote one. */
+            readonly reply: string;
+            readonly reason: string;
+            readonly corrected_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Where it landed: {dataset, version, row} ids of the datasets app. */
+            readonly dataset_row: unknown;
+        };
+        /**
+         * @description POST body of /api/decisions/<id>/correct/ and /api/episodes/<id>/correct/: the right intents and/or
+         *     owner (at least one), optionally a better reply and why. Names are checked against the deployment's
+         *     catalogue and team (the serializer's ``deployment`` context).
+         */
+        CorrectionRequest: {
+            /** @description the intents the ticket really asked for, from the deployment's catalogue */
+            intents?: string[];
+            /** @description the agent of the team that should own it */
+            owner?: string;
+            /** @description a better reply */
+            reply?: string;
+            reason?: string;
+        };
         /**
          * @description * `model` - model
          *     * `fallback` - fallback
@@ -2071,6 +2169,11 @@ export interface components {
             /** @description at most 12 labels, e.g. baseline, lr-sweep */
             tags: string[];
         };
+        TeamAgent: {
+            id: string;
+            /** @description what it owns now */
+            intents: string[];
+        };
         Template: {
             slug: string;
             name: string;
@@ -2307,6 +2410,60 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    decisions_correct_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CorrectionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CorrectionRequest"];
+                "multipart/form-data": components["schemas"]["CorrectionRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Correction"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */
@@ -2850,6 +3007,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_catalogue_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalogue"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */
@@ -3437,6 +3633,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EpisodeDetail"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    episodes_correct_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CorrectionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CorrectionRequest"];
+                "multipart/form-data": components["schemas"]["CorrectionRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Correction"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */

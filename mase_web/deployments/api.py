@@ -20,6 +20,13 @@ from mase_web.accounts.facade import can, projects_where, role_allows, role_colu
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_state, breaker_store, runtimes, writing
 from mase_web.deployments.candidates import candidates, spec_problem
+from mase_web.deployments.corrections import (
+    CatalogueSerializer,
+    CorrectionRequestSerializer,
+    CorrectionSerializer,
+    correct,
+    deployment_catalogue,
+)
 from mase_web.deployments.decision_review import (
     AnnotateSerializer,
     ReviewSerializer,
@@ -363,6 +370,30 @@ class DeploymentViewSet(
     def alerts(self, request, pk=None):
         return Response(AlertSerializer(self.get_object().alerts.all()[:200], many=True).data)
 
+    @extend_schema(responses=CatalogueSerializer)
+    @action(detail=True, methods=["get"])
+    def catalogue(self, request, pk=None):
+        """What a correction may name: {intents: [{name, description}], agents: [{id, intents}]}."""
+        return Response(deployment_catalogue(self.get_object()))
+
+
+def _correction_target(user, rows, pk, project_path: str, what: str):
+    """Row ``pk`` of ``rows`` among the caller's projects (404 outside them, like a missing one), which the
+    caller must review to correct (403 for the project's other members); ``project_path`` leads to its project."""
+    row = rows.filter(pk=pk, **{f"{project_path}__in": projects_where(user, "view_project")}).first()
+    if row is None:
+        raise NotFound(f"no {what} {pk} in your projects")
+    project_id = row.deployment.project_id if isinstance(row, Episode) else row.episode.deployment.project_id
+    _require(user, "review_logs", project_id, f"only operators and admins of this project correct a {what}")
+    return row
+
+
+def _corrected(request, episode, step) -> Response:
+    body = CorrectionRequestSerializer(data=request.data, context={"deployment": episode.deployment})
+    body.is_valid(raise_exception=True)
+    correction = correct(episode, step, request.user, body.validated_data)
+    return Response(CorrectionSerializer(correction).data, status=status.HTTP_201_CREATED)
+
 
 def _reviewable_deployments(user):
     return Deployment.objects.filter(project__in=projects_where(user, "review_logs"))
@@ -434,6 +465,15 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         row = with_review_fields(Episode.objects.filter(pk=episode.pk)).select_related("deployment").get()
         return Response(EpisodeReviewRowSerializer(row).data)
 
+    @extend_schema(request=CorrectionRequestSerializer, responses={201: CorrectionSerializer})
+    @action(detail=True, methods=["post"])
+    def correct(self, request, pk=None):
+        """Say what was right for the ticket: its intents and/or owner, optionally a better reply. Marks its
+        deciding decisions wrong and lands the ticket in the deployment's dataset (operators, admins)."""
+        rows = Episode.objects.select_related("deployment")
+        episode = _correction_target(request.user, rows, pk, "deployment__project", "ticket")
+        return _corrected(request, episode, None)
+
 
 DECISION_PARAMETERS = [
     OpenApiParameter(name, str, description=text)
@@ -495,6 +535,15 @@ class DecisionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         body = ReviewSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         return Response(DecisionStepSerializer(record_review(step, request.user, body.validated_data)).data)
+
+    @extend_schema(request=CorrectionRequestSerializer, responses={201: CorrectionSerializer})
+    @action(detail=True, methods=["post"])
+    def correct(self, request, pk=None):
+        """Say what the decision should have been: the ticket's intents and/or owner, optionally a better
+        reply. Marks it wrong and lands the ticket in the deployment's dataset (operators, admins)."""
+        rows = DecisionStep.objects.select_related("episode__deployment")
+        step = _correction_target(request.user, rows, pk, "episode__deployment__project", "decision")
+        return _corrected(request, step.episode, step)
 
     @extend_schema(request=AnnotateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])

