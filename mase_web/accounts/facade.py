@@ -14,6 +14,7 @@ from mase_web.accounts.permissions import (
     actions_anywhere,
     can,
     projects_where,
+    refuse_before_body,
     role_allows,
     role_column,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "can",
     "ensure_demo_data",
     "projects_where",
+    "refuse_before_body",
     "request_user",
     "role_allows",
     "role_column",

@@ -7,6 +7,7 @@ through their role in the object's project.
 from __future__ import annotations
 
 from django.db.models import OuterRef, QuerySet, Subquery
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from mase_web.accounts.models import Membership, Project, Role
@@ -45,6 +46,22 @@ def can(user, action: str, project: Project | int) -> bool:
     if user.is_superuser:
         return True
     return role_in(user, project) in ALLOWED_ROLES[action]
+
+
+def refuse_before_body(user, action: str, body, message: str) -> None:
+    """403 for a member whose role may not do ``action`` in the project a request ``body`` names (its
+    ``project``), before the body is judged: a list of what is wrong with a request they may not make anyway
+    helps nobody. A project the caller is not in is left to the body's own check ("not in your projects"),
+    so nothing here tells whether it exists."""
+    try:
+        project_id = int(body.get("project"))
+    except (AttributeError, TypeError, ValueError):
+        return
+    if user.is_superuser:
+        return
+    role = role_in(user, project_id)
+    if role is not None and role not in ALLOWED_ROLES[action]:
+        raise PermissionDenied(message)
 
 
 def role_column(user, project_field: str = "project_id") -> Subquery:

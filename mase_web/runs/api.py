@@ -13,7 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from mase_web.accounts.facade import ProjectActionPermission, can, projects_where
+from mase_web.accounts.facade import ProjectActionPermission, can, projects_where, refuse_before_body
 from mase_web.api_parsers import INT64_MAX
 from mase_web.celery import app as celery_app
 from mase_web.runs import comparison, report
@@ -34,6 +34,8 @@ from mase_web.runs.workers import worker_queues
 
 MAX_EVENTS_PAGE = 5000
 MAX_COMPARE = 8
+
+LAUNCH_REFUSED = "only product managers and admins of this project may launch runs"
 
 
 def _positive_int(raw: str | None, name: str, default: int) -> int:
@@ -87,11 +89,12 @@ class RunViewSet(
 
     @extend_schema(request=LaunchSerializer, responses={201: RunDetailSerializer})
     def create(self, request, *args, **kwargs):
+        refuse_before_body(request.user, "launch_run", request.data, LAUNCH_REFUSED)
         launch = LaunchSerializer(data=request.data, context={"request": request})
         launch.is_valid(raise_exception=True)
         data = launch.validated_data
         if not can(request.user, "launch_run", data["project"]):
-            raise PermissionDenied("only product managers and admins of this project may launch runs")
+            raise PermissionDenied(LAUNCH_REFUSED)
         tags = data.pop("tags", [])
         run = Run.objects.create(created_by=request.user, **data)
         set_tags(run, tags)
@@ -166,7 +169,9 @@ class RunViewSet(
         run = self.get_object()
         latest = RunEvent.objects.filter(run=run, type="attention").order_by("-seq").first()
         if latest is None:
-            return Response({"seq": None, "step": None, "mode": None, "agents": [], "matrix": [], "graph": None})
+            return Response(
+                {"seq": None, "step": None, "mode": None, "agents": [], "matrix": [], "graph": None}
+            )
         p = latest.payload
         return Response(
             {"seq": latest.seq, "step": p.get("step"), "mode": p.get("mode"), "agents": p.get("agents"),

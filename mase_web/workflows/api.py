@@ -40,7 +40,7 @@ from agents.spec import (
 )
 from agents.spec.algorithms import algorithm_catalog
 from agents.spec.schema import spec_schema
-from mase_web.accounts.facade import ProjectActionPermission, can, projects_where
+from mase_web.accounts.facade import ProjectActionPermission, can, projects_where, refuse_before_body
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion
@@ -136,6 +136,15 @@ class WorkflowViewSet(viewsets.ModelViewSet):
 
     def get_serializer_class(self):
         return WorkflowListSerializer if self.action == "list" else WorkflowSerializer
+
+    def create(self, request, *args, **kwargs):
+        refuse_before_body(
+            request.user,
+            "edit_workflow",
+            request.data,
+            "your role in this project does not allow this (edit_workflow)",
+        )
+        return super().create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
         _require(self.request.user, "edit_workflow", serializer.validated_data["project"])
