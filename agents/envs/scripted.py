@@ -24,10 +24,11 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
     environments otherwise."""
     if name == "customer_service":
         from agents.envs.customer_service.roster import drawn_roster
-        from agents.envs.customer_service.rules import ScriptedTeam
+        from agents.envs.customer_service.rules import ScriptedTeam, rules_router
 
         roster = drawn_roster(team, params)
-        return ScriptedTeam(queues=(params or {}).get("role_view") == "triage", roster=roster)
+        router = rules_router(params) if roster is not None and not roster.catalogue.shipped else None
+        return ScriptedTeam(router, queues=(params or {}).get("role_view") == "triage", roster=roster)
     if name == "research_report":
         from agents.envs.research_report.scripted import ScriptedResearchTeam
 

@@ -21,7 +21,7 @@ anything else, −``timeout_penalty`` when ``max_steps`` pass without approval (
 must work out which earlier steps earned it: the credit-assignment problem a centralised critic is for.
 
 Observations (a Dict per agent): ``ticket`` (text), ``status`` (text: step, draft, review so far — what a
-backbone embeds next to the ticket), ``draft`` (multi-hot over `INTENTS`), ``step``. With
+backbone embeds next to the ticket), ``draft`` (multi-hot over the catalogue's intents, `catalogue`; by default `INTENTS`), ``step``. With
 ``supervisor_view="draft"`` the supervisor's ``ticket`` is `HIDDEN_TICKET`: it reviews the outgoing answer
 without the customer's text (a privacy split, and the partial observability of a real workflow), so it must
 learn from the roles' messages when an answer is complete. With ``role_view="triage"`` each specialist's
@@ -49,14 +49,13 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents import places
+from agents.envs.customer_service.catalogue import SHIPPED, Catalogue, catalogue_problems, make_catalogue
 from agents.envs.customer_service.roster import (
     DEFAULT_ROSTER,
-    INTENT_DESCRIPTIONS,
     Roster,
     roster_problems,
 )
 from agents.envs.customer_service.tickets import (
-    ACTION_INTENT,
     DEFAULT_DATA_DIR,
     DIFFICULTY_LEVELS,
     HIDDEN_TICKET,
@@ -109,8 +108,16 @@ class CustomerServiceParams(EnvParams):
     tickets: str = param(
         "train",
         "A split (train, validation, test, holdout_styles), another shipped ticket file (handwritten) or "
-        "a JSONL ticket file by name in the server's ticket directory (on your own machine, a path too).",
+        "a dataset by name in the server's ticket directory: NAME.jsonl, with NAME.validation.jsonl as its "
+        "dev split when there is one (on your own machine, a path too).",
         data=TICKET_FILES,
+    )
+    intents: list = param(
+        [],
+        "The intent catalogue: [{name, description, keywords}], each intent given to a specialist "
+        "(agents[].intents); empty = the shipped eight. A shipped intent may be named alone.",
+        kind="list",
+        checked=False,
     )
     max_steps: int = param(6, "Steps the team gets per ticket before it times out.", low=2, high=100)
     correct_reward: float = _cost(1.0, "Team reward for each of the ticket's intents answered.")
@@ -171,15 +178,30 @@ class CustomerServiceParams(EnvParams):
 
     @classmethod
     def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
-        """The ticket file must exist (a split name or a JSONL file)."""
+        """The catalogue must be well formed, the ticket file must exist (a split name or a JSONL file) and,
+        under a catalogue of the spec's own, hold only its intents; triage queues follow the shipped rules."""
+        problems = [SpecError(path, message) for path, message in catalogue_problems(merged["intents"])]
         tickets = merged["tickets"]
         if not isinstance(tickets, str | Path) or not str(tickets).strip():
             splits = ", ".join((*SPLITS, HOLDOUT_STYLES))
-            return [SpecError("$.tickets", f"must be a split name ({splits}) or a JSONL file path")]
+            return [
+                *problems,
+                SpecError("$.tickets", f"must be a split name ({splits}) or a JSONL file path"),
+            ]
         if not resolve_ticket_path(str(tickets)).is_file():
             shown = places.shown(resolve_ticket_path(tickets))
-            return [SpecError("$.tickets", f"ticket file not found: {shown}")]
-        return []
+            return [*problems, SpecError("$.tickets", f"ticket file not found: {shown}")]
+        if problems or not merged["intents"]:
+            return problems
+        if merged["role_view"] == "triage":
+            problems.append(
+                SpecError("$.role_view", "triage queues follow the shipped intents' rules: use ticket")
+            )
+        try:
+            load_tickets(str(tickets), make_catalogue(merged["intents"]))
+        except TicketFileError as exc:
+            problems.append(SpecError("$.tickets", str(exc)))
+        return problems
 
 
 DEFAULTS: dict[str, Any] = CustomerServiceParams.defaults()
@@ -204,8 +226,18 @@ class CustomerServiceEnv(ParallelEnv):
     metadata = {"name": "customer_service_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
     parameters = PARAMETERS
     takes_team = True  # make_env(..., team=the spec's agents) builds the drawn team (`team_kwargs`)
-    intent_catalogue = tuple({"name": i, "description": INTENT_DESCRIPTIONS[i]} for i in INTENTS)
-    """The intents an agent may own (``agents[].intents``), with what each means."""
+    intent_catalogue = SHIPPED.listing()
+    """The intents an agent may own (``agents[].intents``) by default, with what each means; a spec's own
+    catalogue (``environment.params.intents``) replaces them (`catalogue_for`)."""
+
+    @staticmethod
+    def catalogue_for(params: Mapping[str, Any] | None) -> Catalogue:
+        """The intent catalogue of ``params`` (the shipped one when they declare none or a bad one)."""
+        try:
+            return make_catalogue((params or {}).get("intents"))
+        except ValueError:
+            return SHIPPED
+
     prompt_routing = "deal_roles"
     """Each agent's observation holds its prompt (as its similarity to each intent's description); with this
     parameter on, training deals jobs to random seats, so the policy takes its work from its prompt. Without
@@ -241,7 +273,10 @@ class CustomerServiceEnv(ParallelEnv):
         )
         p = CustomerServiceParams.build("customer_service", given)
         source = p.tickets if tickets is None or isinstance(tickets, str | Path) else tickets
-        self.tickets: list[Ticket] = load_tickets(source) if isinstance(source, str | Path) else list(source)
+        self.catalogue = team.catalogue if isinstance(team, Roster) else make_catalogue(p.intents)
+        self.tickets: list[Ticket] = (
+            load_tickets(source, self.catalogue) if isinstance(source, str | Path) else list(source)
+        )
         if not self.tickets:
             raise TicketFileError("customer_service: no tickets given")
         self.max_steps = p.max_steps
@@ -259,9 +294,17 @@ class CustomerServiceEnv(ParallelEnv):
         self.privileged_state = p.privileged_state
         self.delayed_reward = p.delayed_reward
         self.render_mode = render_mode
+        if not self.catalogue.shipped and team is None:
+            raise ValueError("customer_service: a catalogue of one's own needs a team (team=) to answer it")
         self.roster = (
-            team if isinstance(team, Roster) else DEFAULT_ROSTER if team is None else Roster.from_agents(team)
+            team
+            if isinstance(team, Roster)
+            else DEFAULT_ROSTER
+            if team is None
+            else Roster.from_agents(team, self.catalogue)
         )
+        self._intents = self.catalogue.names
+        self._action_intent = self.catalogue.action_intents
         self.deal_roles = p.deal_roles
         self.show_prompts = team is not None or self.deal_roles  # dealt jobs are read from the prompts
         if self.deal_roles:
@@ -288,8 +331,10 @@ class CustomerServiceEnv(ParallelEnv):
 
     @staticmethod
     def validate_team(agents: Sequence[Any], params: Mapping[str, Any] | None = None) -> list[SpecError]:
-        """What a drawn team lacks, in words, paths rooted at the spec (`roster.roster_problems`)."""
-        return [SpecError(path, message) for path, message in roster_problems(agents)]
+        """What a drawn team lacks to answer the catalogue of ``params``, in words, paths rooted at the spec
+        (`roster.roster_problems`)."""
+        catalogue = CustomerServiceEnv.catalogue_for(params)
+        return [SpecError(path, message) for path, message in roster_problems(agents, catalogue)]
 
     validate_params = staticmethod(CustomerServiceParams.problems)
     """Every problem with ``environment.params`` for this env, paths rooted at params (never raises)."""
@@ -302,7 +347,7 @@ class CustomerServiceEnv(ParallelEnv):
         fields: dict[str, spaces.Space] = {
             "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
             "status": spaces.Text(max_length=400, min_length=1, charset=self._charset),
-            "draft": spaces.MultiBinary(len(INTENTS)),
+            "draft": spaces.MultiBinary(len(self._intents)),
             "step": spaces.Discrete(self.max_steps + 1),
         }
         if self.show_prompts:
@@ -335,7 +380,7 @@ class CustomerServiceEnv(ParallelEnv):
         return spaces.Dict(
             {
                 "ticket": spaces.Text(max_length=self._max_text, min_length=1, charset=self._charset),
-                "vector": spaces.Box(0.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32),
+                "vector": spaces.Box(0.0, 1.0, shape=(3 * len(self._intents) + 3,), dtype=np.float32),
             }
         )
 
@@ -419,7 +464,7 @@ class CustomerServiceEnv(ParallelEnv):
             if name == "pass":
                 continue
             messages += 1
-            intent = ACTION_INTENT[name]
+            intent = self._action_intent[name]
             if self._approved:  # the answer already went out; this message is wasted
                 continue
             if intent in self._draft:
@@ -464,7 +509,7 @@ class CustomerServiceEnv(ParallelEnv):
 
     def status_text(self) -> str:
         """The compact, text form of progress that every agent sees (no ground truth in it)."""
-        draft = ", ".join(sorted(self._draft, key=INTENTS.index)) or "nothing yet"
+        draft = ", ".join(sorted(self._draft, key=self._intents.index)) or "nothing yet"
         last = self._history[-1] if self._history else "start"
         return (
             f"step {self._step}/{self.max_steps}; answered: {draft}; messages {self._messages}; "
@@ -472,7 +517,7 @@ class CustomerServiceEnv(ParallelEnv):
         )[:400]
 
     def _observations(self) -> dict[str, dict]:
-        draft = np.array([intent in self._draft for intent in INTENTS], dtype=np.int8)
+        draft = np.array([intent in self._draft for intent in self._intents], dtype=np.int8)
         status = self.status_text()
         observations = {
             agent: {
@@ -497,7 +542,7 @@ class CustomerServiceEnv(ParallelEnv):
         if self.roster.by_id[agent].reviewer:
             return np.array([name == "continue" or bool(self._draft) for name in names], dtype=np.int8)
         return np.array(
-            [name == "pass" or ACTION_INTENT[name] not in self._draft for name in names], dtype=np.int8
+            [name == "pass" or self._action_intent[name] not in self._draft for name in names], dtype=np.int8
         )
 
     def ticket_seen_by(self, agent: str) -> str:
@@ -513,7 +558,7 @@ class CustomerServiceEnv(ParallelEnv):
         """The triage desk's queue per specialist (the shipped team's `triage`, or the drawn team's)."""
         if self.roster.owners == DEFAULT_ROSTER.owners:
             return triage(text)
-        owners = tuple((intent, self.roster.owner(intent)) for intent in INTENTS)
+        owners = tuple((intent, self.roster.owner(intent)) for intent in self._intents)
         return triage_team(text, owners, self.roster.owner("product_question"))
 
     def _texts_seen(self) -> list[str]:
@@ -532,9 +577,9 @@ class CustomerServiceEnv(ParallelEnv):
         observe, no more (a state critic that knows hidden labels can mislead actors that cannot see them).
         """
         truth = set(self.ticket.intents) if self.privileged_state else set()
-        draft = [float(i in self._draft) for i in INTENTS]
-        correct = [float(i in self._draft and i in truth) for i in INTENTS]
-        true = [float(i in truth) for i in INTENTS]
+        draft = [float(i in self._draft) for i in self._intents]
+        correct = [float(i in self._draft and i in truth) for i in self._intents]
+        true = [float(i in truth) for i in self._intents]
         progress = [
             self._step / self.max_steps,
             min(1.0, self._messages / (3 * self.max_steps)),
@@ -549,7 +594,7 @@ class CustomerServiceEnv(ParallelEnv):
             "step": self._step,
             "steps": self._step,
             "messages": self._messages,
-            "predicted_intents": [i for i in INTENTS if i in self._draft],
+            "predicted_intents": [i for i in self._intents if i in self._draft],
             "true_intents": list(self.ticket.intents),
             "intent_correct": {i: i in self._draft for i in self.ticket.intents},
             "tp": len(self._draft & truth),
@@ -560,7 +605,9 @@ class CustomerServiceEnv(ParallelEnv):
             "approved": self._approved,
             "exact_match": self._approved and self._exact(),
             # this episode's owners (jobs dealt to other seats): what an expert teacher follows
-            **({"owners": {i: list(self.roster.owners[i]) for i in INTENTS}} if self.deal_roles else {}),
+            **(
+                {"owners": {i: list(self.roster.owners[i]) for i in self._intents}} if self.deal_roles else {}
+            ),
         }
 
     def render(self) -> str | None:

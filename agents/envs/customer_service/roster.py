@@ -1,7 +1,8 @@
 """The customer-service team as data: which agents there are, what each is responsible for, what it is told.
 
 A team (the spec's agents, `Roster.from_agents`) holds *specialists* — any number ≥ 1, each owning a set of
-intents from the catalogue (`INTENTS`, described in `INTENT_DESCRIPTIONS`) — and one or more *reviewers*
+intents from the catalogue (`catalogue.Catalogue`: by default the shipped `INTENTS`, described in
+`INTENT_DESCRIPTIONS`; a spec may declare its own, ``environment.params.intents``) — and one or more *reviewers*
 (role ``quality_supervisor`` or ``reviewer``) that approve or send back the draft answer. A specialist's
 actions are ``pass`` plus one answer per intent it owns (catalogue order); a reviewer's are ``continue``,
 ``approve``, ``send_back``. Every intent must have an owner; two specialists may share one (a second
@@ -17,19 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agents.envs.customer_service.tickets import INTENT_ACTION, INTENT_ROLE, INTENTS, ROLES, SUPERVISOR
+from agents.envs.customer_service.catalogue import SHIPPED, SHIPPED_DESCRIPTIONS, Catalogue, make_catalogue
+from agents.envs.customer_service.tickets import INTENT_ROLE, INTENTS, ROLES, SUPERVISOR
 
-INTENT_DESCRIPTIONS: dict[str, str] = {
-    "product_question": "Questions about a product: specifications, size, material, compatibility, stock.",
-    "recommendation": "Asks which product to buy: suggestions, comparisons, gift ideas.",
-    "order_tracking": "Where an order or parcel is now: tracking number, shipping status, courier.",
-    "delivery_delay": "A delivery that is late, overdue or has not arrived yet.",
-    "address_change": "Change or correct the delivery address of an order, redirect a parcel.",
-    "return_refund": "Return an item, cancel an order, get the money back.",
-    "damaged_item": "An item that arrived broken, cracked, dented, leaking or not working.",
-    "complaint": "Unhappy with the service or staff, asks to escalate to a manager.",
-}
-"""What each intent of the catalogue means (the designer shows it next to the intent's checkbox)."""
+INTENT_DESCRIPTIONS: dict[str, str] = SHIPPED_DESCRIPTIONS
+"""What each intent of the shipped catalogue means (the designer shows it next to the intent's checkbox)."""
 
 REVIEWER_ROLES: tuple[str, ...] = (SUPERVISOR, "reviewer")
 """Roles that review the draft answer instead of answering."""
@@ -47,12 +40,14 @@ DEFAULT_INTENTS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Member:
-    """One agent of the team: its id, role, what it owns (empty for a reviewer) and its prompt."""
+    """One agent of the team: its id, role, what it owns (empty for a reviewer), its prompt, and the
+    catalogue its intents come from."""
 
     id: str
     role: str
     intents: tuple[str, ...] = ()
     prompt: str = ""
+    catalogue: Catalogue = SHIPPED
 
     @property
     def reviewer(self) -> bool:
@@ -64,7 +59,7 @@ class Member:
         """The names of this agent's actions; the action index is the position here."""
         if self.reviewer:
             return REVIEW_ACTIONS
-        return ("pass", *(INTENT_ACTION[i] for i in INTENTS if i in self.intents))
+        return ("pass", *(i.action for i in self.catalogue.intents if i.name in self.intents))
 
     def to_dict(self) -> dict:
         """JSON form (what a checkpoint records)."""
@@ -81,12 +76,14 @@ def _field(agent: object, key: str, default: object = None) -> object:
     return getattr(agent, key, default)
 
 
-def _member(agent: object) -> Member:
+def _member(agent: object, catalogue: Catalogue = SHIPPED) -> Member:
     role = str(_field(agent, "role", ""))
     given = _intents_given(agent)
     intents = () if role in REVIEWER_ROLES else tuple(given) or DEFAULT_INTENTS.get(role, ())
-    ordered = tuple(i for i in INTENTS if i in intents)
-    return Member(str(_field(agent, "id", "")), role, ordered, str(_field(agent, "prompt", "") or ""))
+    ordered = catalogue.order(intents)
+    return Member(
+        str(_field(agent, "id", "")), role, ordered, str(_field(agent, "prompt", "") or ""), catalogue
+    )
 
 
 def _intents_given(agent: object) -> tuple:
@@ -95,21 +92,23 @@ def _intents_given(agent: object) -> tuple:
     return tuple(given) if isinstance(given, (list, tuple)) else ()
 
 
-def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
+def roster_problems(agents: Sequence[object], catalogue: Catalogue = SHIPPED) -> list[tuple[str, str]]:
     """Every problem of a drawn team as (JSON path, message), paths rooted at the spec (``$.agents[i]``);
-    [] for a team that can play. ``agents`` are spec agents or mappings with id, role, intents, prompt."""
+    [] for a team that can play ``catalogue``. ``agents`` are spec agents or mappings with id, role,
+    intents, prompt."""
+    names = catalogue.names
     problems: list[tuple[str, str]] = []
     members = []
     for i, agent in enumerate(agents):
         path = f"$.agents[{i}]"
         role = str(_field(agent, "role", ""))
         given = _intents_given(agent)
-        unknown = [str(name) for name in given if name not in INTENTS]
+        unknown = [str(name) for name in given if name not in names]
         if unknown:
             problems.append(
                 (
                     f"{path}.intents",
-                    f"unknown intents {', '.join(unknown)}; the catalogue has {', '.join(INTENTS)}",
+                    f"unknown intents {', '.join(unknown)}; the catalogue has {', '.join(names)}",
                 )
             )
         if role in REVIEWER_ROLES:
@@ -117,7 +116,7 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
                 problems.append(
                     (f"{path}.intents", f"a {role} reviews the draft and owns no intents: clear them")
                 )
-        elif role not in SPECIALIST_ROLES:
+        elif role not in SPECIALIST_ROLES and not given:  # any role that names intents answers them
             problems.append(
                 (
                     f"{path}.role",
@@ -125,15 +124,15 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
                     f"or a reviewer ({', '.join(REVIEWER_ROLES)})",
                 )
             )
-        elif not given and role not in DEFAULT_INTENTS:
+        elif not given and not catalogue.order(DEFAULT_INTENTS.get(role, ())):
             problems.append(
                 (
                     f"{path}.intents",
                     f"agent {_field(agent, 'id')} owns no intents: tick the intents it handles",
                 )
             )
-        members.append(_member(agent))
-    specialists = [m for m in members if not m.reviewer and m.role in SPECIALIST_ROLES]
+        members.append(_member(agent, catalogue))
+    specialists = [m for m in members if not m.reviewer and (m.role in SPECIALIST_ROLES or m.intents)]
     if not specialists:
         problems.append(
             ("$.agents", "the team has no specialist to answer the customer: add an agent that owns intents")
@@ -146,7 +145,7 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
             )
         )
     owned = {i for m in specialists for i in m.intents}
-    orphans = [i for i in INTENTS if i not in owned]
+    orphans = [i for i in names if i not in owned]
     if specialists and orphans:
         noun = "intent" if len(orphans) == 1 else "intents"
         problems.append(
@@ -158,8 +157,9 @@ def roster_problems(agents: Sequence[object]) -> list[tuple[str, str]]:
     return problems
 
 
-CATALOGUE_ACTIONS: tuple[str, ...] = ("pass", *(INTENT_ACTION[i] for i in INTENTS))
-"""A specialist's actions when every specialist may answer any intent (`Roster(catalogue_actions=True)`)."""
+CATALOGUE_ACTIONS: tuple[str, ...] = ("pass", *(SHIPPED.actions[i] for i in INTENTS))
+"""A specialist's actions when every specialist of the shipped catalogue may answer any intent
+(`Roster(catalogue_actions=True)`; another catalogue's are ``pass`` plus each of its intents' actions)."""
 
 
 class Roster:
@@ -172,26 +172,29 @@ class Roster:
 
     def __init__(self, members: Sequence[Member], catalogue_actions: bool = False):
         self.members = tuple(members)
+        self.catalogue = self.members[0].catalogue if self.members else SHIPPED
         self.catalogue_actions = bool(catalogue_actions)
         self.by_id = {m.id: m for m in self.members}
         self.ids = [m.id for m in self.members]
         self.specialists = [m.id for m in self.members if not m.reviewer]
         self.reviewers = [m.id for m in self.members if m.reviewer]
         self.owners: dict[str, tuple[str, ...]] = {
-            intent: tuple(m.id for m in self.members if intent in m.intents) for intent in INTENTS
+            intent: tuple(m.id for m in self.members if intent in m.intents)
+            for intent in self.catalogue.names
         }
+        every = ("pass", *(i.action for i in self.catalogue.intents))
         self.role_actions: dict[str, tuple[str, ...]] = {
-            m.id: CATALOGUE_ACTIONS if self.catalogue_actions and not m.reviewer else m.actions
-            for m in self.members
+            m.id: every if self.catalogue_actions and not m.reviewer else m.actions for m in self.members
         }
 
     @classmethod
-    def from_agents(cls, agents: Sequence[object]) -> Roster:
-        """The team of the spec's ``agents`` (objects or mappings); RosterError naming every problem."""
-        problems = roster_problems(agents)
+    def from_agents(cls, agents: Sequence[object], catalogue: Catalogue = SHIPPED) -> Roster:
+        """The team of the spec's ``agents`` (objects or mappings) answering ``catalogue``; RosterError
+        naming every problem."""
+        problems = roster_problems(agents, catalogue)
         if problems:
             raise RosterError("; ".join(f"{path}: {message}" for path, message in problems))
-        return cls([_member(agent) for agent in agents])
+        return cls([_member(agent, catalogue) for agent in agents])
 
     def owner(self, intent: str) -> str:
         """The agent that answers ``intent`` (the first of its owners in team order)."""
@@ -203,18 +206,24 @@ class Roster:
 
     def with_prompts(self, prompts: Mapping[str, str]) -> Roster:
         """The same team with some agents told something else (a prompt swap, a rewrite)."""
-        members = [Member(m.id, m.role, m.intents, prompts.get(m.id, m.prompt)) for m in self.members]
+        members = [
+            Member(m.id, m.role, m.intents, prompts.get(m.id, m.prompt), m.catalogue) for m in self.members
+        ]
         return Roster(members, self.catalogue_actions)
 
     def dealt(self, order: Sequence[int]) -> Roster:
         """The team with its specialists' jobs dealt to other seats: the k-th specialist takes the intents and
         the prompt of specialist ``order[k]`` and keeps its id (reviewers stay as they are)."""
         if sorted(order) != list(range(len(self.specialists))):
-            raise ValueError(f"order must be a permutation of 0..{len(self.specialists) - 1}, got {list(order)}")
+            raise ValueError(
+                f"order must be a permutation of 0..{len(self.specialists) - 1}, got {list(order)}"
+            )
         jobs = [self.by_id[self.specialists[k]] for k in order]
         seat = {agent: k for k, agent in enumerate(self.specialists)}
         members = [
-            m if m.reviewer else Member(m.id, m.role, jobs[seat[m.id]].intents, jobs[seat[m.id]].prompt)
+            m
+            if m.reviewer
+            else Member(m.id, m.role, jobs[seat[m.id]].intents, jobs[seat[m.id]].prompt, m.catalogue)
             for m in self.members
         ]
         return Roster(members, self.catalogue_actions)
@@ -234,15 +243,18 @@ class Roster:
         return hash((self.members, self.catalogue_actions))
 
 
-def drawn_roster(team: Sequence[object] | Roster | None, params: Mapping[str, object] | None = None) -> Roster | None:
+def drawn_roster(
+    team: Sequence[object] | Roster | None, params: Mapping[str, object] | None = None
+) -> Roster | None:
     """The roster `CustomerServiceEnv` plays for ``team`` (spec agents or a Roster; None = the shipped team)
-    with environment ``params``: under ``deal_roles`` every specialist's actions span the catalogue, so rule
-    teams built on it (fallback, teacher) index the same actions as the env."""
+    with environment ``params`` (its catalogue, ``intents``): under ``deal_roles`` every specialist's actions
+    span the catalogue, so rule teams built on it (fallback, teacher) index the same actions as the env."""
     if team is None:
         return None
-    roster = team if isinstance(team, Roster) else Roster.from_agents(team)
-    catalogue = roster.catalogue_actions or bool((params or {}).get("deal_roles"))
-    return roster if catalogue == roster.catalogue_actions else Roster(roster.members, catalogue)
+    catalogue = make_catalogue((params or {}).get("intents"))
+    roster = team if isinstance(team, Roster) else Roster.from_agents(team, catalogue)
+    spans = roster.catalogue_actions or bool((params or {}).get("deal_roles"))
+    return roster if spans == roster.catalogue_actions else Roster(roster.members, spans)
 
 
 DEFAULT_PROMPTS: dict[str, str] = {

@@ -20,15 +20,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from agents.envs.customer_service.catalogue import SHIPPED, Catalogue, make_catalogue
 from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster
-from agents.envs.customer_service.tickets import (
-    HIDDEN_TICKET,
-    IDLE_STEP,
-    INTENT_ACTION,
-    INTENTS,
-    Ticket,
-    load_tickets,
-)
+from agents.envs.customer_service.tickets import HIDDEN_TICKET, IDLE_STEP, INTENTS, Ticket, load_tickets
 
 # Chat spelling back to dictionary words, so one pattern covers "ur"/"your", "pls"/"please".
 NORMALISE = {
@@ -206,6 +200,7 @@ class KeywordRouter:
     mined: dict[str, set[str]] = field(default_factory=lambda: {intent: set() for intent in INTENTS})
     exceptions: dict[str, set[str]] = field(default_factory=lambda: {intent: set() for intent in INTENTS})
     fallback: str = "product_question"
+    order: tuple[str, ...] = INTENTS  # the catalogue's intents: the order predictions come in
 
     def __post_init__(self) -> None:
         self._compiled = {intent: [re.compile(p) for p in pats] for intent, pats in self.patterns.items()}
@@ -229,7 +224,7 @@ class KeywordRouter:
         """The intents the rules find in ``text`` (in `INTENTS` order); when they find none, the fallback
         intent (a ticket always asks something), or nothing with ``fallback=False``."""
         return self._decide(
-            self.features(text), self.mined, self.exceptions, self.fallback if fallback else None
+            self.features(text), self.mined, self.exceptions, self.fallback if fallback else None, self.order
         )
 
     @staticmethod
@@ -238,6 +233,7 @@ class KeywordRouter:
         mined: dict[str, set[str]],
         exceptions: dict[str, set[str]],
         fallback: str | None,
+        order: Sequence[str] = INTENTS,
     ) -> tuple[str, ...]:
         found: set[str] = set()
         for hand, grams, free in features:
@@ -245,7 +241,7 @@ class KeywordRouter:
             found |= {intent for intent, keywords in mined.items() if free & keywords}
         if not found and fallback is not None:
             found.add(fallback)
-        return tuple(intent for intent in INTENTS if intent in found)
+        return tuple(intent for intent in order if intent in found)
 
     def hand_matches(self, clause: str) -> set[str]:
         """Intents whose hand-written patterns match ``clause`` outside a negation."""
@@ -259,8 +255,18 @@ class KeywordRouter:
         return found
 
     @classmethod
-    def tuned(cls, tickets: Iterable[Ticket] | None = None) -> KeywordRouter:
+    def tuned(
+        cls,
+        tickets: Iterable[Ticket] | None = None,
+        catalogue: Catalogue = SHIPPED,
+        hand: bool = True,
+    ) -> KeywordRouter:
         """The hand rules tuned on ``tickets`` (default: the training split).
+
+        ``catalogue``: the intents to find. Its starting patterns are the hand-written ones of the shipped
+        intents it holds (``hand``; off: none) plus, for every intent, its declared keywords and — for an
+        intent with no hand-written patterns — the content words of its description (`catalogue_patterns`):
+        so a catalogue the rules were never written for starts from what its author said of each intent.
 
         Two passes a rule engineer would do by reading the training logs, done systematically:
         *exceptions* — word 1–3-grams of clauses where a hand pattern fires but the intent is (almost)
@@ -269,7 +275,9 @@ class KeywordRouter:
         intent) are chosen by exact match on the same training tickets.
         """
         tickets = list(tickets) if tickets is not None else load_tickets("train")
-        router = cls()
+        names = catalogue.names
+        patterns = catalogue_patterns(catalogue, hand)
+        router = cls(patterns=patterns, order=names)
         featured = [(ticket, router.features(ticket.text)) for ticket in tickets]
         fired: dict[str, Counter[str]] = defaultdict(Counter)
         right: dict[str, Counter[str]] = defaultdict(Counter)
@@ -294,14 +302,14 @@ class KeywordRouter:
                     for gram, n in fired[intent].items()
                     if n >= support and len(gram) >= 3 and right[intent][gram] <= 0.05 * n
                 }
-                for intent in INTENTS
+                for intent in names
             }
             for support in (4, 8)
         }
         for min_precision, min_support, ex_support in itertools.product(
             (0.85, 0.9, 0.95, 0.99), (3, 5, 8, 12), (4, 8)
         ):
-            mined: dict[str, set[str]] = {intent: set() for intent in INTENTS}
+            mined: dict[str, set[str]] = {intent: set() for intent in names}
             for gram, total in totals.items():
                 if total < min_support or len(gram) < 3:
                     continue
@@ -309,11 +317,34 @@ class KeywordRouter:
                 if hits / total >= min_precision:
                     mined[intent].add(gram)
             exceptions = exception_sets[ex_support]
-            score = sum(cls._decide(f, mined, exceptions, fallback) == t.intents for t, f in featured)
+            score = sum(cls._decide(f, mined, exceptions, fallback, names) == t.intents for t, f in featured)
             if best is None or score > best[0]:
-                best = (score, cls(mined=mined, exceptions=exceptions, fallback=fallback))
+                best = (score, cls(patterns, mined, exceptions, fallback, names))
         assert best is not None
         return best[1]
+
+
+STOPWORDS = frozenset(
+    "about after again also another asks because been before being between both could does doing down "
+    "each from further have having into itself just more most once only other over same should some "
+    "such than that their them then there these they this those through under until very what when "
+    "where which while whom with would your wants want".split()
+)
+
+
+def catalogue_patterns(catalogue: Catalogue, hand: bool = True) -> dict[str, list[str]]:
+    """The starting patterns per intent of ``catalogue``: the hand-written ones of a shipped intent (with
+    ``hand``), its declared keywords as whole words or phrases, and — where no hand pattern exists — the
+    content words (4+ letters, not stop words) of its description."""
+    patterns: dict[str, list[str]] = {}
+    for intent in catalogue.intents:
+        own = list(HAND_PATTERNS.get(intent.name, ())) if hand else []
+        words = [rf"\b{re.escape(normalise(k))}\b" for k in intent.keywords]
+        if not own:
+            described = dict.fromkeys(w for w in _words(intent.description.lower()) if len(w) >= 4)
+            words += [rf"\b{re.escape(w)}" for w in described if w not in STOPWORDS]
+        patterns[intent.name] = own + list(dict.fromkeys(words))
+    return patterns
 
 
 def exact_match(router: KeywordRouter, tickets: Sequence[Ticket]) -> float:
@@ -385,7 +416,7 @@ class ScriptedTeam:
         queues: bool = False,
         roster: Roster | None = None,
     ) -> None:
-        self.router = router if router is not None else KeywordRouter.tuned()
+        self.router = router if router is not None else KeywordRouter.tuned()  # shipped: its own rules
         self.queues = queues
         self.roster = roster or DEFAULT_ROSTER  # the drawn team: an intent is answered by its first owner
         self._cache: dict[tuple[str, bool], tuple[str, ...]] = {}
@@ -400,7 +431,8 @@ class ScriptedTeam:
     def act(self, agent: str, observation: dict, owners: Mapping[str, Sequence[str]] | None = None) -> int:
         """The scripted action index for ``agent`` given its observation from `CustomerServiceEnv`;
         ``owners`` (intent → agents, the env's info under ``deal_roles``) overrides the roster's owners."""
-        drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
+        catalogue = self.roster.catalogue
+        drafted = {catalogue.names[i] for i, flag in enumerate(observation["draft"]) if flag}
         reviewer = self.roster.by_id[agent].reviewer
         names = self.roster.role_actions[agent]
         if reviewer and observation["ticket"] == HIDDEN_TICKET:
@@ -417,7 +449,7 @@ class ScriptedTeam:
         for intent in predicted:
             owner = owners[intent][0] if owners is not None else self.roster.owner(intent)
             if owner == agent and intent not in drafted:
-                return names.index(INTENT_ACTION[intent])
+                return names.index(catalogue.actions[intent])
         return names.index("pass")
 
     def actions(self, observations: dict[str, dict]) -> dict[str, int]:
@@ -447,3 +479,14 @@ class ExpertTeam(ScriptedTeam):
 
 
 _HAND_ROUTER = KeywordRouter()  # the hand patterns alone (nothing mined): `keyword_evidence`
+
+
+def rules_router(params: Mapping[str, object] | None = None) -> KeywordRouter:
+    """The rule router for environment ``params``: the shipped catalogue's hand rules tuned on the shipped
+    training split; a catalogue of the spec's own (``intents``) gets rules built from its intents'
+    keywords and descriptions, tuned on the environment's own labelled tickets (``tickets``)."""
+    params = params or {}
+    catalogue = make_catalogue(params.get("intents"))
+    if catalogue.shipped:
+        return KeywordRouter.tuned()
+    return KeywordRouter.tuned(load_tickets(str(params.get("tickets", "train")), catalogue), catalogue)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import places
+from agents.envs.customer_service.catalogue import SHIPPED, Catalogue
 from agents.envs.customer_service.phrasings import (
     CASUAL_SUBSTITUTIONS,
     CLOSERS,
@@ -133,7 +134,7 @@ class Ticket:
         One intent → 0; two for different roles → 1; two for one role (it must act twice and the
         supervisor must wait for it) or three for different roles → 2; three with a shared role → 3.
         """
-        roles = [INTENT_ROLE[intent] for intent in self.intents]
+        roles = [INTENT_ROLE.get(intent, intent) for intent in self.intents]  # a new intent: its own role
         shared_role = len(set(roles)) < len(roles)
         return min(DIFFICULTY_LEVELS - 1, max(0, len(self.intents) - 1) + int(shared_role))
 
@@ -154,12 +155,14 @@ def resolve_ticket_path(split_or_path: str | Path) -> Path:
     return places.data_path(split_or_path, TICKET_FILES)
 
 
-def load_tickets(split_or_path: str | Path) -> list[Ticket]:
-    """Load tickets from a split name ("train" | "validation" | "test" | "holdout_styles") or a JSONL path.
+def load_tickets(split_or_path: str | Path, catalogue: Catalogue = SHIPPED) -> list[Ticket]:
+    """Load tickets from a split name ("train" | "validation" | "test" | "holdout_styles"), a ticket file's
+    or dataset's name (`resolve_ticket_path`) or a JSONL path, their intents from ``catalogue``.
 
-    Each line is ``{"id": str, "text": str, "intents": [intent, ...]}``. Blank lines are skipped.
-    Raises `TicketFileError` (a ValueError) naming the file and line for: a missing file, bad JSON,
-    missing or mistyped fields, an unknown intent name, an empty intent list, a duplicate id, no tickets.
+    Each line is ``{"text": str, "intents": [intent, ...]}`` with an optional ``"id"`` (without one a
+    ticket is named by its file and line); other fields are ignored; blank lines are skipped. Raises
+    `TicketFileError` (a ValueError) naming the file and line for: a missing file, bad JSON, missing or
+    mistyped fields, an intent the catalogue lacks, an empty intent list, a duplicate id, no tickets.
     """
     path = resolve_ticket_path(split_or_path)
     if not path.is_file():
@@ -171,36 +174,41 @@ def load_tickets(split_or_path: str | Path) -> list[Ticket]:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            where = f"{places.shown(path)}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TicketFileError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(row, dict):
-                raise TicketFileError(f'{where}: expected an object {{"id", "text", "intents"}}')
-            missing = [key for key in ("id", "text", "intents") if key not in row]
-            if missing:
-                raise TicketFileError(f"{where}: missing field(s) {', '.join(missing)}")
-            if not isinstance(row["id"], str | int) or isinstance(row["id"], bool):
-                raise TicketFileError(f"{where}: id must be a string")
-            if not isinstance(row["text"], str) or not row["text"].strip():
-                raise TicketFileError(f"{where}: text must be a non-empty string")
-            intents = row["intents"]
-            if not isinstance(intents, list) or not intents or not all(isinstance(i, str) for i in intents):
-                raise TicketFileError(f"{where}: intents must be a non-empty list of intent names")
-            unknown = [name for name in intents if name not in INTENT_ROLE]
-            if unknown:
-                raise TicketFileError(
-                    f"{where}: unknown intent {unknown[0]!r}; valid intents: {', '.join(INTENTS)}"
-                )
-            ticket_id = str(row["id"])
-            if ticket_id in seen:
-                raise TicketFileError(f"{where}: duplicate ticket id {ticket_id!r}")
-            seen.add(ticket_id)
-            tickets.append(Ticket(id=ticket_id, text=row["text"], intents=_sorted_intents(intents)))
+            ticket = _ticket(line, f"{places.shown(path)}:{number}", f"{path.stem}-{number}", catalogue)
+            if ticket.id in seen:
+                raise TicketFileError(f"{places.shown(path)}:{number}: duplicate ticket id {ticket.id!r}")
+            seen.add(ticket.id)
+            tickets.append(ticket)
     if not tickets:
         raise TicketFileError(f"{places.shown(path)}: contains no tickets")
     return tickets
+
+
+def _ticket(line: str, where: str, default_id: str, catalogue: Catalogue) -> Ticket:
+    """One JSONL line as a ticket; `TicketFileError` saying what is wrong at ``where``."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TicketFileError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise TicketFileError(f'{where}: expected an object {{"text", "intents"}}')
+    missing = [key for key in ("text", "intents") if key not in row]
+    if missing:
+        raise TicketFileError(f"{where}: missing field(s) {', '.join(missing)}")
+    ticket_id = row.get("id", default_id)
+    if not isinstance(ticket_id, str | int) or isinstance(ticket_id, bool):
+        raise TicketFileError(f"{where}: id must be a string")
+    if not isinstance(row["text"], str) or not row["text"].strip():
+        raise TicketFileError(f"{where}: text must be a non-empty string")
+    intents = row["intents"]
+    if not isinstance(intents, list) or not intents or not all(isinstance(i, str) for i in intents):
+        raise TicketFileError(f"{where}: intents must be a non-empty list of intent names")
+    unknown = [name for name in intents if name not in catalogue.names]
+    if unknown:
+        raise TicketFileError(
+            f"{where}: unknown intent {unknown[0]!r}; valid intents: {', '.join(catalogue.names)}"
+        )
+    return Ticket(id=str(ticket_id), text=row["text"], intents=catalogue.order(intents))
 
 
 def write_tickets(tickets: Sequence[Ticket], path: str | Path) -> None:
