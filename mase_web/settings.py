@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "mase_web.workflows",
     "mase_web.deployments",
     "mase_web.feedback",
+    "mase_web.datasets",
 ]
 
 MIDDLEWARE = [

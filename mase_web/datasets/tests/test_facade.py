@@ -1,0 +1,97 @@
+"""The facade other apps use: add_rows makes a new immutable version that keeps the parent's rows and
+splits; deployment_dataset is one dataset per deployment; export_rows / write_data_file give the rows the
+routing environment reads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import places
+from agents.spec.paths import path_problems
+from mase_web.accounts.models import Project
+from mase_web.datasets import facade
+from mase_web.datasets.models import Dataset, ImmutableError
+
+pytestmark = pytest.mark.django_db
+
+
+def tickets(count: int, intent: str = "refund") -> list[dict]:
+    return [{"text": f"ticket number {i} about {intent}", "intents": [intent]} for i in range(count)]
+
+
+@pytest.fixture
+def dataset():
+    project = Project.objects.create(name="shop")
+    return Dataset.objects.create(project=project, name="tickets")
+
+
+def test_add_rows_makes_a_child_version_keeping_the_parents_splits(dataset):
+    first = facade.add_rows(dataset, tickets(30) + tickets(30, "delivery"), "uploaded", seed=7)
+    assert (first.number, first.row_count, first.parent) == (1, 60, None)
+    assert facade.split_counts(first) == {"train": 48, "dev": 6, "test": 6}
+    before = {row.text: row.split for row in facade.version_rows(first)}
+
+    second = facade.add_rows(
+        dataset,
+        [{"text": "where is my parcel", "intents": ["delivery"]}],
+        "corrected",
+        source_ref="decision 12",
+    )
+    assert (second.number, second.row_count, second.parent_id, second.split_seed) == (2, 61, first.pk, 7)
+    after = {row.text: row.split for row in facade.version_rows(second)}
+    assert {text: after[text] for text in before} == before  # the parent's splits never move
+    added = facade.version_rows(second).get(text="where is my parcel")
+    assert (added.provenance, added.source_ref) == ("corrected", "decision 12")
+    assert facade.latest_version(dataset) == second
+    assert first.content_hash != second.content_hash
+    with pytest.raises(ImmutableError):
+        first.save()
+
+
+def test_add_rows_refuses_bad_rows_whole(dataset):
+    dataset.catalogue = {"intents": [{"name": "refund", "description": "money back"}]}
+    dataset.save()
+    with pytest.raises(facade.RowsRefused) as refused:
+        facade.add_rows(
+            dataset,
+            [{"text": "ok", "intents": ["refund"]}, {"text": "", "intents": ["warranty"]}],
+            "annotated",
+        )
+    fields = {(e["index"], e["field"]) for e in refused.value.errors}
+    assert fields == {(1, "text"), (1, "intents[0]")}
+    assert not dataset.versions.exists()
+
+
+def test_deployment_dataset_is_made_once_and_only_in_its_project(dataset):
+    with pytest.raises(LookupError):
+        facade.deployment_dataset(987654, dataset.project)
+
+
+def test_export_rows_and_the_files_a_spec_names(dataset, tmp_path, monkeypatch):
+    given = [
+        {"text": "a", "intents": ["x"], "metadata": {"id": "t-1"}},
+        {"text": "b", "id": "t-1"},
+        {"text": "c"},
+    ]
+    version = facade.add_rows(dataset, given, "uploaded")
+    rows = facade.export_rows(version)
+    assert [row["id"] for row in rows] == ["t-1", f"{version.pk}-1", f"{version.pk}-2"]  # ids stay unique
+    assert rows[0] == {"id": "t-1", "text": "a", "intents": ["x"]}
+    assert [row["text"] for row in facade.export_rows(version, labelled_only=True)] == ["a"]
+
+    monkeypatch.setattr(
+        places, "_places", places.Places(None, tmp_path / "tickets", None, tmp_path / "datasets")
+    )
+    name = facade.write_training_files(version, folder="customer_service")
+    assert name == f"dataset-{version.pk}-{version.content_hash[:10]}"
+    written = sorted(p.name for p in (tmp_path / "tickets").iterdir())
+    assert written == sorted(f"{name}{suffix}.jsonl" for suffix in ("", ".validation", ".test"))
+    train = (tmp_path / "tickets" / f"{name}.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in train] == facade.export_rows(version, "train")
+    # A spec names the file by name, and the server's path check accepts it (a path would be refused).
+    assert path_problems({"environment": {"name": "customer_service", "params": {"tickets": name}}}) == []
+    one = facade.write_data_file(version, "test", folder="customer_service")
+    assert (tmp_path / "tickets" / f"{one}.jsonl").is_file()
+    assert path_problems({"environment": {"name": "customer_service", "params": {"tickets": one}}}) == []
