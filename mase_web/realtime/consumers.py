@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from mase_web.realtime.access import REVOKED, still_active
 from mase_web.realtime.publisher import user_group
 
 
@@ -23,6 +24,14 @@ class NotificationConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def access_changed(self, message: dict) -> None:
+        """The account was deactivated or deleted: nothing more is sent, and the socket closes (4403)."""
+        if await still_active(self.scope["user"]):
+            return
+        await self.disconnect(REVOKED)
+        del self.group
+        await self.close(code=REVOKED)
 
     async def notify(self, message: dict) -> None:
         await self.send_json({"type": "notification", "payload": message["payload"]})

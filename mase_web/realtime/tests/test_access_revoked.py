@@ -114,7 +114,7 @@ def test_a_role_change_closes_the_stream_only_when_it_takes_access_away(live_ser
 
 @pytest.mark.slow
 def test_the_heartbeat_closes_streams_whose_access_went_without_a_signal(live_services, run_async, watched):
-    """A bulk role update sends no signal, nor does deactivating a user: the heartbeat's re-check is the
+    """A bulk role update sends no signal, nor does a bulk deactivation: the heartbeat's re-check is the
     second line."""
     project = watched["membership"].project
     other = get_user_model().objects.create_user("deactivated", password=PASSWORD)
@@ -136,3 +136,25 @@ def test_the_heartbeat_closes_streams_whose_access_went_without_a_signal(live_se
         return await asyncio.gather(*(_closed_with(ws, HEARTBEAT + 10) for ws in sockets))
 
     assert run_async(scenario()) == [4403, 4403]
+
+
+def test_deactivating_a_user_closes_their_notification_socket_and_streams(live_services, run_async, watched):
+    user = watched["membership"].user
+
+    def deactivate() -> None:
+        user.is_active = False
+        user.save()
+
+    async def scenario():
+        headers = {"Cookie": f"sessionid={watched['cookie']}", "Origin": "http://127.0.0.1"}
+        notes = await websockets.connect(
+            f"{live_services.ws_url}/ws/notifications/", additional_headers=headers
+        )
+        assert json.loads(await asyncio.wait_for(notes.recv(), 10))["type"] == "hello"
+        stream = await _open(
+            live_services.ws_url, f"/ws/deployments/{watched['deployment'].pk}/", watched["cookie"]
+        )
+        await _orm(deactivate)
+        return await _closed_with(notes, HEARTBEAT / 3), await _closed_with(stream, HEARTBEAT / 3)
+
+    assert run_async(scenario()) == (4403, 4403)
