@@ -27,6 +27,8 @@ ALLOWED_ROLES: dict[str, frozenset[str]] = {
     "review_logs": frozenset({OP, AD}),
     "give_feedback": frozenset({AN, AD}),
     "manage_feedback": frozenset({PM, AD}),  # queues, guidelines, reward models
+    "view_dataset": frozenset({PM, OP, AN, AD}),  # a project's own data: rows, labels, splits
+    "edit_dataset": frozenset({PM, OP, AD}),  # upload, new versions
 }
 
 
