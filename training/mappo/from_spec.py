@@ -11,7 +11,7 @@ from typing import Any
 
 from agents.backbone import Backbone
 from agents.comm import allowed_links
-from agents.envs import make_env, team_kwargs
+from agents.envs import env_class, make_env, team_kwargs
 from agents.envs.customer_service.env import CLAUSE_READERS, team_start
 from agents.spec.algorithms import either, is_ppo, sends_messages
 from training import distributed
@@ -194,6 +194,9 @@ def run_spec(
         trainer = team_trainer(team, cfg, backbone, events, human_feedback, group)
         preparing.advance()
     agent_ids = [a.id for a in team.agents]
+    members = getattr(env_class(env_name), "member_ids", None)  # a team drawn by groups (large_team)
+    if members is not None:
+        agent_ids = list(members(dict(team.environment.params)))
     if trainer.agents != agent_ids:
         raise ValueError(
             f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"

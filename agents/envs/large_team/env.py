@@ -1,0 +1,329 @@
+"""A support centre of 10–100 agents: a stream of tasks (a kind, a size, a value, a deadline) arrives one per
+step, and the spec's ``allocation`` decides who does each (`agents.envs.large_team.allocation`).
+
+Every agent acts at every step: its action is its bid for the arriving task, 0 (no bid) to ``bid_levels``. The bids
+decide only under ``allocation: auction`` (the learned bidders); the other allocations ignore them, so the same
+environment measures the fixed auction, the central router and round-robin. A task nobody takes is dropped.
+
+What an agent sees (`OBS_FIELDS`): its own side exactly (whether it can do the task, how fast, its backlog, whether
+it would finish in time), the rest of the team as the shared state tells it (`state_sync`: gossip, possibly stale, or
+the controller): whether someone else would finish sooner, how busy the team is, its reputation, whether its
+codebook is current. The team reward, shared by every agent: the task's value if the winner will finish it by
+its deadline, less ``cost_per_time`` per time unit of work. An agent in ``fault_schedule`` goes offline when its
+task arrives: it is terminated, and the tasks it held are lost.
+
+The last step's info carries the episode's figures (`EpisodeFigures`): tasks done in time, waits, drops, the tasks
+done in time among the 100 after the first fault, messages and convergence rounds of the shared state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from agents.envs.large_team.allocation import (
+    FixedAuction,
+    RoundRobin,
+    central_winner,
+    finish_times,
+    learned_winner,
+)
+from agents.envs.large_team.groups import parse_groups
+from agents.envs.large_team.params import LargeTeamParams, fault_plan
+from agents.envs.large_team.state_sync import TeamState
+from agents.errors import SpecError
+from agents.protocol.auction import Task, Worker
+
+OBS_FIELDS = (
+    "capable", "relative_speed", "backlog", "fill", "value", "slack", "own_margin", "own_in_time",
+    "best_other_margin", "best_placed", "team_busy", "reputation", "codebook_current", "full",
+)  # fmt: skip
+MEAN_SIZE = 5.0
+AFTER_FAULT = 100  # tasks after the first fault over which `in_time_after` counts
+
+
+class LargeTeamEnv(ParallelEnv):
+    """Tasks allocated over a large team; see the module docstring."""
+
+    metadata = {"name": "large_team", "render_modes": []}
+    parameters = LargeTeamParams.describe()
+    observation_kind = "vector"
+    takes_team = True
+    validate_params = staticmethod(LargeTeamParams.problems)
+
+    def __init__(self, *, team: Sequence[Mapping[str, Any]] | None = None, **params: Any):
+        p = LargeTeamParams.build("large_team", params)
+        self.p = p
+        self.groups = parse_groups(p.groups)
+        self.kinds = list(p.kinds)
+        self.possible_agents = [m for g in self.groups for m in g.members()]
+        self.group_of = {m: g.id for g in self.groups for m in g.members()}
+        self.speeds = np.array(
+            [[dict(g.speeds).get(k, 0.0) for k in self.kinds] for g in self.groups for _ in range(g.count)]
+        )
+        self.capacity = np.array([g.capacity for g in self.groups for _ in range(g.count)])
+        self.faults = fault_plan(p.fault_schedule)
+        self.n = len(self.possible_agents)
+        self.scale = MEAN_SIZE * p.slack
+        box = spaces.Box(-4.0, 4.0, shape=(len(OBS_FIELDS),), dtype=np.float32)
+        self._obs_space = box
+        self._act_space = spaces.Discrete(p.bid_levels + 1)
+        self._state_space = spaces.Box(-4.0, 4.0, shape=(3 * self.n + 2 + len(self.kinds),), dtype=np.float32)
+        self.agents: list[str] = []
+        self.allocations: list[dict[str, Any]] = []  # per task: who bid what, who won (decision logs, pages)
+
+    # ---- spec hooks -----------------------------------------------------------------------------------
+    @classmethod
+    def validate_team(cls, agents: Sequence[Any], params: Mapping[str, Any]) -> list[SpecError]:
+        """The canvas draws one agent per group: their ids must be the groups' ids."""
+        if LargeTeamParams.problems(dict(params)):
+            return []  # the parameter check speaks
+        merged = {**LargeTeamParams.defaults(), **params}
+        groups = [g.id for g in parse_groups(merged["groups"])]
+        ids = [a.get("id") if isinstance(a, Mapping) else getattr(a, "id", None) for a in agents]
+        errors = []
+        missing, extra = [g for g in groups if g not in ids], [i for i in ids if i not in groups]
+        if missing:
+            errors.append(SpecError("$.agents", f"draw one agent per group: add {', '.join(missing)}"))
+        if extra:
+            errors.append(
+                SpecError("$.agents", f"no group declares {', '.join(map(str, extra))}: declare it in groups")
+            )
+        return errors
+
+    @classmethod
+    def member_ids(cls, params: Mapping[str, Any]) -> list[str]:
+        """The agents the environment creates (each group's members), in order."""
+        merged = {**LargeTeamParams.defaults(), **params}
+        return [m for g in parse_groups(merged["groups"]) for m in g.members()]
+
+    # ---- ParallelEnv ----------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._act_space
+
+    @property
+    def state_space(self) -> spaces.Box:
+        return self._state_space
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        self.rng = np.random.default_rng(seed)
+        self.tasks = self._task_stream()
+        self.workers = [
+            Worker(i, {k: float(s) for k, s in zip(self.kinds, self.speeds[i], strict=True) if s > 0})
+            for i in range(self.n)
+        ]
+        for w in self.workers:  # the centre is already at work: a warm backlog
+            w.busy_until = float(self.rng.uniform(0.0, 2 * MEAN_SIZE))
+        self.online = np.ones(self.n, dtype=bool)
+        self.reputation = np.ones(self.n)
+        self.codebook = 0
+        self.lost: set[int] = set()
+        self.dropped: set[int] = set()
+        self.first_fault: int | None = None
+        self.state_sync = TeamState(
+            self.n, self.p.state_sync, self.p.message_quota, int(self.rng.integers(2**31)), 8
+        )
+        for i, w in enumerate(self.workers):
+            self.state_sync.values[i, 0, 0] = w.busy_until
+        self.fixed, self.round_robin = FixedAuction(), RoundRobin()
+        self.allocations = []
+        self.t, self.now = 0, self.tasks[0].arrival
+        self.agents = list(self.possible_agents)
+        self._fail(self.faults.get(0, []))
+        self.agents = [a for i, a in enumerate(self.possible_agents) if self.online[i]]
+        self._prepare()
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: Mapping[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        levels = np.zeros(self.n)
+        for a, act in actions.items():
+            levels[self._index[a]] = int(act)
+        reward = self._allocate(levels)
+        acting = list(self.agents)
+        self.t += 1
+        ended = self.t >= len(self.tasks)
+        failed: list[str] = []
+        if not ended:
+            self._advance_to(self.tasks[self.t].arrival)
+            failed = self._fail(self.faults.get(self.t, []))
+            if self.p.codebook_every and self.t % self.p.codebook_every == 0:
+                self.codebook += 1
+                self._publish(0)
+            self._prepare()
+        obs = self._observations(acting)
+        rewards = dict.fromkeys(acting, reward)
+        terms = {a: a in failed for a in acting}
+        truncs = {a: ended for a in acting}
+        info: dict[str, Any] = {
+            "winner": self.allocations[-1]["winner"],
+            "messages": self.state_sync.messages(),
+        }
+        if ended:
+            info |= self.figures()
+        infos = {a: dict(info) for a in acting}
+        self.agents = [] if ended else [a for a in acting if a not in failed]
+        return obs, rewards, terms, truncs, infos
+
+    def state(self) -> np.ndarray:
+        now = self.now
+        backlog = np.array([w.backlog(now) for w in self.workers]) / self.scale
+        task = self.tasks[min(self.t, len(self.tasks) - 1)]
+        kind = np.zeros(len(self.kinds))
+        kind[self.kinds.index(task.kind)] = 1.0
+        head = [task.value / 3.0, (self.deadline[task.id] - now) / self.scale]
+        parts = [np.clip(backlog, -4, 4), self._held() / self.capacity, self.online.astype(float), head, kind]
+        return np.concatenate(parts).astype(np.float32)
+
+    # ---- the task stream and time ---------------------------------------------------------------------
+    def _task_stream(self) -> list[Task]:
+        rng, T = self.rng, self.p.max_steps
+        capacity = float(self.speeds.max(axis=1).sum())  # work units per time unit, each at its best kind
+        sizes = rng.lognormal(np.log(MEAN_SIZE) - 0.18, 0.6, size=T)
+        arrivals = np.cumsum(rng.exponential(MEAN_SIZE / (self.p.load * capacity), size=T))
+        kinds = rng.integers(len(self.kinds), size=T)
+        values = rng.uniform(1.0, 3.0, size=T)
+        self.deadline = arrivals + sizes * self.p.slack * rng.uniform(0.5, 1.5, size=T)
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        return [
+            Task(i, self.kinds[kinds[i]], float(sizes[i]), float(values[i]), float(arrivals[i]))
+            for i in range(T)
+        ]
+
+    def _advance_to(self, now: float) -> None:
+        rounds = int(now // self.p.round_length) - int(self.now // self.p.round_length)
+        for _ in range(max(0, rounds)):
+            self.state_sync.round()
+        self.now = now
+        for w in self.workers:
+            w.advance(now)
+
+    def _held(self) -> np.ndarray:
+        return np.array([len(w.queue) + (w.busy_until > self.now) for w in self.workers], dtype=float)
+
+    def _publish(self, i: int) -> None:
+        w = self.workers[i]
+        self.state_sync.publish(
+            i, self.now + w.backlog(self.now), bool(self.online[i]), float(self.reputation[i]), self.codebook
+        )
+
+    def _fail(self, names: list[str]) -> list[str]:
+        failed = [a for a in names if a in self.agents]
+        for a in failed:
+            i = self._index[a]
+            w = self.workers[i]
+            self.online[i] = False
+            self.lost |= {t.id for t in w.queue} | {t.id for t in w.done if t.finish > self.now}
+            w.queue.clear()
+            w.done = [t for t in w.done if t.finish <= self.now]
+            w.speed, w.busy_until = {}, self.now
+            self._publish(i)
+            self.state_sync.take_offline(i)
+            self.first_fault = self.t if self.first_fault is None else self.first_fault
+        return failed
+
+    # ---- allocation -------------------------------------------------------------------------------------
+    def _allocate(self, levels: np.ndarray) -> float:
+        task, now = self.tasks[self.t], self.now
+        eligible = self._eligible
+        finish = finish_times(task, self.workers, now, eligible)
+        how = self.p.allocation
+        if how == "auction":
+            winner, bids = learned_winner(levels, finish)
+        elif how == "fixed_auction":
+            winner, bids = self.fixed(task, self.workers, now, eligible)
+            finish = finish_times(task, self.workers, now, eligible)  # the balancer may have moved work
+        elif how == "central":
+            winner, bids = central_winner(finish)
+        else:
+            winner, bids = self.round_robin(eligible)
+        self.allocations.append({"task": task.id, "kind": task.kind, "bids": bids, "winner": winner})
+        if winner is None:
+            self.dropped.add(task.id)
+            return 0.0
+        w = self.workers[winner]
+        duration = w.duration(task)
+        in_time = float(finish[winner] <= self.deadline[task.id])
+        task.agent = winner
+        w.queue.append(task)
+        w.advance(now)
+        self.reputation[winner] = 0.9 * self.reputation[winner] + 0.1 * in_time
+        self._publish(winner)
+        return task.value * in_time - self.p.cost_per_time * duration
+
+    # ---- observations -----------------------------------------------------------------------------------
+    def _prepare(self) -> None:
+        """Everything the observations of the arriving task need, computed once for all agents."""
+        task, now = self.tasks[self.t], self.now
+        k = self.kinds.index(task.kind)
+        speed = self.speeds[:, k] * self.online
+        self._eligible = (speed > 0) & (self._held() < self.capacity)
+        self._finish = finish_times(task, self.workers, now, self._eligible)
+        believed = self.state_sync.believed()  # [viewer, owner, field]
+        with np.errstate(divide="ignore"):
+            duration = np.where(speed > 0, task.size / np.where(speed > 0, speed, 1.0), np.inf)
+        other_finish = np.maximum(now, believed[:, :, 0]) + duration[None, :]
+        usable = (believed[:, :, 1] > 0.5) & np.isfinite(other_finish)
+        np.fill_diagonal(usable, False)
+        best_other = np.where(usable, other_finish, np.inf).min(axis=1)
+        deadline = self.deadline[task.id]
+        self._obs = {
+            "capable": (speed > 0).astype(float),
+            "relative_speed": speed / max(speed.max(), 1e-9),
+            "backlog": np.array([w.backlog(now) for w in self.workers]) / self.scale,
+            "fill": self._held() / self.capacity,
+            "value": np.full(self.n, task.value / 3.0),
+            "slack": np.full(self.n, (deadline - now) / self.scale),
+            "own_margin": np.where(np.isfinite(self._finish), (deadline - self._finish) / self.scale, -4.0),
+            "own_in_time": (self._finish <= deadline).astype(float),
+            "best_other_margin": np.where(
+                np.isfinite(best_other), (deadline - best_other) / self.scale, -4.0
+            ),
+            "best_placed": (self._finish <= best_other).astype(float),
+            "team_busy": (believed[:, :, 0] > now).mean(axis=1),
+            "reputation": self.reputation,
+            "codebook_current": (believed[:, 0, 3] >= self.codebook).astype(float),
+            "full": (self._held() >= self.capacity).astype(float),
+        }
+
+    def _observations(self, agents: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        table = np.clip(np.stack([self._obs[f] for f in OBS_FIELDS], axis=1), -4.0, 4.0).astype(np.float32)
+        return {a: table[self._index[a]] for a in (self.agents if agents is None else agents)}
+
+    # ---- the episode's figures --------------------------------------------------------------------------
+    def figures(self) -> dict[str, Any]:
+        """Tasks done in time (share of all that arrived), waits, drops, tasks done in time among the 100 after
+        the first fault, and the shared state's messages and rounds."""
+        for w in self.workers:
+            w.advance(float("inf"))
+        done = {t.id: t for w in self.workers for t in w.done if t.id not in self.lost}
+        in_time = np.array([t.id in done and done[t.id].finish <= self.deadline[t.id] for t in self.tasks])
+        waits = np.array([t.start - t.arrival for t in done.values()])
+        figures: dict[str, Any] = {
+            "in_time": float(in_time.mean()),
+            "value_in_time": float(
+                sum(t.value for t in self.tasks if in_time[t.id]) / sum(t.value for t in self.tasks)
+            ),
+            "mean_wait": float(waits.mean()) if len(waits) else 0.0,
+            "p95_wait": float(np.percentile(waits, 95)) if len(waits) else 0.0,
+            "dropped": len(self.dropped) / len(self.tasks),
+            "lost": len(self.lost) / len(self.tasks),
+            "success": float(in_time.mean()),
+            "load_spread": float(
+                np.std([len(w.done) for w in self.workers])
+                / max(1e-9, np.mean([len(w.done) for w in self.workers]))
+            ),
+        }
+        if self.first_fault is not None:
+            after = in_time[self.first_fault : self.first_fault + AFTER_FAULT]
+            figures["in_time_after"] = float(after.mean()) if len(after) else None
+            figures["in_time_before"] = (
+                float(in_time[: self.first_fault].mean()) if self.first_fault else None
+            )
+        return figures | self.state_sync.stats()
