@@ -7,56 +7,27 @@ deployed team), or both, and optionally a better reply. A correction
 - marks what it corrects wrong (the decision, or the ticket's deciding decisions), with the operator's reason
   or one that says what was corrected;
 - is stored as a `Correction` (one per ticket: correcting it again replaces the earlier one);
-- lands the corrected ticket in the deployment's dataset as a row with provenance ``corrected``, the reviewer
-  as its author and the decision or episode as its source (`mase_web.datasets.facade`).
+- lands the corrected ticket in the deployment's dataset (`deployment_dataset`, made on first use) as a row
+  of a new version with provenance ``corrected``, the reviewer as its author and the decision or episode as
+  its source (`mase_web.datasets.facade`). Versions are immutable and keep their parent's rows, so a ticket
+  corrected twice holds both rows (the newer last; each names the same source).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 
-from agents.spec import intent_catalogues
+from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, version_rows
+from mase_web.deployments.catalogue import intent_catalogue, team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
-from mase_web.deployments.models import Correction, DecisionStep, Deployment, Episode
+from mase_web.deployments.models import Correction, DecisionStep, Episode
 
 MAX_INTENTS = 64
 MAX_REPLY = 20_000
 PROVENANCE = "corrected"
-
-
-def intent_catalogue(spec: dict) -> list[dict[str, str]]:
-    """The deployment's intents as [{name, description}]: the spec's own catalogue when it declares one
-    (``intent_catalogue``, or ``intents`` of its environment), else its environment's built-in catalogue."""
-    environment = spec.get("environment") or {}
-    declared = spec.get("intent_catalogue") or (environment.get("params") or {}).get("intents")
-    if isinstance(declared, dict):
-        declared = declared.get("intents")
-    if isinstance(declared, list) and declared:
-        return [_entry(item) for item in declared if _entry(item)["name"]]
-    return [dict(item) for item in intent_catalogues().get(environment.get("name"), [])]
-
-
-def _entry(item: Any) -> dict[str, str]:
-    if isinstance(item, str):
-        return {"name": item, "description": ""}
-    item = item if isinstance(item, dict) else {}
-    return {"name": str(item.get("name") or ""), "description": str(item.get("description") or "")}
-
-
-def team_agents(spec: dict) -> list[dict[str, Any]]:
-    """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
-    agents = spec.get("agents") or []
-    return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
-
-
-def deployment_catalogue(deployment: Deployment) -> dict[str, Any]:
-    """What a correction may name: the intents (with descriptions) and the team's agents."""
-    spec = deployment.spec or {}
-    return {"intents": intent_catalogue(spec), "agents": team_agents(spec)}
 
 
 class CatalogueIntentSerializer(serializers.Serializer):
@@ -128,6 +99,7 @@ class CorrectionRequestSerializer(serializers.Serializer):
 
 
 class CorrectionSerializer(serializers.ModelSerializer):
+    intents = serializers.ListField(child=serializers.CharField(), read_only=True)
     corrected_by = serializers.CharField(
         source="corrected_by.username", read_only=True, allow_null=True, default=None
     )
@@ -175,15 +147,38 @@ def correct(episode: Episode, step: DecisionStep | None, user, data: dict) -> Co
         "reason": data.get("reason") or "",
         "corrected_by": user,
     }
-    earlier = episode.corrections.select_for_update().first()
     correction = Correction.objects.create(episode=episode, **fields)
-    if earlier is not None:
-        episode.corrections.exclude(pk=correction.pk).delete()
-    correction.dataset_row = land_in_dataset(correction, earlier)
+    episode.corrections.exclude(pk=correction.pk).delete()  # the newest correction of a ticket stands
+    correction.dataset_row = land_in_dataset(correction)
     correction.save(update_fields=["dataset_row"])
     return correction
 
 
-def land_in_dataset(correction: Correction, earlier: Correction | None) -> dict:
-    """The corrected ticket as a row of the deployment's dataset; returns {dataset, version, row}."""
-    return {}
+def land_in_dataset(correction: Correction) -> dict:
+    """The corrected ticket as a new row of the deployment's dataset (made on first use); returns where it
+    landed: {dataset, dataset_name, version, version_number, row}. A row the dataset refuses (a text it cannot
+    store) is a 400 and nothing of the correction is kept."""
+    episode, user = correction.episode, correction.corrected_by
+    deployment = episode.deployment
+    dataset = deployment_dataset(deployment.pk, deployment.project_id, by=user)
+    row = {
+        "text": episode.task_text,
+        "intents": correction.intents,
+        "owner": correction.owner,
+        "reference_reply": correction.reply,
+        "metadata": {"deployment": deployment.pk, "episode": episode.pk, "decision": correction.step_id},
+    }
+    try:
+        version = add_rows(
+            dataset, [row], PROVENANCE, by=user, source_ref=source_ref(episode, correction.step)
+        )
+    except RowsRefused as refused:
+        raise ValidationError({"dataset": [f"the dataset refused the ticket: {refused}"]}) from None
+    stored = version_rows(version).order_by("-index").first()
+    return {
+        "dataset": dataset.pk,
+        "dataset_name": dataset.name,
+        "version": version.pk,
+        "version_number": version.number,
+        "row": stored.pk,
+    }

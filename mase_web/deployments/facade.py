@@ -1,15 +1,16 @@
 """What other apps may use of deployments: the rows feedback snapshots and queues decisions from.
 
 Feedback turns a deployment's episodes and decision steps into items to rate, and lists a project's
-deployments as sources; it reads them here. Other apps import this module only (an import-linter
-contract says so).
+deployments as sources; it reads them here, and the intents a deployment's tickets are labelled with
+(`deployment_catalogue`). Other apps import this module only (an import-linter contract says so).
 """
 
 from __future__ import annotations
 
+from mase_web.deployments.catalogue import deployment_catalogue
 from mase_web.deployments.models import DecisionStep, Deployment, Episode
 
-__all__ = ["DecisionStep", "Deployment", "Episode", "deployment_in_project"]
+__all__ = ["DecisionStep", "Deployment", "Episode", "deployment_catalogue", "deployment_in_project"]
 
 
 def deployment_in_project(deployment_id: int, project_id: int) -> Deployment | None:

@@ -23,14 +23,24 @@ from rest_framework.response import Response
 
 from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import INT64_MAX
-from mase_web.deployments.facade import deployment_in_project
-from mase_web.feedback import enqueue, stats
+from mase_web.datasets.facade import version_in_project
+from mase_web.deployments.facade import deployment_catalogue, deployment_in_project
+from mase_web.feedback import enqueue, intent_labels, stats
 from mase_web.feedback.assignment import assign
 from mase_web.feedback.export import export_lines
-from mase_web.feedback.models import FeedbackItem, FeedbackQueue, PairwiseJudgement, Rating, RewardModel
+from mase_web.feedback.models import (
+    FeedbackItem,
+    FeedbackQueue,
+    IntentLabel,
+    PairwiseJudgement,
+    Rating,
+    RewardModel,
+)
 from mase_web.feedback.serializers import (
+    EnqueueDatasetSerializer,
     EnqueueDeploymentSerializer,
     EnqueueSerializer,
+    IntentLabelSerializer,
     ItemSerializer,
     JudgementSerializer,
     QueueSerializer,
@@ -56,9 +66,10 @@ class AssignedItemSerializer(ItemSerializer):
 
     my_rating = RatingSerializer(read_only=True, allow_null=True)
     my_judgement = JudgementSerializer(read_only=True, allow_null=True)
+    my_intents = IntentLabelSerializer(read_only=True, allow_null=True)
 
     class Meta(ItemSerializer.Meta):
-        fields = [*ItemSerializer.Meta.fields, "my_rating", "my_judgement"]
+        fields = [*ItemSerializer.Meta.fields, "my_rating", "my_judgement", "my_intents"]
         read_only_fields = fields
 
 
@@ -166,6 +177,10 @@ class QueueViewSet(
         body = EnqueueDeploymentSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         options = body.validated_data
+        if queue.kind == FeedbackQueue.Kind.INTENTS:
+            raise ValidationError(
+                {"deployment": ["an intents queue takes dataset rows: use enqueue-dataset/"]}
+            )
         deployment = deployment_in_project(options["deployment"], queue.project_id)
         if deployment is None:
             raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
@@ -188,6 +203,27 @@ class QueueViewSet(
             },
             status=status.HTTP_201_CREATED,
         )
+
+    @extend_schema(request=EnqueueDatasetSerializer, responses={201: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post"], url_path="enqueue-dataset")
+    def enqueue_dataset(self, request, pk=None):
+        """Queue a dataset version's unlabelled rows (not queued yet) for annotators to choose their intents
+        (intents queues): {added, items}."""
+        queue = self._manager_queue()
+        body = EnqueueDatasetSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        options = body.validated_data
+        if queue.kind != FeedbackQueue.Kind.INTENTS:
+            raise ValidationError(
+                {"version": [f"a {queue.kind} queue takes no dataset rows; make an intents queue"]}
+            )
+        version = version_in_project(options["version"], queue.project_id)
+        if version is None:
+            raise ValidationError({"version": ["no such dataset version in this queue's project"]})
+        catalogue = _labelling_catalogue(version, queue.project_id, options.get("deployment"))
+        picked = intent_labels.unlabelled_items(queue, version, catalogue, options["limit"])
+        saved = enqueue.add_items(queue, picked)
+        return Response({"added": len(saved), "items": [i.pk for i in saved]}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
@@ -252,6 +288,37 @@ class RewardModelViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         )
 
 
+def _labelling_catalogue(version, project_id: int, deployment_id: int | None) -> list[dict[str, str]]:
+    """The intents annotators choose from: the named deployment's catalogue, else the dataset's own, else
+    the catalogue of the deployment whose corrections the dataset holds."""
+    if deployment_id is not None:
+        deployment = deployment_in_project(deployment_id, project_id)
+        if deployment is None:
+            raise ValidationError({"deployment": ["no such deployment in this queue's project"]})
+        return deployment_catalogue(deployment)["intents"]
+    declared = (
+        (version.dataset.catalogue or {}).get("intents")
+        if isinstance(version.dataset.catalogue, dict)
+        else None
+    )
+    if declared:
+        return [{"name": str(i["name"]), "description": str(i.get("description") or "")} for i in declared]
+    own = (
+        deployment_in_project(version.dataset.deployment_id, project_id)
+        if version.dataset.deployment_id
+        else None
+    )
+    if own is not None:
+        return deployment_catalogue(own)["intents"]
+    raise ValidationError(
+        {
+            "deployment": [
+                "this dataset declares no intent catalogue: name a deployment whose intents to label with"
+            ]
+        }
+    )
+
+
 def _rival_deployment(queue: FeedbackQueue, deployment, compare_with: int | None):
     """The deployment whose answers become episode B of a pairwise queue's pairs (None: any other)."""
     if compare_with is None:
@@ -296,7 +363,9 @@ class MyItemsView(GenericAPIView):
             if not (queue_id.isascii() and queue_id.isdigit()) or int(queue_id) > INT64_MAX:
                 raise ValidationError({"queue": ["must be a queue id"]})
             items = items.filter(queue_id=int(queue_id))
-        answered = Q(ratings__annotator=user) | Q(judgements__annotator=user)
+        answered = (
+            Q(ratings__annotator=user) | Q(judgements__annotator=user) | Q(intent_labels__annotator=user)
+        )
         if request.query_params.get("pending") in ("1", "true"):
             items = items.exclude(pk__in=FeedbackItem.objects.filter(answered).values("pk"))
         page = self.paginate_queryset(items.order_by("queue_id", "id"))
@@ -309,6 +378,10 @@ class MyItemsView(GenericAPIView):
         judgement = PairwiseJudgement.objects.filter(item=item, annotator=user).first()
         data["my_rating"] = RatingSerializer(rating).data if rating else None
         data["my_judgement"] = JudgementSerializer(judgement).data if judgement else None
+        label = (
+            IntentLabel.objects.filter(item=item, annotator=user).select_related("item__row_label").first()
+        )
+        data["my_intents"] = IntentLabelSerializer(label).data if label else None
         return data
 
 
@@ -329,10 +402,14 @@ class AnswerView(GenericAPIView):
         answer, created = self.model.objects.update_or_create(
             item=item, annotator=request.user, defaults=data
         )
+        self.answered(item)
         return Response(
             self.get_serializer(answer).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+    def answered(self, item: FeedbackItem) -> None:
+        """What an answer sets off beyond being stored (nothing, for ratings and judgements)."""
 
 
 def _answer_schema(serializer):
@@ -346,6 +423,18 @@ class RatingView(AnswerView):
 
     serializer_class = RatingSerializer
     model = Rating
+
+
+@_answer_schema(IntentLabelSerializer)
+class IntentLabelView(AnswerView):
+    """Choose a dataset row's intents (intents queues); [] says "none of these". Once every annotator of the
+    row has answered and they agree, the label lands in the row's dataset (`intent_labels`)."""
+
+    serializer_class = IntentLabelSerializer
+    model = IntentLabel
+
+    def answered(self, item: FeedbackItem) -> None:
+        intent_labels.resolve(item)
 
 
 @_answer_schema(JudgementSerializer)

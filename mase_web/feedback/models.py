@@ -21,6 +21,7 @@ class FeedbackQueue(models.Model):
     class Kind(models.TextChoices):
         RATING = "rating", "rate episodes and steps 1–5"
         PAIRWISE = "pairwise", "compare two episodes"
+        INTENTS = "intents", "choose the intents of dataset rows"
 
     project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="feedback_queues")
     name = models.CharField(max_length=200)
@@ -49,6 +50,7 @@ class FeedbackItem(models.Model):
         EPISODE = "episode"
         STEP = "step"
         PAIR = "pair"
+        ROW = "row"  # a dataset row to label with intents (`intent_labels`)
 
     queue = models.ForeignKey(FeedbackQueue, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -128,6 +130,38 @@ class PairwiseJudgement(models.Model):
 
     def __str__(self) -> str:
         return f"item {self.item_id}: {self.choice} by user {self.annotator_id}"
+
+
+class IntentLabel(models.Model):
+    """One annotator's intents for a dataset row (an intents queue's item); [] says "none of these"."""
+
+    item = models.ForeignKey(FeedbackItem, on_delete=models.CASCADE, related_name="intent_labels")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    intents = models.JSONField(default=list, blank=True, help_text="Names from the item's catalogue, sorted.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="one_intent_label_per_annotator")
+        ]
+        ordering = ["item", "annotator"]
+
+    def __str__(self) -> str:
+        return f"item {self.item_id}: {self.intents} by user {self.annotator_id}"
+
+
+class RowLabel(models.Model):
+    """The label the annotators of a row agreed on (`intent_labels.resolve`), and where it landed."""
+
+    item = models.OneToOneField(FeedbackItem, on_delete=models.CASCADE, related_name="row_label")
+    intents = models.JSONField(default=list, blank=True, help_text="[]: out of scope (none of these).")
+    annotators = models.JSONField(default=list, help_text="The usernames whose answers made it.")
+    landed = models.JSONField(default=dict, blank=True, help_text="{dataset, version, row} it landed as.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"item {self.item_id} labelled {self.intents}"
 
 
 class RewardModel(models.Model):

@@ -5,11 +5,14 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from mase_web.accounts.facade import ProjectField, ScopedIdField
+from mase_web.api_parsers import INT64_MAX
 from mase_web.feedback.enqueue import twin_reason
+from mase_web.feedback.intent_labels import catalogue_names
 from mase_web.feedback.models import (
     MAX_OVERLAP,
     FeedbackItem,
     FeedbackQueue,
+    IntentLabel,
     PairwiseJudgement,
     Rating,
     RewardModel,
@@ -120,7 +123,9 @@ class EnqueueItemSerializer(serializers.Serializer):
         if not pair and ("snapshot_b" in data or "episode_key_b" in data):
             raise serializers.ValidationError({"snapshot_b": ["only a pair has a second episode"]})
         if pair:
-            twin = twin_reason(data["episode_key"], data["snapshot"], data["episode_key_b"], data["snapshot_b"])
+            twin = twin_reason(
+                data["episode_key"], data["snapshot"], data["episode_key_b"], data["snapshot_b"]
+            )
             if twin is not None:
                 raise serializers.ValidationError({twin[0]: [twin[1]]})
         return data
@@ -131,6 +136,8 @@ class EnqueueSerializer(serializers.Serializer):
 
     def validate_items(self, items):
         queue: FeedbackQueue = self.context["queue"]
+        if queue.kind == FeedbackQueue.Kind.INTENTS:
+            raise serializers.ValidationError("an intents queue takes dataset rows: use enqueue-dataset/")
         expected = FeedbackItem.Kind.PAIR if queue.kind == FeedbackQueue.Kind.PAIRWISE else None
         for item in items:
             if (item["kind"] == FeedbackItem.Kind.PAIR) != (expected is not None):
@@ -209,7 +216,9 @@ class RatingSerializer(serializers.ModelSerializer):
     def validate(self, data):
         item: FeedbackItem = data["item"]
         if item.queue.kind != FeedbackQueue.Kind.RATING:
-            raise serializers.ValidationError({"item": ["this item is compared pairwise, not rated"]})
+            raise serializers.ValidationError(
+                {"item": [f"this item is in a {item.queue.kind} queue, not rated"]}
+            )
         unknown = sorted(set(data.get("tags", [])) - set(item.queue.tags))
         if unknown:
             raise serializers.ValidationError(
@@ -232,6 +241,59 @@ class JudgementSerializer(serializers.ModelSerializer):
         if data["item"].queue.kind != FeedbackQueue.Kind.PAIRWISE:
             raise serializers.ValidationError({"item": ["this item is rated 1–5, not compared"]})
         return data
+
+
+class IntentLabelSerializer(serializers.ModelSerializer):
+    """Your intents for a dataset row of an intents queue: names from the item's catalogue; [] says "none of
+    these" (the ticket asks for nothing the catalogue knows)."""
+
+    item = AssignedItemField()
+    intents = serializers.ListField(child=serializers.CharField(max_length=100), max_length=64)
+    landed = serializers.SerializerMethodField(help_text="where the row's agreed label landed, once it has")
+
+    class Meta:
+        model = IntentLabel
+        fields = ["id", "item", "intents", "landed", "created_at", "updated_at"]
+        read_only_fields = ["id", "landed", "created_at", "updated_at"]
+        validators = []
+
+    def get_landed(self, label: IntentLabel) -> dict | None:
+        row_label = getattr(label.item, "row_label", None)
+        return row_label.landed if row_label is not None else None
+
+    def validate(self, data):
+        item: FeedbackItem = data["item"]
+        if item.queue.kind != FeedbackQueue.Kind.INTENTS:
+            raise serializers.ValidationError(
+                {"item": [f"this item is in a {item.queue.kind} queue, not labelled"]}
+            )
+        known = catalogue_names(item)
+        unknown = [name for name in data["intents"] if name not in known]
+        if unknown:
+            raise serializers.ValidationError(
+                {
+                    "intents": [
+                        f"not in this row's catalogue: {', '.join(unknown)} (its intents: {', '.join(known)})"
+                    ]
+                }
+            )
+        if len(set(data["intents"])) < len(data["intents"]):
+            raise serializers.ValidationError({"intents": ["names an intent twice"]})
+        data["intents"] = sorted(data["intents"])
+        return data
+
+
+class EnqueueDatasetSerializer(serializers.Serializer):
+    """Unlabelled rows of a dataset version to label in an intents queue."""
+
+    version = serializers.IntegerField(min_value=1, max_value=INT64_MAX, help_text="a dataset version id")
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_ITEMS_PER_REQUEST, default=50)
+    deployment = serializers.IntegerField(
+        min_value=1,
+        max_value=INT64_MAX,
+        required=False,
+        help_text="whose intent catalogue to label with, when the dataset declares none",
+    )
 
 
 class RewardModelSerializer(serializers.ModelSerializer):

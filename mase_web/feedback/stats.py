@@ -1,4 +1,5 @@
-"""Progress, agreement (Krippendorff's alpha) and disagreements of a feedback queue."""
+"""Progress, agreement (Krippendorff's alpha) and disagreements of a feedback queue (intents queues:
+`intent_labels`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from django.db.models import Count, F, Q
 
+from mase_web.feedback.intent_labels import intent_agreement, intent_disagreements
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue, PairwiseJudgement, Rating
 from training.agreement import alpha_by_unit_set, spread
 
@@ -25,16 +27,24 @@ def answers_of(queue: FeedbackQueue) -> dict[int, list]:
     return units
 
 
+ANSWERS = {
+    FeedbackQueue.Kind.RATING: "ratings",
+    FeedbackQueue.Kind.PAIRWISE: "judgements",
+    FeedbackQueue.Kind.INTENTS: "intent_labels",
+}
+"""The items' related name of each queue kind's answers."""
+
+
 def progress(queue: FeedbackQueue) -> dict[str, int]:
     """items, assignments (answers wanted) and done (assigned answers given)."""
-    answers = "judgements" if queue.kind == FeedbackQueue.Kind.PAIRWISE else "ratings"
+    answers = ANSWERS[queue.kind]
     assignments = Assignment.objects.filter(item__queue=queue)
     done = assignments.filter(**{f"item__{answers}__annotator": F("annotator")}).count()
     return {"items": queue.items.count(), "assignments": assignments.count(), "done": done}
 
 
 def my_progress(queue: FeedbackQueue, user) -> dict[str, int]:
-    answers = "judgements" if queue.kind == FeedbackQueue.Kind.PAIRWISE else "ratings"
+    answers = ANSWERS[queue.kind]
     mine = FeedbackItem.objects.filter(queue=queue, assignments__annotator=user).annotate(
         answered=Count(answers, filter=Q(**{f"{answers}__annotator": user}))
     )
@@ -43,6 +53,8 @@ def my_progress(queue: FeedbackQueue, user) -> dict[str, int]:
 
 def agreement(queue: FeedbackQueue) -> dict[str, Any]:
     """alpha per the queue's kind: ordinal and interval for 1–5 ratings, nominal for A / B / tie."""
+    if queue.kind == FeedbackQueue.Kind.INTENTS:
+        return intent_agreement(queue)
     units = answers_of(queue)
     if queue.kind == FeedbackQueue.Kind.PAIRWISE:
         return {"metric": "nominal", **alpha_by_unit_set(units, "nominal")}
@@ -53,8 +65,11 @@ def agreement(queue: FeedbackQueue) -> dict[str, Any]:
 def disagreements(queue: FeedbackQueue) -> list[dict[str, Any]]:
     """Items whose answers split: ratings spread >= 2 stars, or a pair judged differently; widest first.
 
-    For pairs the spread is the share of answers that differ from the most common one.
+    For pairs the spread is the share of answers that differ from the most common one (intents queues:
+    `intent_labels.intent_disagreements`).
     """
+    if queue.kind == FeedbackQueue.Kind.INTENTS:
+        return intent_disagreements(queue)
     rows = []
     for item_id, values in answers_of(queue).items():
         if len(values) < 2:

@@ -3,7 +3,14 @@
 from django.urls import path
 
 from mase_web.api_routes import IdRouter
-from mase_web.feedback.api import JudgementView, MyItemsView, QueueViewSet, RatingView, RewardModelViewSet
+from mase_web.feedback.api import (
+    IntentLabelView,
+    JudgementView,
+    MyItemsView,
+    QueueViewSet,
+    RatingView,
+    RewardModelViewSet,
+)
 
 router = IdRouter()
 router.register("feedback/queues", QueueViewSet, basename="feedback-queue")
@@ -13,5 +20,6 @@ urlpatterns = [
     path("feedback/my-items/", MyItemsView.as_view(), name="feedback-my-items"),
     path("feedback/ratings/", RatingView.as_view(), name="feedback-ratings"),
     path("feedback/judgements/", JudgementView.as_view(), name="feedback-judgements"),
+    path("feedback/intent-labels/", IntentLabelView.as_view(), name="feedback-intent-labels"),
     *router.urls,
 ]

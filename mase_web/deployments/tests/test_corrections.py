@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mase_web.accounts.models import Project, Role
+from mase_web.datasets.models import Dataset, DatasetRow
 from mase_web.deployments.models import Correction, DecisionStep, Deployment, Episode
 from mase_web.deployments.tests.conftest import client_for, make_trained_run
 
@@ -42,37 +43,51 @@ def post(user, path, body):
     return client_for(user).post(path, body, format="json")
 
 
-def test_an_operator_corrects_a_decision_and_it_is_stored_and_marked_wrong(team):
+def test_an_operator_corrects_a_decision_and_it_lands_in_the_deployments_dataset(team):
     project, users = team
     episode, step = logged_episode(project)
     op = users[Role.OPERATOR]
-    answer = post(
-        op,
-        f"/api/decisions/{step.pk}/correct/",
-        {
-            "intents": ["delivery_delay", "damaged_item"],
-            "owner": "dispute_mediator",
-            "reply": "Sorry: refund.",
-        },
-    )
+    body = {
+        "intents": ["delivery_delay", "damaged_item"],
+        "owner": "dispute_mediator",
+        "reply": "Sorry: refund.",
+    }
+    answer = post(op, f"/api/decisions/{step.pk}/correct/", body)
     assert answer.status_code == 201, answer.content
-    body = answer.json()
-    assert (body["intents"], body["owner"], body["reply"], body["corrected_by"], body["step"]) == (
+    stored = answer.json()
+    assert (stored["intents"], stored["owner"], stored["reply"], stored["corrected_by"], stored["step"]) == (
         ["delivery_delay", "damaged_item"], "dispute_mediator", "Sorry: refund.", op.username, step.pk,
     )  # fmt: skip
     step.refresh_from_db()
     assert step.review_status == "wrong" and step.reviewed_by == op
     assert step.review_reason == "corrected: intents delivery_delay, damaged_item; owner dispute_mediator"
 
+    landed = stored["dataset_row"]
+    dataset = Dataset.objects.get(pk=landed["dataset"])
+    assert dataset.deployment_id == episode.deployment_id and dataset.project_id == project.pk
+    row = DatasetRow.objects.get(pk=landed["row"])
+    assert (row.version_id, row.text, row.intents, row.owner, row.reference_reply) == (
+        landed["version"], episode.task_text, ["damaged_item", "delivery_delay"], "dispute_mediator", "Sorry: refund.",
+    )  # fmt: skip
+    assert (row.provenance, row.by, row.source_ref) == (
+        "corrected", op, f"deployment/{episode.deployment_id}/episode/{episode.pk}/decision/{step.pk}",
+    )  # fmt: skip
+
     again = post(
         op, f"/api/episodes/{episode.pk}/correct/", {"intents": ["damaged_item"], "reason": "only broken"}
     )
     assert again.status_code == 201, again.content
-    assert list(Correction.objects.filter(episode=episode).values_list("intents", flat=True)) == [
-        ["damaged_item"]
-    ]
+    kept = Correction.objects.filter(episode=episode)
+    assert [c.intents for c in kept] == [["damaged_item"]]
     step.refresh_from_db()
     assert step.review_reason == "only broken"
+    newer = DatasetRow.objects.get(pk=again.json()["dataset_row"]["row"])
+    assert (newer.version.dataset_id, newer.version.number, newer.intents) == (
+        dataset.pk,
+        2,
+        ["damaged_item"],
+    )
+    assert newer.source_ref == f"deployment/{episode.deployment_id}/episode/{episode.pk}"
 
 
 def test_names_outside_the_catalogue_or_team_are_field_errors(team):
@@ -90,7 +105,7 @@ def test_names_outside_the_catalogue_or_team_are_field_errors(team):
     twice = post(op, path, {"intents": ["damaged_item", "damaged_item"]})
     assert twice.json()["errors"]["intents"] == ["names an intent twice"]
     assert post(op, path, {"intents": "damaged_item"}).status_code == 400
-    assert not Correction.objects.exists()
+    assert not Correction.objects.exists() and not Dataset.objects.exists()
     step.refresh_from_db()
     assert step.review_status == "unreviewed"
 
@@ -118,7 +133,7 @@ def test_another_projects_decisions_and_tickets_are_not_found(team):
     assert client_for(stranger).get(f"/api/deployments/{episode.deployment_id}/catalogue/").status_code == 404
     their_episode, _ = logged_episode(elsewhere)
     assert post(users[Role.OPERATOR], f"/api/episodes/{their_episode.pk}/correct/", body).status_code == 404
-    assert not Correction.objects.exists()
+    assert not Correction.objects.exists() and not DatasetRow.objects.exists()
 
 
 def test_the_catalogue_offers_the_intents_with_descriptions_and_the_team(team):
@@ -133,3 +148,20 @@ def test_the_catalogue_offers_the_intents_with_descriptions_and_the_team(team):
         {"id": "logistics", "intents": ["order_tracking", "delivery_delay"]},
         {"id": "dispute_mediator", "intents": ["return_refund", "damaged_item"]},
     ]
+
+
+def test_a_catalogue_the_spec_declares_is_the_one_corrections_use(team):
+    """An intent the environment never shipped, declared in the spec (``environment.params.intents``), may be
+    given; a shipped name standing alone keeps its shipped description."""
+    project, users = team
+    episode, step = logged_episode(project)
+    spec = {**SPEC, "environment": {"name": "customer_service", "params": {"intents": [
+        {"name": "warranty_claim", "description": "A product broke within its warranty."}, {"name": "damaged_item"},
+    ]}}}  # fmt: skip
+    Deployment.objects.filter(pk=episode.deployment_id).update(spec=spec)
+    op = users[Role.OPERATOR]
+    catalogue = client_for(op).get(f"/api/deployments/{episode.deployment_id}/catalogue/").json()["intents"]
+    assert [i["name"] for i in catalogue] == ["warranty_claim", "damaged_item"]
+    assert catalogue[1]["description"]  # the shipped one
+    assert post(op, f"/api/decisions/{step.pk}/correct/", {"intents": ["delivery_delay"]}).status_code == 400
+    assert post(op, f"/api/decisions/{step.pk}/correct/", {"intents": ["warranty_claim"]}).status_code == 201

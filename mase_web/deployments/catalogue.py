@@ -1,0 +1,49 @@
+"""What a deployment's tickets may be labelled with: its intent catalogue (each intent with what it means)
+and its team's agents (who may own a ticket). Corrections in review check against it, and the annotation
+queue offers it (through the facade)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.spec import intent_catalogues
+from mase_web.deployments.models import Deployment
+
+
+def intent_catalogue(spec: dict) -> list[dict[str, str]]:
+    """The deployment's intents as [{name, description}]: the spec's own catalogue when its environment
+    declares one (``environment.params.intents``; a name its environment ships may stand alone and keeps the
+    shipped description), else the environment's built-in catalogue (`agents.spec.intent_catalogues`)."""
+    environment = spec.get("environment") or {}
+    shipped = {i["name"]: dict(i) for i in intent_catalogues().get(environment.get("name"), [])}
+    declared = (environment.get("params") or {}).get("intents")
+    if not isinstance(declared, list) or not declared:
+        return list(shipped.values())
+    entries = (_entry(item) for item in declared)
+    return [
+        {
+            "name": e["name"],
+            "description": e["description"] or shipped.get(e["name"], {}).get("description", ""),
+        }
+        for e in entries
+        if e["name"]
+    ]
+
+
+def _entry(item: Any) -> dict[str, str]:
+    if isinstance(item, str):
+        return {"name": item, "description": ""}
+    item = item if isinstance(item, dict) else {}
+    return {"name": str(item.get("name") or ""), "description": str(item.get("description") or "")}
+
+
+def team_agents(spec: dict) -> list[dict[str, Any]]:
+    """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
+    agents = spec.get("agents") or []
+    return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
+
+
+def deployment_catalogue(deployment: Deployment) -> dict[str, Any]:
+    """What a correction may name: the intents (with descriptions) and the team's agents."""
+    spec = deployment.spec or {}
+    return {"intents": intent_catalogue(spec), "agents": team_agents(spec)}
