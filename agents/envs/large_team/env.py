@@ -315,6 +315,7 @@ class LargeTeamEnv(ParallelEnv):
             "dropped": len(self.dropped) / len(self.tasks),
             "lost": len(self.lost) / len(self.tasks),
             "success": float(in_time.mean()),
+            "in_time_flags": in_time.astype(int).tolist(),  # per task, in arrival order
             "load_spread": float(
                 np.std([len(w.done) for w in self.workers])
                 / max(1e-9, np.mean([len(w.done) for w in self.workers]))
