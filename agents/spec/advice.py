@@ -7,11 +7,12 @@ from typing import Any
 
 from agents.errors import SpecError
 from agents.roles import deciding_agents
-from agents.spec.algorithms import is_ppo, options_model, readers
+from agents.spec.algorithms import DEFAULT_ALGORITHM, is_ppo, readers
 from agents.spec.build import _build
-from agents.spec.declared import rules
-from agents.spec.nodes import TeamSpec, TrainingSpec
+from agents.spec.migrate import migrate
+from agents.spec.nodes import TeamSpec
 from agents.spec.options import SWEET_SPOT_AGENTS
+from agents.spec.training_section import unread_kind
 from agents.spec.validator import validate_spec
 
 __all__ = ["spec_warnings"]
@@ -44,7 +45,7 @@ def _warnings(doc: Any) -> list[SpecError]:
         roles = [a.get("role") if isinstance(a, dict) else None for a in raw] if isinstance(raw, list) else []
         spec = None
         if not validate_spec(doc):
-            spec = _build(doc)
+            spec = _build(migrate(doc))
     lo, hi = SWEET_SPOT_AGENTS
     deciding = deciding_agents(roles)  # informants and distractors only share what they hold
     if deciding > hi:
@@ -115,7 +116,7 @@ def _warnings(doc: Any) -> list[SpecError]:
         )
     if spec.fallback.kind == "none" and spec.fallback.rules:
         out.append(SpecError("$.fallback.rules", 'rules are ignored while fallback kind is "none"'))
-    out.extend(_unread_options(spec.training))
+    out.extend(_unread_options(doc))
     widths = [a.policy_head.hidden for a in spec.agents]
     if is_ppo(spec.training.algorithm) and len(set(widths)) > 1:
         for i, width in enumerate(widths):
@@ -138,21 +139,21 @@ def _warnings(doc: Any) -> list[SpecError]:
     return out
 
 
-def _unread_options(training: TrainingSpec) -> list[SpecError]:
-    """An option set away from its default that the chosen algorithm never reads, when its options model
-    says so is a warning (`UNREAD`, agents.spec.algorithm_options): not an error — the run trains — but
-    the user should know it changes nothing."""
-    out = []
-    for r in rules(type(training)):
-        found = readers(r.name)
-        if not found or training.algorithm in found or options_model(found[0]).UNREAD != "warning":
-            continue
-        if getattr(training, r.name) != r.default:
-            out.append(
-                SpecError(
-                    f"$.training.{r.name}",
-                    f"{training.algorithm} does not read this option (only {', '.join(found)} does): "
-                    "it changes nothing in this run",
-                )
-            )
-    return out
+def _unread_options(doc: Any) -> list[SpecError]:
+    """An option another algorithm reads, set away from its default under one that does not, when its
+    options model says so (`UNREAD` "warning", agents.spec.algorithm_options), is a warning: the run
+    trains, but the user should know it changes nothing. Only a document can hold one: the loaded
+    spec's training section has the chosen algorithm's options alone."""
+    training = migrate(doc).get("training") if isinstance(doc, dict) else None
+    if not isinstance(training, dict):
+        return []
+    algorithm = training.get("algorithm", DEFAULT_ALGORITHM)
+    return [
+        SpecError(
+            f"$.training.{key}",
+            f"{algorithm} does not read this option (only {', '.join(readers(key))} does): "
+            "it changes nothing in this run",
+        )
+        for key in training
+        if isinstance(algorithm, str) and unread_kind(algorithm, key) == "warning"
+    ]

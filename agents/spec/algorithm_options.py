@@ -2,15 +2,16 @@
 
 Each option is declared once, on its field here, with the same pydantic metadata as every other spec
 option (docs/decisions/0011-one-place-per-spec-option.md). The capability table
-(`agents.spec.algorithms.ALGORITHM_TABLE`) names the options model each algorithm reads, and
-`agents.spec.nodes.TrainingSpec` is the common options plus these models, so a stored document keeps its
-flat `training` section. Who reads an option is therefore said only here: the validator, the advice,
-the JSON Schema's `read_by` and the designer's Training tab all derive it from the table
-(docs/decisions/0016-the-algorithm-declares-its-options.md).
+(`agents.spec.algorithms.ALGORITHM_TABLE`) names the options model each algorithm reads, and each
+algorithm's training section (`agents.spec.nodes.TRAINING_SECTIONS`) is the common options plus its model:
+the spec's `training` is a union of those sections on `algorithm`. Who reads an option is therefore said
+only here: the validator, the advice, the JSON Schema's `oneOf` and the designer's Training tab all derive
+it from the sections (docs/decisions/0016-the-algorithm-declares-its-options.md).
 
 `UNREAD` says what the validator does with an option of the model set away from its default under an
 algorithm that does not read it: "error" refuses the spec at the option's path, "warning" lets it train
-and says the option changes nothing (`agents.spec.advice`).
+and says the option changes nothing (`agents.spec.advice`). At its default (a draft saved before the
+union wrote every option out) it is dropped on read (`agents.spec.migrate`).
 """
 
 from __future__ import annotations

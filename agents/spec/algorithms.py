@@ -27,6 +27,7 @@ __all__ = [
     "AlgorithmInfo",
     "ALGORITHM_TABLE",
     "ALGORITHMS",
+    "DEFAULT_ALGORITHM",
     "CAPABILITIES",
     "algorithm_info",
     "algorithm_catalog",
@@ -99,6 +100,9 @@ ALGORITHM_TABLE: tuple[AlgorithmInfo, ...] = (
 
 ALGORITHMS: tuple[str, ...] = tuple(a.name for a in ALGORITHM_TABLE)
 """The names `training.algorithm` accepts."""
+
+DEFAULT_ALGORITHM = "reinforce_comm"
+"""The algorithm of a spec whose training section names none."""
 
 CAPABILITIES: tuple[str, ...] = tuple(
     f.name for f in fields(AlgorithmInfo) if f.name not in ("name", "options", "description")

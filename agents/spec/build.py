@@ -10,6 +10,7 @@ from typing import Any
 
 from agents.errors import SpecError, SpecValidationError
 from agents.roles import ROLES
+from agents.spec.algorithms import DEFAULT_ALGORITHM
 from agents.spec.declared import rules
 from agents.spec.frozen import FrozenDict, _freeze
 from agents.spec.migrate import migrate
@@ -32,10 +33,10 @@ from agents.spec.nodes import (
     RewardSpec,
     RewardTermSpec,
     TeamSpec,
-    TrainingSpec,
     _default_phases,
     _default_terms,
     preset_terms,
+    training_section,
 )
 from agents.spec.options import LIMITS, SPEC_VERSION
 from agents.spec.validator import validate_spec
@@ -123,9 +124,15 @@ def _build(doc: dict) -> TeamSpec:
             rules=tuple(FallbackRuleSpec(tuple(r["keywords"]), r["route_to"]) for r in fb.get("rules", [])),
         ),
         environment=EnvironmentSpec(name=env.get("name"), params=_freeze(env.get("params", {}))),
-        training=simple(TrainingSpec, "training"),
+        training=simple(_training_section(doc), "training"),
         resources=simple(ResourcesSpec, "resources"),
     )
+
+
+def _training_section(doc: dict) -> type:
+    """The class of the document's training section, chosen by its algorithm."""
+    training = doc.get("training", {})
+    return training_section(training.get("algorithm", DEFAULT_ALGORITHM))
 
 
 def _read_document(source: str | Path) -> Any:

@@ -3,7 +3,10 @@ before a move load unchanged. Each step is idempotent: a document already of tod
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
+
+from agents.spec.algorithms import ALGORITHMS, DEFAULT_ALGORITHM, options_model, readers
 
 CUSTOMER_SERVICE_START = {
     "reader": "whole",
@@ -16,9 +19,12 @@ environment's parameters (`agents.envs.customer_service.env.CustomerServiceParam
 
 
 def migrate(doc: Any) -> Any:
-    """``doc`` in today's shape (a new dict where it changed; anything else as given).
+    """``doc`` in today's shape (a new dict where it changed; anything else as given): each step below."""
+    return _without_unread_defaults(_customer_service_start(doc))
 
-    The customer-service start options move from ``training`` to ``environment.params`` (a value already in
+
+def _customer_service_start(doc: Any) -> Any:
+    """The customer-service start options move from ``training`` to ``environment.params`` (a value already in
     the parameters wins). Under another environment, or none, those at their old default had no effect and
     are dropped; any other value stays in ``training``, where the validator names it an unknown key."""
     if not isinstance(doc, dict) or not isinstance(doc.get("training"), dict):
@@ -37,3 +43,26 @@ def migrate(doc: Any) -> Any:
         return {**doc, "training": kept, "environment": {**env, "params": params}}
     kept = {k: v for k, v in training.items() if k not in moved or v != CUSTOMER_SERVICE_START[k]}
     return {**doc, "training": kept}
+
+
+def _without_unread_defaults(doc: Any) -> Any:
+    """The training section of before the union on ``algorithm`` held every algorithm's options (a saved
+    draft wrote them all out): those the document's algorithm does not read are dropped where they are at
+    their default, which they changed nothing at. Any other value stays, for the validator to judge
+    (`agents.spec.training_section`)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("training"), dict):
+        return doc
+    training = doc["training"]
+    algorithm = training.get("algorithm", DEFAULT_ALGORITHM)
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        return doc
+    kept = {k: v for k, v in training.items() if not _unread_default(algorithm, k, v)}
+    return doc if len(kept) == len(training) else {**doc, "training": kept}
+
+
+def _unread_default(algorithm: str, key: str, value: Any) -> bool:
+    found = readers(key)
+    if not found or algorithm in found:
+        return False
+    default = next(f.default for f in fields(options_model(found[0])) if f.name == key)
+    return value == default and isinstance(value, bool) == isinstance(default, bool)

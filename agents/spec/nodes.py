@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from agents.roles import ROLES
 from agents.spec.algorithm_options import PpoOptions, ReinforceCommOptions
-from agents.spec.algorithms import ALGORITHMS
+from agents.spec.algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from agents.spec.frozen import FrozenDict, _to_json
 from agents.spec.options import (
     CLUE_KINDS,
@@ -39,6 +39,9 @@ class _SpecNode:
 def _int(lo: int, hi: int, description: str) -> Any:
     """An integer option in [lo, hi]."""
     return Field(ge=lo, le=hi, description=description)
+
+
+_ALGORITHM_WORDS = "the trainer (agents.spec.algorithms lists what each can do)"
 
 
 @dataclass(frozen=True)
@@ -318,15 +321,14 @@ class EnvironmentSpec(_SpecNode):
 
 
 @dataclass(frozen=True)
-class TrainingSpec(PpoOptions, ReinforceCommOptions, _SpecNode):
-    """Trainer settings: the options every algorithm reads, declared here, and the options models of the
-    algorithms (agents.spec.algorithm_options), which the capability table says who reads. Each option is
-    declared once (docs/decisions/0011-one-place-per-spec-option.md); the validator, the loader and the
-    designer's JSON Schema read it from its field. The JSON section stays flat: one key per option."""
+class CommonTraining(_SpecNode):
+    """The training options every algorithm reads. Each is declared once
+    (docs/decisions/0011-one-place-per-spec-option.md); the validator, the loader and the designer's JSON
+    Schema read it from its field."""
 
-    algorithm: Annotated[
-        Literal[ALGORITHMS], Field(description="the trainer (agents.spec.algorithms lists what each can do)")
-    ] = "reinforce_comm"
+    __pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # the validator's rules: no coercion
+
+    algorithm: Annotated[Literal[ALGORITHMS], Field(description=_ALGORITHM_WORDS)] = DEFAULT_ALGORITHM
     episodes: Annotated[int, _int(1, 10**9, "training episodes in all")] = 3000
     batch_size: Annotated[int, _int(1, 65_536, "episodes per update (per process)")] = 32
     lr: Annotated[float, Field(gt=0, le=1, description="learning rate")] = 0.003
@@ -354,6 +356,49 @@ class TrainingSpec(PpoOptions, ReinforceCommOptions, _SpecNode):
     eval_every: Annotated[int, _int(0, 10**9, "episodes between evaluations; 0 = never")] = 500
     eval_episodes: Annotated[int, _int(1, 10**7, "episodes of one evaluation")] = 200
     checkpoint_every: Annotated[int, _int(0, 10**9, "episodes between checkpoints; 0 = never")] = 500
+
+
+# One training section per algorithm: the common options plus the options model the capability table names
+# for it (agents.spec.algorithm_options), `algorithm` fixed to its name. The section is a union on
+# `algorithm`, so a MAPPO section has no reinforce_comm option at all (docs/decisions/0016).
+
+
+@dataclass(frozen=True)
+class ReinforceCommTraining(ReinforceCommOptions, CommonTraining):
+    """reinforce_comm's training section."""
+
+    algorithm: Annotated[Literal["reinforce_comm"], Field(description=_ALGORITHM_WORDS)] = "reinforce_comm"
+
+
+@dataclass(frozen=True)
+class MappoTraining(PpoOptions, CommonTraining):
+    """mappo's training section."""
+
+    algorithm: Annotated[Literal["mappo"], Field(description=_ALGORITHM_WORDS)] = "mappo"
+
+
+@dataclass(frozen=True)
+class IppoTraining(PpoOptions, CommonTraining):
+    """ippo's training section."""
+
+    algorithm: Annotated[Literal["ippo"], Field(description=_ALGORITHM_WORDS)] = "ippo"
+
+
+TRAINING_SECTIONS: dict[str, type] = {
+    cls.__dataclass_fields__["algorithm"].default: cls
+    for cls in (ReinforceCommTraining, MappoTraining, IppoTraining)
+}
+"""Algorithm name -> its training section (a test checks it matches the capability table)."""
+
+TrainingSpec = Annotated[
+    ReinforceCommTraining | MappoTraining | IppoTraining, Field(discriminator="algorithm")
+]
+"""The spec's `training` section: one of TRAINING_SECTIONS, chosen by `algorithm`."""
+
+
+def training_section(algorithm: str) -> type:
+    """The training section of `algorithm` (KeyError for an unknown one)."""
+    return TRAINING_SECTIONS[algorithm]
 
 
 @dataclass(frozen=True)
@@ -386,7 +431,7 @@ class TeamSpec(_SpecNode):
     circuit_breaker: CircuitBreakerSpec = field(default_factory=CircuitBreakerSpec)
     fallback: FallbackSpec = field(default_factory=FallbackSpec)
     environment: EnvironmentSpec = field(default_factory=EnvironmentSpec)
-    training: TrainingSpec = field(default_factory=TrainingSpec)
+    training: TrainingSpec = field(default_factory=ReinforceCommTraining)
     resources: ResourcesSpec = field(default_factory=ResourcesSpec)
 
     def to_dict(self) -> dict[str, Any]:

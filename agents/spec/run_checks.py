@@ -4,24 +4,17 @@ params and team), training settings and resources, with their cross-checks."""
 from __future__ import annotations
 
 import logging
-from dataclasses import MISSING, fields
+from dataclasses import MISSING
 from typing import Any
 
 from agents import places
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class, episode_limit
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, reroot
-from agents.spec.algorithms import (
-    ALGORITHMS,
-    either,
-    has_centralised_critic,
-    options_model,
-    readers,
-    reads,
-    supports_data_parallel,
-)
+from agents.spec.algorithms import DEFAULT_ALGORITHM, either, has_centralised_critic, supports_data_parallel
 from agents.spec.checks import _BAD, _Checks, _quote_list, json_type_name
-from agents.spec.nodes import CurriculumSpec, EnvironmentSpec, ResourcesSpec, TrainingSpec
+from agents.spec.nodes import CommonTraining, CurriculumSpec, EnvironmentSpec, ResourcesSpec
+from agents.spec.training_section import training_errors
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +137,9 @@ class _RunChecks(_Checks):
         answer from the team."""
         longest = episode_limit(cls, params if isinstance(params, dict) else {})
         sec = top.get("circuit_breaker")
-        limit = (sec if isinstance(sec, dict) else {}).get("step_limit")  # unset: derived, `breaker_step_limit`
+        limit = (sec if isinstance(sec, dict) else {}).get(
+            "step_limit"
+        )  # unset: derived, `breaker_step_limit`
         if longest is None or not isinstance(limit, int) or isinstance(limit, bool) or limit >= longest:
             return
         self.err(
@@ -174,12 +169,14 @@ class _RunChecks(_Checks):
             )
 
     def training(self, top: dict) -> None:
-        sec = self.section(top, "training", TrainingSpec)
-        if sec is None:
+        if "training" not in top:
             return
-        p = "$.training"
-        v = self.declared(sec, p, TrainingSpec)  # types, ranges and choices, as each field declares them
-        if v["token_attention"] is True and sec.get("train_adapters") is True:
+        sec, p = top["training"], "$.training"
+        if not isinstance(sec, dict):
+            self.err(p, f"must be an object, got {json_type_name(sec)}")
+            return
+        v = training_errors(self, sec, p)  # the algorithm's section, as pydantic checks it, in today's words
+        if v["token_attention"] is True and v["train_adapters"] is True:
             self.err(
                 f"{p}.token_attention", "pools the bare backbone's token states: not with train_adapters"
             )
@@ -191,13 +188,8 @@ class _RunChecks(_Checks):
                 f"{p}.paraphrase_consistency",
                 "needs an environment that can re-phrase its clues (paraphrase_ids), e.g. number_guess",
             )
-        for key, on in (
-            ("teacher", sec.get("teacher") == "expert"),
-        ):
-            if on and env_name not in (None, "customer_service"):
-                self.err(
-                    f"{p}.{key}", "needs labelled tickets: only the customer_service environment has them"
-                )
+        if v["teacher"] == "expert" and env_name not in (None, "customer_service"):
+            self.err(f"{p}.teacher", "needs labelled tickets: only the customer_service environment has them")
 
     def resources(self, top: dict) -> None:
         sec = self.section(top, "resources", ResourcesSpec)
@@ -208,7 +200,7 @@ class _RunChecks(_Checks):
         processes, devices = v["processes"], v["devices"]
         training = top.get("training") if isinstance(top.get("training"), dict) else {}
         if isinstance(processes, int) and processes > 1:
-            algorithm = training.get("algorithm", TrainingSpec.algorithm)
+            algorithm = training.get("algorithm", DEFAULT_ALGORITHM)
             if not supports_data_parallel(algorithm):
                 self.err(
                     f"{p}.processes",
@@ -227,12 +219,12 @@ class _RunChecks(_Checks):
                 self.err(
                     f"{p}.devices", f"each process trains on its own GPU: set processes to {devices} too"
                 )
-            if training.get("device", TrainingSpec.device) in ("cpu", "mps"):
+            if training.get("device", CommonTraining.device) in ("cpu", "mps"):
                 self.err(f"{p}.devices", 'GPUs need training.device "cuda" or "auto"')
 
     def ppo_options(self, sec: dict, p: str, env_name: Any, v: dict[str, Any]) -> None:
         """MAPPO/IPPO settings (`v`: the checked values): their cross-field rules, each at its own path."""
-        algorithm = sec.get("algorithm", TrainingSpec.algorithm)
+        algorithm = sec.get("algorithm", DEFAULT_ALGORITHM)
         teacher = v["teacher"]
         fade = v["teacher_fade_episodes"]
         if fade not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
@@ -244,35 +236,12 @@ class _RunChecks(_Checks):
                 "the counterfactual baseline needs MAPPO's centralised critic: set algorithm to "
                 f"{either('centralised_critic')}, not {algorithm!r}",
             )
-        self.unread_options(algorithm, p, v)
         if teacher == "rules" and env_name is not None and env_name not in _scripted_environments():
             self.err(
                 f"{p}.teacher",
                 f"environment {env_name!r} ships no rule-scripted team; rules teachers exist for "
                 + ", ".join(_scripted_environments()),
             )
-
-    def unread_options(self, algorithm: Any, p: str, v: dict[str, Any]) -> None:
-        """An option of an options model whose `UNREAD` is "error" (agents.spec.algorithm_options), set away
-        from its default under an algorithm that does not read it, is refused at its path; a path already
-        refused for a reason of its own (a fade without a teacher) keeps that message alone."""
-        refused = {e.path for e in self.errors}
-        for model in dict.fromkeys(options_model(name) for name in ALGORITHMS):
-            if model.UNREAD != "error":
-                continue
-            for f in fields(model):
-                value, path = v[f.name], f"{p}.{f.name}"
-                if (
-                    value in (MISSING, _BAD)
-                    or value == f.default
-                    or reads(algorithm, f.name)
-                    or path in refused
-                ):
-                    continue
-                self.err(
-                    path,
-                    f"a {model.LABEL} setting: set algorithm to {' or '.join(readers(f.name))}, not {algorithm!r}",
-                )
 
     def teacher_checkpoint(self, sec: dict, p: str, teacher: Any, path: Any) -> None:
         """A checkpoint teacher names a directory holding a MAPPO checkpoint; other teachers name none."""

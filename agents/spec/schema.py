@@ -16,8 +16,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agents.spec.algorithms import readers
+from agents.spec.algorithms import DEFAULT_ALGORITHM
 from agents.spec.nodes import (
+    TRAINING_SECTIONS,
     AgentSpec,
     BackboneSpec,
     CircuitBreakerSpec,
@@ -33,7 +34,7 @@ from agents.spec.options import LIMITS
 
 __all__ = ["SECTIONS", "spec_schema", "schema_text"]
 
-SECTIONS: dict[str, type] = {
+SECTIONS: dict[str, Any] = {
     "backbone": BackboneSpec,
     "communication": CommunicationSpec,
     "training": TrainingSpec,
@@ -43,7 +44,8 @@ SECTIONS: dict[str, type] = {
     "evolution": EvolutionSpec,
     "fallback": FallbackSpec,
 }
-"""The spec's sections whose options are each declared once, on their dataclass field. The agents' and
+"""The spec's sections whose options are each declared once, on their dataclass field ("training": a union
+of one dataclass per algorithm, chosen by `algorithm`, which the schema says with `oneOf`). The agents' and
 the edges' options are declared so too (AgentSpec, LoraSpec, PolicyHeadSpec, EdgeSpec): the schema's
 "agents" and "edges" list them."""
 
@@ -60,18 +62,21 @@ def spec_schema() -> dict[str, Any]:
 @functools.cache
 def _built() -> dict[str, Any]:
     defs: dict[str, Any] = {}
-    for cls in (*SECTIONS.values(), AgentSpec, EdgeSpec):
+    for name, cls in (*_named(SECTIONS.values()), ("AgentSpec", AgentSpec), ("EdgeSpec", EdgeSpec)):
         schema = TypeAdapter(cls).json_schema(ref_template=_REF)
         defs.update(schema.pop("$defs", {}))
-        defs[cls.__name__] = schema
+        defs[name] = schema
     for d in defs.values():
         if d.get("type") == "object":
             d["additionalProperties"] = False  # the validator refuses unknown keys
         for prop in d.get("properties", {}).values():
             prop.pop("title", None)  # "Entropy Coef" says nothing the key does not, and would name a TS type
-    for name, prop in defs["TrainingSpec"]["properties"].items():
-        if readers(name):  # who reads it, from the capability table: the designer shows it for those alone
-            prop["read_by"] = list(readers(name))
+    # the union's branches: each algorithm's section; an absent section is the default algorithm's
+    defs["TrainingSpec"]["description"] = "the trainer's settings: the common options and the algorithm's own"
+    defs["TrainingSpec"]["default"] = {"algorithm": DEFAULT_ALGORITHM}
+    for algorithm, section in TRAINING_SECTIONS.items():  # so a section without `algorithm` is one branch
+        if algorithm != DEFAULT_ALGORITHM:
+            defs[section.__name__]["required"] = ["algorithm"]
     # a document may leave out an agent's prompt (the loader fills in its role's), which no field default says
     defs["AgentSpec"]["required"] = ["id", "role"]
     return {
@@ -93,11 +98,20 @@ def _built() -> dict[str, Any]:
                 "items": {"$ref": _REF.format(model="EdgeSpec")},
                 "maxItems": LIMITS["edges"],
             },
-            **{key: {"$ref": _REF.format(model=cls.__name__)} for key, cls in SECTIONS.items()},
+            **{
+                key: {"$ref": _REF.format(model=name)}
+                for key, (name, _) in zip(SECTIONS, _named(SECTIONS.values()), strict=True)
+            },
         },
         "additionalProperties": False,
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _named(sections: Any) -> list[tuple[str, Any]]:
+    """(the `$defs` name, the type) of each section: a dataclass by its name, the training union as
+    "TrainingSpec"."""
+    return [(cls.__name__ if isinstance(cls, type) else "TrainingSpec", cls) for cls in sections]
 
 
 def schema_text() -> str:

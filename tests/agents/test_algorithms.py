@@ -8,11 +8,12 @@ import json
 
 import pytest
 
-from agents.spec import TrainingSpec, load_spec, spec_catalog, validate_spec
+from agents.spec import load_spec, spec_catalog, validate_spec
 from agents.spec.algorithms import (
     ALGORITHM_TABLE,
     ALGORITHMS,
     CAPABILITIES,
+    DEFAULT_ALGORITHM,
     algorithm_info,
     either,
     has_centralised_critic,
@@ -21,6 +22,7 @@ from agents.spec.algorithms import (
     names_with,
     supports_data_parallel,
 )
+from agents.spec.nodes import TRAINING_SECTIONS, CommonTraining
 
 
 def team_doc(algorithm: str, **training) -> dict:
@@ -38,7 +40,15 @@ def errors_at(doc: dict, path: str) -> list[str]:
 def test_the_table_is_the_list_of_algorithms():
     assert ALGORITHMS == tuple(a.name for a in ALGORITHM_TABLE)
     assert len(set(ALGORITHMS)) == len(ALGORITHMS)
-    assert TrainingSpec.algorithm in ALGORITHMS
+    assert DEFAULT_ALGORITHM in ALGORITHMS
+    # each algorithm has its training section: the common options and its options model, named by the table
+    assert list(TRAINING_SECTIONS) == list(ALGORITHMS)
+    for name, section in TRAINING_SECTIONS.items():
+        assert issubclass(section, CommonTraining) and issubclass(section, algorithm_info(name).options)
+        assert {f.name for f in dataclasses.fields(section)} == {
+            f.name for cls in (CommonTraining, algorithm_info(name).options) for f in dataclasses.fields(cls)
+        }
+        assert section().algorithm == name
     assert {"reinforce_comm", "mappo", "ippo"} <= set(ALGORITHMS)
     for name in ALGORITHMS:
         assert algorithm_info(name).name == name and algorithm_info(name).description

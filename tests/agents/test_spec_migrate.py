@@ -1,8 +1,10 @@
 """A spec stored before the customer-service start options (`reader`, `reader_epochs`, `warm_start_episodes`,
-`warm_start_epochs`) became that environment's parameters reads as the same spec (`agents.spec.migrate`)."""
+`warm_start_epochs`) became that environment's parameters, or before `training` became a union on
+`algorithm`, reads as the same spec (`agents.spec.migrate`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from agents.spec import load_spec, validate_spec
 from agents.spec.migrate import CUSTOMER_SERVICE_START, migrate
+from agents.spec.nodes import TRAINING_SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
@@ -69,3 +72,18 @@ def test_a_value_in_the_parameters_wins_over_a_stale_one_in_training():
     doc["environment"]["params"]["reader"] = "whole"
     doc["training"]["reader"] = "clause"
     assert load_spec(doc).environment.params["reader"] == "whole"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_template_stored_flat_before_the_union_loads_as_the_same_spec(path):
+    """Before `training` became a union on `algorithm` a saved draft wrote every algorithm's options out:
+    those the template's algorithm does not read, at their defaults, are dropped on read."""
+    doc = json.loads(path.read_text())
+    every = {f.name: f.default for cls in TRAINING_SECTIONS.values() for f in dataclasses.fields(cls)}
+    old = earlier_shape(doc)
+    old["training"] = {**every, **old["training"]}
+    assert validate_spec(old) == [] and load_spec(old) == load_spec(doc)
+    assert set(migrate(old)["training"]) <= {
+        f.name for f in dataclasses.fields(type(load_spec(doc).training))
+    }
+    assert migrate(migrate(old)) == migrate(old)

@@ -13,8 +13,10 @@ import jsonschema
 import pytest
 
 from agents.spec import load_spec, validate_spec
+from agents.spec.algorithms import readers
 from agents.spec.declared import rules
 from agents.spec.nodes import (
+    TRAINING_SECTIONS,
     AgentSpec,
     EdgeSpec,
     FallbackRuleSpec,
@@ -39,16 +41,20 @@ BASE = {
 
 # where each declared object sits in a document: the keys from its top
 PLACES: dict[tuple, type] = {
-    **{(key,): cls for key, cls in SECTIONS.items()},
+    **{(key,): cls for key, cls in SECTIONS.items() if key != "training"},
     ("agents", 0): AgentSpec,
     ("agents", 0, "lora"): LoraSpec,
     ("agents", 0, "policy_head"): PolicyHeadSpec,
     ("edges", 0): EdgeSpec,
     ("fallback", "rules", 0): FallbackRuleSpec,
 }
+TRAINING_OPTIONS = {
+    r.name: r for cls in TRAINING_SECTIONS.values() for r in rules(cls) if r.name != "algorithm"
+}
 OPTIONS = [
-    (where, r) for where, cls in PLACES.items() for r in rules(cls) if r.kind != "other"
-]  # (place, rule) for every plain option
+    *((where, r) for where, cls in PLACES.items() for r in rules(cls) if r.kind != "other"),
+    *((("training",), r) for r in TRAINING_OPTIONS.values() if r.kind != "other"),
+]  # (place, rule) for every plain option; a training option under an algorithm that reads it
 
 
 def _path(where: tuple, key: str) -> str:
@@ -60,6 +66,8 @@ def _doc(where: str | tuple, key: str, value: object) -> dict:
     node = doc
     for k in (where,) if isinstance(where, str) else where:
         node = node[k] if isinstance(k, int) else node.setdefault(k, {})
+    if where in ("training", ("training",)) and readers(key):
+        node["algorithm"] = readers(key)[0]  # a training option is checked under an algorithm that reads it
     node[key] = value
     return doc
 
@@ -81,7 +89,9 @@ def test_the_module_prints_the_schema(capsys):
     assert json.loads(capsys.readouterr().out) == spec_schema()
 
 
-@pytest.mark.parametrize("cls", [*PLACES.values(), PlateauSpec, PhaseSpec], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [*PLACES.values(), *TRAINING_SECTIONS.values(), PlateauSpec, PhaseSpec], ids=lambda c: c.__name__
+)
 def test_every_plain_option_declares_its_range_or_choices_and_a_description(cls):
     for r in rules(cls):
         assert r.description, f"{cls.__name__}.{r.name} has no description"

@@ -1,10 +1,11 @@
 """Spec options reach the trainers by name (training.spec_options): an option declared once in
-agents/spec/nodes.py arrives in a config field of the same name with no other line, and no training
-option is silently ignored."""
+agents/spec/nodes.py arrives in a config field of the same name with no other line, and no option of an
+algorithm's training section is silently ignored: its trainer reads every one (recorded, not listed)."""
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 from typing import Annotated
 
 import pytest
@@ -13,11 +14,12 @@ from pydantic import Field
 from agents.spec import algorithms, load_spec
 from agents.spec.advice import _unread_options
 from agents.spec.algorithm_options import PpoOptions, ReinforceCommOptions
-from agents.spec.nodes import CommunicationSpec, TrainingSpec
+from agents.spec.nodes import TRAINING_SECTIONS, CommunicationSpec, IppoTraining, MappoTraining
 from training.mappo.config import MappoConfig
 from training.mappo.from_spec import config_from_spec
 from training.reinforce_comm.config import ReinforceCommConfig
-from training.spec_options import TRANSLATED, same_named
+from training.spec_options import same_named
+from training.teacher import teacher_from_spec
 
 
 def team(algorithm: str, **training: object):
@@ -29,11 +31,53 @@ def names(cls: type) -> set[str]:
     return {f.name for f in dataclasses.fields(cls)}
 
 
-def test_every_training_option_reaches_a_trainer_or_is_translated():
-    read = names(MappoConfig) | names(ReinforceCommConfig) | set(TRANSLATED)
-    ignored = sorted(names(TrainingSpec) - read)
-    assert not ignored, f"training options no trainer reads: {ignored}"
-    assert set(TRANSLATED) <= names(TrainingSpec), "TRANSLATED names an option the spec no longer has"
+def read_options(team, build) -> set[str]:
+    """The options of `team`'s training section that `build(team)` reads (each attribute it asks for)."""
+    seen: set[str] = set()
+    section = type(team.training)
+
+    class Recording(section):
+        def __getattribute__(self, name: str):
+            if name in section.__dataclass_fields__:
+                seen.add(name)
+            return object.__getattribute__(self, name)
+
+    recording = Recording(**{f.name: getattr(team.training, f.name) for f in dataclasses.fields(section)})
+    try:
+        build(dataclasses.replace(team, training=recording))
+    except ValueError:
+        pass  # the checkpoint teacher's loader below refuses after the path is read
+    return seen
+
+
+NOT_YET_READ = {"mappo": {"device"}, "ippo": {"device"}}
+"""Known gaps this test found: the MAPPO trainer builds its networks on the CPU whatever `training.device`
+says. (`algorithm` is read by `training.api.train`, which looks the trainer up by it.)"""
+
+
+def no_team(*_: object) -> None:
+    raise ValueError("no checkpoint here")
+
+
+@pytest.mark.parametrize("algorithm", list(TRAINING_SECTIONS))
+def test_every_option_of_an_algorithms_section_is_read_by_its_trainer(algorithm):
+    """Derived from the options models: every field of the algorithm's section is read while its trainer's
+    config (and, for PPO, its teacher) is built; nothing to list when an option is added or renamed."""
+    if algorithm == "reinforce_comm":
+        read = read_options(team(algorithm), ReinforceCommConfig.from_spec)
+    else:
+        read = read_options(team(algorithm), config_from_spec)
+        base = team(algorithm)
+        checkpoint = replace(
+            base.training, teacher="checkpoint", teacher_checkpoint="x"
+        )  # no file: not loaded
+        read |= read_options(
+            replace(base, training=checkpoint), lambda t: teacher_from_spec(t, None, no_team)
+        )
+    ignored = sorted(
+        names(TRAINING_SECTIONS[algorithm]) - read - {"algorithm"} - NOT_YET_READ.get(algorithm, set())
+    )
+    assert not ignored, f"{algorithm} options its trainer never reads: {ignored}"
 
 
 def test_same_named_options_arrive_as_given_and_null_keeps_the_default():
@@ -73,11 +117,10 @@ def test_options_declared_for_one_algorithm_are_not_read_by_the_others():
     """The options models (agents/spec/algorithm_options.py) agree with the trainers: an option only
     reinforce_comm reads has no field in MAPPO's config, and reaches reinforce_comm's by name."""
     for f in dataclasses.fields(ReinforceCommOptions):
-        assert f.name not in names(MappoConfig) and f.name not in TRANSLATED, f.name
+        assert f.name not in names(MappoConfig), f.name
         assert f.name in names(ReinforceCommConfig), f.name
     for f in dataclasses.fields(PpoOptions):
         assert f.name not in names(ReinforceCommConfig), f.name
-        assert f.name in names(MappoConfig) or f.name in TRANSLATED, f.name
 
 
 def extended_table(monkeypatch, family: type, extension: type) -> None:
@@ -92,21 +135,21 @@ def extended_table(monkeypatch, family: type, extension: type) -> None:
 
 
 def with_training(base, training_cls: type, **values):
-    fields = {f.name: getattr(base.training, f.name) for f in dataclasses.fields(TrainingSpec)}
+    fields = {f.name: getattr(base.training, f.name) for f in dataclasses.fields(type(base.training))}
     return dataclasses.replace(base, training=training_cls(**{**fields, **values}))
 
 
 def test_a_new_reinforce_comm_option_needs_one_declaration(monkeypatch):
     """`attention_entropy_coef` exists in ReinforceCommConfig but not (yet) in the spec: one field on
     ReinforceCommOptions makes reinforce_comm read it, and tells a MAPPO user it changes nothing."""
-    assert "attention_entropy_coef" not in names(TrainingSpec)
+    assert "attention_entropy_coef" not in names(TRAINING_SECTIONS["reinforce_comm"])
 
     @dataclasses.dataclass(frozen=True)
     class Extended(ReinforceCommOptions):
         attention_entropy_coef: Annotated[float, Field(ge=0, le=10, description="entropy floor on α")] = 0.0
 
     @dataclasses.dataclass(frozen=True)
-    class ExtendedTraining(TrainingSpec, Extended):
+    class ExtendedTraining(TRAINING_SECTIONS["reinforce_comm"], Extended):
         pass
 
     reinforce, mappo = team("reinforce_comm"), team("mappo")  # loaded by today's table
@@ -115,22 +158,24 @@ def test_a_new_reinforce_comm_option_needs_one_declaration(monkeypatch):
     spec = with_training(reinforce, ExtendedTraining, attention_entropy_coef=0.25)
     assert ReinforceCommConfig.from_spec(spec).attention_entropy_coef == 0.25
     assert ReinforceCommConfig.from_spec(reinforce).attention_entropy_coef == 0.0
-    under_mappo = with_training(mappo, ExtendedTraining, attention_entropy_coef=0.25)
-    assert [w.path for w in _unread_options(under_mappo.training)] == ["$.training.attention_entropy_coef"]
+    assert "attention_entropy_coef" in read_options(spec, ReinforceCommConfig.from_spec)
+    under_mappo = {**mappo.to_dict(), "training": {"algorithm": "mappo", "attention_entropy_coef": 0.25}}
+    assert [w.path for w in _unread_options(under_mappo)] == ["$.training.attention_entropy_coef"]
 
 
 @pytest.mark.parametrize("algorithm", ["mappo", "ippo"])
 def test_a_new_option_needs_one_declaration(monkeypatch, algorithm):
     """`value_coef` exists in MappoConfig but not (yet) in the spec: one field on PpoOptions makes mappo
     and ippo read it, and makes it a PPO setting for every other algorithm."""
-    assert "value_coef" not in names(TrainingSpec) and "value_coef" in names(MappoConfig)
+    section = {"mappo": MappoTraining, "ippo": IppoTraining}[algorithm]
+    assert "value_coef" not in names(section) and "value_coef" in names(MappoConfig)
 
     @dataclasses.dataclass(frozen=True)
     class Extended(PpoOptions):
         value_coef: Annotated[float, Field(ge=0, le=100, description="weight of the critic's loss")] = 0.5
 
     @dataclasses.dataclass(frozen=True)
-    class ExtendedTraining(TrainingSpec, Extended):
+    class ExtendedTraining(section, Extended):
         pass
 
     base = team(algorithm)  # loaded by today's table; the extended one stands in from here on

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 
-import { readsOption } from "./declaredOptions";
+import { declaredOption, readsOption } from "./declaredOptions";
 import schemaText from "./spec.schema.json?raw";
-import { algorithmWords, withAlgorithm } from "./TrainingEditor";
-import type { AlgorithmInfo } from "./types";
+import { algorithmWords, declares, droppedOptions, withAlgorithm, withTeacher } from "./TrainingEditor";
+import type { AlgorithmInfo, TrainingSection } from "./types";
 
 const info = (name: AlgorithmInfo["name"], ppo: boolean, centralised_critic: boolean): AlgorithmInfo => ({
   name,
@@ -15,9 +15,15 @@ const info = (name: AlgorithmInfo["name"], ppo: boolean, centralised_critic: boo
   messages: name !== "ippo",
 });
 
-const TRAINING_SCHEMA = JSON.parse(schemaText).$defs.TrainingSpec as {
-  properties: Record<string, { default?: unknown; read_by?: string[] }>;
-};
+type Branch = { properties: Record<string, { default?: unknown; const?: string }> };
+const DEFS = JSON.parse(schemaText).$defs as Record<string, Branch & { oneOf?: { $ref: string }[] }>;
+/** The union's branches by algorithm, as the schema's `oneOf` lists them. */
+const BRANCHES: Record<string, Branch> = Object.fromEntries(
+  (DEFS.TrainingSpec.oneOf ?? []).map(({ $ref }) => {
+    const branch = DEFS[$ref.replace("#/$defs/", "")];
+    return [branch.properties.algorithm.const, branch];
+  }),
+);
 
 const ppoTraining = { algorithm: "mappo" as const, episodes: 10, counterfactual: true, policy_sharing: "lora" as const, teacher: "rules" as const };
 
@@ -42,18 +48,44 @@ describe("withAlgorithm", () => {
     expect(withAlgorithm(reinforce, info("reinforce_comm", false, false))).toEqual(reinforce);
   });
 
-  it("drops every PPO setting the schema declares, not a hand-kept list of them", () => {
-    const everyPpoOption = Object.fromEntries(
-      Object.entries(TRAINING_SCHEMA.properties).filter(([, p]) => p.read_by?.includes("mappo")).map(([k, p]) => [k, p.default]),
-    );
-    expect(Object.keys(everyPpoOption)).toEqual(expect.arrayContaining(["teacher", "critic_warmup_episodes", "self_imitation"]));
-    const next = withAlgorithm({ algorithm: "mappo", episodes: 10, ...everyPpoOption }, info("reinforce_comm", false, false));
-    expect(next).toEqual({ algorithm: "reinforce_comm", episodes: 10 });
+  it("drops every option of MAPPO's branch that reinforce_comm's lacks, not a hand-kept list of them", () => {
+    const every = Object.fromEntries(Object.entries(BRANCHES.mappo.properties).map(([k, p]) => [k, p.default]));
+    const own = Object.keys(BRANCHES.mappo.properties).filter((k) => !(k in BRANCHES.reinforce_comm.properties));
+    expect(own).toEqual(expect.arrayContaining(["teacher", "critic_warmup_episodes", "self_imitation"]));
+    const before = { ...every, algorithm: "mappo", episodes: 10 } as TrainingSection;
+    const next = withAlgorithm(before, info("reinforce_comm", false, false));
+    expect(Object.keys(next).sort()).toEqual(Object.keys(BRANCHES.reinforce_comm.properties).filter((k) => k in every).sort());
+    expect(droppedOptions(before, next).sort()).toEqual(own.sort());
+  });
+
+  it("says which settings a switch dropped, and none when it kept them all", () => {
+    const reinforce = { algorithm: "reinforce_comm" as const, lr: 0.01, baseline: "value" as const };
+    expect(droppedOptions(reinforce, withAlgorithm(reinforce, info("mappo", true, true)))).toEqual(["baseline"]);
+    expect(droppedOptions(ppoTraining, withAlgorithm(ppoTraining, info("mappo", true, true)))).toEqual([]);
+  });
+});
+
+describe("declares", () => {
+  it("narrows the section to the algorithms whose branch has the option", () => {
+    const sections: TrainingSection[] = [{}, { algorithm: "reinforce_comm" }, { algorithm: "mappo" }, { algorithm: "ippo" }];
+    expect(sections.map((t) => declares(t, "teacher"))).toEqual([false, false, true, true]);
+    expect(sections.map((t) => declares(t, "baseline"))).toEqual([true, true, false, false]);
+    const ppo = sections[2];
+    if (declares(ppo, "teacher")) {
+      // the narrowed type has the PPO options: this compiles only because `declares` narrowed it
+      expect(withTeacher({ ...ppo, teacher_checkpoint: "12" }, "rules")).toEqual({ algorithm: "mappo", teacher: "rules" });
+    }
+  });
+
+  it("reads the algorithm's choices and default from the union", () => {
+    expect(declaredOption("training", "algorithm")).toMatchObject({ choices: ["reinforce_comm", "mappo", "ippo"], default: "reinforce_comm" });
+    expect(declaredOption("training", "teacher").readBy).toEqual(["mappo", "ippo"]);
+    expect(declaredOption("training", "lr").readBy).toBeUndefined();
   });
 });
 
 describe("readsOption", () => {
-  it("answers from the schema's read_by: common options for all, an options model's for its algorithms", () => {
+  it("answers from the schema's union: common options for all, an options model's for its algorithms", () => {
     expect(readsOption("reinforce_comm", "lr") && readsOption("ippo", "lr")).toBe(true);
     expect(readsOption("ippo", "teacher") && !readsOption("reinforce_comm", "teacher")).toBe(true);
     expect(readsOption("reinforce_comm", "baseline") && !readsOption("mappo", "baseline")).toBe(true);

@@ -13,7 +13,7 @@ export interface DeclaredOption {
   /** The values a choice may take, in the library's order. */
   choices?: string[];
   description: string;
-  /** The algorithms that read the option (its options model, in the library's capability table); absent:
+  /** The algorithms whose training section declares the option (the schema's union branches); absent:
    * every algorithm reads it. */
   readBy?: string[];
 }
@@ -41,11 +41,39 @@ function withoutNull(node: SchemaNode): SchemaNode {
 
 const KINDS = ["integer", "number", "boolean", "string"] as const;
 
-/** Option `key` of the spec's section `section` ("training", "communication", …) as the schema declares it. */
+/** Option `key` of the spec's section `section` ("training", "communication", …) as the schema declares it.
+ * The training section is a union on `algorithm` (`oneOf`, one branch per algorithm): an option is
+ * described from the first branch that has it, with the algorithms whose branches have it (`readBy`) when
+ * not all do; `algorithm` itself chooses among the branches. */
 export function declaredOption(section: string, key: string, schema: SchemaNode = SPEC_SCHEMA): DeclaredOption {
   const sections = (schema.properties ?? {}) as Record<string, SchemaNode>;
   if (!sections[section]) throw new Error(`the spec schema has no section ${section}`);
-  return describe(resolve(schema, sections[section]), key, section);
+  const owner = resolve(schema, sections[section]);
+  const union = branches(schema, owner);
+  if (!union) return describe(owner, key, section);
+  if (key === "algorithm") {
+    const first = describe(union[0].node, key, section);
+    const fallback = (owner.default as SchemaNode | undefined)?.algorithm;
+    return { ...first, kind: "string", choices: union.map((b) => b.algorithm), default: fallback };
+  }
+  const having = union.filter((b) => properties(b.node)[key]);
+  if (!having.length) throw new Error(`the spec schema has no option ${section}.${key}`);
+  const found = describe(having[0].node, key, section);
+  return having.length < union.length ? { ...found, readBy: having.map((b) => b.algorithm) } : found;
+}
+
+/** A union section's branches (`oneOf`), each with the algorithm it is for; undefined for a plain section. */
+export function branches(schema: SchemaNode, owner: SchemaNode): { algorithm: string; node: SchemaNode }[] | undefined {
+  const oneOf = owner.oneOf as SchemaNode[] | undefined;
+  if (!Array.isArray(oneOf)) return undefined;
+  return oneOf.map((ref) => {
+    const node = resolve(schema, ref);
+    return { algorithm: String(properties(node).algorithm?.const), node };
+  });
+}
+
+function properties(node: SchemaNode): Record<string, SchemaNode> {
+  return (node.properties ?? {}) as Record<string, SchemaNode>;
 }
 
 /** Option `key` of a nested part of the spec by its schema name ("LoraSpec", "PolicyHeadSpec", "AgentSpec"):
@@ -70,15 +98,14 @@ function describe(owner: SchemaNode, key: string, where: string): DeclaredOption
     max: num(node.maximum) ?? num(node.exclusiveMaximum),
     choices,
     description: typeof node.description === "string" ? node.description : "",
-    ...(Array.isArray(node.read_by) ? { readBy: node.read_by.map(String) } : {}),
   };
 }
 
-/** Whether `algorithm` reads training option `key` as the schema declares it (an option the schema does
- * not know is kept: the validator, not the editor, speaks about it). */
+/** Whether `algorithm` reads training option `key`: whether its branch of the schema's union declares it
+ * (an option no branch knows is kept: the validator, not the editor, speaks about it). */
 export function readsOption(algorithm: string, key: string, schema: SchemaNode = SPEC_SCHEMA): boolean {
   const training = resolve(schema, ((schema.properties ?? {}) as Record<string, SchemaNode>).training);
-  if (!((training.properties ?? {}) as Record<string, SchemaNode>)[key]) return true;
-  const { readBy } = declaredOption("training", key, schema);
-  return readBy === undefined || readBy.includes(algorithm);
+  const union = branches(schema, training) ?? [];
+  if (!union.some((b) => properties(b.node)[key])) return true;
+  return union.some((b) => b.algorithm === algorithm && properties(b.node)[key]);
 }

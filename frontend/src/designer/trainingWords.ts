@@ -1,7 +1,7 @@
 /** What the Training tab calls each training option, and so what a problem about one calls it: the spec's
  * keys ("lr", "batch_size") are the library's names, not the words people read. */
 import { declaredOption } from "./declaredOptions";
-import type { TrainingSection } from "./types";
+import type { TrainingOption } from "./types";
 
 export const TRAINING_LABELS = {
   algorithm: "Algorithm",
@@ -17,7 +17,7 @@ export const TRAINING_LABELS = {
   teacher_fade_episodes: "Teacher fade-out episodes",
   self_imitation: "Self-imitation weight",
   critic_warmup_episodes: "Critic warm-up episodes",
-} satisfies Partial<Record<keyof TrainingSection, string>>;
+} satisfies Partial<Record<TrainingOption, string>>;
 
 /** A training option in words: the Training tab's label, else the opening of its declared description
  * ("entropy_coef" → "weight of the policy-entropy bonus"), else its key with spaces. */

@@ -68,9 +68,17 @@ export interface PhaseSpec {
 
 export type EvolutionSection = Omit<EvolutionSpec, "phases"> & { phases?: PhaseSpec[] };
 
+/* The training section is a union on `algorithm` (the schema's `oneOf`): one generated interface per
+ * algorithm, each the common options and that algorithm's own. */
 export type Algorithm = NonNullable<TrainingSection["algorithm"]>;
-export type PolicySharing = NonNullable<TrainingSection["policy_sharing"]>;
-export type TeacherKind = NonNullable<TrainingSection["teacher"]>;
+/** Every option some algorithm's section has. */
+export type TrainingOption = TrainingSection extends infer T ? (T extends unknown ? keyof T : never) : never;
+/** The sections that declare option `K` (the algorithms that read it). */
+export type Reading<K extends TrainingOption> = TrainingSection extends infer T ? (T extends unknown ? (K extends keyof T ? T : never) : never) : never;
+/** Option `K`'s value, in the sections that declare it. */
+export type OptionValue<K extends TrainingOption> = Reading<K>[K & keyof Reading<K>];
+export type PolicySharing = NonNullable<OptionValue<"policy_sharing">>;
+export type TeacherKind = NonNullable<OptionValue<"teacher">>;
 
 export interface TeamSpec {
   spec_version?: number;

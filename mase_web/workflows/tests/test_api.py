@@ -166,8 +166,11 @@ def test_catalogue_serves_each_declared_option_with_its_rules(team):
         "curriculum",
         "evolution",
     }
-    training = schema["$defs"]["TrainingSpec"]["properties"]
-    assert training["algorithm"]["enum"] == ["reinforce_comm", "mappo", "ippo"]
+    union = schema["$defs"]["TrainingSpec"]  # one branch per algorithm, chosen by `algorithm`
+    assert union["discriminator"]["propertyName"] == "algorithm"
+    assert list(union["discriminator"]["mapping"]) == ["ippo", "mappo", "reinforce_comm"]
+    training = schema["$defs"]["MappoTraining"]["properties"]
+    assert training["algorithm"]["const"] == "mappo" and "baseline" not in training
     assert training["lr"]["exclusiveMinimum"] == 0 and training["lr"]["maximum"] == 1
     entropy = training["entropy_coef"]  # null = the algorithm's own default, said in its description
     assert entropy["default"] is None and "mappo/ippo 0.01" in entropy["description"]
