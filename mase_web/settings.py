@@ -167,6 +167,12 @@ MODELS_DIR = config.env_path("MASE_MODELS_DIR", DATA_DIR / "models")
 TICKETS_DIR = config.env_path("MASE_TICKETS_DIR", DATA_DIR / "tickets")
 DATASETS_DIR = config.env_path("MASE_DATASETS_DIR", DATA_DIR / "datasets")  # one folder per environment
 
+# --- Datasets (mase_web.datasets) -------------------------------------------------------------------
+# The largest file a dataset upload takes (bytes) and the most rows it may hold; a bigger file is refused
+# whole with a message naming the setting. 10,000 rows validate and split in a few seconds.
+DATASET_MAX_BYTES = config.env_int_at_least("MASE_DATASET_MAX_BYTES", 20 * 1024 * 1024)
+DATASET_MAX_ROWS = config.env_int_at_least("MASE_DATASET_MAX_ROWS", 100_000)
+
 # --- Generation backends a deployment may use ------------------------------------------------------
 # The hosts an openai_compatible writer may connect to and the environment variables that may hold its key
 # (serving.generation.reach): the operator's choice, never a project member's. Empty by default, in

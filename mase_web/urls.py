@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from mase_web.accounts import views as account_pages
 from mase_web.accounts.signin import SignInView, ThrottledAdminAuthenticationForm, obtain_auth_token
 from mase_web.core import views as pages
+from mase_web.datasets import views as dataset_pages
 from mase_web.deployments import views as deployment_pages
 from mase_web.feedback import views as feedback_pages
 from mase_web.realtime.api import PingView
@@ -31,6 +32,7 @@ api = [
     path("", include("mase_web.runs.urls")),
     path("", include("mase_web.deployments.urls")),
     path("", include("mase_web.feedback.urls")),
+    path("", include("mase_web.datasets.urls")),
 ]
 
 urlpatterns = [
@@ -46,6 +48,8 @@ urlpatterns = [
     path("workflows/<int:pk>/", workflow_pages.designer, name="designer"),
     path("deployments/", deployment_pages.deployment_list, name="deployments"),
     path("deployments/<int:pk>/", deployment_pages.deployment_detail, name="deployment-detail"),
+    path("datasets/", dataset_pages.dataset_list, name="datasets"),
+    path("datasets/<int:pk>/", dataset_pages.dataset_detail, name="dataset-detail"),
     path("review/", deployment_pages.review, name="review"),
     path("annotate/", feedback_pages.annotate, name="annotate"),
     path("feedback/", feedback_pages.feedback_manage, name="feedback"),

@@ -4,6 +4,184 @@
  */
 
 export interface paths {
+    "/api/dataset-versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Versions of your projects' datasets (immutable), their rows, label distribution, splits and export. */
+        get: operations["dataset_versions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Versions of your projects' datasets (immutable), their rows, label distribution, splits and export. */
+        get: operations["dataset_versions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The version's rows (one split, or all) as JSONL ``{"id", "text", "intents"}``, a download. */
+        get: operations["dataset_versions_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/labels/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description How many rows carry each intent (overall and per split; the catalogue's unused intents at 0) and
+         *     how many are unlabelled.
+         */
+        get: operations["dataset_versions_labels_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/rows/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The version's rows in order, filtered; paginated (``page``, ``page_size`` up to 500). */
+        get: operations["dataset_versions_rows_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/splits/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Rows per split, and per split and provenance; the seed they were drawn with. */
+        get: operations["dataset_versions_splits_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Datasets of your projects, each with its newest version. POST creates an empty one (upload next). */
+        get: operations["datasets_list"];
+        put?: never;
+        /** @description Datasets of your projects, each with its newest version. POST creates an empty one (upload next). */
+        post: operations["datasets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Datasets of your projects, each with its newest version. POST creates an empty one (upload next). */
+        get: operations["datasets_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description Datasets of your projects, each with its newest version. POST creates an empty one (upload next). */
+        patch: operations["datasets_partial_update"];
+        trace?: never;
+    };
+    "/api/datasets/{id}/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Upload a JSONL or CSV file as the dataset's next version. Every bad row is listed by line and
+         *     field and left out; the version holds the good rows (none good: 400, nothing stored).
+         */
+        post: operations["datasets_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every version of the dataset, newest first. */
+        get: operations["datasets_versions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/decisions/": {
         parameters: {
             query?: never;
@@ -430,6 +608,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/feedback/intent-labels/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Choose a dataset row's intents (intents queues); [] says "none of these". Once every annotator of the
+         *     row has answered and they agree, the label lands in the row's dataset (`intent_labels`).
+         */
+        post: operations["feedback_intent_labels_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/feedback/judgements/": {
         parameters: {
             query?: never;
@@ -545,6 +743,26 @@ export interface paths {
         put?: never;
         /** @description Queue items from snapshots: [{kind, episode_key, snapshot, episode_key_b?, snapshot_b?}]. */
         post: operations["feedback_queues_enqueue_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/feedback/queues/{id}/enqueue-dataset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Queue a dataset version's unlabelled rows (not queued yet) for annotators to choose their intents
+         *     (intents queues): {added, items}.
+         */
+        post: operations["feedback_queues_enqueue_dataset_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1278,7 +1496,7 @@ export interface components {
         AssignedItem: {
             readonly id: number;
             readonly queue: number;
-            readonly kind: components["schemas"]["Kind9c4Enum"];
+            readonly kind: components["schemas"]["Kind459Enum"];
             readonly episode_key: string;
             /** @description What the annotator rates (episode A of a pair). */
             readonly snapshot: unknown;
@@ -1289,6 +1507,7 @@ export interface components {
             readonly created_at: string;
             readonly my_rating: components["schemas"]["Rating"] | null;
             readonly my_judgement: components["schemas"]["Judgement"] | null;
+            readonly my_intents: components["schemas"]["IntentLabel"] | null;
         };
         AuthToken: {
             username: string;
@@ -1320,7 +1539,9 @@ export interface components {
         };
         CatalogueIntent: {
             name: string;
+            /** @default  */
             description: string;
+            keywords?: string[];
         };
         Checkpoint: {
             /**
@@ -1345,8 +1566,7 @@ export interface components {
             readonly episode: number;
             /** @description The decision corrected in decision review (empty: the ticket as a whole). */
             readonly step: number | null;
-            /** @description The right intents, from the catalogue. */
-            readonly intents: unknown;
+            readonly intents: string[];
             /** @description The agent that should own the ticket. */
             readonly owner: string;
             /** @description A better reply, when the operator wrote one. */
@@ -1371,6 +1591,100 @@ export interface components {
             /** @description a better reply */
             reply?: string;
             reason?: string;
+        };
+        Dataset: {
+            readonly id: number;
+            project: number;
+            readonly project_name: string;
+            name: string;
+            description?: string;
+            catalogue?: components["schemas"]["DatasetCatalogue"] | null;
+            /** @description The deployment whose corrections land here (its corrections dataset). */
+            readonly deployment: number | null;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly latest_version: components["schemas"]["DatasetVersion"] | null;
+        };
+        /** @description ``{"intents": [{"name", "description", "keywords"?}]}``: the intents the dataset's rows may carry. */
+        DatasetCatalogue: {
+            intents: components["schemas"]["CatalogueIntent"][];
+        };
+        DatasetRow: {
+            readonly id: number;
+            /** @description Position in the version, from 0. */
+            readonly index: number;
+            /** @description Line in the uploaded file. */
+            readonly line: number | null;
+            readonly text: string;
+            /** @description [] = unlabelled */
+            readonly intents: string[];
+            /** @description The agent that should own it. */
+            readonly owner: string;
+            readonly reference_reply: string;
+            readonly metadata: {
+                [key: string]: unknown;
+            };
+            readonly split: components["schemas"]["SplitEnum"];
+            readonly provenance: components["schemas"]["ProvenanceEnum"];
+            /** @description e.g. the decision or episode id. */
+            readonly source_ref: string;
+            readonly by: string | null;
+        };
+        /** @description A file to upload as the dataset's next version. */
+        DatasetUpload: {
+            /**
+             * Format: uri
+             * @description JSONL or CSV (UTF-8)
+             */
+            file: string;
+            /**
+             * @description default: by the file's extension, else its content
+             *
+             *     * `jsonl` - jsonl
+             *     * `csv` - csv
+             */
+            file_format?: components["schemas"]["FileFormatEnum"];
+            /**
+             * @description replace: the version holds the file's rows; append: the latest version's rows, then the file's
+             *
+             *     * `replace` - replace
+             *     * `append` - append
+             * @default replace
+             */
+            mode: components["schemas"]["ModeEnum"];
+            /** @description split seed (default: the parent's, else 0) */
+            seed?: number;
+        };
+        /** @description What an upload made, and what it refused or found repeated. */
+        DatasetUploadResult: {
+            dataset: number;
+            version: components["schemas"]["DatasetVersion"];
+            /** @description rows stored from the file */
+            accepted: number;
+            /** @description rows of the file with at least one error */
+            refused: number;
+            /** @description every problem of every refused row; the first 500 */
+            errors: components["schemas"]["RowError"][];
+            errors_total: number;
+            duplicates: components["schemas"]["Duplicates"];
+            splits: components["schemas"]["SplitCounts"];
+        };
+        DatasetVersion: {
+            readonly id: number;
+            readonly dataset: number;
+            /** @description 1, 2, ... within the dataset. */
+            readonly number: number;
+            readonly parent: number | null;
+            /** @description sha256 of the normalised rows, in order. */
+            readonly content_hash: string;
+            readonly row_count: number;
+            readonly split_seed: number;
+            /** @description What made this version. */
+            readonly note: string;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
         };
         /**
          * @description * `model` - model
@@ -1510,8 +1824,47 @@ export interface components {
             agents: unknown;
             edges: unknown;
         };
+        DuplicateRow: {
+            line: number;
+            /** @description the line of the first row with that text */
+            duplicate_of: number;
+            /**
+             * @description near: equal once case, punctuation and spacing are ignored
+             *
+             *     * `exact` - exact
+             *     * `near` - near
+             */
+            kind: components["schemas"]["DuplicateRowKindEnum"];
+        };
+        /**
+         * @description * `exact` - exact
+         *     * `near` - near
+         * @enum {string}
+         */
+        DuplicateRowKindEnum: "exact" | "near";
+        Duplicates: {
+            exact: number;
+            near: number;
+            /** @description the first 500 */
+            rows: components["schemas"]["DuplicateRow"][];
+        };
         Enqueue: {
             items: components["schemas"]["EnqueueItem"][];
+        };
+        /** @description Unlabelled rows of a dataset version to label in an intents queue. */
+        EnqueueDataset: {
+            /**
+             * Format: int64
+             * @description a dataset version id
+             */
+            version: number;
+            /** @default 50 */
+            limit: number;
+            /**
+             * Format: int64
+             * @description whose intent catalogue to label with, when the dataset declares none
+             */
+            deployment?: number;
         };
         /** @description Deployment episodes (or their steps) to queue, filtered by confidence and who answered. */
         EnqueueDeployment: {
@@ -1530,7 +1883,7 @@ export interface components {
         /** @description One item: an episode or step (`episode_key`, `snapshot`), or a pair (plus `episode_key_b`, `snapshot_b`). */
         EnqueueItem: {
             /** @default episode */
-            kind: components["schemas"]["Kind9c4Enum"];
+            kind: components["schemas"]["Kind459Enum"];
             episode_key: string;
             snapshot: components["schemas"]["Snapshot"];
             episode_key_b?: string;
@@ -1601,6 +1954,12 @@ export interface components {
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
         };
+        /**
+         * @description * `jsonl` - jsonl
+         *     * `csv` - csv
+         * @enum {string}
+         */
+        FileFormatEnum: "jsonl" | "csv";
         Force: {
             state: components["schemas"]["ForceStateEnum"];
             reason: string;
@@ -1642,10 +2001,34 @@ export interface components {
             spec: unknown;
             layout?: unknown;
         };
+        IntentCount: {
+            train: number;
+            dev: number;
+            test: number;
+            name: string;
+            count: number;
+        };
+        /**
+         * @description Your intents for a dataset row of an intents queue: names from the item's catalogue; [] says "none of
+         *     these" (the ticket asks for nothing the catalogue knows).
+         */
+        IntentLabel: {
+            readonly id: number;
+            item: number;
+            intents: string[];
+            /** @description where the row's agreed label landed, once it has */
+            readonly landed: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
         Item: {
             readonly id: number;
             readonly queue: number;
-            readonly kind: components["schemas"]["Kind9c4Enum"];
+            readonly kind: components["schemas"]["Kind459Enum"];
             readonly episode_key: string;
             /** @description What the annotator rates (episode A of a pair). */
             readonly snapshot: unknown;
@@ -1676,15 +2059,22 @@ export interface components {
          * @description * `episode` - Episode
          *     * `step` - Step
          *     * `pair` - Pair
+         *     * `row` - Row
          * @enum {string}
          */
-        Kind9c4Enum: "episode" | "step" | "pair";
+        Kind459Enum: "episode" | "step" | "pair" | "row";
         /**
          * @description * `rating` - rate episodes and steps 1–5
          *     * `pairwise` - compare two episodes
+         *     * `intents` - choose the intents of dataset rows
          * @enum {string}
          */
-        Kind9dbEnum: "rating" | "pairwise";
+        Kind4b7Enum: "rating" | "pairwise" | "intents";
+        /** @description Rows per intent (most first; the catalogue's unused intents at 0), overall and per split. */
+        LabelDistribution: {
+            intents: components["schemas"]["IntentCount"][];
+            unlabelled: components["schemas"]["UnlabelledCount"];
+        };
         /**
          * @description Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`;
          *     `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`.
@@ -1704,6 +2094,8 @@ export interface components {
             overrides?: components["schemas"]["Overrides"];
             /** @description at most 12 labels, e.g. baseline, lr-sweep */
             tags?: string[];
+            /** @description after training, evaluate the team beside its rules and imitation on the same held-out episodes and say whether MARL paid (recorded in the run's source); null: on when the team has baselines (training.baselines.has_baselines) */
+            baselines?: boolean | null;
         };
         Me: {
             readonly id: number;
@@ -1736,6 +2128,12 @@ export interface components {
             readonly project_name: string;
             role: components["schemas"]["RoleEnum"];
         };
+        /**
+         * @description * `replace` - replace
+         *     * `append` - append
+         * @enum {string}
+         */
+        ModeEnum: "replace" | "append";
         /** @enum {unknown} */
         NullEnum: null;
         /** @description Launch-time changes to the spec that keep its provenance (recorded in the run's `source`). */
@@ -1757,6 +2155,51 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["AssignedItem"][];
+        };
+        PaginatedDatasetList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Dataset"][];
+        };
+        PaginatedDatasetRowList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["DatasetRow"][];
+        };
+        PaginatedDatasetVersionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["DatasetVersion"][];
         };
         PaginatedDecisionStepList: {
             /** @example 123 */
@@ -1878,6 +2321,20 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["WorkflowVersionList"][];
         };
+        PatchedDataset: {
+            readonly id?: number;
+            project?: number;
+            readonly project_name?: string;
+            name?: string;
+            description?: string;
+            catalogue?: components["schemas"]["DatasetCatalogue"] | null;
+            /** @description The deployment whose corrections land here (its corrections dataset). */
+            readonly deployment?: number | null;
+            readonly created_by?: string | null;
+            /** Format: date-time */
+            readonly created_at?: string;
+            readonly latest_version?: components["schemas"]["DatasetVersion"] | null;
+        };
         PatchedMemberRole: {
             role?: components["schemas"]["RoleEnum"];
         };
@@ -1885,7 +2342,7 @@ export interface components {
             readonly id?: number;
             project?: number;
             name?: string;
-            kind?: components["schemas"]["Kind9dbEnum"];
+            kind?: components["schemas"]["Kind4b7Enum"];
             /** @description Shown to annotators above every item. */
             guidelines?: string;
             /** @default 1 */
@@ -1920,6 +2377,14 @@ export interface components {
         PingQueued: {
             task_id: string;
         };
+        /**
+         * @description * `uploaded` - uploaded
+         *     * `generated` - generated
+         *     * `corrected` - corrected in review
+         *     * `annotated` - labelled by an annotator
+         * @enum {string}
+         */
+        ProvenanceEnum: "uploaded" | "generated" | "corrected" | "annotated";
         Publish: {
             /** @description What changed and why (shown in the history). */
             note: string;
@@ -1928,7 +2393,7 @@ export interface components {
             readonly id: number;
             project: number;
             name: string;
-            kind?: components["schemas"]["Kind9dbEnum"];
+            kind?: components["schemas"]["Kind4b7Enum"];
             /** @description Shown to annotators above every item. */
             guidelines?: string;
             /** @default 1 */
@@ -1943,7 +2408,7 @@ export interface components {
             readonly id: number;
             project: number;
             name: string;
-            kind?: components["schemas"]["Kind9dbEnum"];
+            kind?: components["schemas"]["Kind4b7Enum"];
             /** @description Shown to annotators above every item. */
             guidelines?: string;
             /** @default 1 */
@@ -2028,6 +2493,13 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "product_manager" | "operator" | "annotator" | "admin";
+        RowError: {
+            /** @description the line of the file, from 1 */
+            line: number;
+            /** @description text, intents[0], owner, ... or line for the row as a whole */
+            field: string;
+            message: string;
+        };
         Run: {
             readonly id: number;
             readonly project: number;
@@ -2114,6 +2586,28 @@ export interface components {
         SpecProblem: {
             path: string;
             message: string;
+        };
+        SplitCounts: {
+            train: number;
+            dev: number;
+            test: number;
+        };
+        /**
+         * @description * `train` - Train
+         *     * `dev` - Dev
+         *     * `test` - Test
+         * @enum {string}
+         */
+        SplitEnum: "train" | "dev" | "test";
+        SplitsSummary: {
+            seed: number;
+            counts: components["schemas"]["SplitCounts"];
+            /** @description {split: {provenance: rows}} */
+            by_provenance: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
         };
         /**
          * @description * `queued` - Queued
@@ -2229,6 +2723,12 @@ export interface components {
          * @enum {string}
          */
         UnitEnum: "episode" | "step";
+        UnlabelledCount: {
+            train: number;
+            dev: number;
+            test: number;
+            count: number;
+        };
         ValidateRequest: {
             /** @description The spec to check; the stored draft when omitted. */
             spec?: unknown;
@@ -2296,6 +2796,585 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    dataset_versions_list: {
+        parameters: {
+            query?: {
+                dataset?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDatasetVersionList"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_export_retrieve: {
+        parameters: {
+            query?: {
+                split?: "dev" | "test" | "train";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": string;
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_labels_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelDistribution"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_rows_list: {
+        parameters: {
+            query?: {
+                dataset?: number;
+                /** @description rows carrying this intent */
+                intent?: string;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                provenance?: "annotated" | "corrected" | "generated" | "uploaded";
+                /** @description rows whose text holds this (case-insensitive) */
+                search?: string;
+                split?: "dev" | "test" | "train";
+                /** @description true: only rows without intents; false: only labelled */
+                unlabelled?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDatasetRowList"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_splits_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SplitsSummary"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDatasetList"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Dataset"];
+                "multipart/form-data": components["schemas"]["Dataset"];
+                "application/x-www-form-urlencoded": components["schemas"]["Dataset"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDataset"];
+                "multipart/form-data": components["schemas"]["PatchedDataset"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedDataset"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_upload_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["DatasetUpload"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetUploadResult"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    datasets_versions_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                project?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"][];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     decisions_list: {
         parameters: {
             query?: {
@@ -3763,6 +4842,57 @@ export interface operations {
             };
         };
     };
+    feedback_intent_labels_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IntentLabel"];
+                "application/x-www-form-urlencoded": components["schemas"]["IntentLabel"];
+                "multipart/form-data": components["schemas"]["IntentLabel"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntentLabel"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntentLabel"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     feedback_judgements_create: {
         parameters: {
             query?: never;
@@ -3877,8 +5007,9 @@ export interface operations {
                 /**
                  * @description * `rating` - rate episodes and steps 1–5
                  *     * `pairwise` - compare two episodes
+                 *     * `intents` - choose the intents of dataset rows
                  */
-                kind?: "pairwise" | "rating";
+                kind?: "intents" | "pairwise" | "rating";
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
@@ -4213,6 +5344,62 @@ export interface operations {
             };
         };
     };
+    feedback_queues_enqueue_dataset_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnqueueDataset"];
+                "application/x-www-form-urlencoded": components["schemas"]["EnqueueDataset"];
+                "multipart/form-data": components["schemas"]["EnqueueDataset"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     feedback_queues_enqueue_deployment_create: {
         parameters: {
             query?: never;
@@ -4314,8 +5501,9 @@ export interface operations {
                 /**
                  * @description * `rating` - rate episodes and steps 1–5
                  *     * `pairwise` - compare two episodes
+                 *     * `intents` - choose the intents of dataset rows
                  */
-                kind?: "pairwise" | "rating";
+                kind?: "intents" | "pairwise" | "rating";
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
@@ -4375,8 +5563,9 @@ export interface operations {
                 /**
                  * @description * `rating` - rate episodes and steps 1–5
                  *     * `pairwise` - compare two episodes
+                 *     * `intents` - choose the intents of dataset rows
                  */
-                kind?: "pairwise" | "rating";
+                kind?: "intents" | "pairwise" | "rating";
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 project?: number;

@@ -29,6 +29,7 @@ SECTIONS = (
     Section("workflows", "Workflows", "workflows", "view_workflow"),
     Section("runs", "Runs", "runs", "view_run"),
     Section("deployments", "Deployments", "deployments", "view_run"),
+    Section("datasets", "Datasets", "datasets", "view_dataset"),
     Section("review", "Review", "review", "review_logs"),
     Section("annotate", "Annotate", "annotate", "give_feedback"),
     Section("feedback", "Feedback", "feedback", "manage_feedback"),

@@ -25,10 +25,10 @@ def test_roles_grant_exactly_their_actions(world):
             assert not can(user, action, other), (action, role)  # never outside one's projects
 
 
-def test_annotators_only_give_feedback(world):
+def test_annotators_only_give_feedback_and_read_datasets(world):
     mine, _, users = world
     allowed = {a for a in ALLOWED_ROLES if can(users[Role.ANNOTATOR], a, mine)}
-    assert allowed == {"view_project", "give_feedback"}
+    assert allowed == {"view_project", "give_feedback", "view_dataset"}
 
 
 def test_anonymous_and_superuser(world):

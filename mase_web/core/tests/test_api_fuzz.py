@@ -28,6 +28,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.errors import FailureGroup
 
 from mase_web.accounts.models import Project
+from mase_web.datasets.facade import Dataset, add_rows
 from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, DecisionStep, Deployment, Episode
 from mase_web.feedback.models import (
     Assignment,
@@ -150,12 +151,18 @@ def build_world() -> dict:
     Rating.objects.create(item=rated, annotator=admin, value=4, tags=["rude"])
     PairwiseJudgement.objects.create(item=pair, annotator=admin, choice="A")
     reward_model = RewardModel.objects.create(queue=rating, created_by=admin)
+    dataset = Dataset.objects.create(project=project, name="tickets", created_by=admin)
+    dataset_version = add_rows(
+        dataset, [{"text": "where is my parcel", "intents": ["delivery"]}], "uploaded", admin
+    )
     return {
         "token": Token.objects.create(user=admin).key,
         "ids": {
             "deployments": [deployment.pk],
             "episodes": [episode.pk],
             "decisions": [decision.pk],
+            "datasets": [dataset.pk],
+            "dataset-versions": [dataset_version.pk],
             "feedback/queues": [rating.pk, pairwise.pk],
             "feedback/reward-models": [reward_model.pk],
             "projects": [project.pk],  # no memberships: the superuser acts without one

@@ -35,7 +35,7 @@ def nav_texts(page) -> list[str]:
     return [text.strip() for text in page.get_by_test_id("site-nav").locator("a").all_inner_texts()]
 
 
-def test_annotator_sees_only_annotate_and_the_real_404_page(live_services, browser_page):
+def test_annotator_sees_only_datasets_and_annotate_and_the_real_404_page(live_services, browser_page):
     page = browser_page
     page.set_default_timeout(15_000)
     base = live_services.base_url
@@ -46,7 +46,7 @@ def test_annotator_sees_only_annotate_and_the_real_404_page(live_services, brows
 
     page.goto(f"{base}/")
     page.get_by_role("heading", name="Welcome, annie").wait_for()
-    assert nav_texts(page) == ["Annotate"]
+    assert nav_texts(page) == ["Datasets", "Annotate"]
     assert page.get_by_role("link", name="MASE").get_attribute("href") == "/"
 
     response = page.goto(f"{base}/workflows/{workflow.pk}/")
@@ -55,7 +55,7 @@ def test_annotator_sees_only_annotate_and_the_real_404_page(live_services, brows
     error.get_by_role("heading", name="Page not found").wait_for()
     body = page.locator("body").inner_text()
     assert "URLconf" not in body and "api/" not in body  # no listing of the site's URL patterns
-    assert nav_texts(page) == ["Annotate"]  # the page keeps the site's navigation
+    assert nav_texts(page) == ["Datasets", "Annotate"]  # the page keeps the site's navigation
 
     response = page.goto(f"{base}/workflows/")  # a section the role does not open
     assert response.status == 403

@@ -45,25 +45,46 @@ def nav_labels(html: str) -> list[str]:
 @pytest.mark.parametrize(
     ("roles", "superuser", "expected"),
     [
-        ((Role.ANNOTATOR,), False, ["Annotate"]),
-        ((Role.OPERATOR,), False, ["Workflows", "Runs", "Deployments", "Review", "API"]),
-        ((Role.PRODUCT_MANAGER,), False, ["Workflows", "Runs", "Deployments", "Feedback", "API"]),
+        ((Role.ANNOTATOR,), False, ["Datasets", "Annotate"]),
+        ((Role.OPERATOR,), False, ["Workflows", "Runs", "Deployments", "Datasets", "Review", "API"]),
+        ((Role.PRODUCT_MANAGER,), False, ["Workflows", "Runs", "Deployments", "Datasets", "Feedback", "API"]),
         (
             (Role.ADMIN,),
             False,
-            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "Members", "API"],
+            [
+                "Workflows",
+                "Runs",
+                "Deployments",
+                "Datasets",
+                "Review",
+                "Annotate",
+                "Feedback",
+                "Members",
+                "API",
+            ],
         ),
         (
             (),
             True,
-            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "Feedback", "Members", "API", "Admin"],
+            [
+                "Workflows",
+                "Runs",
+                "Deployments",
+                "Datasets",
+                "Review",
+                "Annotate",
+                "Feedback",
+                "Members",
+                "API",
+                "Admin",
+            ],
         ),
         ((), False, []),
         # Roles in different projects add up.
         (
             (Role.ANNOTATOR, Role.OPERATOR),
             False,
-            ["Workflows", "Runs", "Deployments", "Review", "Annotate", "API"],
+            ["Workflows", "Runs", "Deployments", "Datasets", "Review", "Annotate", "API"],
         ),
     ],
 )
@@ -79,8 +100,8 @@ def test_sections_are_computed_once_per_request(django_assert_num_queries):
     request = RequestFactory().get("/")
     request.user = Membership.objects.get().user
     with django_assert_num_queries(1):
-        assert open_sections(request) == {"annotate"}
-        assert open_sections(request) == {"annotate"}
+        assert open_sections(request) == {"datasets", "annotate"}
+        assert open_sections(request) == {"datasets", "annotate"}
     # The current section is marked in the navigation.
     html = client.get("/annotate/").content.decode()
     assert '<a href="/annotate/" aria-current="page">Annotate</a>' in html
@@ -153,7 +174,7 @@ def test_unknown_urls_get_the_404_page_unless_debug_is_asked_for(settings):
     settings.DEBUG = False
     html = client.get("/no-such-page/").content.decode()
     assert "Page not found" in html and "URLconf" not in html
-    assert nav_labels(html) == ["Annotate"]  # the page keeps the user's navigation
+    assert nav_labels(html) == ["Datasets", "Annotate"]  # the page keeps the user's navigation
     settings.DEBUG = True  # asked for: Django's debug page, as DEBUG=1 promises
     assert "URLconf" in client.get("/no-such-page/").content.decode()
 
