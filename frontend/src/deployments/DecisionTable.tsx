@@ -9,10 +9,12 @@ interface Props {
   onOpen: (row: DecisionRow) => void;
   /** A row's review changed (the table shows the stored row it is given). */
   onReviewed: (row: DecisionRow) => void;
+  /** The rows' deployment (one episode's steps): known, a decision can be corrected. */
+  deployment?: number;
 }
 
 /** One line per decision; "Trajectory" opens the whole episode at that step. */
-export function DecisionTable({ rows, onOpen, onReviewed }: Props) {
+export function DecisionTable({ rows, onOpen, onReviewed, deployment }: Props) {
   if (rows.length === 0) return <p className="muted">No decisions match.</p>;
   return (
     <table className="run-table" data-testid="decisions">
@@ -49,7 +51,7 @@ export function DecisionTable({ rows, onOpen, onReviewed }: Props) {
               <BreakerBadge state={row.breaker_state} />
             </td>
             <td>
-              <ReviewControl row={row} onChanged={onReviewed} />
+              <ReviewControl row={row} onChanged={onReviewed} deployment={deployment} />
             </td>
             <td>
               <button type="button" className="link" onClick={() => onOpen(row)}>

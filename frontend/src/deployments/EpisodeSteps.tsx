@@ -23,7 +23,7 @@ export function EpisodeSteps({ episodeId, onOpen, onReviewed }: Props) {
   const idle = episode.steps.length - acting.length;
   return (
     <div className="episode-steps" data-testid={`episode-steps-${episodeId}`}>
-      <DecisionTable rows={showIdle ? episode.steps : acting} onOpen={onOpen} onReviewed={onReviewed} />
+      <DecisionTable rows={showIdle ? episode.steps : acting} onOpen={onOpen} onReviewed={onReviewed} deployment={episode.deployment} />
       {idle > 0 && (
         <button type="button" className="link" onClick={() => setShowIdle((v) => !v)}>
           {showIdle ? "Hide" : "Show"} {idle} step{idle === 1 ? "" : "s"} where an agent held back

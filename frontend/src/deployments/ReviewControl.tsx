@@ -1,22 +1,34 @@
 import { useState } from "react";
 import type { ApiError } from "../api";
+import { CorrectionForm } from "./CorrectionForm";
 import { deploymentsApi } from "./deploymentsApi";
-import type { DecisionRow, EpisodeRow, ReviewStatus } from "./types";
+import type { Correction, CorrectionBody, DecisionRow, EpisodeRow, ReviewStatus } from "./types";
 
 interface Props {
   row: DecisionRow;
   onChanged: (row: DecisionRow) => void;
+  /** The decision's deployment: known, the decision can be corrected (its catalogue is the deployment's). */
+  deployment?: number;
+}
+
+/** Where a correction went, in words. */
+export function correctedNote(correction: Correction): string {
+  const at = correction.dataset_row;
+  return at.dataset !== undefined
+    ? `Corrected: the ticket joined dataset "${at.dataset_name ?? at.dataset}" (version ${at.version_number ?? "?"}).`
+    : "Corrected.";
 }
 
 /** One decision's review: mark it ok, wrong (a reason is asked), escalated, or back to unreviewed;
  * a decision marked wrong can be queued for annotation in one click. */
-export function ReviewControl({ row, onChanged }: Props) {
+export function ReviewControl({ row, onChanged, deployment }: Props) {
   return (
     <ReviewActions
       testId={`review-${row.id}`}
       status={row.review_status}
       reason={row.review_reason}
       mark={async (status, why) => onChanged(await deploymentsApi.review(row.id, status, why))}
+      correction={deployment === undefined ? undefined : { deployment, save: (body) => deploymentsApi.correct("decisions", row.id, body) }}
       queue={async () => {
         const placed = await deploymentsApi.annotate(row.id);
         return placed.added ? `Queued in "${placed.queue_name}".` : `Already in "${placed.queue_name}".`;
@@ -33,6 +45,7 @@ export function EpisodeReviewControl({ row, onChanged }: { row: EpisodeRow; onCh
       status={row.review_status}
       reason=""
       mark={async (status, why) => onChanged(await deploymentsApi.reviewEpisode(row.id, status, why))}
+      correction={{ deployment: row.deployment, save: (body) => deploymentsApi.correct("episodes", row.id, body) }}
     />
   );
 }
@@ -44,12 +57,15 @@ interface ActionsProps {
   mark: (status: ReviewStatus, reason: string) => Promise<void>;
   /** Queue what was marked wrong for annotation; returns where it went, in words. */
   queue?: () => Promise<string>;
+  /** Say what was right (the deployment's intents and agents); absent, no "correct…" is offered. */
+  correction?: { deployment: number; save: (body: CorrectionBody) => Promise<Correction> };
 }
 
 /** Mark ok, wrong (a reason is asked), escalated, or back to unreviewed; what is wrong can be queued. */
-function ReviewActions({ testId, status, reason: storedReason, mark: store, queue: toQueue }: ActionsProps) {
+function ReviewActions({ testId, status, reason: storedReason, mark: store, queue: toQueue, correction }: ActionsProps) {
   const row = { review_status: status, review_reason: storedReason };
   const [asking, setAsking] = useState<ReviewStatus | null>(null);
+  const [correcting, setCorrecting] = useState(false);
   const [reason, setReason] = useState("");
   const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
@@ -83,7 +99,17 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
         {row.review_status}
       </span>
       {row.review_reason && <span className="small muted review-reason">{row.review_reason}</span>}
-      {asking ? (
+      {correcting && correction ? (
+        <CorrectionForm
+          deployment={correction.deployment}
+          save={correction.save}
+          onCancel={() => setCorrecting(false)}
+          onSaved={(saved) => {
+            setCorrecting(false);
+            setNote(correctedNote(saved));
+          }}
+        />
+      ) : asking ? (
         <form
           className="review-reason-form"
           onSubmit={(e) => {
@@ -127,6 +153,11 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
           {row.review_status !== "unreviewed" && (
             <button type="button" className="link" disabled={busy} onClick={() => mark("unreviewed")}>
               clear
+            </button>
+          )}
+          {correction && (
+            <button type="button" className="link" disabled={busy} onClick={() => setCorrecting(true)}>
+              correct…
             </button>
           )}
           {row.review_status === "wrong" && toQueue && (

@@ -5,6 +5,9 @@ import type {
   AlertRow,
   Batch,
   BreakerSnapshot,
+  Catalogue,
+  Correction,
+  CorrectionBody,
   DecisionRow,
   DeployCandidate,
   DeploymentDetail,
@@ -51,6 +54,10 @@ export const deploymentsApi = {
     api<DecisionRow>(`decisions/${id}/review/`, post({ status, reason })),
   reviewEpisode: (id: number, status: ReviewStatus, reason = "") =>
     api<EpisodeRow>(`episodes/${id}/review/`, post({ status, reason })),
+  catalogue: (deployment: number) => api<Catalogue>(`deployments/${deployment}/catalogue/`),
+  /** Say what was right for a decision (`decisions`) or a whole ticket (`episodes`). */
+  correct: (target: "decisions" | "episodes", id: number, body: CorrectionBody) =>
+    api<Correction>(`${target}/${id}/correct/`, post(body)),
   annotate: (id: number) =>
     api<{ queue: number; queue_name: string; item: number | null; added: boolean }>(`decisions/${id}/annotate/`, post({})),
 };

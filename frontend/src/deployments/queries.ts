@@ -24,6 +24,9 @@ export const deploymentQueries = {
       queryFn: () => deploymentsApi.preview(run, threshold ?? undefined),
       staleTime: Infinity,
     }),
+  /** The intents and agents a correction may name (fixed for a deployment). */
+  catalogue: (id: number) =>
+    queryOptions({ queryKey: ["deployments", id, "catalogue"], queryFn: () => deploymentsApi.catalogue(id), staleTime: Infinity }),
   episode: (id: number) => queryOptions({ queryKey: ["episodes", id], queryFn: () => deploymentsApi.episode(id) }),
   /** `query`: the tickets' filters and page, as a query string (one row per episode). */
   episodeRows: (query: string) =>

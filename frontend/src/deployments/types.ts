@@ -159,3 +159,21 @@ export interface FallbackPreviewResult {
   calibration_error: number | null;
   calibration_error_before: number | null;
 }
+
+/** What a correction may name: the deployment's intents (with what each means) and its team's agents. */
+export type Catalogue = Schema<"Catalogue">;
+
+/** What a correction sends (POST /api/decisions/<id>/correct/, /api/episodes/<id>/correct/). */
+export type CorrectionBody = Schema<"CorrectionRequest">;
+
+/** Where a corrected ticket landed in the deployment's dataset (empty before it landed). */
+export interface DatasetRowRef {
+  dataset?: number;
+  dataset_name?: string;
+  version?: number;
+  version_number?: number;
+  row?: number;
+}
+
+/** A stored correction. */
+export type Correction = Refine<Schema<"Correction">, { dataset_row: DatasetRowRef }>;

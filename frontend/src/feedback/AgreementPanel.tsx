@@ -21,7 +21,7 @@ export function AgreementPanel({ queue }: { queue: number }) {
       </p>
       {agreement.disagreements.length > 0 && (
         <table className="list" data-testid="disagreements">
-          <caption className="hint">Disagreements (ratings ≥ 2 stars apart, or split pairwise judgements)</caption>
+          <caption className="hint">Disagreements (ratings ≥ 2 stars apart, split pairwise judgements, or rows labelled differently)</caption>
           <thead>
             <tr>
               <th>Item</th>

@@ -1,4 +1,5 @@
 import { EpisodeView } from "./EpisodeView";
+import { IntentForm } from "./IntentForm";
 import { PairwiseForm } from "./PairwiseForm";
 import { RatingForm } from "./RatingForm";
 import type { Choice, Item, Queue } from "./types";
@@ -8,10 +9,30 @@ interface Props {
   item: Item;
   onRate: (value: number, tags: string[], comment: string) => Promise<void>;
   onJudge: (choice: Choice, comment: string) => Promise<void>;
+  /** Intents queues: store the row's intents ([]: none of these); skip it for now. */
+  onLabel: (intents: string[]) => Promise<void>;
+  onSkip: () => void;
 }
 
 /** The item being annotated: one episode or step with the rating form, or two episodes side by side. */
-export function AnnotationItem({ queue, item, onRate, onJudge }: Props) {
+export function AnnotationItem({ queue, item, onRate, onJudge, onLabel, onSkip }: Props) {
+  if (item.kind === "row") {
+    return (
+      <section className="card" data-testid="annotation-item" data-item={item.id} data-hotkeys>
+        <p className="hint">Which intents does this ticket ask for?</p>
+        <blockquote className="fb-row-text" data-testid="row-text">
+          {item.snapshot.task}
+        </blockquote>
+        <IntentForm
+          key={item.id}
+          intents={item.snapshot.catalogue ?? []}
+          previous={item.my_intents?.intents}
+          onSubmit={onLabel}
+          onSkip={onSkip}
+        />
+      </section>
+    );
+  }
   if (item.kind === "pair" && item.snapshot_b) {
     return (
       <section className="card" data-testid="annotation-item" data-item={item.id} data-hotkeys>

@@ -1,4 +1,5 @@
 import { AgreementPanel } from "./AgreementPanel";
+import { EnqueueDatasetForm } from "./EnqueueDatasetForm";
 import { EnqueueDeploymentForm } from "./EnqueueDeploymentForm";
 import { feedbackApi } from "./feedbackApi";
 import { RewardModelPanel } from "./RewardModelPanel";
@@ -37,9 +38,9 @@ export function QueueCard({ queue }: { queue: Queue }) {
         {queue.tags.length > 0 && <> · tags: {queue.tags.join(", ")}</>}
       </p>
       <Progress queue={queue} />
-      <EnqueueDeploymentForm queue={queue} />
+      {queue.kind === "intents" ? <EnqueueDatasetForm queue={queue} /> : <EnqueueDeploymentForm queue={queue} />}
       <AgreementPanel queue={queue.id} />
-      <RewardModelPanel queue={queue.id} />
+      {queue.kind !== "intents" && <RewardModelPanel queue={queue.id} />}
     </section>
   );
 }

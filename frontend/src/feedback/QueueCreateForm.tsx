@@ -53,6 +53,7 @@ export function QueueCreateForm({ projects }: Props) {
         <select value={kind} onChange={(e) => setKind(e.target.value as QueueKind)}>
           <option value="rating">rate episodes and steps 1–5</option>
           <option value="pairwise">compare two episodes</option>
+          <option value="intents">choose the intents of dataset rows</option>
         </select>
       </label>
       <label className="field">

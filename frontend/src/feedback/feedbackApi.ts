@@ -5,6 +5,7 @@ import type {
   Agreement,
   Choice,
   DeploymentFilter,
+  IntentAnswerStored,
   Item,
   JudgementAnswer,
   NewQueue,
@@ -24,6 +25,10 @@ export const feedbackApi = {
     api<RatingAnswer>("feedback/ratings/", post({ item, value, tags, comment })),
   judge: (item: number, choice: Choice, comment: string) =>
     api<JudgementAnswer>("feedback/judgements/", post({ item, choice, comment })),
+  labelIntents: (item: number, intents: string[]) =>
+    api<IntentAnswerStored>("feedback/intent-labels/", post({ item, intents })),
+  enqueueDataset: (queue: number, body: { version: number; limit?: number; deployment?: number }) =>
+    api<{ added: number; items: number[] }>(`feedback/queues/${queue}/enqueue-dataset/`, post(body)),
   agreement: (queue: number) => api<Agreement>(`feedback/queues/${queue}/agreement/`),
   enqueueDeployment: (queue: number, filter: DeploymentFilter) =>
     api<{ added: number; skipped_identical?: number }>(`feedback/queues/${queue}/enqueue-deployment/`, post(filter)),

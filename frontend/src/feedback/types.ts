@@ -19,6 +19,8 @@ export interface Snapshot {
   intents?: { name: string; description: string }[];
   steps: StepSnapshot[];
   meta?: Record<string, unknown>;
+  /** A dataset row to label (intents queues): the intents to choose from, each with what it means. */
+  catalogue?: { name: string; description: string }[];
 }
 
 export interface QueueProgress {
@@ -51,8 +53,22 @@ export type Item = Refine<
     snapshot_b: Snapshot | null;
     my_rating?: RatingAnswer | null;
     my_judgement?: JudgementAnswer | null;
+    my_intents?: IntentAnswerStored | null;
   }
 >;
+
+/** Where a row's agreed label landed in its dataset (null until the row's annotators agree). */
+export interface LandedRow {
+  dataset?: number;
+  dataset_name?: string;
+  version?: number;
+  version_number?: number;
+  row?: number | null;
+  refused?: string;
+}
+
+/** An annotator's stored intents for a row ([]: none of these). */
+export type IntentAnswerStored = Refine<Schema<"IntentLabel">, { landed: LandedRow | null }>;
 
 export interface Disagreement {
   item: number;

@@ -4,7 +4,7 @@ import { neighbourId } from "./navigation";
 import { feedbackQueries } from "./queries";
 import type { Item } from "./types";
 
-const answered = (item: Item) => Boolean(item.my_rating || item.my_judgement);
+const answered = (item: Item) => Boolean(item.my_rating || item.my_judgement || item.my_intents);
 
 /** The items of `queue` assigned to me, which one to show (the next unanswered one unless the annotator
  * moved with next / previous), and a reload after each answer (which goes on to the next unanswered). */

@@ -31,6 +31,11 @@ export function AnnotatePage() {
     await feedbackApi.rate(current.id, value, tags, comment);
     await reload();
   };
+  const label = async (intents: string[]) => {
+    if (!current) return;
+    await feedbackApi.labelIntents(current.id, intents);
+    await reload();
+  };
   const judge = async (choice: Choice, comment: string) => {
     if (!current) return;
     await feedbackApi.judge(current.id, choice, comment);
@@ -72,7 +77,14 @@ export function AnnotatePage() {
           </section>
           {current ? (
             <>
-              <AnnotationItem queue={queue} item={current} onRate={rate} onJudge={judge} />
+              <AnnotationItem
+                queue={queue}
+                item={current}
+                onRate={rate}
+                onJudge={judge}
+                onLabel={label}
+                onSkip={() => skip(current.id)}
+              />
               <button className="link" onClick={() => skip(current.id)}>
                 Skip for now
               </button>
