@@ -1,10 +1,10 @@
-"""JSON Lines export of a queue's feedback: one record per rating or pairwise judgement."""
+"""JSON Lines export of a queue's feedback: one record per rating, pairwise judgement or intent label."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mase_web.feedback.models import FeedbackQueue, PairwiseJudgement, Rating
+from mase_web.feedback.models import FeedbackQueue, IntentLabel, PairwiseJudgement, Rating
 
 
 def _item_fields(item) -> dict:
@@ -18,7 +18,8 @@ def _item_fields(item) -> dict:
 
 
 def export_lines(queue: FeedbackQueue) -> Iterator[dict]:
-    """Ratings, then judgements, in item order; each names the item, the annotator and the values."""
+    """Ratings, then judgements, then intent labels, in item order; each names the item, the annotator and
+    the values."""
     ratings = Rating.objects.filter(item__queue=queue).select_related("item", "annotator")
     for r in ratings.order_by("item_id", "annotator_id").iterator():
         yield {
@@ -40,4 +41,13 @@ def export_lines(queue: FeedbackQueue) -> Iterator[dict]:
             "choice": j.choice,
             "comment": j.comment,
             "updated_at": j.updated_at.isoformat(),
+        }
+    labels = IntentLabel.objects.filter(item__queue=queue).select_related("item", "annotator")
+    for label in labels.order_by("item_id", "annotator_id").iterator():
+        yield {
+            "type": "intents",
+            **_item_fields(label.item),
+            "annotator": label.annotator.username,
+            "intents": label.intents,
+            "updated_at": label.updated_at.isoformat(),
         }

@@ -4,6 +4,7 @@ who gave it; agreement is Krippendorff's alpha over the answers."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -116,6 +117,12 @@ def test_disagreement_keeps_the_row_unlabelled_and_agreement_is_measured(queued)
     assert figures["per_intent"]["delivery_delay"] == 1.0
     progress = client_for(users["pm"]).get(f"/api/feedback/queues/{queue['id']}/").json()["progress"]
     assert progress == {"items": 4, "assignments": 8, "done": 8}
+    exported = b"".join(
+        client_for(users["pm"]).get(f"/api/feedback/queues/{queue['id']}/export/").streaming_content
+    )
+    lines = [json.loads(line) for line in exported.decode().splitlines()]
+    assert len(lines) == 8 and {line["type"] for line in lines} == {"intents"}
+    assert sorted(line["intents"] for line in lines if line["item"] == items[3]) == [[], []]
 
 
 def test_labels_are_checked_and_only_assigned_annotators_give_them(queued):
