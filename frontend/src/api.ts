@@ -15,7 +15,7 @@ export type Schema<Name extends keyof components["schemas"]> = components["schem
 export type Refine<T, Fields extends { [K in keyof Fields]: K extends keyof T ? unknown : never }> = Omit<T, keyof Fields> &
   Fields;
 
-function csrfToken(): string {
+export function csrfToken(): string {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
   return match ? decodeURIComponent(match[1]) : "";
 }

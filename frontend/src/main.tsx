@@ -6,6 +6,8 @@ import "./styles.css";
 import { DesignerPage } from "./pages/DesignerPage";
 import { AnnotatePage } from "./pages/AnnotatePage";
 import { ComparePage } from "./pages/ComparePage";
+import { DatasetPage } from "./pages/DatasetPage";
+import { DatasetsPage } from "./pages/DatasetsPage";
 import { DeploymentPage } from "./pages/DeploymentPage";
 import { DeploymentsPage } from "./pages/DeploymentsPage";
 import { FeedbackPage } from "./pages/FeedbackPage";
@@ -27,6 +29,8 @@ const pages: Record<string, () => React.JSX.Element> = {
   compare: ComparePage,
   deployments: DeploymentsPage,
   deployment: DeploymentPage,
+  datasets: DatasetsPage,
+  dataset: DatasetPage,
   review: ReviewPage,
   annotate: AnnotatePage,
   feedback: FeedbackPage,

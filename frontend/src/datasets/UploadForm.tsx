@@ -1,0 +1,117 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ProjectSelect } from "../components/ProjectSelect";
+import type { Membership } from "../runs/types";
+import { datasetsApi } from "./datasetsApi";
+import { refusedUpload } from "./logic";
+import type { UploadMode, UploadResult } from "./types";
+import { UploadReport } from "./UploadReport";
+
+interface Props {
+  /** Upload into this dataset; without one the form makes a new dataset in one of `projects`. */
+  datasetId?: number;
+  projects?: Membership[];
+  /** Called with what a successful upload stored. */
+  onUploaded?: (result: UploadResult) => void;
+}
+
+interface Upload {
+  file: File;
+  mode: UploadMode;
+}
+
+/** Upload a JSONL or CSV file: as a new dataset (project, name) or as the next version of one. Shows what
+ * was stored and, line by line, every row that was refused. */
+export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
+  const queryClient = useQueryClient();
+  const [project, setProject] = useState(projects[0]?.project ?? 0);
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState<UploadMode>("replace");
+  const [file, setFile] = useState<File | null>(null);
+  const uploading = useMutation({
+    mutationFn: async ({ file, mode }: Upload) => {
+      const target = datasetId ?? (await datasetsApi.create({ project, name })).id;
+      return datasetsApi.upload(target, file, mode);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ["datasets"] }),
+    onSuccess: (result) => {
+      setName("");
+      onUploaded?.(result);
+    },
+  });
+  const refused = refusedUpload(uploading.error);
+  const result = uploading.data;
+
+  return (
+    <form
+      className="card dataset-upload"
+      aria-label={datasetId ? "Upload a new version" : "Upload a dataset"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (file) uploading.mutate({ file, mode });
+      }}
+    >
+      <h2>{datasetId ? "Upload a new version" : "New dataset"}</h2>
+      <p className="hint">
+        JSONL, one row a line: {'{"text": "where is my parcel?", "intents": ["order_tracking"]}'}, or CSV with a
+        <code> text</code> column (and <code>intents</code> as a JSON list or names separated by <code>;</code>, <code>owner</code>,
+        <code> reference_reply</code>; other columns are kept as metadata).
+      </p>
+      {!datasetId && projects.length > 1 && (
+        <ProjectSelect className="field" projects={projects} value={project} onChange={setProject} />
+      )}
+      {!datasetId && (
+        <label className="field">
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+      )}
+      {datasetId && (
+        <label className="field">
+          Rows
+          <select value={mode} onChange={(e) => setMode(e.target.value as UploadMode)} aria-label="Rows of the new version">
+            <option value="replace">the file's rows only</option>
+            <option value="append">the latest version's rows, then the file's</option>
+          </select>
+        </label>
+      )}
+      <label className="field">
+        File
+        <input
+          type="file"
+          accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt"
+          aria-label="Dataset file (JSONL or CSV)"
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+          required
+        />
+      </label>
+      <button type="submit" disabled={!file || uploading.isPending}>
+        {uploading.isPending ? "Uploading…" : "Upload"}
+      </button>
+      {refused.other.length > 0 && (
+        <div className="field-errors" role="alert">
+          {refused.other.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
+      {refused.rows.length > 0 && (
+        <UploadReport accepted={null} refused={refused.rows.length} errors={refused.rows} errorsTotal={refused.rows.length} />
+      )}
+      {result && (
+        <UploadReport
+          accepted={result.accepted}
+          refused={result.refused}
+          errors={result.errors}
+          errorsTotal={result.errors_total}
+          duplicates={result.duplicates}
+        />
+      )}
+      {result && !datasetId && (
+        <p>
+          <a href={`/datasets/${result.dataset}/`}>Open the dataset</a>
+        </p>
+      )}
+    </form>
+  );
+}

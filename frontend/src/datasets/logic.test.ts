@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../api";
+import { labelBars, problemsByLine, refusedUpload, rowQuery, splitShare } from "./logic";
+import { NO_FILTERS } from "./types";
+
+describe("rowQuery", () => {
+  it("leaves out empty filters and trims text", () => {
+    expect(rowQuery(NO_FILTERS)).toBe("page=1&page_size=50");
+    const query = rowQuery({ split: "test", intent: " refund ", provenance: "corrected", unlabelled: "false", search: " late parcel ", page: 3 });
+    expect(query).toBe("split=test&intent=refund&provenance=corrected&unlabelled=false&search=late+parcel&page=3&page_size=50");
+  });
+});
+
+describe("problemsByLine", () => {
+  it("groups the problems of one line in file order", () => {
+    const grouped = problemsByLine([
+      { line: 7, field: "text", message: "is required" },
+      { line: 2, field: "line", message: "is not valid JSON" },
+      { line: 7, field: "intents[0]", message: "unknown intent 'x'" },
+    ]);
+    expect(grouped).toEqual([
+      { line: 2, problems: [{ field: "line", message: "is not valid JSON" }] },
+      { line: 7, problems: [{ field: "text", message: "is required" }, { field: "intents[0]", message: "unknown intent 'x'" }] },
+    ]);
+  });
+});
+
+describe("refusedUpload", () => {
+  it("reads the rows of an upload with no good row", () => {
+    const body = {
+      detail: "no row of the file could be used; nothing was stored",
+      errors: { "line 1.text": ["is required"] },
+      row_errors: [{ line: 1, field: "text", message: "is required" }],
+    };
+    const error = new ApiError(400, body);
+    expect(refusedUpload(error)).toEqual({
+      rows: [{ line: 1, field: "text", message: "is required" }],
+      other: ["no row of the file could be used; nothing was stored"],
+    });
+  });
+  it("names a problem of the whole file by its field", () => {
+    const error = new ApiError(400, { detail: "Invalid input.", errors: { file: ["the file is larger than 1,000 bytes"] } });
+    expect(refusedUpload(error)).toEqual({ rows: [], other: ["file: the file is larger than 1,000 bytes"] });
+  });
+});
+
+describe("labelBars", () => {
+  it("scales every bar to the largest and adds the unlabelled rows", () => {
+    const bars = labelBars(
+      [
+        { name: "refund", count: 10, train: 8, dev: 1, test: 1 },
+        { name: "delivery", count: 5, train: 4, dev: 1, test: 0 },
+      ],
+      { count: 2, train: 2, dev: 0, test: 0 },
+    );
+    expect(bars.map((b) => [b.name, b.count])).toEqual([["refund", 10], ["delivery", 5], ["(unlabelled)", 2]]);
+    expect(bars[0].segments.map((s) => s.percent)).toEqual([80, 10, 10]);
+    expect(bars[1].segments.map((s) => s.percent)).toEqual([40, 10, 0]);
+  });
+  it("draws nothing for an empty version", () => {
+    expect(labelBars([], { count: 0, train: 0, dev: 0, test: 0 })).toEqual([]);
+  });
+});
+
+describe("splitShare", () => {
+  it("rounds to a whole percentage", () => {
+    expect(splitShare({ train: 8, dev: 1, test: 1 }, "train")).toBe("80 %");
+    expect(splitShare({ train: 0, dev: 0, test: 0 }, "dev")).toBe("–");
+  });
+});

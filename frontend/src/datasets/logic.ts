@@ -1,0 +1,79 @@
+/** Pure helpers of the datasets pages: the rows query, an upload's problems by line, the chart's bars. */
+import { ApiError } from "../api";
+import type { IntentCount, RowError, RowFilters, SplitCounts } from "./types";
+
+export const ROWS_PAGE_SIZE = 50;
+
+/** The query string of a version's rows for these filters (empty filters left out). */
+export function rowQuery(filters: RowFilters, pageSize: number = ROWS_PAGE_SIZE): string {
+  const query = new URLSearchParams();
+  const search = filters.search.trim();
+  const intent = filters.intent.trim();
+  if (filters.split) query.set("split", filters.split);
+  if (intent) query.set("intent", intent);
+  if (filters.provenance) query.set("provenance", filters.provenance);
+  if (filters.unlabelled) query.set("unlabelled", filters.unlabelled);
+  if (search) query.set("search", search);
+  query.set("page", String(filters.page));
+  query.set("page_size", String(pageSize));
+  return query.toString();
+}
+
+export interface LineProblems {
+  line: number;
+  problems: { field: string; message: string }[];
+}
+
+/** Problems of the rows of an upload, one entry per line in file order. */
+export function problemsByLine(errors: RowError[]): LineProblems[] {
+  const byLine = new Map<number, LineProblems>();
+  for (const error of errors) {
+    const entry = byLine.get(error.line) ?? { line: error.line, problems: [] };
+    entry.problems.push({ field: error.field, message: error.message });
+    byLine.set(error.line, entry);
+  }
+  return [...byLine.values()].sort((a, b) => a.line - b.line);
+}
+
+/** What a refused upload (400) says: its rows' problems (`row_errors`) and the messages about anything else
+ * (the file as a whole, the options), as lines. */
+export function refusedUpload(error: unknown): { rows: RowError[]; other: string[] } {
+  if (!(error instanceof ApiError)) return { rows: [], other: error instanceof Error ? [error.message] : [] };
+  const body = error.body as { detail?: string; errors?: Record<string, string[]>; row_errors?: RowError[] };
+  const rows = body.row_errors ?? [];
+  const other = Object.entries(body.errors ?? {})
+    .filter(([path]) => !path.startsWith("line "))
+    .map(([path, messages]) => `${path}: ${messages.join("; ")}`);
+  if (rows.length === 0 && other.length === 0) other.push(body.detail ?? error.message);
+  if (rows.length > 0) other.unshift(body.detail ?? "no row of the file could be used");
+  return { rows, other };
+}
+
+export interface Bar {
+  name: string;
+  count: number;
+  /** Per split, the share of the widest bar (0–100), so the three segments of a bar add up to its length. */
+  segments: { split: keyof SplitCounts; count: number; percent: number }[];
+}
+
+/** The label chart's bars: one per intent (and "unlabelled" when any), scaled to the largest count. */
+export function labelBars(intents: IntentCount[], unlabelled: SplitCounts & { count: number }): Bar[] {
+  const rows = [...intents];
+  if (unlabelled.count > 0) rows.push({ name: "(unlabelled)", ...unlabelled });
+  const largest = Math.max(1, ...rows.map((r) => r.count));
+  return rows.map((row) => ({
+    name: row.name,
+    count: row.count,
+    segments: (["train", "dev", "test"] as const).map((split) => ({
+      split,
+      count: row[split],
+      percent: (100 * row[split]) / largest,
+    })),
+  }));
+}
+
+/** A split's share of the rows as a whole percentage ("80 %"), "–" for an empty version. */
+export function splitShare(counts: SplitCounts, split: keyof SplitCounts): string {
+  const total = counts.train + counts.dev + counts.test;
+  return total === 0 ? "–" : `${Math.round((100 * counts[split]) / total)} %`;
+}
