@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-ARMS = ("learned", "fixed_auction", "central", "round_robin")
+ARMS = ("learned", "fixed_auction", "central", "round_robin", "rules")  # rules: the teacher's bidders
 FAULT_AT = 50
 FAILED = "guides_0"
 
@@ -76,23 +76,26 @@ def mean(runs: list[dict], key: str) -> float:
 
 def measure(n: int, args: argparse.Namespace, episodes: int, scratch: Path) -> dict:
     """Train the learned bidders at N agents, then play every arm on the same held-out streams."""
+    from agents.envs.large_team.scripted import RuleBidders
     from agents.spec import load_spec
     from training import api
     from training.mappo.from_spec import load_policy
 
-    doc = team_doc(n, episodes, args.batch_size, args.max_steps)
+    doc = team_doc(n, episodes, args.batch_size, args.train_steps or args.max_steps)
     started = time.perf_counter()
     result = api.train(doc, scratch / f"n{n}", resume=False)
     train_seconds = time.perf_counter() - started
     team = load_spec(doc, require_environment=True)
     act = load_policy(team, scratch / f"n{n}" / "checkpoints" / "mappo" / "last", None).policy(greedy=True)
-    base = {**dict(team.environment.params), "fault_schedule": []}
+    base = {**dict(team.environment.params), "fault_schedule": [], "max_steps": args.max_steps}
     seeds = [10_000 + s for s in range(args.eval_seeds)]
 
+    bidders = {"learned": act, "rules": RuleBidders(base).actions}
+
     def arm(name: str, extra: dict | None = None) -> list[dict]:
-        allocation = "auction" if name == "learned" else name
+        allocation = "auction" if name in bidders else name
         params = {**base, "allocation": allocation, **(extra or {})}
-        return [play(params, seed, act if name == "learned" else None) for seed in seeds]
+        return [play(params, seed, bidders.get(name)) for seed in seeds]
 
     figures: dict = {"train_seconds": round(train_seconds, 1), "train_episodes": episodes}
     figures["train_status"] = result.status
@@ -115,7 +118,7 @@ def measure(n: int, args: argparse.Namespace, episodes: int, scratch: Path) -> d
     }
     fault_at = min(FAULT_AT, args.max_steps // 2)
     figures["failure"] = {"agent": FAILED, "at_task": fault_at}
-    for name in ("learned", "fixed_auction", "central"):
+    for name in ("learned", "fixed_auction", "central", "rules"):
         failed = arm(name, {"fault_schedule": [f"{FAILED}@{fault_at}"]})
         window = [window_in_time(r, fault_at, args.max_steps) for r in clean[name]]
         after = mean(failed, "in_time_after")
@@ -148,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--max-steps", type=int, default=200)
     parser.add_argument("--eval-seeds", type=int, default=5)
+    parser.add_argument(
+        "--train-steps", type=int, default=0, help="tasks per training episode (0: --max-steps)"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.episodes, args.batch_size, args.max_steps, args.eval_seeds = [10], [8], 4, 60, 2

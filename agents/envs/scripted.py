@@ -14,6 +14,7 @@ SCRIPTED_ENVIRONMENTS: tuple[str, ...] = (
     "research_report",
     "collaborative_writing",
     "code_generation",
+    "large_team",
 )
 
 
@@ -22,6 +23,10 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
     the agents observe matters to their rules) and, for an environment that takes its team from the spec,
     ``team`` (the spec's agents: the rules follow the drawn roster); ValueError naming the known
     environments otherwise."""
+    if name == "large_team":
+        from agents.envs.large_team.scripted import RuleBidders
+
+        return RuleBidders(params)
     if name == "customer_service":
         from agents.envs.customer_service.roster import drawn_roster
         from agents.envs.customer_service.rules import ScriptedTeam, rules_router

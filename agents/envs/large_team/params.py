@@ -57,9 +57,9 @@ class LargeTeamParams(EnvParams):
     slack: float = param(
         3.0, "Mean time to a task's deadline, in units of its work at full speed.", low=1.0, high=20.0
     )
-    bid_levels: int = param(3, "Bid levels a learned bidder chooses from (0 = no bid).", low=1, high=10)
+    bid_levels: int = param(2, "Bid levels a learned bidder chooses from (0 = no bid).", low=1, high=10)
     cost_per_time: float = param(
-        0.02, "Cost of one time unit of an agent's work, taken from the team reward.", low=0.0, high=1.0
+        0.1, "Cost of one time unit of an agent's work, taken from the team reward.", low=0.0, high=1.0
     )
     round_length: float = param(1.0, "Time units per gossip round.", low=0.05, high=100.0)
     message_quota: int = param(

@@ -29,8 +29,8 @@ def play(env: LargeTeamEnv, seed: int = 0, bid=lambda obs: 0) -> dict:
 
 
 def in_time_bidder(obs: np.ndarray) -> int:
-    """Bid the top level when this agent would finish the task by its deadline, else pass."""
-    return 3 if obs[IN_TIME] > 0.5 else 0
+    """Bid the top level (2) when this agent would finish the task by its deadline, else pass."""
+    return 2 if obs[IN_TIME] > 0.5 else 0
 
 
 @pytest.mark.parametrize("n", [10, 100])
