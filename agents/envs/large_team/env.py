@@ -173,7 +173,7 @@ class LargeTeamEnv(ParallelEnv):
 
     def state(self) -> np.ndarray:
         now = self.now
-        backlog = np.array([w.backlog(now) for w in self.workers]) / self.scale
+        backlog = self._backlog / self.scale
         task = self.tasks[min(self.t, len(self.tasks) - 1)]
         kind = np.zeros(len(self.kinds))
         kind[self.kinds.index(task.kind)] = 1.0
@@ -231,8 +231,7 @@ class LargeTeamEnv(ParallelEnv):
     # ---- allocation -------------------------------------------------------------------------------------
     def _allocate(self, levels: np.ndarray) -> float:
         task, now = self.tasks[self.t], self.now
-        eligible = self._eligible
-        finish = finish_times(task, self.workers, now, eligible)
+        eligible, finish = self._eligible, self._finish
         how = self.p.allocation
         if how == "auction":
             winner, bids = learned_winner(levels, finish)
@@ -263,11 +262,13 @@ class LargeTeamEnv(ParallelEnv):
         task, now = self.tasks[self.t], self.now
         k = self.kinds.index(task.kind)
         speed = self.speeds[:, k] * self.online
-        self._eligible = (speed > 0) & (self._held() < self.capacity)
-        self._finish = finish_times(task, self.workers, now, self._eligible)
-        believed = self.state_sync.believed()  # [viewer, owner, field]
+        held = self._held()
+        self._eligible = (speed > 0) & (held < self.capacity)
+        self._backlog = np.array([w.backlog(now) for w in self.workers])
         with np.errstate(divide="ignore"):
             duration = np.where(speed > 0, task.size / np.where(speed > 0, speed, 1.0), np.inf)
+        self._finish = np.where(self._eligible, now + self._backlog + duration, np.inf)
+        believed = self.state_sync.believed()  # [viewer, owner, field]
         other_finish = np.maximum(now, believed[:, :, 0]) + duration[None, :]
         usable = (believed[:, :, 1] > 0.5) & np.isfinite(other_finish)
         np.fill_diagonal(usable, False)
@@ -276,8 +277,8 @@ class LargeTeamEnv(ParallelEnv):
         self._obs = {
             "capable": (speed > 0).astype(float),
             "relative_speed": speed / max(speed.max(), 1e-9),
-            "backlog": np.array([w.backlog(now) for w in self.workers]) / self.scale,
-            "fill": self._held() / self.capacity,
+            "backlog": self._backlog / self.scale,
+            "fill": held / self.capacity,
             "value": np.full(self.n, task.value / 3.0),
             "slack": np.full(self.n, (deadline - now) / self.scale),
             "own_margin": np.where(np.isfinite(self._finish), (deadline - self._finish) / self.scale, -4.0),
@@ -289,7 +290,7 @@ class LargeTeamEnv(ParallelEnv):
             "team_busy": (believed[:, :, 0] > now).mean(axis=1),
             "reputation": self.reputation,
             "codebook_current": (believed[:, 0, 3] >= self.codebook).astype(float),
-            "full": (self._held() >= self.capacity).astype(float),
+            "full": (held >= self.capacity).astype(float),
         }
 
     def _observations(self, agents: Sequence[str] | None = None) -> dict[str, np.ndarray]:
