@@ -1539,9 +1539,7 @@ export interface components {
         };
         CatalogueIntent: {
             name: string;
-            /** @default  */
             description: string;
-            keywords?: string[];
         };
         Checkpoint: {
             /**
@@ -1608,7 +1606,13 @@ export interface components {
         };
         /** @description ``{"intents": [{"name", "description", "keywords"?}]}``: the intents the dataset's rows may carry. */
         DatasetCatalogue: {
-            intents: components["schemas"]["CatalogueIntent"][];
+            intents: components["schemas"]["DatasetIntent"][];
+        };
+        DatasetIntent: {
+            name: string;
+            /** @default  */
+            description: string;
+            keywords?: string[];
         };
         DatasetRow: {
             readonly id: number;

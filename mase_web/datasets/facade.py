@@ -1,7 +1,7 @@
 """What other apps may use of datasets: a project's own data as rows in immutable versions.
 
-Decision review lands corrected tickets here (`deployment_dataset`, `add_rows`), the annotation queue adds
-the labels people give (`add_rows` with provenance ``annotated``), and training reads a version's rows
+Decision review lands corrected tickets here (`deployment_dataset`, `add_rows`), the annotation queue gives
+rows their labels in place (`relabel_rows` with provenance ``annotated``: the row keeps its split), and training reads a version's rows
 (`export_rows`, or `write_data_file` for a trainer that needs a file a spec names). Other apps import this
 module only (an import-linter contract says so).
 """
@@ -17,6 +17,7 @@ from mase_web.datasets.service import (
     deployment_dataset,
     label_distribution,
     latest_version,
+    relabel_rows,
     split_counts,
     version_in_project,
     version_rows,
@@ -36,6 +37,7 @@ __all__ = [
     "export_rows",
     "label_distribution",
     "latest_version",
+    "relabel_rows",
     "split_counts",
     "version_in_project",
     "version_rows",

@@ -22,7 +22,7 @@ def _user(field_source: str) -> serializers.CharField:
     return serializers.CharField(source=field_source, read_only=True, allow_null=True, default=None)
 
 
-class CatalogueIntentSerializer(serializers.Serializer):
+class DatasetIntentSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=MAX_NAME)
     description = serializers.CharField(max_length=MAX_DESCRIPTION, allow_blank=True, default="")
     keywords = serializers.ListField(
@@ -38,7 +38,7 @@ class CatalogueIntentSerializer(serializers.Serializer):
 class DatasetCatalogueSerializer(serializers.Serializer):
     """``{"intents": [{"name", "description", "keywords"?}]}``: the intents the dataset's rows may carry."""
 
-    intents = CatalogueIntentSerializer(many=True, max_length=MAX_CATALOGUE)
+    intents = DatasetIntentSerializer(many=True, max_length=MAX_CATALOGUE)
 
     def validate_intents(self, intents: list[dict[str, Any]]) -> list[dict[str, Any]]:
         names = [intent["name"] for intent in intents]

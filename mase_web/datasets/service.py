@@ -13,7 +13,7 @@ from django.db.models import Count, QuerySet
 from mase_web.accounts.facade import Project
 from mase_web.datasets.models import Dataset, DatasetRow, DatasetVersion, Provenance
 from mase_web.datasets.validation import clean_row
-from mase_web.datasets.versions import create_version
+from mase_web.datasets.versions import create_relabelled_version, create_version
 from mase_web.datasets.versions import latest_version as _latest
 from mase_web.deployments.facade import deployment_in_project
 
@@ -65,6 +65,55 @@ def add_rows(
     if not cleaned:
         raise RowsRefused([{"index": 0, "field": "rows", "message": "no rows given"}])
     return create_version(dataset, cleaned, keep_parent_rows=True, by=by, seed=seed, note=provenance)
+
+
+def relabel_rows(
+    dataset: Dataset,
+    labels: Iterable[dict[str, Any]],
+    provenance: str,
+    by=None,
+    source_ref: str | None = None,
+) -> DatasetVersion:
+    """A new immutable version of ``dataset`` in which rows get new labels in place, keeping their split.
+
+    Each label is ``{"row": a DatasetRow id of any version of this dataset, "intents": [...], "owner"?,
+    "reference_reply"?, "metadata"? (merged over the row's), "source_ref"?}``; the row's text stays. The
+    labelled row replaces the same row of the latest version (matched by content), so it is not held
+    twice and the test slice does not move; a row the latest version no longer holds is appended with its
+    old split. Raises RowsRefused (nothing stored) for an unknown row or an invalid label.
+    """
+    if provenance not in Provenance.values:
+        raise ValueError(f"unknown provenance {provenance!r}; one of {', '.join(Provenance.values)}")
+    labels = [dict(label) for label in labels]
+    ids = [label.get("row") for label in labels]
+    found = DatasetRow.objects.filter(pk__in=[i for i in ids if isinstance(i, int)], version__dataset=dataset)
+    old_rows = {row.pk: row for row in found}
+    catalogue, pairs, errors = dataset.intent_names(), [], []
+    for index, label in enumerate(labels):
+        old = old_rows.get(label.pop("row", None))
+        if old is None:
+            errors.append({"index": index, "field": "row", "message": "no such row in this dataset"})
+            continue
+        ref = str(label.pop("source_ref", None) or source_ref or "")[:200]
+        doc = {
+            "text": old.text,
+            "intents": label.get("intents", old.intents),
+            "owner": label.get("owner", old.owner),
+            "reference_reply": label.get("reference_reply", old.reference_reply),
+            "metadata": {**old.metadata, **(label.get("metadata") or {})},
+        }
+        row, problems = clean_row(doc, catalogue)
+        errors += [{"index": index, "field": field, "message": message} for field, message in problems]
+        if row is not None:
+            row.provenance, row.source_ref, row.by_id = provenance, ref, _user_id(by)
+            pairs.append((old, row))
+    if errors or not pairs:
+        raise RowsRefused(errors or [{"index": 0, "field": "rows", "message": "no rows given"}])
+    return create_relabelled_version(dataset, pairs, by=by, note=provenance)
+
+
+def _user_id(user) -> int | None:
+    return user.pk if user is not None and getattr(user, "is_authenticated", False) else None
 
 
 def deployment_dataset(deployment_id: int, project: Project | int, by=None) -> Dataset:

@@ -34,9 +34,7 @@ def create_version(
     ``new_rows``. A new row identical to a parent row keeps that row's split; the others are drawn with
     ``seed`` (default: the parent's seed, else 0)."""
     with transaction.atomic():
-        # Lock the dataset row: two versions made at once must not take the same number.
-        Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
-        parent = latest_version(dataset)
+        parent = _lock_latest(dataset)
         parent_rows = stored_rows(parent) if parent is not None else []
         if seed is None:
             seed = parent.split_seed if parent is not None else 0
@@ -45,20 +43,54 @@ def create_version(
         splits.inherit(new_rows, parent_rows)
         rows = (parent_rows if keep_parent_rows else []) + new_rows
         splits.assign(rows, seed)
-        number = (dataset.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-        version = DatasetVersion.objects.create(
-            dataset=dataset,
-            number=number,
-            parent=parent,
-            content_hash=content_hash(rows),
-            row_count=len(rows),
-            split_seed=seed,
-            note=note[:300],
-            created_by=by if by is not None and by.is_authenticated else None,
-        )
-        DatasetRow.objects.bulk_create(
-            (_stored(version, index, row) for index, row in enumerate(rows)), BATCH
-        )
+        return _write(dataset, parent, rows, seed, by, note)
+
+
+def create_relabelled_version(
+    dataset: Dataset, relabelled: list[tuple[DatasetRow, NewRow]], *, by=None, note: str = ""
+) -> DatasetVersion:
+    """A new version of ``dataset``: its latest rows, each ``(old, new)`` pair's ``old`` row (matched by
+    content, once each) replaced where it stands by ``new`` with the old row's split and line; an ``old``
+    row the latest version no longer holds is appended, still with its own split. The test slice never
+    moves and a labelled row is not held twice."""
+    with transaction.atomic():
+        parent = _lock_latest(dataset)
+        rows = stored_rows(parent) if parent is not None else []
+        free: dict[str, list[int]] = {}
+        for index, row in enumerate(rows):
+            free.setdefault(row.row_hash, []).append(index)
+        for old, new in relabelled:
+            places = free.get(old.row_hash)
+            if places:
+                index = places.pop(0)
+                new.split, new.line = rows[index].split, rows[index].line
+                rows[index] = new
+            else:
+                new.split, new.line = old.split, old.line
+                rows.append(new)
+        seed = parent.split_seed if parent is not None else 0
+        return _write(dataset, parent, rows, seed, by, note)
+
+
+def _lock_latest(dataset: Dataset) -> DatasetVersion | None:
+    """Lock the dataset (two versions made at once must not take the same number); its latest version."""
+    Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
+    return latest_version(dataset)
+
+
+def _write(dataset: Dataset, parent, rows: list[NewRow], seed: int, by, note: str) -> DatasetVersion:
+    number = (dataset.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    version = DatasetVersion.objects.create(
+        dataset=dataset,
+        number=number,
+        parent=parent,
+        content_hash=content_hash(rows),
+        row_count=len(rows),
+        split_seed=seed,
+        note=note[:300],
+        created_by=by if by is not None and by.is_authenticated else None,
+    )
+    DatasetRow.objects.bulk_create((_stored(version, index, row) for index, row in enumerate(rows)), BATCH)
     return version
 
 

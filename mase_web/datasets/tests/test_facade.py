@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from agents import places
 from agents.spec.paths import path_problems
 from mase_web.accounts.models import Project
 from mase_web.datasets import facade
 from mase_web.datasets.models import Dataset, ImmutableError
+from mase_web.datasets.rows import NewRow
+from mase_web.datasets.versions import create_version
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +98,44 @@ def test_export_rows_and_the_files_a_spec_names(dataset, tmp_path, monkeypatch):
     one = facade.write_data_file(version, "test", folder="customer_service")
     assert (tmp_path / "tickets" / f"{one}.jsonl").is_file()
     assert path_problems({"environment": {"name": "customer_service", "params": {"tickets": one}}}) == []
+
+
+def test_relabel_rows_labels_in_place_keeping_the_split(dataset):
+    unlabelled = [{"text": f"question {i}"} for i in range(20)]
+    first = facade.add_rows(dataset, unlabelled, "uploaded", seed=3)
+    target = facade.version_rows(first).get(text="question 7")
+    annotator = get_user_model().objects.create_user("ann")
+
+    second = facade.relabel_rows(
+        dataset,
+        [{"row": target.pk, "intents": ["refund"]}],
+        "annotated",
+        annotator,
+        source_ref="queue 1/item 4",
+    )
+    assert second.row_count == 20  # replaced where it stood, not held twice
+    labelled = facade.version_rows(second).get(text="question 7")
+    assert (labelled.index, labelled.split, labelled.intents) == (target.index, target.split, ["refund"])
+    assert (labelled.provenance, labelled.by, labelled.source_ref) == (
+        "annotated",
+        annotator,
+        "queue 1/item 4",
+    )
+    others = {r.text: r.split for r in facade.version_rows(second) if r.text != "question 7"}
+    assert others == {r.text: r.split for r in facade.version_rows(first) if r.text != "question 7"}
+
+    # A row a later upload dropped is appended, still in its own split.
+    dropped = facade.version_rows(second).get(text="question 3")
+    facade.add_rows(dataset, [{"text": "new one"}], "uploaded")
+    create_version(dataset, [NewRow(text="only this")], keep_parent_rows=False)
+    third = facade.relabel_rows(dataset, [{"row": dropped.pk, "intents": []}], "annotated")
+    assert [(r.text, r.split) for r in facade.version_rows(third)][-1] == ("question 3", dropped.split)
+
+    with pytest.raises(facade.RowsRefused) as refused:
+        facade.relabel_rows(
+            dataset, [{"row": 10**9, "intents": ["x"]}, {"row": target.pk, "intents": "x"}], "annotated"
+        )
+    assert [(e["index"], e["field"]) for e in refused.value.errors] == [(0, "row"), (1, "intents")]
+    other = Dataset.objects.create(project=dataset.project, name="other")
+    with pytest.raises(facade.RowsRefused):  # a row of another dataset is no row of this one
+        facade.relabel_rows(other, [{"row": target.pk, "intents": ["x"]}], "annotated")
