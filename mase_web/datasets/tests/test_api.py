@@ -313,3 +313,26 @@ def test_ten_thousand_rows_validate_and_split_within_ten_seconds(people):
     assert response.json()["splits"] == {"train": 8000, "dev": 1000, "test": 1000}
     print(f"10,000 rows: {seconds:.2f} s")
     assert seconds <= 10.0
+
+
+def test_csv_rows_with_bad_bytes_nuls_or_a_wrong_cell_count_are_refused_by_column(people):
+    project, _, users = people
+    dataset = make_dataset(users["pm"], project)
+    content = (
+        b"\xef\xbb\xbftext,intents,channel\n"  # a byte-order mark is not part of the first column's name
+        b"fine row,refund,email\n"
+        b"bad \xe9 byte,refund,email\n"
+        b"a NUL \x00 here,refund,chat\n"
+        b"too,many,cells,here\n"
+        b"another fine row,,phone\n"
+    )
+    response = upload(users["pm"], dataset["id"], content, "rows.csv")
+    assert response.status_code == 201, response.content
+    result = response.json()
+    assert [(e["line"], e["field"]) for e in result["errors"]] == [(3, "text"), (4, "text"), (5, "line")]
+    assert "UTF-8" in result["errors"][0]["message"] and "NUL" in result["errors"][1]["message"]
+    rows = all_rows(users["pm"], result["version"]["id"])
+    assert [(r["line"], r["text"], r["metadata"]) for r in rows] == [
+        (2, "fine row", {"channel": "email"}),
+        (6, "another fine row", {"channel": "phone"}),
+    ]
