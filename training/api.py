@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from agents.spec import TeamSpec, load_spec
 from agents.spec.algorithms import either, supports_data_parallel
+from agents.spec.budget import with_episodes
 from training import checkpoint as ckpt
 from training import distributed
 from training.algorithms import builder
@@ -106,17 +107,25 @@ def train(
         raise TrainingError(
             f"data-parallel training (resources.processes > 1) runs {either('data_parallel')} teams only"
         )
-    if episodes is not None:  # the run's budget is read from the spec alone (spec.json records it)
-        team = replace(team, training=replace(team.training, episodes=int(episodes)))
-    build = builder(team.training.algorithm)
-    # progress(...) after every update (the CLI's bars): (stats, info) for reinforce_comm, (update, metrics) for MAPPO
-    trainer: Trainer = build(
-        team, out, backbone=backbone, human_feedback=human_feedback, group=group, overrides=overrides
-    )
-    resumed_from = trainer.resume(out / CHECKPOINTS if resume else None)
-    if group.is_main:
-        (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
+    team = with_episodes(
+        team, episodes
+    )  # the run's budget is read from the spec alone (spec.json records it)
+    build = builder(team.training.algorithm)  # the algorithm's registered builder (training.algorithms)
+    trainer: Trainer | None = None
     try:
+        # progress(...) after every update (the CLI's bars): (stats, info) for reinforce_comm, (update, metrics) for MAPPO
+        trainer = build(
+            team,
+            out,
+            events=stream,
+            backbone=backbone,
+            human_feedback=human_feedback,
+            group=group,
+            overrides=overrides,
+        )
+        resumed_from = trainer.resume(out / CHECKPOINTS if resume else None)
+        if group.is_main:
+            (out / "spec.json").write_text(json.dumps(team.to_dict(), indent=1))
         result = trainer.run(
             stream,
             should_stop,
@@ -128,7 +137,8 @@ def train(
         if not owns_stream:  # the caller's stream: the caller reports the failure (the web layer does)
             raise
         stream.emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
-        stream.emit("finished", status="failed", metrics={}, episode=trainer.episode)
+        episode = trainer.episode if trainer is not None else 0
+        stream.emit("finished", status="failed", metrics={}, episode=episode)
         raise
     if group.is_main:
         (out / "result.json").write_text(json.dumps(asdict(result), indent=1))

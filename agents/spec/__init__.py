@@ -66,6 +66,7 @@ from agents.errors import SpecError, SpecValidationError
 from agents.roles import REWARD_TERMS, ROLES, RewardTermInfo, RoleInfo
 from agents.spec.advice import spec_warnings
 from agents.spec.algorithms import ALGORITHM_TABLE, ALGORITHMS, AlgorithmInfo
+from agents.spec.budget import with_episodes
 from agents.spec.build import _read_document as _read_document  # training.cli reads spec files with it
 from agents.spec.build import load_spec
 from agents.spec.catalog import intent_catalogues, prompt_routing, spec_catalog
@@ -155,6 +156,7 @@ __all__ = [
     "MappoTraining",
     "IppoTraining",
     "training_section",
+    "with_episodes",
     "TeamSpec",
     "validate_spec",
     "load_spec",

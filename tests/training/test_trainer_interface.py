@@ -1,4 +1,5 @@
-"""One trainer interface (training.trainer.Trainer): both algorithms' trainers satisfy it, and
+"""One trainer interface (training.trainer.Trainer): both algorithms' trainers satisfy it — each is the
+algorithm's own trainer class, looked up in the registry (training.algorithms), no adapter — and
 `training.reinforce_comm` still offers the names it did as one module."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import pytest
 
 from agents.spec import load_spec
 from tests.training.test_reinforce_comm import spec_doc
-from training.mappo.spec_trainer import MappoSpecTrainer
+from training.algorithms import builder
+from training.events import EventStream
+from training.mappo import MappoTrainer
 from training.reinforce_comm import (
     ReinforceCommConfig,
     ReinforceCommTrainer,
@@ -47,15 +50,30 @@ def test_reinforce_comm_trainer_is_a_trainer_and_resumes_from_nothing(backbone, 
     assert trainer.episode == 0
 
 
-def test_mappo_spec_trainer_is_a_trainer_and_reads_the_episode_of_its_last_checkpoint(tmp_path):
+@pytest.mark.parametrize("algorithm", ["reinforce_comm", "mappo", "ippo"])
+def test_the_registry_builds_the_algorithms_own_trainer_which_is_a_trainer(backbone, tmp_path, algorithm):
+    doc = spec_doc()
+    doc["training"]["algorithm"] = algorithm
+    events = EventStream()
+    trainer = builder(algorithm)(load_spec(doc), tmp_path, events=events, backbone=backbone)
+    assert isinstance(trainer, Trainer)
+    assert type(trainer) is (ReinforceCommTrainer if algorithm == "reinforce_comm" else MappoTrainer)
+    assert trainer.agents == [a["id"] for a in doc["agents"]] and trainer.episode == 0
+    if algorithm != "reinforce_comm":
+        assert trainer.events is events  # its companions report on the run's stream from the start
+        with pytest.raises(TrainingError, match="training.episodes"):
+            trainer.run(events, episodes=10)  # the budget is the spec's, written by agents.spec.with_episodes
+        with pytest.raises(TrainingError, match="overrides"):
+            builder(algorithm)(load_spec(doc), tmp_path, backbone=backbone, overrides={"lr": 0.1})
+
+
+def test_a_mappo_trainer_resumes_from_the_episode_of_its_last_checkpoint(backbone, tmp_path):
     doc = spec_doc()
     doc["training"]["algorithm"] = "mappo"
-    trainer = MappoSpecTrainer(load_spec(doc), tmp_path)
-    assert isinstance(trainer, Trainer)
-    assert trainer.agents == [a["id"] for a in doc["agents"]]
+    trainer = builder("mappo")(load_spec(doc), tmp_path, backbone=backbone)
     assert trainer.resume(tmp_path / "checkpoints") is None
     last = tmp_path / "checkpoints" / "mappo" / "last"
     last.mkdir(parents=True)
     (last / "state.json").write_text(json.dumps({"episodes_done": 96, "update_index": 3}))
-    assert trainer.resume(tmp_path / "checkpoints") == 96 and trainer.episode == 96
+    assert trainer.resume(tmp_path / "checkpoints") == 96
     assert trainer.resume(None) is None

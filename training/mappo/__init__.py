@@ -20,9 +20,11 @@ Read top to bottom, one module each:
    the stop, metrics).
 7. `checkpoint` — the one checkpoint format (safetensors + JSON) and resuming from it.
 8. `policy` — `TeamPolicy`, the trained team as inference needs it (reader, actors, link, calibration).
-9. `from_spec` — a team spec to a trainer: `run_spec`, what `training.api.train` calls; `load_policy`, a
-   spec's checkpoint as the `TeamPolicy` a runtime serves.
-10. `spec_trainer` — `MappoSpecTrainer`, `run_spec` behind the `training.trainer.Trainer` interface.
+9. `from_spec` — a team spec to the trainer's parts (config, links, featurizer, reward, schedule, teacher);
+   `load_policy`, a spec's checkpoint as the `TeamPolicy` a runtime serves.
+10. `build` — `build_trainer`, what `training.api.train` calls (through training.algorithms): the spec's
+   `MappoTrainer`, which is itself the `training.trainer.Trainer` (`resume`, `run`); `run_spec`, the same
+   in one call.
 
 Algorithms (`algorithm`):
 - "mappo": centralised critic V_i(s) over `env.state()`, actors over o_i plus received messages.
@@ -42,10 +44,11 @@ Observations may be text (embedded by the frozen shared backbone, cached) or num
 state likewise. Agents' action spaces must be `Discrete`; smaller ones are padded and masked.
 """
 
+from training.mappo.build import build_trainer, run_spec
 from training.mappo.checkpoint import CheckpointError
 from training.mappo.config import MappoConfig
 from training.mappo.featurizer import CLAUSE_SLOTS, Featurizer, clause_featurizer, featurizer_from_spec
-from training.mappo.from_spec import config_from_spec, links_from_spec, load_policy, run_spec, trained_team
+from training.mappo.from_spec import config_from_spec, links_from_spec, load_policy, trained_team
 from training.mappo.losses import (
     ValueNorm,
     compute_gae,
@@ -59,7 +62,7 @@ from training.mappo.team import MappoTeam
 from training.mappo.trainer import Batch, EpisodeResult, MappoTrainer
 
 __all__ = [
-    "CLAUSE_SLOTS", "Batch", "CentralCritic", "CheckpointError", "CounterfactualCritic", "EpisodeResult",
+    "CLAUSE_SLOTS", "Batch", "build_trainer", "CentralCritic", "CheckpointError", "CounterfactualCritic", "EpisodeResult",
     "Featurizer", "IndependentCritic", "MappoConfig", "MappoTeam", "MappoTrainer", "TeamActor", "TeamPolicy", "ValueNorm",
     "clause_featurizer", "compute_gae", "config_from_spec", "counterfactual_advantage", "explained_variance",
     "featurizer_from_spec", "links_from_spec", "load_policy", "ppo_clip_loss", "run_spec", "trained_team",

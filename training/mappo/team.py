@@ -35,6 +35,12 @@ class MappoTeam:
       `{"difficulty": level}`) and `golden` (golden-range metrics) follow the updates.
     - `replay` keeps every training step (made from the config when `self_imitation` > 0 and none given).
     - `group` (training.distributed) makes the trainer one data-parallel rank (default: one process).
+
+    The run's lifecycle, read by `MappoTrainer.run` (the `training.trainer.Trainer` interface):
+    - `fresh_start(trainer)` before the first update of a run that resumes from nothing (a warm start).
+    - `watch(trainer, progress) -> progress` wraps the per-update callback (the attention views).
+    - `before_finish(trainer, status) -> metrics` after the last checkpoint, before "finished"
+      (calibration); its metrics join the final ones.
     """
 
     env_fn: Callable[[str], Any]
@@ -52,3 +58,6 @@ class MappoTeam:
     golden: Any | None = None
     replay: Any | None = None
     group: distributed.Group | None = None
+    fresh_start: Callable[[Any], None] | None = None
+    watch: Callable[[Any, Any], Any] | None = None
+    before_finish: Callable[[Any, str], Mapping[str, Any]] | None = None

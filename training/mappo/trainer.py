@@ -3,6 +3,7 @@ credit), evaluation, the training loop; rollouts on a PettingZoo `ParallelEnv` a
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -34,6 +35,7 @@ from training.mappo.rollout import Batch, EpisodeResult, Rollouts
 from training.mappo.team import MappoTeam
 from training.replay import DualReplay, ReplayConfig
 from training.self_imitation import remember
+from training.trainer import TrainingError, TrainResult
 
 __all__ = ["Batch", "EpisodeResult", "MappoTeam", "MappoTrainer"]
 
@@ -122,6 +124,8 @@ class MappoTrainer(Rollouts):
         self.best_score: float | None = None
         self.history: list[dict[str, Any]] = []
         self._last_update_time: float | None = None
+        self._resume_from: Path | None = None  # `resume` found it; `run` continues from it
+        self.outcome: dict[str, Any] = {}  # the last `run`'s record: status, metrics, train_seconds
 
     # ---- learning (acting and rollouts: training.mappo.rollout) -----------------------------------------
     def _values(self, obs: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
@@ -404,6 +408,57 @@ class MappoTrainer(Rollouts):
             last_metrics = {**last_metrics, **before_finish(status)}
         self.events.emit("finished", status=status, metrics=last_metrics)
         return {"status": status, "metrics": last_metrics, "train_seconds": self.train_seconds}
+
+    # ---- the Trainer interface (training.trainer.Trainer), what training.api.train drives -----------------
+    @property
+    def episode(self) -> int:
+        """Episodes played so far (the interface's name for `episodes_done`)."""
+        return self.episodes_done
+
+    def resume(self, checkpoints: str | Path | None) -> int | None:
+        """Make `run` continue from `checkpoints/mappo/last` when there is one (None: start afresh); returns
+        its episode, or None. Every rank of a group answers what rank 0 found."""
+        state = Path(checkpoints) / "mappo" / "last" / "state.json" if checkpoints is not None else None
+        found = None
+        if state is not None and state.is_file():
+            found = int(json.loads(state.read_text()).get("episodes_done", 0))
+        found = distributed.rank0_choice(self.group, found)
+        self._resume_from = state.parent if found is not None and state is not None else None
+        return found
+
+    def run(
+        self,
+        events: EventStream,
+        should_stop: Callable[[], bool] = lambda: False,
+        checkpoint_root: str | Path | None = None,
+        episodes: int | None = None,
+        resumed_from: int | None = None,
+        progress: Callable[[int, dict], None] | None = None,
+    ) -> TrainResult:
+        """Train, with the team's lifecycle hooks (`MappoTeam`: fresh start, watch, before finish), into
+        `checkpoint_root/mappo/{last,best}` (None: no checkpoints). The budget is the config's, from the
+        spec's `training.episodes`; `events` must be the stream the trainer was built with."""
+        if events is not self.events:
+            raise TrainingError("a MAPPO trainer reports on the event stream it was built with")
+        if episodes is not None:
+            raise TrainingError("a MAPPO run's budget is its spec's training.episodes")
+        hooks = self.team
+        if self._resume_from is None and hooks.fresh_start is not None:
+            hooks.fresh_start(self)
+        if hooks.watch is not None:
+            progress = hooks.watch(self, progress)
+        finish = hooks.before_finish
+        self.outcome = self.train(
+            should_stop,
+            checkpoint_dir=Path(checkpoint_root) / "mappo" if checkpoint_root is not None else None,
+            resume_from=self._resume_from,
+            progress=progress,
+            before_finish=(lambda status: finish(self, status)) if finish is not None else None,
+        )
+        metrics = {k: v for k, v in self.outcome["metrics"].items() if isinstance(v, (int, float))}
+        return TrainResult(
+            self.outcome["status"], self.episodes_done, self.update_index, self.train_seconds, metrics, None
+        )
 
     def _start_together(self, resumed: int | None) -> None:
         """Every rank of a group starts from rank 0's networks (its warm start, or the checkpoint all resumed

@@ -163,12 +163,14 @@ def build_trainer(
     team: Any,
     out_dir: Any,
     *,
+    events: Any = None,
     backbone: Any = None,
     human_feedback: Any = None,
     group: distributed.Group = distributed.SINGLE,
     overrides: dict[str, Any] | None = None,
 ) -> ReinforceCommTrainer:
     """reinforce_comm's builder (training.algorithms): the spec's trainer, `overrides` winning over the
-    spec's hyper-parameters. Its checkpoints go where `run` is told, so `out_dir` is not kept; its
-    reward has no human-feedback term, so `human_feedback` is not read."""
+    spec's hyper-parameters. Its checkpoints go where `run` is told, so `out_dir` is not kept; it reports
+    on the stream `run` is given, so `events` is not kept either; its reward has no human-feedback term,
+    so `human_feedback` is not read."""
     return ReinforceCommTrainer(team, backbone=backbone, group=group, **dict(overrides or {}))
