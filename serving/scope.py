@@ -1,0 +1,160 @@
+"""Whether a ticket is within a routing team's intent catalogue at all (docs/decisions/0019-out-of-scope-gate.md).
+
+A routing team (customer service, or any catalogue a spec declares) always answers with some intent of its
+own, however far the ticket is from all of them: "I was charged twice" came back as a return label at
+97 % confidence. The breaker cannot catch what the team is sure of, so the ticket is checked before the team
+plays it. Its *scope score* is its best cosine similarity, on the frozen backbone's sentence vectors, to the
+catalogue's intents (``"name: description"``) and to the labelled tickets the team was trained on. A ticket
+at or under the *scope floor* is out of scope: the team does not answer it, the reply says so in words and
+hands it to a person (`handoff_reply`), and the episode is logged with status ``out_of_scope``.
+
+The floor is chosen on in-scope data, not typed: the highest cut that keeps ``keep`` (99 %) of the dev
+in-scope tickets above it, so in-scope exact match loses at most about one point. The dev tickets are the
+environment's dev split when it has one (``dev_tickets()``), else each labelled ticket scored against the
+others (leave one out). Nothing here knows a domain: any catalogue with descriptions and labelled tickets
+works, and a catalogue without labelled tickets is judged by its descriptions alone.
+
+    gate = ScopeGate(catalogue, examples, backbone.encode, dev=dev_texts)
+    gate.check("thanks!")  # {"in_scope": False, "score": 0.31, "floor": 0.46, "nearest": "complaint", ...}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["OUT_OF_SCOPE", "KEEP", "ScopeGate", "handoff_text", "in_scope_floor"]
+
+OUT_OF_SCOPE = "out_of_scope"
+"""The episode status and fault kind of a ticket outside the catalogue (as for the writing teams)."""
+KEEP = 0.99
+"""Share of in-scope dev tickets the floor keeps (the in-scope exact match budget: about one point)."""
+Embed = Callable[[Sequence[str]], "torch.Tensor | None"]
+
+
+def _unit(vectors: torch.Tensor) -> np.ndarray:
+    return torch.nn.functional.normalize(vectors.detach().float(), dim=1).cpu().double().numpy()
+
+
+def _text(row: Any) -> str:
+    return str(row["text"] if isinstance(row, Mapping) else getattr(row, "text", row))
+
+
+def _intents(row: Any) -> tuple[str, ...]:
+    return tuple(row.get("intents") or () if isinstance(row, Mapping) else getattr(row, "intents", ()))
+
+
+def in_scope_floor(scores: Sequence[float], keep: float = KEEP) -> float:
+    """The highest floor that keeps at least ``keep`` of ``scores`` above it: just under the score at the
+    ``1 - keep`` quantile (the lowest score when there are fewer than ``1 / (1 - keep)``). Example: 200
+    scores, keep 0.99: the two lowest may fall under it, the floor sits just under the third lowest."""
+    if not len(scores):
+        return 0.0
+    ranked = np.sort(np.asarray(scores, dtype=float))
+    may_drop = int(np.floor((1.0 - keep) * len(ranked) + 1e-9))
+    return float(ranked[min(may_drop, len(ranked) - 1)] - 1e-6)
+
+
+class ScopeGate:
+    """The scope score and floor of one routing catalogue (module docstring); thread-safe after construction."""
+
+    def __init__(
+        self,
+        catalogue: Sequence[Mapping[str, Any]],
+        examples: Sequence[Any],
+        embed: Embed,
+        dev: Sequence[Any] = (),
+        keep: float = KEEP,
+    ):
+        if not catalogue:
+            raise ValueError("a scope gate needs an intent catalogue")
+        self.intents = [str(entry["name"]) for entry in catalogue]
+        self._embed = embed
+        anchors = [f"{e['name'].replace('_', ' ')}: {e.get('description') or ''}".strip() for e in catalogue]
+        texts = [_text(r) for r in examples]
+        self._anchor_owner = list(self.intents) + [(_intents(r) or ("",))[0] for r in examples]
+        self._anchors = self._vectors(anchors + texts)
+        self.keep = keep
+        if dev:
+            dev_scores = self.scores([_text(r) for r in dev])
+            self.floor_from = "dev"
+        else:  # each labelled ticket against the others (its own vector would score 1.0)
+            similarity = self._anchors[len(anchors) :] @ self._anchors.T
+            for k in range(len(texts)):
+                similarity[k, len(anchors) + k] = -1.0
+            dev_scores = similarity.max(axis=1) if len(texts) else np.zeros(0)
+            self.floor_from = "leave_one_out" if len(texts) else "none"
+        self.floor = in_scope_floor(list(dev_scores), keep)
+        """A ticket scoring at or under this is out of scope."""
+
+    @classmethod
+    def for_env(cls, env: Any, embed: Embed | None, keep: float = KEEP) -> ScopeGate | None:
+        """The gate of a routing environment instance: its catalogue (``catalogue.descriptions`` or
+        ``intent_catalogue``), its labelled ``tickets`` and its ``dev_tickets()`` when it has them; None for
+        an environment without a catalogue or a team without a backbone."""
+        env = getattr(env, "unwrapped", env)
+        catalogue = _catalogue_of(env)
+        if embed is None or not catalogue:
+            return None
+        dev_hook = getattr(env, "dev_tickets", None)
+        dev = list(dev_hook()) if callable(dev_hook) else []
+        examples = [t for t in getattr(env, "tickets", ()) if _intents(t)]
+        return cls(catalogue, examples, embed, dev=dev, keep=keep)
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        with torch.no_grad():
+            parts = [self._embed(list(texts[i : i + 128])) for i in range(0, len(texts), 128)]
+        return _unit(torch.cat([p for p in parts if p is not None]))
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """Each text's scope score: its best cosine to an intent's description or a labelled ticket."""
+        if not len(texts):
+            return np.zeros(0)
+        return (self._vectors(texts) @ self._anchors.T).max(axis=1)
+
+    def check(self, text: str) -> dict[str, Any]:
+        """``{"in_scope", "score", "floor", "nearest", "by", "offers"}``: ``nearest`` is the intent of the
+        closest description or labelled ticket, ``by`` which of the two it was."""
+        similarity = (self._vectors([text]) @ self._anchors.T)[0]
+        best = int(similarity.argmax())
+        score = float(similarity[best])
+        return {
+            "in_scope": bool(score > self.floor),
+            "score": round(score, 4),
+            "floor": round(self.floor, 4),
+            "nearest": self._anchor_owner[best] or None,
+            "by": "description" if best < len(self.intents) else "example",
+            "offers": list(self.intents),
+            "items": len(self.intents),
+        }
+
+    def describe(self) -> dict[str, Any]:
+        """What the gate was built from (plain JSON)."""
+        return {
+            "floor": round(self.floor, 4),
+            "keep": self.keep,
+            "floor_from": self.floor_from,
+            "intents": len(self.intents),
+            "anchors": int(self._anchors.shape[0]),
+        }
+
+
+def _catalogue_of(env: Any) -> list[dict[str, Any]]:
+    catalogue = getattr(env, "catalogue", None)
+    descriptions = getattr(catalogue, "descriptions", None)
+    if isinstance(descriptions, Mapping) and descriptions:
+        return [{"name": n, "description": d} for n, d in descriptions.items()]
+    listing = getattr(env, "intent_catalogue", None) or ()
+    return [dict(entry) for entry in listing if isinstance(entry, Mapping) and entry.get("name")]
+
+
+def handoff_text(team: str = "") -> str:
+    """The reply to a ticket outside the catalogue: says so in words and that a person takes it over."""
+    who = f"The {team} team" if team else "This team"
+    return (
+        f"{who} cannot help with this request: it is not one of the kinds of request the team handles. "
+        "We have passed your message to a member of staff, who will reply to you in person."
+    )
