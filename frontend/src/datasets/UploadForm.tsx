@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ProjectSelect } from "../components/ProjectSelect";
 import type { Membership } from "../runs/types";
 import { datasetsApi } from "./datasetsApi";
-import { refusedUpload } from "./logic";
+import { parseCatalogue, refusedUpload } from "./logic";
 import type { UploadMode, UploadResult } from "./types";
 import { UploadReport } from "./UploadReport";
 
@@ -26,16 +26,18 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
   const queryClient = useQueryClient();
   const [project, setProject] = useState(projects[0]?.project ?? 0);
   const [name, setName] = useState("");
+  const [catalogue, setCatalogue] = useState("");
   const [mode, setMode] = useState<UploadMode>("replace");
   const [file, setFile] = useState<File | null>(null);
   const uploading = useMutation({
     mutationFn: async ({ file, mode }: Upload) => {
-      const target = datasetId ?? (await datasetsApi.create({ project, name })).id;
+      const target = datasetId ?? (await datasetsApi.create({ project, name, catalogue: parseCatalogue(catalogue) })).id;
       return datasetsApi.upload(target, file, mode);
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: ["datasets"] }),
     onSuccess: (result) => {
       setName("");
+      setCatalogue("");
       onUploaded?.(result);
     },
   });
@@ -64,6 +66,18 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
         <label className="field">
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+      )}
+      {!datasetId && (
+        <label className="field column">
+          Intents (optional)
+          <span className="hint">One a line, “name: what it means”; rows may then carry only these.</span>
+          <textarea
+            value={catalogue}
+            onChange={(e) => setCatalogue(e.target.value)}
+            rows={3}
+            placeholder={"warranty_claim: an item broke within its warranty\ncancel_subscription: stop a recurring order"}
+          />
         </label>
       )}
       {datasetId && (

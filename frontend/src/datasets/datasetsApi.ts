@@ -7,6 +7,7 @@ export interface NewDataset {
   project: number;
   name: string;
   description?: string;
+  catalogue?: { intents: { name: string; description: string }[] } | null;
 }
 
 /** A multipart POST (the browser sets the boundary), answered like `api`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api";
-import { labelBars, problemsByLine, refusedUpload, rowQuery, splitShare } from "./logic";
+import { labelBars, parseCatalogue, problemsByLine, refusedUpload, rowQuery, splitShare } from "./logic";
 import { NO_FILTERS } from "./types";
 
 describe("rowQuery", () => {
@@ -66,5 +66,19 @@ describe("splitShare", () => {
   it("rounds to a whole percentage", () => {
     expect(splitShare({ train: 8, dev: 1, test: 1 }, "train")).toBe("80 %");
     expect(splitShare({ train: 0, dev: 0, test: 0 }, "dev")).toBe("–");
+  });
+});
+
+describe("parseCatalogue", () => {
+  it("reads one intent a line, the description after the first colon", () => {
+    expect(parseCatalogue("warranty_claim: a broken item under warranty: repair or replace\n\n  cancel_subscription \n")).toEqual({
+      intents: [
+        { name: "warranty_claim", description: "a broken item under warranty: repair or replace" },
+        { name: "cancel_subscription", description: "" },
+      ],
+    });
+  });
+  it("is null without any intent", () => {
+    expect(parseCatalogue(" \n\n")).toBeNull();
   });
 });

@@ -77,3 +77,24 @@ export function splitShare(counts: SplitCounts, split: keyof SplitCounts): strin
   const total = counts.train + counts.dev + counts.test;
   return total === 0 ? "–" : `${Math.round((100 * counts[split]) / total)} %`;
 }
+
+export interface CatalogueIntent {
+  name: string;
+  description: string;
+}
+
+/** An intent catalogue typed one intent a line, "name: what it means" (the description optional); blank
+ * lines skipped. Null when no intent is given (the dataset then accepts any intent). */
+export function parseCatalogue(text: string): { intents: CatalogueIntent[] } | null {
+  const intents = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const colon = line.indexOf(":");
+      return colon < 0
+        ? { name: line, description: "" }
+        : { name: line.slice(0, colon).trim(), description: line.slice(colon + 1).trim() };
+    });
+  return intents.length > 0 ? { intents } : null;
+}

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError } from "../api";
+import { CatalogueList } from "../datasets/CatalogueList";
 import { LabelChart } from "../datasets/LabelChart";
 import { datasetQueries, EDITOR_ROLES } from "../datasets/queries";
 import { SplitSummary } from "../datasets/SplitSummary";
@@ -42,6 +43,7 @@ export function DatasetPage() {
       </p>
       <h1>{dataset.data?.name}</h1>
       {dataset.data?.description && <p>{dataset.data.description}</p>}
+      {dataset.data && <CatalogueList catalogue={dataset.data.catalogue} />}
       {versions.length === 0 && <p className="muted">No version yet: upload a file.</p>}
       {version && (
         <section className="card" aria-label="Version">

@@ -1,5 +1,5 @@
-"""In real Chromium: a product manager uploads a file on /datasets/, sees the line it refused, then the
-dataset's rows, its label chart and its splits, and filters the rows."""
+"""In real Chromium: a product manager types an intent catalogue and uploads a file on /datasets/, sees the
+line it refused, then the dataset's catalogue, rows, label chart and splits, and filters the rows."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def test_upload_a_file_then_read_its_rows_chart_and_splits(live_services, browse
     page.get_by_text("No datasets yet.").wait_for()
 
     form = page.get_by_role("form", name="Upload a dataset")
-    form.get_by_label("Name").fill("Shop tickets")
+    form.get_by_label("Name", exact=True).fill("Shop tickets")
+    intents = "order_tracking: where a parcel is\ndamaged_item: it arrived broken\nreturn_refund: money back"
+    form.get_by_role("textbox", name="Intents (optional)").fill(intents)
     content = "".join(json.dumps(row) + "\n" for row in ROWS).encode()
     form.get_by_label("Dataset file (JSONL or CSV)").set_input_files(
         {"name": "tickets.jsonl", "mimeType": "application/jsonl", "buffer": content}
@@ -40,6 +42,7 @@ def test_upload_a_file_then_read_its_rows_chart_and_splits(live_services, browse
     report.get_by_text("20 rows stored, 1 refused.").wait_for()
     refused = report.get_by_test_id("row-errors")
     assert "line 14" in refused.inner_text() and "text is required" in refused.inner_text()
+    assert "unknown intent 'complaint'" in refused.inner_text()  # not in the catalogue typed above
 
     dataset = Dataset.objects.get(name="Shop tickets")
     form.get_by_role("link", name="Open the dataset").click()
@@ -47,6 +50,8 @@ def test_upload_a_file_then_read_its_rows_chart_and_splits(live_services, browse
     page.get_by_test_id("row-count").filter(has_text="20 rows").wait_for()
     rows = page.get_by_test_id("dataset-rows")
     rows.get_by_text("the mug arrived broken").wait_for()
+    page.get_by_test_id("catalogue").get_by_text("3 intents in the catalogue").click()
+    assert page.get_by_test_id("catalogue").get_by_text("it arrived broken").is_visible()
     assert "uploaded by pam" in rows.inner_text()
 
     chart = page.get_by_test_id("label-chart")
