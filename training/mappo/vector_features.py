@@ -7,7 +7,7 @@ the trainer with a `VectorFeaturizer` and loads no backbone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,17 @@ def is_vector_env(name: str | None) -> bool:
     return getattr(env_class(name), "observation_kind", None) == "vector"
 
 
+def _flat(x: Any) -> np.ndarray:
+    """One observation as a flat float vector: a mapping (a Dict observation) is its fields in key order
+    without ``action_mask``, which masks the policy instead of feeding it."""
+    if isinstance(x, Mapping):
+        parts = [np.asarray(x[k], dtype=np.float32).ravel() for k in sorted(x) if k != "action_mask"]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return np.asarray(x, dtype=np.float32).ravel()
+
+
 class VectorFeaturizer:
-    """Float vectors in, a [len(items), width] tensor out: rows flattened, zero-padded to a common width
+    """Float vectors (or Dict observations of them, `_flat`) in, a [len(items), width] tensor out: rows flattened, zero-padded to a common width
     (agents of one task may see vectors of different sizes), `None` (an absent agent) as zeros.
 
     The same call signature as `training.mappo.featurizer.Featurizer`, so the trainer takes either.
@@ -36,7 +45,7 @@ class VectorFeaturizer:
     backbone = None
 
     def __call__(self, items: Sequence[Any], width: int | None = None) -> torch.Tensor:
-        rows = [None if x is None else np.asarray(x, dtype=np.float32).ravel() for x in items]
+        rows = [None if x is None else _flat(x) for x in items]
         width = max([width or 0] + [r.shape[0] for r in rows if r is not None])
         out = np.zeros((len(rows), width), dtype=np.float32)
         for i, r in enumerate(rows):
