@@ -58,6 +58,7 @@ REGISTRY: dict[str, str | type] = {
     "research_report": "agents.envs.research_report.env:ResearchReportEnv",
     "collaborative_writing": "agents.envs.collaborative_writing.env:CollaborativeWritingEnv",
     "code_generation": "agents.envs.code_generation.env:CodeGenerationEnv",
+    "interactive_support": "agents.envs.interactive_support.env:InteractiveSupportEnv",
     "large_team": "agents.envs.large_team.env:LargeTeamEnv",  # 10-100 agents in groups, task allocation
     "mpe": "agents.envs.mpe:MpeEnv",  # PettingZoo's Multi-Particle tasks (needs the mpe2 package)
 }

@@ -15,6 +15,7 @@ SCRIPTED_ENVIRONMENTS: tuple[str, ...] = (
     "collaborative_writing",
     "code_generation",
     "large_team",
+    "interactive_support",
 )
 
 
@@ -46,6 +47,10 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
         from agents.envs.code_generation.scripted import ScriptedCodeTeam
 
         return ScriptedCodeTeam(team=team)
+    if name == "interactive_support":
+        from agents.envs.interactive_support.baselines import ScriptedSupportTeam
+
+        return ScriptedSupportTeam()
     raise ValueError(
         f"no rule-scripted team for environment {name!r}; available: {', '.join(SCRIPTED_ENVIRONMENTS)}"
     )
