@@ -147,6 +147,32 @@ class FinishedPayload(_OpenPayload):
     episode: int | None = None
 
 
+class ArmScorePayload(_Payload):
+    """One arm of a verdict on the evaluation episodes (training.verdict.ArmScore)."""
+
+    name: str = Field(description="rules, imitation, mappo, ippo, …")
+    mean: float
+    low: float = Field(description="the bootstrap interval's lower end")
+    high: float
+    episodes: int
+    cost: float | None = Field(None, description="mean cost per episode (steps, or the environment's cost)")
+
+
+class VerdictPayload(_OpenPayload):
+    """The trained team beside its baselines on the same held-out episodes, and whether MARL paid
+    (training.baselines, training.verdict)."""
+
+    learned: str = Field(description="the learned arm's name (the run's algorithm)")
+    baseline: str | None = Field(description="the best baseline arm it was judged against")
+    difference: float | None = Field(description="mean paired score difference learned − baseline")
+    low: float | None
+    high: float | None
+    outcome: Literal["marl_paid", "marl_paid_costlier", "no_better", "worse", "no_baseline"]
+    sentence: str
+    level: float = Field(0.95, description="the confidence level of the intervals")
+    arms: list[ArmScorePayload]
+
+
 PAYLOADS: dict[str, type[BaseModel]] = {
     "started": StartedPayload,
     "metrics": MetricsPayload,
@@ -159,6 +185,7 @@ PAYLOADS: dict[str, type[BaseModel]] = {
     "progress": ProgressPayload,
     "error": ErrorPayload,
     "finished": FinishedPayload,
+    "verdict": VerdictPayload,
 }
 """Event type -> the model of its payload."""
 

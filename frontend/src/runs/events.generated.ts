@@ -15,6 +15,7 @@ export interface EventPayloads {
   progress: ProgressPayload;
   error: ErrorPayload;
   finished: FinishedPayload;
+  verdict: VerdictPayload;
 }
 /**
  * The run began or resumed.
@@ -189,4 +190,52 @@ export interface FinishedPayload {
   };
   episode?: number | null;
   [k: string]: unknown;
+}
+/**
+ * The trained team beside its baselines on the same held-out episodes, and whether MARL paid
+ * (training.baselines, training.verdict).
+ */
+export interface VerdictPayload {
+  /**
+   * the learned arm's name (the run's algorithm)
+   */
+  learned: string;
+  /**
+   * the best baseline arm it was judged against
+   */
+  baseline: string | null;
+  /**
+   * mean paired score difference learned − baseline
+   */
+  difference: number | null;
+  low: number | null;
+  high: number | null;
+  outcome: "marl_paid" | "marl_paid_costlier" | "no_better" | "worse" | "no_baseline";
+  sentence: string;
+  /**
+   * the confidence level of the intervals
+   */
+  level?: number;
+  arms: ArmScorePayload[];
+  [k: string]: unknown;
+}
+/**
+ * One arm of a verdict on the evaluation episodes (training.verdict.ArmScore).
+ */
+export interface ArmScorePayload {
+  /**
+   * rules, imitation, mappo, ippo, …
+   */
+  name: string;
+  mean: number;
+  /**
+   * the bootstrap interval's lower end
+   */
+  low: number;
+  high: number;
+  episodes: number;
+  /**
+   * mean cost per episode (steps, or the environment's cost)
+   */
+  cost?: number | null;
 }
