@@ -66,6 +66,7 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
   const row = { review_status: status, review_reason: storedReason };
   const [asking, setAsking] = useState<ReviewStatus | null>(null);
   const [correcting, setCorrecting] = useState(false);
+  const [landedIn, setLandedIn] = useState<number | null>(null);
   const [reason, setReason] = useState("");
   const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
@@ -73,6 +74,7 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
   const act = async (what: () => Promise<void>) => {
     setBusy(true);
     setNote("");
+    setLandedIn(null);
     try {
       await what();
     } catch (e) {
@@ -107,6 +109,7 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
           onSaved={(saved) => {
             setCorrecting(false);
             setNote(correctedNote(saved));
+            setLandedIn(saved.dataset_row.dataset ?? null);
           }}
         />
       ) : asking ? (
@@ -170,6 +173,12 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
       {note && (
         <span className="small review-note" role="status">
           {note}
+          {landedIn !== null && (
+            <>
+              {" "}
+              <a href={`/datasets/${landedIn}/`}>Open the dataset</a>
+            </>
+          )}
         </span>
       )}
     </div>

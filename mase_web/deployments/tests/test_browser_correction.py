@@ -1,0 +1,43 @@
+"""In real Chromium: an operator corrects a ticket in review (the right intents and owner) and finds it in
+the deployment's dataset, marked as corrected in review by them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import ARTIFACTS
+from mase_web.deployments.tests.test_browser_deployments import sign_in
+from mase_web.deployments.tests.test_corrections import logged_episode
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services, browser_page):
+    page = browser_page
+    page.set_default_timeout(20_000)
+    base = live_services.base_url
+    operator, project = sign_in(page, base, "/review/")
+    episode, _ = logged_episode(project, text="The lamp came cracked and two weeks late")
+
+    page.reload()
+    review = page.get_by_test_id(f"episode-review-{episode.pk}")
+    review.get_by_role("button", name="correct…").click()
+    form = review.get_by_role("form", name="Correct")
+    form.get_by_text("An item that arrived broken, cracked", exact=False).wait_for()  # each with its meaning
+    form.get_by_role("checkbox", name=re.compile("^damaged_item")).check()
+    form.get_by_role("checkbox", name=re.compile("^delivery_delay")).check()
+    form.get_by_text("Owned now by logistics, dispute_mediator.").wait_for()
+    form.get_by_label("Right owner").select_option("dispute_mediator")
+    page.screenshot(path=str(ARTIFACTS / "review-correction.png"), full_page=True)
+    form.get_by_role("button", name="Save correction").click()
+
+    review.get_by_text(re.compile(r'Corrected: the ticket joined dataset ".*" \(version 1\)\.')).wait_for()
+    review.get_by_text("wrong", exact=True).wait_for()  # the ticket's decisions are marked wrong
+    review.get_by_role("link", name="Open the dataset").click()
+    page.wait_for_url(re.compile(r"/datasets/\d+/$"))
+    rows = page.get_by_test_id("dataset-rows")
+    rows.get_by_text("The lamp came cracked and two weeks late").wait_for()
+    assert f"corrected in review by {operator.username}" in rows.inner_text()
+    assert f"episode/{episode.pk}" in rows.inner_text()
