@@ -6,7 +6,7 @@ data (`Roster`, each specialist owning its intents and told its job in a prompt)
 
 - ``rules_exact_match``: the rule-scripted team following that roster (`ScriptedTeam` over the keyword
   router tuned on the training tickets) in `CustomerServiceEnv` on the test tickets;
-- ``exact_match``: the prompt-conditioned team (`training.prompt_team.PromptTeam`, one network for every
+- ``exact_match``: the prompt-conditioned team (`agents.envs.customer_service.prompt_team.PromptTeam`, one network for every
   specialist, reading its prompt) trained on the training tickets for that roster, same env and tickets;
 - ``zero_shot_routing`` / ``chance``: before any training, each single-intent test ticket goes to the
   specialist whose prompt is nearest (cosine) to one of its clauses — share routed to the intent's
@@ -46,10 +46,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs.customer_service.env import CustomerServiceEnv, evaluate  # noqa: E402
+from agents.envs.customer_service.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing  # noqa: E402
 from agents.envs.customer_service.roster import Roster, drawn_roster  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets, write_tickets  # noqa: E402
-from training.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing  # noqa: E402
 
 SUPERVISOR = {
     "id": "quality_supervisor",
@@ -238,7 +238,9 @@ def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backb
             return CustomerServiceEnv(test, team=r, **params)
 
         trained = evaluate(make_env(roster), policy)
-        ruled = drawn_roster(roster, params)  # the rules index the env's actions (all intents under deal_roles)
+        ruled = drawn_roster(
+            roster, params
+        )  # the rules index the env's actions (all intents under deal_roles)
         rules = evaluate(make_env(roster), ScriptedTeam(KeywordRouter.tuned(train), roster=ruled).actions)
         swap = mappo_swap(policy, make_env, roster, SPLIT)
     out = {

@@ -35,9 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.envs import UNMEASURED_STEP_LIMIT
-from agents.envs.customer_service.roster import DEFAULT_ROSTER, Roster, drawn_roster
-from agents.envs.customer_service.rules import KeywordRouter
-from agents.envs.customer_service.tickets import INTENT_ACTION, INTENTS
+from agents.envs.routing import ROUTING_ENVIRONMENTS, routing
 from agents.envs.scripted import scripted_team
 from training.events import EventStream
 
@@ -424,75 +422,38 @@ class ScriptedFallback(Fallback):
 
 
 class KeywordRouterFallback(Fallback):
-    """Customer service: the spec's keyword rules route a ticket to agents; routed agents act by rule.
+    """A routing team's keyword rules: the spec's rules route a ticket to agents, routed agents act by rule.
 
-    The team is the drawn roster (``roster``; default the shipped four): an intent is answered by the
-    agent that owns it. An agent is routed when any of its rule's keywords occurs in the ticket
-    (case-insensitive). A routed agent handles the intents the tuned router finds among those it owns (or,
-    when it finds none, the found intents whose owners no rule routed, else its first intent); unrouted
-    agents pass. A ticket no rule matches gets the tuned
-    router's intents, each answered by its owner, so nothing is approved empty. Reviewers approve once the
-    chosen intents are all in the draft.
+    ``team`` is what the environment makes of the spec's rules (its routing interface's
+    ``keyword_fallback``: for customer service, `KeywordRoutedTeam` over the drawn roster and the spec's
+    intent catalogue); its ``router`` (tuned on first use) may be shared by the process (`router`).
     """
 
     kind = "keyword_router"
 
-    def __init__(self, rules: Sequence[Any], router: Any | None = None, roster: Roster | None = None):
-        self.rules = [
-            (tuple(str(k).lower() for k in _field(r, "keywords")), str(_field(r, "route_to"))) for r in rules
-        ]
-        if not self.rules:
-            raise ValueError("fallback.rules: a keyword_router needs at least one rule")
-        self.roster = roster or DEFAULT_ROSTER
-        self.router = router  # tuned on first use: a breaker that never opens never pays for it
-        self._cache: dict[str, tuple[str, ...]] = {}
-        self._lock = threading.Lock()
+    def __init__(self, team: Any):
+        self.team = team
+
+    @property
+    def router(self) -> Any | None:
+        """The team's tuned intent router (None until first used or shared)."""
+        return self.team.router
+
+    @router.setter
+    def router(self, router: Any) -> None:
+        self.team.router = router
 
     def routed_roles(self, text: str) -> list[str]:
-        """Roles whose keywords occur in ``text``, in rule order, without repeats."""
-        low = text.lower()
-        roles = [role for keywords, role in self.rules if any(k in low for k in keywords)]
-        return list(dict.fromkeys(roles))
+        """Agents whose keywords occur in ``text``, in rule order, without repeats."""
+        return self.team.routed_roles(text)
 
     def intents_for(self, text: str) -> tuple[str, ...]:
-        """The intents the routed roles will handle for this ticket."""
-
-        with self._lock:
-            if text not in self._cache:
-                if self.router is None:
-                    self.router = KeywordRouter.tuned()
-                found = self.router.predict(text)
-                roles = self.routed_roles(text)
-                chosen: list[str] = [] if roles else list(found)  # no rule matched: the router alone
-                for role in roles:
-                    member = self.roster.by_id.get(role)
-                    if member is None or member.reviewer:
-                        continue  # a rule that routes to a reviewer (or nobody) answers nothing
-                    owned = [i for i in found if self.roster.owner(i) == role]
-                    # nothing found for the routed agent (its rule may predate a new owner): the intents
-                    # found whose owners no rule routed go to those owners; else its first intent
-                    orphans = [i for i in found if self.roster.owner(i) not in roles]
-                    chosen += owned or orphans or [i for i in INTENTS if i in member.intents][:1]
-                self._cache[text] = tuple(i for i in INTENTS if i in chosen)
-            return self._cache[text]
+        """The intents the routed agents will handle for this ticket."""
+        return self.team.intents_for(text)
 
     def act(self, agent: str, observation: Any) -> tuple[int, str]:
-        """Rule action for ``agent`` on a `CustomerServiceEnv` observation."""
-
-        text = str(observation["ticket"])
-        wanted = self.intents_for(text)
-        drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
-        names = self.roster.role_actions[agent]
-        if self.roster.by_id[agent].reviewer:
-            if drafted - set(wanted):
-                return names.index("send_back"), "draft holds unrouted intents"
-            if set(wanted) <= drafted:
-                return names.index("approve"), "every routed intent is answered"
-            return names.index("continue"), "waiting for routed agents"
-        for intent in wanted:
-            if self.roster.owner(intent) == agent and intent not in drafted:
-                return names.index(INTENT_ACTION[intent]), f"keyword rule routed {intent}"
-        return names.index("pass"), "not routed here"
+        """Rule action for ``agent`` on the routing environment's observation, and why."""
+        return self.team.act(agent, observation)
 
 
 def _field(rule: Any, key: str) -> Any:
@@ -519,11 +480,12 @@ def make_fallback(
     if kind == "scripted":
         return ScriptedFallback(scripted_team(str(environment), params, team=team))
     if kind == "keyword_router":
-        if environment != "customer_service":
+        interface = routing(environment) if isinstance(environment, str) else None
+        if interface is None:
             raise ValueError(
-                f"fallback.kind 'keyword_router' needs the customer_service environment, not {environment!r}; "
-                "use 'scripted' or 'none'"
+                f"fallback.kind 'keyword_router' needs a routing environment ({', '.join(ROUTING_ENVIRONMENTS)}), "
+                f"not {environment!r}; use 'scripted' or 'none'"
             )
         rules = _field(spec, "rules") if not isinstance(spec, str) else ()
-        return KeywordRouterFallback(rules or (), roster=drawn_roster(team, params))
+        return KeywordRouterFallback(interface.keyword_fallback(rules or (), params, team))
     raise ValueError(f"fallback.kind must be 'none', 'keyword_router' or 'scripted', got {kind!r}")

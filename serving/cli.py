@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents.envs.customer_service.tickets import load_tickets
+from agents.envs.routing import routing
 from agents.spec import load_spec
 from serving.decisions import DecisionLog
 from serving.model import resolve_checkpoint
@@ -41,7 +41,12 @@ def cmd_run(args: Any) -> int:
             team, resolve_checkpoint(args.checkpoint), decision_sink=log.append if log is not None else None
         )
         if args.tickets:
-            tasks: list[Any] = load_tickets(args.tickets)[: args.limit]
+            interface = routing(team.environment.name)
+            if interface is None:
+                raise ValueError(f"environment {team.environment.name!r} takes no ticket file")
+            tasks: list[Any] = interface.load_tickets(args.tickets, dict(team.environment.params))[
+                : args.limit
+            ]
         else:
             tasks = list(args.ticket)
     except ValueError as exc:

@@ -47,7 +47,7 @@ import torch
 
 from agents.backbone import Backbone
 from agents.envs import breaker_step_limit, env_class, make_env, team_kwargs
-from agents.envs.customer_service.tickets import Ticket
+from agents.envs.routing import environment_interface
 from agents.spec.algorithms import is_deployable
 from agents.spec.paths import refuse_paths
 from serving.batching import StepBatcher
@@ -68,6 +68,15 @@ from training.events import EventStream
 from training.mappo import load_policy
 
 __all__ = ["RuntimeConfig", "TeamRuntime"]
+
+
+@dataclass(frozen=True)
+class LabelledTicket:
+    """A ticket with its true intents, for a routing team (`TeamRuntime.run_ticket`): a batch file's row."""
+
+    id: str
+    text: str
+    intents: tuple[str, ...] = ()
 
 
 @dataclass
@@ -235,12 +244,24 @@ class TeamRuntime:
                 result["request"] = match
                 result["task_id"] = result.get("task_id") or match["item"]
                 return result
-            ticket, known = Ticket(id=request_id, text=ticket, intents=()), False
-        elif isinstance(ticket, Ticket):
-            known = True
+            ticket, known = self._routing_ticket(request_id, ticket), False
+        elif all(hasattr(ticket, key) for key in ("id", "text", "intents")):  # a labelled routing ticket
+            ticket, known = self._routing_ticket(str(ticket.id), ticket.text, tuple(ticket.intents)), True
         else:
             raise RuntimeInputError(f"run_ticket needs a Ticket or a text, got {type(ticket).__name__}")
         return self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+
+    def _routing_ticket(self, ticket_id: str, text: str, intents: tuple[str, ...] = ()) -> Any:
+        """A ticket of this team's routing environment: a text typed by a user (no intents known) or a
+        labelled one (a `LabelledTicket`, a ticket file's row)."""
+        env = self._acquire_env()
+        try:
+            interface = environment_interface(env)
+        finally:
+            self._envs.put(env)
+        if interface is None:
+            raise RuntimeInputError("this team's environment takes no tickets; send reset options instead")
+        return interface.make_ticket(ticket_id, text, intents)
 
     def _out_of_scope(self, request_id: str, match: dict[str, Any]) -> dict[str, Any]:
         """The result of a request the team cannot do: nothing played (no decision, no breaker step), the
@@ -272,7 +293,7 @@ class TeamRuntime:
     ) -> list[dict[str, Any]]:
         """Run many tasks on ``concurrency`` threads; results in input order.
 
-        A task is a reset-options mapping, or (customer service) a `Ticket` / ticket text. An unexpected
+        A task is a reset-options mapping, or (a routing team) a ticket / ticket text. An unexpected
         error in one task gives ``{"status": "error", "error": message}`` for it, never a failed batch.
         """
         tasks = list(tasks)

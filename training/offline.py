@@ -277,12 +277,20 @@ def pretrain_reader(
     return {"reader_loss": float(loss.detach()), "reader_exact_match": exact, "texts": len(texts)}
 
 
-# ---- the customer-service warm start (shared by bench/workflows.py and `training.mappo.run_spec`) ------
-def intent_labels(tickets: Sequence[Any]) -> torch.Tensor:
-    """Multi-hot intents [len(tickets), 8] (labelled tickets, for the clause readers' pre-training)."""
-    from agents.envs.customer_service.tickets import INTENTS
+# ---- a routing team's warm start (shared by bench/workflows.py and `training.mappo.run_spec`) ------------
+def intent_labels(tickets: Sequence[Any], intents: Sequence[str] | None = None) -> torch.Tensor:
+    """Multi-hot intents [len(tickets), len(intents)] (labelled tickets, for the clause readers'
+    pre-training); ``intents``: the catalogue's names in order (None: the default routing environment's)."""
+    from agents.envs.routing import rows_intents
 
-    return torch.tensor([[i in t.intents for i in INTENTS] for t in tickets], dtype=torch.float32)
+    names = rows_intents() if intents is None else tuple(intents)
+    return torch.tensor([[i in t.intents for i in names] for t in tickets], dtype=torch.float32)
+
+
+def _catalogue_names(env: Any) -> tuple[str, ...] | None:
+    """The intents of a routing environment's catalogue, in order (None: not a routing environment)."""
+    catalogue = getattr(getattr(env, "unwrapped", env), "catalogue", None)
+    return None if catalogue is None else tuple(catalogue.names)
 
 
 def log_expert_episodes(
@@ -299,9 +307,10 @@ def log_expert_episodes(
     a draft-only supervisor's logged actions approve as soon as the answer is complete (the logs still
     record each agent's own observation).
     """
-    from agents.envs.customer_service.rules import ExpertTeam
+    from agents.envs.routing import environment_interface
 
-    expert = ExpertTeam(tickets, roster=getattr(env.unwrapped, "roster", None))  # the drawn team's owners
+    # the drawn team's owners
+    expert = environment_interface(env).expert_team(tickets, getattr(env.unwrapped, "roster", None))
 
     def act(observations: Mapping[str, Any]) -> dict[str, int]:
         ticket_id, owners = env.unwrapped.ticket.id, env.unwrapped.roster.owners  # this episode's deal
@@ -332,7 +341,7 @@ def warm_start(
     reader = trainer.actor.reader
     if reader is not None:
         if reader_state is None:
-            labels = intent_labels(tickets)
+            labels = intent_labels(tickets, _catalogue_names(trainer.env))
             texts = [t.text for t in tickets]
             report["reader"] = pretrain_reader(
                 trainer, texts, labels, epochs=reader_epochs, seed=seed, events=events
@@ -356,9 +365,9 @@ def warm_start_from_spec(
     neither clause readers nor logged episodes.
     """
     from agents.envs import make_env, team_kwargs
-    from agents.envs.customer_service.env import team_start
+    from agents.envs.routing import start_options
 
-    t, start = team.training, team_start(team.environment)
+    t, start = team.training, start_options(team.environment)
     if trainer.actor.reader is None and not start.warm_start_episodes:
         return {}
 

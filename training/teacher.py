@@ -57,7 +57,7 @@ class ScriptedTeacher:
 
 
 class ExpertTeacher(ScriptedTeacher):
-    """The customer-service expert (`ExpertTeam`): reads the whole ticket named by the step's info, like
+    """A routing environment's expert (its interface's ``expert_team``): reads the whole ticket named by the step's info, like
     the logs it was cloned from, so it teaches agents that see only part of it."""
 
     def act(self, agent: str, observation: Any, info: Mapping[str, Any]) -> int | None:
@@ -119,13 +119,13 @@ def teacher_from_spec(
     if kind != "expert":
         raise ValueError(f"training.teacher must be 'none', 'rules', 'expert' or 'checkpoint', got {kind!r}")
     from agents.envs import make_env, team_kwargs
-    from agents.envs.customer_service.rules import ExpertTeam
+    from agents.envs.routing import environment_interface
 
     env = make_env(name, params, **team_kwargs(name, team.agents, team.edges))
-    tickets = getattr(env, "tickets", None)
-    if tickets is None:
+    tickets, interface = getattr(env, "tickets", None), environment_interface(env)
+    if tickets is None or interface is None:
         raise ValueError(f"the expert teacher reads labelled tickets; environment {name!r} has none")
-    return ExpertTeacher(ExpertTeam(tickets, roster=getattr(env, "roster", None)))
+    return ExpertTeacher(interface.expert_team(tickets, getattr(env, "roster", None)))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.envs.routing import ROUTING_ENVIRONMENTS, routing
+
 SCRIPTED_ENVIRONMENTS: tuple[str, ...] = (
     "customer_service",
     "research_report",
@@ -28,13 +30,8 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
         from agents.envs.large_team.scripted import RuleBidders
 
         return RuleBidders(params)
-    if name == "customer_service":
-        from agents.envs.customer_service.roster import drawn_roster
-        from agents.envs.customer_service.rules import ScriptedTeam, rules_router
-
-        roster = drawn_roster(team, params)
-        router = rules_router(params) if roster is not None and not roster.catalogue.shipped else None
-        return ScriptedTeam(router, queues=(params or {}).get("role_view") == "triage", roster=roster)
+    if name in ROUTING_ENVIRONMENTS:
+        return routing(name).scripted_team(params, team)
     if name == "research_report":
         from agents.envs.research_report.scripted import ScriptedResearchTeam
 

@@ -67,7 +67,7 @@ from mase_web.deployments.serializers import (
     TransitionSerializer,
 )
 from mase_web.deployments.tasks import dispatch_batch
-from mase_web.deployments.ticket_file import parse_ticket_lines
+from mase_web.deployments.ticket_file import catalogue_names, parse_ticket_lines
 from mase_web.runs.facade import Run, shown_text
 from mase_web.workflows.facade import workflow_in_project
 from serving.generation.base import BACKENDS
@@ -303,7 +303,7 @@ class DeploymentViewSet(
         if not _may_run_tickets(request.user, deployment.project_id):
             raise PermissionDenied("only product managers, operators and admins may run batches")
         _refuse_if_stopped(deployment)
-        tickets, errors = parse_ticket_lines(_upload_text(request))
+        tickets, errors = parse_ticket_lines(_upload_text(request), catalogue_names(deployment.spec))
         if errors:
             raise ValidationError({"file": errors})
         batch = BatchJob.objects.create(

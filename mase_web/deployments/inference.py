@@ -28,9 +28,9 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from agents.envs.customer_service.tickets import Ticket
 from mase_web.deployments import breaker_store, live, plain_insert, runtimes, writing
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode, Reply
+from serving.runtime import LabelledTicket
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +43,10 @@ class TicketRequest:
     task_id: str = ""
     intents: tuple[str, ...] | None = None
 
-    def as_runtime_input(self, request_id: str) -> Ticket | str:
+    def as_runtime_input(self, request_id: str) -> LabelledTicket | str:
         if self.intents is None:
             return self.text
-        return Ticket(id=self.task_id or request_id, text=self.text, intents=tuple(self.intents))
+        return LabelledTicket(id=self.task_id or request_id, text=self.text, intents=tuple(self.intents))
 
 
 def search_text(record: dict) -> str:

@@ -24,7 +24,7 @@ _runtimes: dict[tuple[int, str, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}
 _listeners: dict[str, Callable[[list[dict]], None]] = {}
 _build_lock = threading.Lock()
-_tuned_router: Any = None
+_tuned_routers: dict[Any, Any] = {}  # one tuned router per intent catalogue (and its tickets)
 
 
 def backbone_for(team: Any) -> Any:
@@ -39,16 +39,15 @@ def backbone_for(team: Any) -> Any:
 
 
 def _share_tuned_router(runtime: TeamRuntime) -> None:
-    """Keyword-router fallbacks get one router tuned per process, now: tuning takes seconds, and the
-    first ticket the fallback answers (a breaker that just opened) should not wait for it."""
-    global _tuned_router
+    """Keyword-router fallbacks get one router tuned per process and intent catalogue, now: tuning takes
+    seconds, and the first ticket the fallback answers (a breaker that just opened) should not wait for it."""
     fallback = runtime.fallback
     if isinstance(fallback, KeywordRouterFallback) and fallback.router is None:
-        if _tuned_router is None:
-            from agents.envs.customer_service.rules import KeywordRouter
-
-            _tuned_router = KeywordRouter.tuned()
-        fallback.router = _tuned_router  # read-only once tuned: safe to share
+        team = fallback.team
+        key = getattr(team, "catalogue_key", None)
+        if key not in _tuned_routers:
+            _tuned_routers[key] = team.tune()
+        fallback.router = _tuned_routers[key]  # read-only once tuned: safe to share
 
 
 def _dispatch(records: list[dict]) -> None:

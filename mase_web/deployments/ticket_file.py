@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.envs.customer_service.tickets import INTENTS
+from agents.envs.routing import rows_intents
 from mase_web.api_parsers import MalformedJSON, UnstorableInput, load_json, text_problem
 
 MAX_TICKETS = 5000
@@ -12,7 +13,14 @@ MAX_TEXT = 4000
 MAX_ERRORS = 50  # a file that is wrong everywhere gets the first ones, not a megabyte of messages
 
 
-def _check(item: Any) -> tuple[dict | None, str | None]:
+def catalogue_names(spec: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The intents a deployed spec's team answers (its routing environment's catalogue; () for none)."""
+    environment = (spec or {}).get("environment") or {}
+    name, params = environment.get("name"), environment.get("params") or {}
+    return rows_intents(params, name) if isinstance(name, str) and isinstance(params, dict) else ()
+
+
+def _check(item: Any, names: Sequence[str]) -> tuple[dict | None, str | None]:
     """(ticket, None) or (None, what is wrong with this line)."""
     if not isinstance(item, dict):
         return None, 'expected an object {"id", "text", "intents"?}'
@@ -29,15 +37,18 @@ def _check(item: Any) -> tuple[dict | None, str | None]:
     if intents is not None:
         if not isinstance(intents, list) or not intents or not all(isinstance(i, str) for i in intents):
             return None, '"intents" must be a non-empty list of intent names'
-        bad = [i for i in intents if i not in INTENTS]
+        bad = [i for i in intents if i not in names]
         if bad:
-            return None, f"unknown intent(s) {', '.join(bad)}; known: {', '.join(INTENTS)}"
-        intents = [i for i in INTENTS if i in intents]
+            known = f"known: {', '.join(names)}" if names else "this team answers no intents"
+            return None, f"unknown intent(s) {', '.join(bad)}; {known}"
+        intents = [i for i in names if i in intents]
     return {"id": str(ticket_id), "text": text.strip(), "intents": intents}, None
 
 
-def parse_ticket_lines(content: str) -> tuple[list[dict], list[str]]:
-    """(tickets, errors): errors read "line N: what is wrong"; blank lines are skipped."""
+def parse_ticket_lines(content: str, names: Sequence[str] | None = None) -> tuple[list[dict], list[str]]:
+    """(tickets, errors): errors read "line N: what is wrong"; blank lines are skipped. ``names``: the
+    intents a row may carry (the deployed team's catalogue, `catalogue_names`; None: the shipped one)."""
+    names = rows_intents() if names is None else tuple(names)
     tickets: list[dict] = []
     errors: list[str] = []
     seen: set[str] = set()
@@ -58,7 +69,7 @@ def parse_ticket_lines(content: str) -> tuple[list[dict], list[str]]:
             located = "; ".join(f"{path}: {' '.join(messages)}" for path, messages in exc.problems.items())
             errors.append(f"line {number}: {located}")
             continue
-        ticket, problem = _check(item)
+        ticket, problem = _check(item, names)
         if ticket is not None and ticket["id"] in seen:
             ticket, problem = None, f"duplicate ticket id {item['id']!r}"
         if problem:

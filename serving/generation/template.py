@@ -1,5 +1,6 @@
-"""The template writer: deterministic customer-service replies, one sentence group per intent, with slots
-filled from the ticket (order number, product, dates, address). It needs no model, so it is the default
+"""The template writer: deterministic replies, one sentence group per intent — the routing environment's
+templates (customer service: slots filled from the ticket, order number, product, dates, address), else a
+plain sentence naming the request. It needs no model, so it is the default
 backend, what the tests run, and the fallback that answers whenever another backend faults.
 
 Every backend reads the same context (`ticket_context`): a few ``Key: value`` lines the composer writes
@@ -13,10 +14,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
-from agents.envs.customer_service.phrasings import SLOTS
-from agents.envs.customer_service.tickets import INTENTS
+from agents.envs.routing import intent_reply, rows_intents
 from serving.generation.base import Generation, Generator, cut_at_stop, usage
 
 # ---- context: what every backend is given ----------------------------------------------------------
@@ -38,133 +37,34 @@ def ticket_context(
     return "\n".join(lines)
 
 
+_INTENT_NAME = re.compile(r"[a-z][a-z0-9_]{0,47}")
+
+
 def parse_context(text: str) -> tuple[str, tuple[str, ...]]:
-    """(ticket, intents) from a `ticket_context` message; unknown intent names are dropped."""
+    """(ticket, intents) from a `ticket_context` message; what is no intent name is dropped."""
     ticket, intents = "", ()
     for line in text.splitlines():
         if line.startswith("Ticket:"):
             ticket = line[len("Ticket:") :].strip()
         elif line.startswith("Handle:"):
             names = [n.strip() for n in line[len("Handle:") :].split(",")]
-            intents = tuple(n for n in names if n in INTENTS)
+            intents = tuple(n for n in names if _INTENT_NAME.fullmatch(n) and n != "none")
     return ticket, intents
 
 
-# ---- slots ------------------------------------------------------------------------------------------
-
-_ORDER = re.compile(
-    r"(?:\border|\bord\.?|#)\s*(?:no\.?|number|num|nr\.?|id)?\s*[:#]?\s*([A-Z]{0,4}-?\d{3,12})\b", re.I
-)
-_WEEKDAY = r"(?:last |next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DAY = re.compile(
-    rf"\b({_WEEKDAY}|the \d{{1,2}}(?:st|nd|rd|th)|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?"
-    rf"|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}|the weekend)\b",
-    re.I,
-)
-_DURATION = re.compile(
-    r"\b((?:over |almost |nearly |about |more than )?(?:\d+|one|two|three|four|five|six|a)"
-    r"(?: week and a half| (?:days?|weeks?|months?)))\b",
-    re.I,
-)
-_STREET = re.compile(r"\b(\d+ [A-Z][a-z]+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Way|Drive|Dr)\b[^,.;!?]*)")
-_PRODUCTS = sorted({*SLOTS["product"], *SLOTS["category"]}, key=len, reverse=True)
-_PLACES = sorted(SLOTS["place"], key=len, reverse=True)
+# ---- the sentences: the routing environment's templates, else a plain one from the intent's name -----
 
 
-@dataclass(frozen=True)
-class Slots:
-    """What the ticket says that a reply can repeat back; None when the ticket does not say it."""
-
-    order: str | None = None
-    product: str | None = None
-    day: str | None = None
-    duration: str | None = None
-    address: str | None = None
-
-
-def extract_slots(ticket: str) -> Slots:
-    """Order number, product, the date it was due, how long it has been, and a new address, if stated."""
-    low = ticket.lower()
-    order = _ORDER.search(ticket)
-    product = next((p for p in _PRODUCTS if p.lower() in low), None)
-    day, duration = _DAY.search(ticket), _DURATION.search(ticket)
-    place = next((p for p in _PLACES if p.lower() in low), None)
-    street = _STREET.search(ticket)
-    return Slots(
-        order=order.group(1) if order else None,
-        product=product,
-        day=day.group(1) if day else None,
-        duration=duration.group(1) if duration else None,
-        address=place or (street.group(1).strip() if street else None),
+def intent_sentence(intent: str, ticket: str) -> str:
+    """The reply to one intent: the routing environment's template (`agents.envs.routing.intent_reply`),
+    else a plain sentence naming the request (an intent of a catalogue the templates were not written for)."""
+    sentence = intent_reply(intent, ticket)
+    if sentence is not None:
+        return sentence
+    return (
+        f"Thanks for your message about {intent.replace('_', ' ')}. I've picked up your request and will "
+        "follow up with what I find, or with the next step, within one business day."
     )
-
-
-# ---- the sentences ----------------------------------------------------------------------------------
-
-
-def _the(slots: Slots, default: str) -> str:
-    return f"the {slots.product}" if slots.product else default
-
-
-def _on_order(slots: Slots) -> str:
-    return f" (order #{slots.order})" if slots.order else ""
-
-
-def intent_sentence(intent: str, slots: Slots) -> str:
-    """The template reply to one intent, with the ticket's slots filled in."""
-    if intent == "product_question":
-        return (
-            f"Thanks for your question about {_the(slots, 'the product')}. I've checked its product page and "
-            "the manufacturer's specifications and sent you the details you asked about; if anything is "
-            "still unclear, reply here and I'll confirm it before you buy."
-        )
-    if intent == "recommendation":
-        like = f" similar to the {slots.product}" if slots.product else ""
-        return (
-            f"For a recommendation{like}, I've put together a short list of our best-rated options with "
-            "prices and honest pros and cons; tell me your budget and I'll narrow it down to one."
-        )
-    if intent == "order_tracking":
-        return (
-            f"I've looked up your order{f' #{slots.order}' if slots.order else ''}"
-            f"{f' for the {slots.product}' if slots.product else ''}: it is on its way, "
-            "and the tracking link in your confirmation e-mail shows where it is now. I'll let you know as "
-            "soon as it is out for delivery."
-        )
-    if intent == "delivery_delay":
-        late = f" — {slots.duration} is far longer than it should take" if slots.duration else ""
-        due = f" It was due {slots.day}." if slots.day else ""
-        return (
-            f"I'm sorry {_the(slots, 'your parcel')}{_on_order(slots)} is late{late}.{due} I've opened an "
-            "investigation with the carrier and will send you a firm delivery date within 24 hours; if the "
-            "parcel can't be found, we'll send a replacement or refund you in full."
-        )
-    if intent == "address_change":
-        where = f" to {slots.address}" if slots.address else " to the new address you gave us"
-        return (
-            f"I've changed the delivery address{_on_order(slots)}{where}. If the parcel has already left our "
-            "warehouse, I've asked the carrier to redirect it."
-        )
-    if intent == "return_refund":
-        return (
-            f"I've started a return for {_the(slots, 'your item')}{_on_order(slots)}: a prepaid return label "
-            "is on its way to your e-mail, and the refund is issued within 5 business days of the item "
-            "reaching us."
-        )
-    if intent == "damaged_item":
-        return (
-            f"I'm sorry {_the(slots, 'your item')} arrived damaged. Reply with a photo of the damage and we'll "
-            "send a free replacement straight away, or a full refund if you prefer; there's no need to send "
-            "the broken item back."
-        )
-    if intent == "complaint":
-        return (
-            "I'm sorry for the experience you've had, and thank you for telling us. I've logged your "
-            "complaint and passed it to a team lead, who will contact you personally within one business "
-            "day to put it right."
-        )
-    raise ValueError(f"unknown intent {intent!r}; expected one of {', '.join(INTENTS)}")
 
 
 NOTHING_TO_ANSWER = (
@@ -176,12 +76,14 @@ GREETING, SIGN_OFF = "Hello,", "Kind regards,"
 
 
 def write_part(ticket: str, intents: Sequence[str]) -> str:
-    """One agent's part: the sentences of its intents, in `INTENTS` order (deterministic)."""
-    slots = extract_slots(ticket)
-    ordered = [i for i in INTENTS if i in set(intents)]
+    """One agent's part: the sentences of its intents (deterministic): the shipped catalogue's in its order,
+    then any others as given."""
+    shipped = rows_intents()
+    given = list(dict.fromkeys(intents))
+    ordered = [i for i in shipped if i in given] + [i for i in given if i not in shipped]
     if not ordered:
         return NOTHING_TO_ANSWER
-    return " ".join(intent_sentence(i, slots) for i in ordered)
+    return " ".join(intent_sentence(i, ticket) for i in ordered)
 
 
 def join_reply(parts: Sequence[str], team: str = "") -> str:

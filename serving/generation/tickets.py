@@ -1,4 +1,5 @@
-"""Customer service: turn a played episode into the reply the customer reads, one part per agent.
+"""A routing team (customer service, or any intent catalogue): turn a played episode into the reply the
+customer reads, one part per agent.
 
 The team's decisions say who writes what. The intents of the approved draft (the supervisor's verdict
 decides what is sent) are each written by the agent that handled them in the episode (the role that owns
@@ -15,13 +16,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.envs.customer_service.tickets import ACTION_INTENT, INTENT_ROLE, INTENTS, SUPERVISOR
+from agents.envs.routing import routing
 from serving.breaker import BreakerConfig, CircuitBreaker
 from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
 from serving.generation.template import join_reply, ticket_context
 
-REVIEWER_ROLES = (SUPERVISOR, "reviewer")
+SUPERVISOR = "quality_supervisor"  # who sends the holding reply when the team names no reviewer
 DEFAULT_PROMPT = "You are a customer-service agent. Answer the customer's request politely and concretely."
 
 
@@ -37,12 +38,13 @@ class TicketWriter:
         # else the one whose role owns it; the reviewer (if any) sends the holding reply
         self.owner: dict[str, str] = {}
         self.reviewer = SUPERVISOR
+        self.routing = routing()  # what an action answers, and a shipped role's intents
         for a in agents:
             role, agent = str(a.get("role") or a["id"]), str(a["id"])
-            if role in REVIEWER_ROLES:
+            if role in self.routing.reviewer_roles:
                 self.reviewer = agent if self.reviewer == SUPERVISOR else self.reviewer
                 continue
-            owned = a.get("intents") or [i for i in INTENTS if INTENT_ROLE[i] == role]
+            owned = a.get("intents") or self.routing.role_intents(role)
             for intent in owned:
                 self.owner.setdefault(str(intent), agent)
 
@@ -65,16 +67,16 @@ class TicketWriter:
     def plan(self, ticket: str, result: Mapping[str, Any]) -> list[PartRequest]:
         """Who writes which intents, and what each of them reads."""
         info = result.get("info") or {}
-        intents = [i for i in INTENTS if i in set(info.get("predicted_intents") or ())]
+        intents = list(dict.fromkeys(info.get("predicted_intents") or ()))  # the env's catalogue order
         records = list(result.get("decisions") or ())
         handled_by: dict[str, str] = {}
         for r in records:  # the first agent whose action handled the intent writes it
-            intent = ACTION_INTENT.get(str(r.get("action")))
+            intent = self.routing.answered_intent(str(r.get("action")))
             if intent in intents and intent not in handled_by:
                 handled_by[intent] = str(r["agent"])
         writers: dict[str, list[str]] = defaultdict(list)
         for intent in intents:
-            agent = handled_by.get(intent) or self.owner.get(intent, INTENT_ROLE[intent])
+            agent = handled_by.get(intent) or self.owner.get(intent, self.reviewer)
             writers[agent].append(intent)
         if not writers:  # nothing answered: the supervisor sends the holding reply
             writers[self.reviewer] = []

@@ -198,11 +198,11 @@ def test_make_fallback_kinds_and_errors():
 
 
 def test_keyword_router_fallback_uses_the_router_when_no_rule_matches():
+    from agents.envs.customer_service.fallback import KeywordRoutedTeam
     from agents.envs.customer_service.rules import KeywordRouter
 
-    fallback = KeywordRouterFallback(
-        [{"keywords": ["refund"], "route_to": "dispute_mediator"}], KeywordRouter()
-    )
+    rules = [{"keywords": ["refund"], "route_to": "dispute_mediator"}]
+    fallback = KeywordRouterFallback(KeywordRoutedTeam(rules, KeywordRouter))
     text = "where is my parcel? the tracking number does not work"
     assert fallback.routed_roles(text) == []
     assert "order_tracking" in fallback.intents_for(text)

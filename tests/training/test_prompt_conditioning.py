@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from agents.envs.customer_service.env import CustomerServiceEnv
+from agents.envs.customer_service.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing
 from agents.envs.customer_service.roster import Roster
 from agents.envs.customer_service.tickets import INTENTS, load_tickets
 from training.mappo import Featurizer, MappoConfig, MappoTeam, MappoTrainer
 from training.mappo.featurizer import clause_featurizer
-from training.prompt_team import PromptTeam, PromptTeamConfig, prompt_routing
 
 torch.set_num_threads(1)
 

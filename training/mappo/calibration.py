@@ -44,30 +44,22 @@ def correct_actions(
     observation: Mapping[str, Any],
     truth: set[str],
     owned: Sequence[str] | None = None,
+    env: Any | None = None,
 ) -> set[int]:
-    """The right actions of one customer-service agent (its action `names`) at `observation`, for a ticket
-    whose true intents are `truth`.
+    """The right actions of one routing-team agent (its action `names`) at `observation`, for a ticket
+    whose true intents are `truth`, as its environment says (`env`'s routing interface and catalogue; None:
+    the default routing environment's shipped catalogue).
 
     A specialist is right to answer any true intent it owns that is not in the draft yet, and to pass when
     none is left; a reviewer (its actions include ``approve``) is right to send back a draft holding a
     wrong intent, to approve a complete one, and to wait otherwise. What it owns is `owned` (its roster
     entry's intents) or, without it, the intents its actions can answer.
     """
-    from agents.envs.customer_service.tickets import ACTION_INTENT, INTENTS
+    from agents.envs.routing import environment_interface, routing
 
-    drafted = {INTENTS[i] for i, flag in enumerate(observation["draft"]) if flag}
-    if "approve" in names:
-        wanted = "send_back" if drafted - truth else "approve" if truth <= drafted else "continue"
-        return {list(names).index(wanted)}
-    todo = {
-        i
-        for i, name in enumerate(names)
-        if name in ACTION_INTENT
-        and ACTION_INTENT[name] in truth
-        and ACTION_INTENT[name] not in drafted
-        and (owned is None or ACTION_INTENT[name] in owned)
-    }
-    return todo or {list(names).index("pass")}
+    interface = routing() if env is None else environment_interface(env)
+    catalogue = interface.catalogue({}) if env is None else env.unwrapped.catalogue
+    return interface.correct_actions(names, observation, truth, owned, catalogue)
 
 
 def _owned(env: Any, agent: str) -> Sequence[str] | None:
@@ -79,11 +71,7 @@ def _owned(env: Any, agent: str) -> Sequence[str] | None:
 
 def _action_names(env: Any, agent: str, n: int) -> list[str]:
     own = getattr(env.unwrapped, "action_names", None)
-    if callable(own):
-        return list(own(agent))
-    from agents.envs.customer_service.tickets import ROLE_ACTIONS
-
-    return list(ROLE_ACTIONS.get(agent, [str(i) for i in range(n)]))
+    return list(own(agent)) if callable(own) else [str(i) for i in range(n)]
 
 
 def collect(
@@ -119,7 +107,7 @@ def collect(
                 for i, agent in enumerate(trainer.agents):
                     if agent in actions:
                         right = actions[agent] in correct_actions(
-                            names[agent], observations[agent], truth, _owned(game, agent)
+                            names[agent], observations[agent], truth, _owned(game, agent), game
                         )
                         step.append(
                             {"agent": i, "logits": logits[i], "action": actions[agent], "correct": right}
@@ -299,15 +287,28 @@ def dev_params(name: str | None, params: dict[str, Any], in_order: bool = True) 
     order, else drawn at random per seeded reset), or None when the environment has no ticket splits."""
     if _shipped_tickets(name) is None:
         return None
-    return {**params, "tickets": DEV_SPLIT, **({"shuffle": False} if in_order else {})}
+    from agents.envs.routing import routing
+
+    interface = routing(name)
+    dev = interface.dev_tickets(params) if interface is not None else DEV_SPLIT
+    if dev is None:  # a dataset of one's own without a dev split: nothing to calibrate on
+        return None
+    return {**params, "tickets": dev, **({"shuffle": False} if in_order else {})}
 
 
 def selection_params(name: str | None, params: dict[str, Any]) -> dict[str, Any] | None:
     """The parameters validation (the choice of `best`) plays: the dev split, drawn at random (a reseeded
     episode in file order would replay the first ticket), when the run trains on the environment's shipped
-    tickets; None (the run's own parameters) for any other ticket file or environment."""
+    tickets or on a dataset with its own dev split (``NAME.validation``); None (the run's own parameters)
+    for any other ticket file or environment."""
+    from agents.envs.routing import routing
+
     shipped = _shipped_tickets(name)
-    if shipped is None or params.get("tickets", shipped) != shipped:
+    if shipped is None:
+        return None
+    interface = routing(name)
+    own_dev = interface is not None and interface.has_own_dev_split(params)
+    if params.get("tickets", shipped) != shipped and not own_dev:
         return None
     return dev_params(name, params, in_order=False)
 

@@ -1,5 +1,5 @@
 """Observations and states as float vectors: text embedded by the frozen backbone (cached), numbers as
-they are; the customer-service clause reader's per-clause blocks."""
+they are; a routing environment's clause reader's per-clause blocks."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.envs.customer_service.clauses import split_clauses
-from agents.envs.customer_service.env import CLAUSE_READERS, team_start
+from agents.envs.clauses import split_clauses
+from agents.envs.routing import routing, start_options
 
 
 class Featurizer:
@@ -241,16 +241,21 @@ CLAUSE_SLOTS = 8  # 99 % of tickets have at most 8 clauses; longer tails are joi
 
 
 def clause_featurizer(
-    backbone: Any, cache_file: str | Path | None = None, keywords: bool = False
+    backbone: Any,
+    cache_file: str | Path | None = None,
+    keywords: bool = False,
+    environment: Any | None = None,
 ) -> Featurizer:
     """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers);
-    with `keywords` each clause also carries the keyword patterns' verdict per intent (`keyword_evidence`).
+    with `keywords` each clause also carries the keyword rules' verdict per intent. The intents and their
+    rules are the routing environment's (`environment`: a spec's, with its ``name`` and ``params``; None:
+    the default routing environment's shipped catalogue), asked through `agents.envs.routing`.
 
     The status line is skipped: it restates the draft and step, and embedding every distinct status
     string would cost a backbone call per step.
     """
-    from agents.envs.customer_service.roster import INTENT_DESCRIPTIONS
-    from agents.envs.customer_service.rules import keyword_evidence
+    name, params = (None, {}) if environment is None else (environment.name, dict(environment.params))
+    anchors, evidence = routing(name).reader_inputs(params, keywords)
 
     # An agent's prompt (what it is told it handles) enters as its similarity to each intent's description:
     # 8 numbers next to the draft, not a 384-wide embedding that drowned the reader's 8 scores in the
@@ -261,16 +266,18 @@ def clause_featurizer(
         skip=("status", "action_mask"),
         clause_slots=CLAUSE_SLOTS,
         cache_file=cache_file,
-        whole_anchors=tuple(INTENT_DESCRIPTIONS.values()),
-        clause_evidence=keyword_evidence if keywords else None,
+        whole_anchors=anchors,
+        clause_evidence=evidence,
     )
 
 
 def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
     """The featurizer of a spec's team (`environment.params.reader`), shared by `run_spec` and the runtime."""
-    reader = team_start(team.environment).reader
-    if reader in CLAUSE_READERS:
-        return clause_featurizer(backbone, keywords=reader == "clause_keywords")
+    start = start_options(team.environment)
+    if start.clause_reader:
+        return clause_featurizer(
+            backbone, keywords=start.reader == "clause_keywords", environment=team.environment
+        )
     # an environment may name observation fields a reader skips (research_report: its free-text view)
     from agents.envs import env_class
 

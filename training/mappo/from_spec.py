@@ -1,25 +1,22 @@
-"""A team spec to a running MAPPO/IPPO trainer: its config, links, featurizer, reward, schedule, teacher
-(what `training.api.train` calls for algorithm "mappo" / "ippo"); and a spec's trained team loaded back
+"""A team spec to the parts of a MAPPO/IPPO trainer: its config, links, featurizer, reward, schedule, teacher
+(`training.mappo.build` assembles the run from them); and a spec's trained team loaded back
 from a checkpoint, as a trainer (`trained_team`) or as the inference policy a runtime serves (`load_policy`)."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.backbone import Backbone
 from agents.comm import allowed_links
-from agents.envs import env_class, make_env, team_kwargs
-from agents.envs.customer_service.env import CLAUSE_READERS, team_start
-from agents.spec.algorithms import either, is_ppo, sends_messages
+from agents.envs import make_env, team_kwargs
+from agents.envs.routing import start_options
+from agents.spec.algorithms import sends_messages
 from training import distributed
 from training.curriculum import AdaptiveCurriculum
 from training.events import EventStream
 from training.evolution import EvolutionScheduler
 from training.golden import GoldenMetrics
-from training.mappo.attention import attention_reporter
 from training.mappo.calibration import selection_params
 from training.mappo.checkpoint import CheckpointError, check_fits, read_checkpoint
 from training.mappo.config import MappoConfig
@@ -29,7 +26,6 @@ from training.mappo.policy import TeamPolicy, action_count
 from training.mappo.team import MappoTeam
 from training.mappo.trainer import MappoTrainer
 from training.mappo.vector_features import VectorFeaturizer, is_vector_env
-from training.offline import warm_start_from_spec
 from training.reward import NoHumanFeedback, RewardComposer
 from training.spec_options import same_named
 from training.teacher import teacher_from_spec
@@ -129,7 +125,7 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     episodes, and the learning rate is scaled by `training.distributed.lr_scale` (1 for one process).
     """
     t = team.training
-    start = team_start(team.environment)
+    start = start_options(team.environment)
     per_update = max(1, int(t.batch_size)) * group.world_size
 
     def every(episodes: int) -> int:
@@ -140,7 +136,8 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
     translated = dict(
         sharing=t.policy_sharing,
         # readers fitted on the tickets' labels stay as fitted: the actors learn to act on that reading
-        reader_fixed=start.reader in CLAUSE_READERS and start.reader_epochs > 0,
+        reader_fixed=start.clause_reader and start.reader_epochs > 0,
+        reader_outputs=start.reader_outputs,  # one score per intent of the environment's catalogue
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
         critic_warmup_updates=every(t.critic_warmup_episodes),
@@ -154,87 +151,6 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
         cycle_updates=max(1, round(team.evolution.cycle_episodes / per_update)),
     )
     return MappoConfig(**{**same_named(MappoConfig, team.communication, t), **translated})
-
-
-def run_spec(
-    team: Any,
-    out_dir: str | Path,
-    events: EventStream | None = None,
-    should_stop: Callable[[], bool] = lambda: False,
-    resume: bool = True,
-    progress: Callable[[int, dict], None] | None = None,
-    backbone: Any | None = None,
-    human_feedback: Any | None = None,
-    group: distributed.Group = distributed.SINGLE,
-) -> dict[str, Any]:
-    """Train a TeamSpec whose `training.algorithm` is "mappo" or "ippo".
-
-    Wires the spec's reward (composer, per evolution phase), evolution schedule, curriculum, per-agent
-    update periods, golden-range metrics and teacher (`training.teacher`) into `MappoTrainer`; checkpoints go to
-    `out_dir/checkpoints/mappo/{last,best}` and a run resumes from `last` when `resume` is true.
-
-    `group` makes this process one data-parallel rank (training.distributed): every rank resumes from the
-    checkpoint rank 0 saw; every rank warm-starts and then takes rank 0's networks (broadcast); rank 0
-    alone evaluates, writes checkpoints and calibrates.
-    """
-
-    if not is_ppo(team.training.algorithm):
-        raise ValueError(
-            f"run_spec trains {either('ppo', quoted=True)} teams, not {team.training.algorithm!r}"
-        )
-    events = events if events is not None else EventStream()
-    cfg = config_from_spec(team, group)
-    env_name = team.environment.name
-    # loading the backbone and building the team (its first observations embedded) take a while on a CPU
-    with events.stage("preparing", "Loading the backbone and building the team", 2, "steps") as preparing:
-        if backbone is None and not is_vector_env(env_name):  # vector observations need no backbone
-            b = team.backbone
-            backbone = Backbone.load(b.model, pooling=b.pooling, max_length=b.max_length)
-        preparing.advance()
-        trainer = team_trainer(team, cfg, backbone, events, human_feedback, group)
-        preparing.advance()
-    agent_ids = [a.id for a in team.agents]
-    members = getattr(env_class(env_name), "member_ids", None)  # a team drawn by groups (large_team)
-    if members is not None:
-        agent_ids = list(members(dict(team.environment.params)))
-    if trainer.agents != agent_ids:
-        raise ValueError(
-            f"the spec's agents {agent_ids} differ from environment {env_name!r}'s {trainer.agents}"
-        )
-    trainer.episode_prefix = f"{Path(out_dir).name}/"  # human feedback is keyed "<run dir>/<episode number>"
-    root = Path(out_dir) / "checkpoints" / "mappo"
-    last = root / "last"
-    found = resume and (last / "state.json").is_file()
-    resume_from = last if distributed.rank0_choice(group, found) else None
-    if resume_from is None and group.is_main:
-        warm_start_from_spec(trainer, team, Path(out_dir) / "warm_start", events)
-    elif resume_from is None:  # the same warm start in parallel (it also fills this rank's text cache);
-        # rank 0's networks then replace its own, and its logs go to a scratch directory
-        with tempfile.TemporaryDirectory(prefix="mase-warm-start-") as scratch:
-            warm_start_from_spec(trainer, team, Path(scratch), None)
-    if cfg.comm and group.is_main:  # who listens to whom, for the communication views and the overlay
-        progress = attention_reporter(trainer, events, cfg.eval_every, cfg.updates, progress)
-    calibration: dict[str, Any] = {}
-
-    def calibrate(status: str) -> dict[str, float]:
-        # confidence the breaker can trust (training.mappo.calibration), fitted by rank 0 alone before the
-        # run's `finished` event: its progress is the run's, and its error joins the final metrics
-        if status != "succeeded" or not group.is_main:
-            return {}
-        calibration["found"] = calibrate_run(trainer, team, root, events)
-        found = calibration["found"]
-        return {} if found is None else {"calibration_error": found["ece_after"]}  # dev split, after fitting
-
-    result = trainer.train(
-        should_stop=should_stop,
-        checkpoint_dir=root if group.is_main else None,
-        resume_from=resume_from,
-        progress=progress,
-        before_finish=calibrate,
-    )
-    if "found" in calibration:
-        result["calibration"] = calibration["found"]
-    return result
 
 
 def team_trainer(

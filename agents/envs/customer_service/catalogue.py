@@ -115,9 +115,9 @@ SHIPPED = Catalogue(
 
 def catalogue_problems(value: Any, path: str = "$.intents") -> list[tuple[str, str]]:
     """(JSON path, message) for every problem of an ``intents`` parameter; [] for a usable one."""
-    if value is None or value == []:
+    if value is None or (isinstance(value, list | tuple) and not value):
         return []
-    if not isinstance(value, list):
+    if not isinstance(value, list | tuple):  # a loaded spec holds tuples
         return [(path, "must be a list of intents, each {name, description, keywords}")]
     if len(value) > MAX_INTENTS:
         return [(path, f"at most {MAX_INTENTS} intents")]
@@ -169,7 +169,7 @@ def _text_problems(entry: Mapping[str, Any], where: str, known: bool) -> list[tu
     elif isinstance(description, str) and len(description) > MAX_DESCRIPTION:
         problems.append((f"{where}.description", f"at most {MAX_DESCRIPTION} characters"))
     keywords = entry.get("keywords", [])
-    if not isinstance(keywords, list) or not all(isinstance(w, str) and w.strip() for w in keywords):
+    if not isinstance(keywords, list | tuple) or not all(isinstance(w, str) and w.strip() for w in keywords):
         problems.append((f"{where}.keywords", "must be a list of non-empty words or phrases"))
     elif len(keywords) > MAX_KEYWORDS:
         problems.append((f"{where}.keywords", f"at most {MAX_KEYWORDS} keywords"))
@@ -179,8 +179,10 @@ def _text_problems(entry: Mapping[str, Any], where: str, known: bool) -> list[tu
 def make_catalogue(value: Any) -> Catalogue:
     """The catalogue an ``intents`` parameter declares (empty or None: `SHIPPED`); ValueError naming every
     problem of a bad one."""
-    if value is None or value == [] or isinstance(value, Catalogue):
-        return value if isinstance(value, Catalogue) else SHIPPED
+    if isinstance(value, Catalogue):
+        return value
+    if value is None or (isinstance(value, list | tuple) and not value):
+        return SHIPPED
     problems = catalogue_problems(value)
     if problems:
         raise ValueError("; ".join(f"{path}: {message}" for path, message in problems))

@@ -103,3 +103,49 @@ def test_the_validator_names_what_a_catalogue_lacks(helpdesk_dataset):
     orphan = CustomerServiceEnv.validate_team(AGENTS[1:], {"intents": HELPDESK})
     assert any("password_reset, vpn_access" in e.message for e in orphan)
     assert CustomerServiceEnv.validate_team(AGENTS, {"intents": HELPDESK}) == []
+
+
+def helpdesk_spec(dataset: str, backbone_name: str) -> dict:
+    """The shipped customer-service template with the helpdesk catalogue, team and dataset: data only."""
+    doc = json.loads((Path(__file__).resolve().parents[3] / "examples" / "customer_service.json").read_text())
+    template = doc["agents"][0]
+    doc["agents"] = [{**template, **agent} for agent in AGENTS]
+    doc["edges"] = [{"source": a, "target": "lead", "kind": "dependency"} for a in ("accounts", "desk")] + [
+        {"source": "accounts", "target": "desk", "kind": "communication"}
+    ]
+    doc["fallback"] = {"kind": "keyword_router", "rules": [{"keywords": ["vpn"], "route_to": "accounts"}]}
+    doc["backbone"] = {"model": backbone_name, "pooling": "mean", "max_length": 32}
+    doc["environment"]["params"] |= {
+        "tickets": dataset, "intents": HELPDESK, "reader_epochs": 5, "warm_start_episodes": 8, "warm_start_epochs": 1,
+    }  # fmt: skip
+    doc["training"] |= {
+        "episodes": 4,
+        "batch_size": 2,
+        "eval_every": 2,
+        "checkpoint_every": 2,
+        "eval_episodes": 4,
+    }
+    doc["curriculum"]["enabled"] = False
+    return doc
+
+
+def test_a_catalogue_of_its_own_trains_and_serves_through_the_product_path(helpdesk_dataset, tmp_path):
+    from agents.backbone import Backbone
+    from serving.model import resolve_checkpoint
+    from serving.runtime import TeamRuntime
+    from tests.fixtures.tiny_models import build_tiny_causal_lm
+    from training.api import train
+
+    backbone = Backbone.load(str(build_tiny_causal_lm(tmp_path / "lm")), pooling="mean", max_length=32)
+    doc = helpdesk_spec(helpdesk_dataset, backbone.name)
+    result = train(doc, tmp_path / "run", backbone=backbone)
+    assert result.status == "succeeded", result
+    checkpoint = resolve_checkpoint(tmp_path / "run")
+    assert (checkpoint / "calibration.json").is_file()  # calibrated on the dataset's own dev split
+    from agents.spec import load_spec
+
+    with TeamRuntime.from_spec_checkpoint(load_spec(doc), checkpoint, backbone=backbone) as runtime:
+        answer = runtime.run_ticket("the vpn refuses my password since this morning")
+    assert answer["status"] != "error", answer
+    assert set(answer["info"]["predicted_intents"]) <= set(TEXTS)
+    assert {d["agent"] for d in answer["decisions"]} <= {"accounts", "desk", "lead"}

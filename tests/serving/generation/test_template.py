@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from agents.envs.customer_service.replies import extract_slots
 from agents.envs.customer_service.tickets import INTENTS
 from serving.generation import GenerationConfig, TemplateGenerator
 from serving.generation.template import (
     GREETING,
     NOTHING_TO_ANSWER,
     SIGN_OFF,
-    extract_slots,
     join_reply,
     parse_context,
     ticket_context,
