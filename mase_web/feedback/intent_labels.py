@@ -56,6 +56,7 @@ def row_snapshot(version: DatasetVersion, row: DatasetRow, catalogue: list[dict[
             "version": version.pk,
             "version_number": version.number,
             "row": row.pk,
+            "row_hash": row.row_hash,  # the row a relabelling version would replace
             "index": row.index,
             "owner": row.owner,
             "reference_reply": row.reference_reply,
