@@ -26,6 +26,7 @@ from django.utils import timezone
 from agents.spec.paths import path_problems
 from mase_web.runs.models import Run, RunEvent
 from mase_web.runs.recorder import RunEventRecorder, append_ending, ending_state, worker_name
+from training.baselines import train_with_baselines
 from training.events import EventStream
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,8 @@ def execute(run_id: int, task_id: str) -> str | None:
 
             # Annotators' ratings (and the project's reward model) feed the human_feedback reward term.
             job = partial(training_api.train, human_feedback=project_feedback(run.project_id))
+            if (run.source or {}).get("baselines"):  # asked at launch: the verdict comes before `finished`
+                job = partial(train_with_baselines, job)
         else:
             job = training_api.evaluate
         spec = spec_for_queue(run.spec, run.device)

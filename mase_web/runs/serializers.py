@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.spec import validate_spec
 from mase_web.accounts.facade import Project, ProjectField, request_user
 from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from mase_web.runs.tags import TagsField
 from mase_web.workflows.facade import VersionNotFound, published_spec
+from training.baselines import has_baselines
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -74,6 +76,14 @@ class LaunchSerializer(serializers.Serializer):
     version = serializers.IntegerField(required=False, min_value=1)
     overrides = OverridesSerializer(required=False)
     tags = TagsField(required=False)
+    baselines = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="after training, evaluate the team beside its rules and imitation on the same held-out "
+        "episodes and say whether MARL paid (recorded in the run's source); null: on when the team has "
+        "baselines (training.baselines.has_baselines)",
+    )
 
     def validate(self, data):
         if ("spec" in data) == ("workflow" in data):
@@ -110,7 +120,26 @@ class LaunchSerializer(serializers.Serializer):
         problem = teacher_problem(data["spec"], data["project"].pk)
         if problem:
             raise serializers.ValidationError({"spec": {"$.training.teacher_checkpoint": [problem]}})
+        if _baselines_choice(data):  # recorded only when on: the worker reads it from the run's source
+            data["source"] = {**data["source"], "baselines": True}
         return data
+
+
+def _baselines_choice(data: dict) -> bool:
+    """Whether the run evaluates its baselines: as asked, else wherever the team has them; asked for a
+    team without them (or for an evaluation run) is a field error."""
+    asked = data.pop("baselines", None)
+    available = data.get("kind", Run.Kind.TRAINING) == Run.Kind.TRAINING and has_baselines(data["spec"])
+    if asked and not available:
+        raise serializers.ValidationError(
+            {
+                "baselines": [
+                    "this run has no baselines to compare with: they need a training run of a MAPPO or IPPO "
+                    f"team in an environment that ships rules ({', '.join(SCRIPTED_ENVIRONMENTS)})"
+                ]
+            }
+        )
+    return available if asked is None else bool(asked)
 
 
 class RunEventSerializer(serializers.ModelSerializer):

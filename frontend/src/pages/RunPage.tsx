@@ -19,6 +19,7 @@ import { runsApi } from "../runs/runsApi";
 import { TERMINAL_STATES } from "../runs/types";
 import { useRunStream } from "../runs/useRunStream";
 import { useWorkers } from "../runs/useWorkers";
+import { VerdictPanel } from "../runs/VerdictPanel";
 
 type Control = "cancel" | "resume" | "cpu" | "gpu";
 
@@ -80,6 +81,7 @@ export function RunPage() {
         />
       )}
       <RunProgress stages={stream.stages} live={!terminal} />
+      <VerdictPanel verdict={stream.verdict} />
       <MetricCurves series={stream.series} />
       <AttentionReplay
         frames={stream.attention}

@@ -25,6 +25,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const [problem, setProblem] = useState<{ detail: string; errors: Record<string, string[]> } | null>(null);
   const [sending, setSending] = useState(false);
   const [tags, setTags] = useState("");
+  const [baselines, setBaselines] = useState(true);
   const workers = useWorkers();
 
   useEffect(() => {
@@ -72,7 +73,9 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
     const what = published ? { workflow: source.workflow as number, version: source.version as number } : { spec };
     setSending(true);
     try {
-      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, ...what, ...overrides, tags: parseTags(tags) });
+      // Checked leaves the choice to the server: on wherever the team has baselines (rules to compare with).
+      const compare = kind === "training" && !baselines ? { baselines: false } : {};
+      const run = await runsApi.launch({ project: project!, name: name.trim(), kind, device, ...what, ...overrides, ...compare, tags: parseTags(tags) });
       window.location.href = `/runs/${run.id}/`;
     } catch (e) {
       const err = e as ApiError;
@@ -114,6 +117,13 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
             <input type="number" min={1} value={episodes} onChange={(e) => setEpisodes(e.target.value)} placeholder="as in spec" />
           </label>
         </div>
+        {kind === "training" && (
+          <label className="checkbox-field">
+            <input type="checkbox" checked={baselines} onChange={(e) => setBaselines(e.target.checked)} aria-label="Compare with baselines" />
+            Compare with baselines: after training, play the rules and imitation of the rules on the same held-out episodes and say
+            whether MARL paid (teams whose environment ships rules)
+          </label>
+        )}
         <NoWorkerNotice device={device} workers={workers} onUseOther={() => setDevice(device === "gpu" ? "cpu" : "gpu")} />
         <SpecSource project={project} onSpec={onSpec} />
         <label className="spec-text">

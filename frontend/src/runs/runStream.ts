@@ -17,6 +17,8 @@ import type {
   StageProgress,
   SystemMetrics,
 } from "./types";
+import type { VerdictPayload } from "./events.generated";
+import { isVerdict } from "./verdict";
 
 export type Point = [number, number];
 
@@ -58,6 +60,8 @@ export interface RunStreamState {
   checkpointEvents: number;
   /** Bumped by lifecycle events (started, finished, error) so the page refetches the run's row. */
   lifecycleEvents: number;
+  /** The learned team beside its baselines, when the run evaluated them (the "verdict" event). */
+  verdict: VerdictPayload | null;
 }
 
 export const emptyStream: RunStreamState = {
@@ -78,6 +82,7 @@ export const emptyStream: RunStreamState = {
   stages: [],
   systemHistory: [],
   checkpointEvents: 0,
+  verdict: null,
   lifecycleEvents: 0,
 };
 
@@ -329,6 +334,9 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
       case "error":
         own("feed").push({ seq: event.seq, time: event.time, kind: "error", level: "error", title: "Error", detail: str(p.message) });
         s.lifecycleEvents += 1;
+        break;
+      case "verdict":
+        if (isVerdict(p)) s.verdict = p;
         break;
       case "log":
         own("feed").push({ seq: event.seq, time: event.time, kind: "log", level: "info", title: "Log", detail: str(p.message) });

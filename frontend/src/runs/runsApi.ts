@@ -13,6 +13,8 @@ export type LaunchRequest = {
   /** Launch-time changes the server applies to the spec and records in the run's source. */
   overrides?: { episodes?: number };
   tags?: string[];
+  /** Evaluate the team beside its rules and imitation after training; left out: on where the team has them. */
+  baselines?: boolean;
 } & ({ spec: unknown } | { workflow: number; version: number });
 
 const post = { method: "POST" } as const;
