@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -89,7 +90,10 @@ class DatasetViewSet(
         return super().create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        _save_unique_name(serializer, created_by=self.request.user)
+
+    def perform_update(self, serializer):
+        _save_unique_name(serializer)
 
     @extend_schema(responses=DatasetVersionSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)
@@ -141,6 +145,15 @@ class DatasetViewSet(
             "splits": service.split_counts(version),
         }
         return Response(result, status=status.HTTP_201_CREATED)
+
+
+def _save_unique_name(serializer, **fields) -> None:
+    """Save; a name taken by a request that passed validation at the same moment is a 400, not a 500."""
+    try:
+        with transaction.atomic():
+            serializer.save(**fields)
+    except IntegrityError:
+        raise ValidationError({"name": ["this project already has a dataset of that name"]}) from None
 
 
 def _shown_name(name: str | None) -> str:

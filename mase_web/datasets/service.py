@@ -123,21 +123,23 @@ def deployment_dataset(deployment_id: int, project: Project | int, by=None) -> D
     deployment = deployment_in_project(deployment_id, project_id)
     if deployment is None:
         raise LookupError(f"no deployment {deployment_id} in project {project_id}")
-    found = Dataset.objects.filter(deployment_id=deployment.pk).first()
-    if found is not None:
-        return found
-    name = f"{deployment.name} corrections (deployment {deployment.pk})"[:200]
-    try:
-        with transaction.atomic():
-            return Dataset.objects.create(
-                project_id=project_id,
-                name=name,
-                description=f"Tickets of deployment {deployment.pk} corrected in review.",
-                deployment=deployment,
-                created_by=by if by is not None and getattr(by, "is_authenticated", False) else None,
-            )
-    except IntegrityError:  # made at the same moment by another request
-        return Dataset.objects.get(deployment_id=deployment.pk)
+    base = f"{deployment.name} corrections (deployment {deployment.pk})"[:190]
+    for attempt in range(5):
+        found = Dataset.objects.filter(deployment_id=deployment.pk).first()
+        if found is not None:
+            return found
+        try:
+            with transaction.atomic():
+                return Dataset.objects.create(
+                    project_id=project_id,
+                    name=base if attempt == 0 else f"{base} {attempt + 1}",  # a member took the name
+                    description=f"Tickets of deployment {deployment.pk} corrected in review.",
+                    deployment=deployment,
+                    created_by=by if _user_id(by) is not None else None,
+                )
+        except IntegrityError:  # made at the same moment by another request, or the name is taken
+            continue
+    raise RuntimeError(f"could not make the corrections dataset of deployment {deployment.pk}")
 
 
 def dataset_in_project(dataset_id: int, project_id: int) -> Dataset | None:

@@ -16,6 +16,8 @@ from mase_web.datasets import facade
 from mase_web.datasets.models import Dataset, ImmutableError
 from mase_web.datasets.rows import NewRow
 from mase_web.datasets.versions import create_version
+from mase_web.deployments.models import Deployment
+from mase_web.runs.models import Run
 
 pytestmark = pytest.mark.django_db
 
@@ -68,8 +70,18 @@ def test_add_rows_refuses_bad_rows_whole(dataset):
 
 
 def test_deployment_dataset_is_made_once_and_only_in_its_project(dataset):
+    project = dataset.project
+    run = Run.objects.create(project=project, name="trained", spec={}, state=Run.State.SUCCEEDED)
+    deployment = Deployment.objects.create(project=project, name="cs", run=run, checkpoint="x", spec={})
+    Dataset.objects.create(project=project, name=f"cs corrections (deployment {deployment.pk})")  # taken
+
+    made = facade.deployment_dataset(deployment.pk, project)
+    assert made.deployment_id == deployment.pk and made.name.endswith(" 2")
+    assert facade.deployment_dataset(deployment.pk, project.pk) == made
     with pytest.raises(LookupError):
-        facade.deployment_dataset(987654, dataset.project)
+        facade.deployment_dataset(deployment.pk, Project.objects.create(name="other"))
+    with pytest.raises(LookupError):
+        facade.deployment_dataset(987654, project)
 
 
 def test_export_rows_and_the_files_a_spec_names(dataset, tmp_path, monkeypatch):
