@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.envs import UnknownEnvironmentError, env_class, episode_limit
 from agents.roles import REWARD_TERMS, ROLES, deciding_agents
 from agents.spec import SWEET_SPOT_AGENTS, FrozenDict, SpecError, TeamSpec, load_spec
 
@@ -32,12 +33,20 @@ __all__ = ["Advice", "EnvironmentProfile", "ENVIRONMENT_PROFILES", "MARL_THRESHO
 
 @dataclass(frozen=True)
 class EnvironmentProfile:
-    """What the advisor assumes about an environment it cannot run."""
+    """What the advisor assumes about an environment it cannot run. An environment class may declare its
+    own as the class attribute `complexity_profile`; the shipped ones are in `ENVIRONMENT_PROFILES`."""
 
     stochasticity: float  # 0 = deterministic episodes, 1 = every episode unpredictable
     horizon_param: str | None  # the params key holding the episode length, if any
     default_horizon: int
     note: str
+    # Decisions each agent takes per episode when the step limit overstates it (None: the horizon above).
+    decisions_per_agent: int | None = None
+    # Every decision's right answer is in the data (a ticket's intents name its owners): a classifier or
+    # imitation of an expert learns it without RL.
+    labelled: bool = False
+    # Share of what a decision needs that sits with other agents (0: each agent sees what it needs).
+    information_spread: float = 0.0
 
 
 ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
@@ -45,17 +54,28 @@ ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
         0.5,
         "max_rounds",
         1,
-        "number_guess is a test bed for learned communication: a parser could solve the "
-        "task itself, the point is to check that the team learns whom to listen to",
+        "number_guess is a test bed for learned communication: the guesser sees none of the clues and "
+        "distractors talk too, so the team must learn whom to listen to (a parser written for these exact "
+        "clue phrasings would also solve it)",
+        information_spread=1.0,
     ),
     "customer_service": EnvironmentProfile(
-        0.7, "max_steps", 6, "customer tickets vary in wording and may carry several intents at once"
+        0.7,
+        "max_steps",
+        6,
+        "customer tickets vary in wording and may carry several intents at once, but each ticket's "
+        "intents name the agents that should answer it: routing is a labelled, one-decision task",
+        decisions_per_agent=1,
+        labelled=True,
     ),
     "research_report": EnvironmentProfile(
         0.8, "max_steps", 32, "search results and the judge's scores vary from topic to topic"
     ),
     "collaborative_writing": EnvironmentProfile(
-        0.6, "max_steps", 16, "briefs differ in topic, tone and length, and each section's candidate blocks vary"
+        0.6,
+        "max_steps",
+        16,
+        "briefs differ in topic, tone and length, and each section's candidate blocks vary",
     ),
     "code_generation": EnvironmentProfile(
         0.6,
@@ -73,8 +93,9 @@ ENVIRONMENT_PROFILES: dict[str, EnvironmentProfile] = {
 }
 """Known environments. An environment not listed is assumed moderately random (0.5), one step long."""
 
-MARL_THRESHOLDS = {"each": 0.3, "mean": 0.5}
-"""MARL is recommended when every indicator reaches `each` and their mean reaches `mean`."""
+MARL_THRESHOLDS = {"each": 0.3, "mean": 0.5, "spread": 0.5}
+"""MARL is recommended when every indicator reaches `each` and their mean reaches `mean`, or when at least
+`spread` of what a decision needs sits with other agents (only learned communication joins it)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +105,7 @@ class Advice:
     decision_density: float
     uncertainty: float
     reward_conflict: float
-    recommendation: str  # "rules" | "marl"
+    recommendation: str  # "rules" | "supervised" | "marl"
     reasons: tuple[str, ...]
     warnings: tuple[SpecError, ...] = ()
     factors: Mapping[str, float] = field(default_factory=FrozenDict)  # the sub-scores behind each indicator
@@ -174,15 +195,38 @@ def _env_profile(spec: TeamSpec) -> tuple[EnvironmentProfile | None, int]:
     name = spec.environment.name
     if name is None:
         return None, _longest_dependency_path(spec)
-    profile = ENVIRONMENT_PROFILES.get(
-        name, EnvironmentProfile(0.5, None, 1, f"{name}: unknown environment, assumed moderately random")
-    )
+    profile = _declared_profile(name) or ENVIRONMENT_PROFILES.get(name) or _undeclared_profile(name)
     horizon = profile.default_horizon
-    if profile.horizon_param is not None:
+    if profile.decisions_per_agent is not None:
+        horizon = profile.decisions_per_agent
+    elif profile.horizon_param is not None:
         value = spec.environment.params.get(profile.horizon_param)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             horizon = value
     return profile, max(horizon, _longest_dependency_path(spec))
+
+
+def _undeclared_profile(name: str) -> EnvironmentProfile:
+    """An environment that declares no profile: moderately random, as long as its declared step limit
+    (`max_steps`, agents.envs.episode_limit) when it has one, else one step."""
+    try:
+        longest = episode_limit(env_class(name), {})
+    except UnknownEnvironmentError:
+        longest = None
+    if longest is None:
+        return EnvironmentProfile(0.5, None, 1, f"{name}: unknown environment, assumed moderately random")
+    return EnvironmentProfile(
+        0.5, "max_steps", longest, f"{name}: no complexity profile declared; assumed moderately random"
+    )
+
+
+def _declared_profile(name: str) -> EnvironmentProfile | None:
+    """The `complexity_profile` an environment class declares, if any (an unknown name has none)."""
+    try:
+        declared = getattr(env_class(name), "complexity_profile", None)
+    except UnknownEnvironmentError:
+        return None
+    return declared if isinstance(declared, EnvironmentProfile) else None
 
 
 def _uncertainty(spec: TeamSpec, reasons: list[str], factors: dict[str, float]) -> float:
@@ -240,6 +284,40 @@ def _reward_conflict(spec: TeamSpec, reasons: list[str], factors: dict[str, floa
     return value
 
 
+def _recommend(
+    spec: TeamSpec, indicators: tuple[float, float, float], profile: EnvironmentProfile | None, horizon: int
+) -> tuple[str, str]:
+    """("rules" | "supervised" | "marl", the reason). In order: one agent → rules; decisions whose right
+    answers are in the data and are taken once per episode → supervised (routing: a classifier or imitation
+    of an expert matches RL); all three indicators high → MARL; information spread over agents that talk →
+    MARL (only learned communication joins it, even in one step); otherwise rules."""
+    mean = sum(indicators) / 3
+    spread = profile.information_spread if profile is not None else 0.0
+    if len(spec.agents) == 1:
+        return "rules", "a single agent has nobody to coordinate with: improve its prompt and tools instead"
+    if profile is not None and profile.labelled and horizon <= 2:
+        return "supervised", (
+            "each decision's right answer is in the data and taken once per episode, with nothing deferred: "
+            "supervised learning (a classifier, or imitation of an expert) reaches what RL would, at a "
+            "fraction of the cost; keep MARL for workflows with many dependent decisions"
+        )
+    if min(indicators) >= MARL_THRESHOLDS["each"] and mean >= MARL_THRESHOLDS["mean"]:
+        return "marl", (
+            f"all three indicators are at least {MARL_THRESHOLDS['each']} (mean {mean:.2f}): learned collaboration "
+            "can find patterns a rule designer would miss"
+        )
+    if spread >= MARL_THRESHOLDS["spread"] and spec.communication.enabled:
+        return "marl", (
+            f"what a decision needs is spread over the agents ({spread:.1f}): no agent can decide alone, and whom "
+            "to listen to must be learned, so learned communication pays even where the three indicators are low"
+        )
+    weakest = min(zip(indicators, ("decision density", "uncertainty", "reward conflict"), strict=True))
+    return "rules", (
+        f"{weakest[1]} is {_level(weakest[0])} ({weakest[0]:.2f}; mean {mean:.2f}): hand-written rules or a fixed "
+        "DAG are simpler, steadier and easier to debug here"
+    )
+
+
 def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
     """Score a spec's need for MARL (docs/design.md#complexity-advisor) and recommend "rules" or "marl", with reasons.
 
@@ -253,7 +331,6 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
     uncertainty = _uncertainty(spec, reasons, factors)
     conflict = _reward_conflict(spec, reasons, factors)
 
-    n = len(spec.agents)
     deciding = deciding_agents(a.role for a in spec.agents)  # informants and distractors only share
     lo, hi = SWEET_SPOT_AGENTS
     warnings: list[SpecError] = []
@@ -266,24 +343,9 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
             )
         )
     indicators = (density, uncertainty, conflict)
-    mean = sum(indicators) / 3
-    if n == 1:
-        recommendation = "rules"
-        reasons.append("a single agent has nobody to coordinate with: improve its prompt and tools instead")
-    elif min(indicators) >= MARL_THRESHOLDS["each"] and mean >= MARL_THRESHOLDS["mean"]:
-        recommendation = "marl"
-        reasons.append(
-            f"all three indicators are at least {MARL_THRESHOLDS['each']} (mean {mean:.2f}): learned collaboration "
-            "can find patterns a rule designer would miss"
-        )
-    else:
-        recommendation = "rules"
-        weakest = min(zip(indicators, ("decision density", "uncertainty", "reward conflict"), strict=True))
-        reasons.append(
-            f"{weakest[1]} is {_level(weakest[0])} ({weakest[0]:.2f}; mean {mean:.2f}): hand-written rules or a fixed "
-            "DAG are simpler, steadier and easier to debug here"
-        )
-    profile, _ = _env_profile(spec)
+    profile, horizon = _env_profile(spec)
+    recommendation, why = _recommend(spec, indicators, profile, horizon)
+    reasons.append(why)
     if profile is not None:
         reasons.append(profile.note)
     if deciding > hi:

@@ -12,6 +12,12 @@ function Meter({ label, value, hint }: { label: string; value: number; hint: str
   );
 }
 
+const RECOMMENDATION_WORDS: Record<string, string> = {
+  marl: "multi-agent RL is worth it",
+  supervised: "supervised learning is enough (a classifier, or imitation of an expert)",
+  rules: "start with rules / a fixed workflow",
+};
+
 /** Complexity advisor (docs/design.md#complexity-advisor): does this workflow need multi-agent RL, or would rules do? */
 export function AdvisorPanel() {
   const report = useDesigner((s) => s.report);
@@ -37,7 +43,7 @@ export function AdvisorPanel() {
           <Meter label="Uncertainty" value={advice.uncertainty} hint="How variable each step's output and the environment are." />
           <Meter label="Reward conflict" value={advice.reward_conflict} hint="Whether good final results need agents to give up short-term efficiency." />
           <p className={`recommendation ${advice.recommendation}`} data-testid="recommendation">
-            Recommendation: {advice.recommendation === "marl" ? "multi-agent RL is worth it" : "start with rules / a fixed workflow"} (score{" "}
+            Recommendation: {RECOMMENDATION_WORDS[advice.recommendation] ?? advice.recommendation} (score{" "}
             {advice.score.toFixed(2)})
           </p>
           <ul className="reasons">

@@ -116,7 +116,7 @@ export interface Advice {
   uncertainty: number;
   reward_conflict: number;
   score: number;
-  recommendation: "rules" | "marl";
+  recommendation: "rules" | "supervised" | "marl";
   reasons: string[];
   warnings: Problem[];
 }
