@@ -2,8 +2,10 @@
 kept, duplicates reported.
 
 JSONL: one object a line, ``{"text", "intents"?, "owner"?, "reference_reply"?, "metadata"?, ...}`` (other
-keys are metadata). CSV: a header row with a ``text`` column; ``intents`` is a JSON list or names separated
-by ``;``; ``owner``, ``reference_reply``; every other column is metadata (empty cells left out). Lines are
+keys are metadata). CSV, separated by commas, semicolons or tabs (whichever the header holds most): a header
+row with a ``text`` column; ``intents`` is a JSON list or names separated by ``;`` (quoted in a
+semicolon-separated file); ``owner``, ``reference_reply``; every other column is metadata (empty cells left
+out). Lines are
 counted from 1 as an editor shows them (a CSV's header is line 1; a quoted cell may span lines, and its row
 is named by its first line). Bytes that are not UTF-8 are refused for their row only: the file is decoded
 with ``surrogateescape``, so a bad byte becomes a lone surrogate in that row's text and nowhere else.
@@ -109,11 +111,7 @@ def _keep(out: ReadFile, number: int, doc: dict[str, Any], catalogue: list[str] 
 
 
 def _read_csv(text: str, catalogue: list[str] | None, max_rows: int) -> ReadFile:
-    lines = io.StringIO(text, newline="")
-    dialect = (
-        csv.excel_tab if "\t" in text.split("\n", 1)[0] and "," not in text.split("\n", 1)[0] else csv.excel
-    )
-    reader = csv.reader(lines, dialect)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text.split("\n", 1)[0]))
     try:
         header = next(reader)
     except StopIteration:
@@ -138,6 +136,11 @@ def _read_csv(text: str, catalogue: list[str] | None, max_rows: int) -> ReadFile
             raise _too_many(max_rows)
         _keep_csv(out, number, columns, cells, catalogue)
     return out
+
+
+def _delimiter(header_line: str) -> str:
+    """The header's most frequent of ',', ';' and tab: spreadsheets in many locales save ';' or tabs."""
+    return max((",", ";", "\t"), key=header_line.count) if header_line.strip() else ","
 
 
 def _columns(header: list[str]) -> list[str]:

@@ -336,3 +336,20 @@ def test_csv_rows_with_bad_bytes_nuls_or_a_wrong_cell_count_are_refused_by_colum
         (2, "fine row", {"channel": "email"}),
         (6, "another fine row", {"channel": "phone"}),
     ]
+
+
+def test_csv_separated_by_semicolons_or_tabs(people):
+    project, _, users = people
+    dataset = make_dataset(users["pm"], project)
+    files = {
+        'text;intents;channel\n"late; again";"delivery;refund";chat\n': (
+            "late; again",
+            ["delivery", "refund"],
+        ),
+        "text\tintents\nlate, again\tdelivery\n": ("late, again", ["delivery"]),
+    }
+    for content, expected in files.items():
+        response = upload(users["pm"], dataset["id"], content, "rows.csv")
+        assert response.status_code == 201, response.content
+        rows = all_rows(users["pm"], response.json()["version"]["id"])
+        assert [(r["text"], r["intents"]) for r in rows] == [expected]
