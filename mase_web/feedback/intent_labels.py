@@ -30,7 +30,7 @@ from typing import Any
 
 from django.db import transaction
 
-from mase_web.datasets.facade import DatasetRow, DatasetVersion, RowsRefused, add_rows
+from mase_web.datasets.facade import DatasetRow, DatasetVersion, RowsRefused, relabel_rows
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue, IntentLabel, RowLabel
 from training.agreement import alpha_by_unit_set
 
@@ -132,7 +132,8 @@ def resolve(item: FeedbackItem) -> RowLabel | None:
 
 
 def _land(item: FeedbackItem, intents: list[str], annotators: list[str], by) -> dict[str, Any]:
-    """The labelled row as a new version of its dataset (`datasets.facade.add_rows`); where it landed."""
+    """The row's new labels, in place, in a new version of its dataset (`datasets.facade.relabel_rows`: the
+    labelled row replaces the unlabelled one and keeps its split); where it landed."""
     meta = item.snapshot.get("meta") or {}
     version = DatasetVersion.objects.filter(pk=meta.get("version")).select_related("dataset").first()
     if version is None:  # the dataset was deleted since the row was queued: the label stays in the queue
@@ -140,19 +141,13 @@ def _land(item: FeedbackItem, intents: list[str], annotators: list[str], by) -> 
     metadata = {**(meta.get("metadata") or {}), "annotated_by": annotators}
     if not intents:
         metadata["out_of_scope"] = True
-    row = {
-        "text": item.snapshot["task"],
-        "intents": intents,
-        "owner": meta.get("owner") or "",
-        "reference_reply": meta.get("reference_reply") or "",
-        "metadata": metadata,
-    }
+    label = {"row": meta.get("row"), "intents": intents, "metadata": metadata}
     source = f"feedback/queue/{item.queue_id}/item/{item.pk}"
     try:
-        new_version = add_rows(version.dataset, [row], PROVENANCE, by=by, source_ref=source)
+        new_version = relabel_rows(version.dataset, [label], PROVENANCE, by=by, source_ref=source)
     except RowsRefused as refused:  # e.g. the dataset's catalogue changed since: kept in the queue, said why
         return {"dataset": version.dataset_id, "refused": str(refused)}
-    stored = new_version.rows.order_by("-index").first()
+    stored = new_version.rows.filter(source_ref=source).order_by("-pk").first()
     return {
         "dataset": version.dataset_id,
         "dataset_name": version.dataset.name,
