@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
-from agents.spec import validate_spec
+from agents.spec import validate_spec, with_episodes
 from mase_web.accounts.facade import Project, ProjectField, request_user
 from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
@@ -58,7 +58,7 @@ def apply_overrides(spec: dict, overrides: dict) -> dict:
             raise serializers.ValidationError(
                 {"overrides": {"episodes": ["the spec has no training section to set the budget in"]}}
             )
-        changed["training"] = {**training, "episodes": overrides["episodes"]}
+        changed = with_episodes(changed, overrides["episodes"])  # the one place a budget is written
     return changed
 
 
