@@ -9,8 +9,8 @@ deployed team), or both, and optionally a better reply. A correction
 - is stored as a `Correction` (one per ticket: correcting it again replaces the earlier one);
 - lands the corrected ticket in the deployment's dataset (`deployment_dataset`, made on first use) as a row
   of a new version with provenance ``corrected``, the reviewer as its author and the decision or episode as
-  its source (`mase_web.datasets.facade`). Versions are immutable and keep their parent's rows, so a ticket
-  corrected twice holds both rows (the newer last; each names the same source).
+  its source (`mase_web.datasets.facade`). A ticket corrected again is relabelled in place (`relabel_rows`):
+  the newer correction replaces the row of the older one and keeps its split, so no ticket is held twice.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.db import transaction
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, version_rows
+from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, relabel_rows, version_rows
 from mase_web.deployments.catalogue import intent_catalogue, team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
@@ -147,17 +147,20 @@ def correct(episode: Episode, step: DecisionStep | None, user, data: dict) -> Co
         "reason": data.get("reason") or "",
         "corrected_by": user,
     }
+    earlier = episode.corrections.order_by("-pk").first()
+    replaces = (earlier.dataset_row or {}).get("row") if earlier is not None else None
     correction = Correction.objects.create(episode=episode, **fields)
     episode.corrections.exclude(pk=correction.pk).delete()  # the newest correction of a ticket stands
-    correction.dataset_row = land_in_dataset(correction)
+    correction.dataset_row = land_in_dataset(correction, replaces=replaces)
     correction.save(update_fields=["dataset_row"])
     return correction
 
 
-def land_in_dataset(correction: Correction) -> dict:
-    """The corrected ticket as a new row of the deployment's dataset (made on first use); returns where it
-    landed: {dataset, dataset_name, version, version_number, row}. A row the dataset refuses (a text it cannot
-    store) is a 400 and nothing of the correction is kept."""
+def land_in_dataset(correction: Correction, replaces: int | None = None) -> dict:
+    """The corrected ticket as a new row of the deployment's dataset (made on first use), or as the new
+    labels of the row an earlier correction of it landed (``replaces``); returns where it landed: {dataset,
+    dataset_name, version, version_number, row}. A row the dataset refuses (a text it cannot store) is a
+    400 and nothing of the correction is kept."""
     episode, user = correction.episode, correction.corrected_by
     deployment = episode.deployment
     dataset = deployment_dataset(deployment.pk, deployment.project_id, by=user)
@@ -168,13 +171,18 @@ def land_in_dataset(correction: Correction) -> dict:
         "reference_reply": correction.reply,
         "metadata": {"deployment": deployment.pk, "episode": episode.pk, "decision": correction.step_id},
     }
+    ref = source_ref(episode, correction.step)
     try:
-        version = add_rows(
-            dataset, [row], PROVENANCE, by=user, source_ref=source_ref(episode, correction.step)
-        )
+        if replaces is not None:
+            relabel = {key: value for key, value in row.items() if key != "text"}
+            version = relabel_rows(
+                dataset, [{**relabel, "row": replaces}], PROVENANCE, by=user, source_ref=ref
+            )
+        else:
+            version = add_rows(dataset, [row], PROVENANCE, by=user, source_ref=ref)
     except RowsRefused as refused:
         raise ValidationError({"dataset": [f"the dataset refused the ticket: {refused}"]}) from None
-    stored = version_rows(version).order_by("-index").first()
+    stored = version_rows(version).filter(source_ref=ref).order_by("-index").first()
     return {
         "dataset": dataset.pk,
         "dataset_name": dataset.name,

@@ -88,6 +88,9 @@ def test_an_operator_corrects_a_decision_and_it_lands_in_the_deployments_dataset
         ["damaged_item"],
     )
     assert newer.source_ref == f"deployment/{episode.deployment_id}/episode/{episode.pk}"
+    # relabelled in place: the ticket is held once, with the newer labels and the first row's split
+    assert list(newer.version.rows.values_list("text", flat=True)) == [episode.task_text]
+    assert newer.split == row.split
 
 
 def test_names_outside_the_catalogue_or_team_are_field_errors(team):
