@@ -148,6 +148,22 @@ def _with_threshold(spec: dict, threshold: float | None) -> dict:
     }
 
 
+def _refuse_role_before_body(user, data) -> None:
+    """403 before any word about the body for a member of the named run's project who may not deploy; a
+    run outside the caller's projects is left to `_deployable_run` (the same answer as a missing one)."""
+    try:
+        run_id = int(data.get("run"))
+    except (AttributeError, TypeError, ValueError):
+        return
+    project_id = (
+        Run.objects.filter(pk=run_id, project__in=projects_where(user, "view_project"))
+        .values_list("project_id", flat=True)
+        .first()
+    )
+    if project_id is not None:
+        _require(user, "deploy", project_id, "only product managers and admins of this project may deploy")
+
+
 def _deployable_run(user, run_id: int) -> Run:
     run = Run.objects.filter(pk=run_id, project__in=projects_where(user, "view_project")).first()
     if run is None:
@@ -200,6 +216,7 @@ class DeploymentViewSet(
 
     @extend_schema(request=DeploySerializer, responses={201: DeploymentDetailSerializer})
     def create(self, request, *args, **kwargs):
+        _refuse_role_before_body(request.user, request.data)
         body = DeploySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from mase_web.accounts.models import Membership, Project, Role
+from mase_web.runs.models import Run
 
 pytestmark = pytest.mark.django_db
 
@@ -46,3 +47,15 @@ def test_a_project_the_caller_is_not_in_is_judged_with_the_body_as_before(world,
     missing = client.post(url, {**body, "project": other.pk + 1000}, format="json")
     assert foreign.status_code == missing.status_code == 400
     assert foreign.json().keys() == missing.json().keys()
+
+
+def test_deploying_a_run_of_ones_project_without_the_right_is_403_before_the_body(world):
+    client, project, other = world
+    ours = Run.objects.create(project=project, name="r", spec={}, state=Run.State.SUCCEEDED)
+    theirs = Run.objects.create(project=other, name="r", spec={}, state=Run.State.SUCCEEDED)
+    bad = {"checkpoint": ["x"], "confidence_threshold": "high"}
+    answer = client.post("/api/deployments/", {**bad, "run": ours.pk}, format="json")
+    assert answer.status_code == 403 and answer.json()["errors"] == {}
+    foreign = client.post("/api/deployments/", {**bad, "run": theirs.pk}, format="json")
+    missing = client.post("/api/deployments/", {**bad, "run": theirs.pk + 1000}, format="json")
+    assert foreign.status_code == missing.status_code == 400
