@@ -306,6 +306,7 @@ def test_training_tab_sets_the_ppo_options_a_run_reads(live_services, browser_pa
     # Independent PPO has no centralised critic: its counterfactual option goes, and the saved spec stays valid.
     page.get_by_label("Algorithm").select_option("ippo")
     page.get_by_label("Counterfactual baseline").wait_for(state="detached")
+    page.get_by_role("status").filter(has_text="removed: counterfactual baseline").wait_for()  # and says so
     page.get_by_label("Policy sharing").wait_for()
     page.get_by_test_id("error-count").filter(has_text="valid").wait_for()
     page.get_by_test_id("save-status").filter(has_text="All changes saved").wait_for()
