@@ -10,7 +10,8 @@ it would finish in time), the rest of the team as the shared state tells it (`st
 the controller): whether someone else would finish sooner, how busy the team is, its reputation, whether its
 codebook is current. The team reward, shared by every agent: the task's value if the winner will finish it by
 its deadline, less ``cost_per_time`` per time unit of work. An agent in ``fault_schedule`` goes offline when its
-task arrives: it is terminated, and the tasks it held are lost.
+task arrives: it is terminated, and the tasks it held are lost. An operator takes agents offline for one episode (a
+served request) through ``reset(options={"offline": [agent, ...], "faults": ["agent@task", ...]})``.
 
 The last step's info carries the episode's figures (`EpisodeFigures`): tasks done in time, waits, drops, the tasks
 done in time among the 100 after the first fault, messages and convergence rounds of the shared state.
@@ -66,7 +67,6 @@ class LargeTeamEnv(ParallelEnv):
             [[dict(g.speeds).get(k, 0.0) for k in self.kinds] for g in self.groups for _ in range(g.count)]
         )
         self.capacity = np.array([g.capacity for g in self.groups for _ in range(g.count)])
-        self.faults = fault_plan(p.fault_schedule)
         self.n = len(self.possible_agents)
         self.scale = MEAN_SIZE * p.slack
         box = spaces.Box(-4.0, 4.0, shape=(len(OBS_FIELDS),), dtype=np.float32)
@@ -136,7 +136,8 @@ class LargeTeamEnv(ParallelEnv):
         self.allocations = []
         self.t, self.now = 0, self.tasks[0].arrival
         self.agents = list(self.possible_agents)
-        self._fail(self.faults.get(0, []))
+        self._faults = self._fault_plan(options or {})
+        self._fail(self._faults.get(0, []))
         self.agents = [a for i, a in enumerate(self.possible_agents) if self.online[i]]
         self._prepare()
         return self._observations(), {a: {} for a in self.agents}
@@ -152,7 +153,7 @@ class LargeTeamEnv(ParallelEnv):
         failed: list[str] = []
         if not ended:
             self._advance_to(self.tasks[self.t].arrival)
-            failed = self._fail(self.faults.get(self.t, []))
+            failed = self._fail(self._faults.get(self.t, []))
             if self.p.codebook_every and self.t % self.p.codebook_every == 0:
                 self.codebook += 1
                 self._publish(0)
@@ -195,6 +196,18 @@ class LargeTeamEnv(ParallelEnv):
             Task(i, self.kinds[kinds[i]], float(sizes[i]), float(values[i]), float(arrivals[i]))
             for i in range(T)
         ]
+
+    def _fault_plan(self, options: Mapping[str, Any]) -> dict[int, list[str]]:
+        """The spec's fault schedule plus this episode's (an operator's): ``options["offline"]`` names agents
+        offline from the first task, ``options["faults"]`` adds "agent@task" entries. ValueError for an agent
+        the team does not have or a malformed entry."""
+        offline, extra = list(options.get("offline") or ()), list(options.get("faults") or ())
+        problems = LargeTeamParams.problems(
+            {**self.p.as_dict(), "fault_schedule": [f"{a}@0" for a in offline] + extra}
+        )
+        if problems:
+            raise ValueError(f"reset options: {problems[0].message}")
+        return fault_plan([*self.p.fault_schedule, *extra, *(f"{a}@0" for a in offline)])
 
     def _advance_to(self, now: float) -> None:
         rounds = int(now // self.p.round_length) - int(self.now // self.p.round_length)

@@ -141,3 +141,33 @@ def test_a_tiny_training_run_through_the_product_path(tmp_path):
     result = api.train(doc, tmp_path / "run", resume=False)
     assert result.status == "succeeded" and result.metrics["episode"] == 4
     assert 0 <= result.metrics["success"] <= 1 and result.metrics["messages_per_episode"] > 0
+    # served with an agent taken offline for the request (a reset option): it neither decides nor wins
+    from serving.runtime import TeamRuntime
+
+    team = load_spec(doc, require_environment=True)
+    runtime = TeamRuntime.from_spec_checkpoint(team, tmp_path / "run" / "checkpoints" / "mappo" / "last")
+    served = runtime.run(options={"offline": ["guides_0"]}, seed=3)
+    assert served["status"] == "truncated" and served["steps"] == 20
+    deciders = {d["agent"] for d in served["decisions"]}
+    assert "guides_0" not in deciders and len(deciders) == 9
+    assert served["info"]["lost"] == 0 and served["info"]["in_time"] > 0
+
+
+def test_an_operator_takes_agents_offline_through_reset_options():
+    env = LargeTeamEnv(groups=scaled_groups(20), allocation="central", fault_schedule=["couriers_0@30"])
+    env.reset(seed=0, options={"offline": ["guides_0"], "faults": ["mediators_1@10"]})
+    assert "guides_0" not in env.agents and len(env.agents) == 19
+    figures = play_on(env)
+    assert all(a["winner"] != 0 for a in env.allocations)  # guides_0 is agent 0
+    assert not env.online[env.possible_agents.index("mediators_1")] and figures["in_time_after"] is not None
+    with pytest.raises(ValueError, match="no agent nobody"):
+        env.reset(seed=0, options={"offline": ["nobody"]})
+
+
+def play_on(env: LargeTeamEnv) -> dict:
+    """The rest of an episode already reset, everybody passing; the last info."""
+    info: dict = {}
+    while env.agents:
+        *_, infos = env.step(dict.fromkeys(env.agents, 0))
+        info = next(iter(infos.values()), info)
+    return info
