@@ -64,6 +64,7 @@ from serving.breaker import (
 from serving.decisions import action_names, explain_prompt, plain, step_records
 from serving.model import RuntimeInputError, TeamModel
 from serving.requests import OUT_OF_SCOPE, RequestMatcher
+from serving.scope import ScopeGate
 from training.events import EventStream
 from training.mappo import load_policy
 
@@ -91,6 +92,7 @@ class RuntimeConfig:
     log_decisions: bool = True  # keep per-agent records in each result (off for load tests)
     protocol_every: int = 20  # requests between "metrics" events of the HCP link's statistics
     explain_tokens: int = 24  # causal LM backbones: tokens of generated "reason" text per decision (0 = off)
+    scope_gate: bool = False  # routing teams: turn away tickets outside the catalogue (serving.scope)
 
 
 class TeamRuntime:
@@ -133,6 +135,8 @@ class TeamRuntime:
         self._envs.put(probe)
         # the writing workflows play one item of their data: a typed request is matched to it
         self.requests = RequestMatcher.for_env(probe, self.model.embed)
+        self._scope_lock = threading.Lock()
+        self._scope: ScopeGate | None = None  # built on the first ticket (it embeds the labelled tickets)
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
@@ -249,7 +253,39 @@ class TeamRuntime:
             ticket, known = self._routing_ticket(str(ticket.id), ticket.text, tuple(ticket.intents)), True
         else:
             raise RuntimeInputError(f"run_ticket needs a Ticket or a text, got {type(ticket).__name__}")
+        verdict = self._scope_check(ticket.text)
+        if verdict is not None and not verdict["in_scope"]:
+            return self._outside_catalogue(request_id, verdict)
         return self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+
+    def _scope_check(self, text: str) -> dict[str, Any] | None:
+        """Whether a routing team's ticket is within its catalogue (`serving.scope`; None: no gate)."""
+        if not self.config.scope_gate or self.requests is not None:
+            return None
+        with self._scope_lock:
+            if self._scope is None:
+                env = self._acquire_env()
+                try:
+                    self._scope = ScopeGate.for_env(env, self.model.embed)
+                finally:
+                    self._envs.put(env)
+        return None if self._scope is None else self._scope.check(text)
+
+    def _outside_catalogue(self, request_id: str, verdict: dict[str, Any]) -> dict[str, Any]:
+        """A routing team's ticket outside its catalogue: nothing played, status ``out_of_scope``, handed
+        to a person (the reply says so, `serving.scope.handoff_text`)."""
+        with self._stats_lock:
+            self.stats["requests"] += 1
+        detail = (
+            f"nearest intent {verdict['nearest']!r} at similarity {verdict['score']:.2f}, not above the "
+            f"scope floor {verdict['floor']:.2f}: handed to a person"
+        )
+        return {
+            "request_id": request_id, "task_id": None, "status": OUT_OF_SCOPE, "steps": 0, "reward": None,
+            "info": {}, "decisions": [], "sources": {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0},
+            "faults": [{"step": 0, "kind": OUT_OF_SCOPE, "detail": detail}], "latency_ms": 0.0,
+            "step_latency_ms": [], "breaker": self.breaker.state, "request": {**verdict, "handoff": True},
+        }  # fmt: skip
 
     def _routing_ticket(self, ticket_id: str, text: str, intents: tuple[str, ...] = ()) -> Any:
         """A ticket of this team's routing environment: a text typed by a user (no intents known) or a

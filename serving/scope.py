@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["OUT_OF_SCOPE", "KEEP", "ScopeGate", "handoff_text", "in_scope_floor"]
+__all__ = ["OUT_OF_SCOPE", "KEEP", "ScopeGate", "catalogue_of", "handoff_text", "in_scope_floor"]
 
 OUT_OF_SCOPE = "out_of_scope"
 """The episode status and fault kind of a ticket outside the catalogue (as for the writing teams)."""
@@ -91,16 +91,19 @@ class ScopeGate:
         """A ticket scoring at or under this is out of scope."""
 
     @classmethod
-    def for_env(cls, env: Any, embed: Embed | None, keep: float = KEEP) -> ScopeGate | None:
+    def for_env(
+        cls, env: Any, embed: Embed | None, keep: float = KEEP, dev: Sequence[Any] | None = None
+    ) -> ScopeGate | None:
         """The gate of a routing environment instance: its catalogue (``catalogue.descriptions`` or
-        ``intent_catalogue``), its labelled ``tickets`` and its ``dev_tickets()`` when it has them; None for
+        ``intent_catalogue``), its labelled ``tickets`` and ``dev`` (default: its ``dev_tickets()`` when it has them); None for
         an environment without a catalogue or a team without a backbone."""
         env = getattr(env, "unwrapped", env)
-        catalogue = _catalogue_of(env)
+        catalogue = catalogue_of(env)
         if embed is None or not catalogue:
             return None
-        dev_hook = getattr(env, "dev_tickets", None)
-        dev = list(dev_hook()) if callable(dev_hook) else []
+        if dev is None:
+            dev_hook = getattr(env, "dev_tickets", None)
+            dev = list(dev_hook()) if callable(dev_hook) else []
         examples = [t for t in getattr(env, "tickets", ()) if _intents(t)]
         return cls(catalogue, examples, embed, dev=dev, keep=keep)
 
@@ -142,7 +145,8 @@ class ScopeGate:
         }
 
 
-def _catalogue_of(env: Any) -> list[dict[str, Any]]:
+def catalogue_of(env: Any) -> list[dict[str, Any]]:
+    """A routing environment instance's intents as ``{name, description}`` ([] for another kind)."""
     catalogue = getattr(env, "catalogue", None)
     descriptions = getattr(catalogue, "descriptions", None)
     if isinstance(descriptions, Mapping) and descriptions:

@@ -21,6 +21,8 @@ from serving.breaker import BreakerConfig, CircuitBreaker
 from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
 from serving.generation.template import join_reply, ticket_context
+from serving.requests import OUT_OF_SCOPE
+from serving.scope import handoff_text
 
 SUPERVISOR = "quality_supervisor"  # who sends the holding reply when the team names no reviewer
 DEFAULT_PROMPT = "You are a customer-service agent. Answer the customer's request politely and concretely."
@@ -96,6 +98,8 @@ class TicketWriter:
         Never raises for a backend fault: the template writes that part.
         ``on_part(index, part dict)`` hears each part as soon as it is settled, ``on_chunk(index, agent,
         text)`` its text as it is written (`GuardedWriter.write`): what a browser shows live."""
+        if result.get("status") == OUT_OF_SCOPE:  # outside the catalogue: a person takes it over
+            return self.handoff(result)
         started = time.perf_counter()
         hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
         parts = self.writer.write(self.plan(ticket, result), on_part=hear, on_chunk=on_chunk)
@@ -110,6 +114,23 @@ class TicketWriter:
             "breaker": self.writer.breaker.state,
         }
         return reply
+
+    def handoff(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """The reply to a ticket outside the team's catalogue (`serving.scope`): says so in words and that a
+        person takes it over; nothing is written by the agents."""
+        faults = [f for f in result.get("faults") or () if f.get("kind") == OUT_OF_SCOPE]
+        config = self.writer.config
+        return {
+            "text": handoff_text(self.team),
+            "signature": self.team,
+            "parts": [],
+            **summarise([], config.backend, config.model or config.backend),
+            "faults": [{"agent": None, "kind": OUT_OF_SCOPE, "detail": str(faults[0].get("detail", "")) if faults else ""}],
+            "latency_ms": 0.0,
+            "approved": False,
+            "handed_to_person": True,
+            "breaker": self.writer.breaker.state,
+        }
 
     def close(self) -> None:
         self.writer.close()
