@@ -52,6 +52,7 @@ EVALUATION_PARAMS: dict[str, dict[str, Any]] = {
     "research_report": {"split": "test"},
     "collaborative_writing": {"split": "test", "shuffle": True},
     "code_generation": {"split": "test", "shuffle": True},
+    "interactive_support": {"split": "heldout"},  # customers of product families kept out of training
 }
 """Per environment: the parameters that turn the training environment into its held-out evaluation one."""
 
@@ -187,6 +188,7 @@ def score_name(environment: str) -> str:
         "research_report": "judge score",
         "collaborative_writing": "judge score",
         "code_generation": "judge score",
+        "interactive_support": "resolution",
     }.get(environment, "success")
 
 

@@ -138,7 +138,8 @@ def score_arm(
 
 
 def _points(x: float) -> str:
-    return f"{abs(x) * 100:.0f}"
+    points = abs(x) * 100
+    return f"{points:.1f}" if 0 < points < 0.95 else f"{points:.0f}"  # never "0" for a gain that is not
 
 
 def _signed_points(x: float) -> str:

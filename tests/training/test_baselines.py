@@ -38,6 +38,7 @@ def template(name: str, **training) -> dict:
         ("research_report", True),
         ("collaborative_writing", True),
         ("code_generation", True),
+        ("interactive_support", True),
         ("number_guessing", False),  # no rule procedure: its only actions are guesses
         ("number_guess_n64", False),
     ],

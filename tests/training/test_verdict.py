@@ -117,3 +117,11 @@ def test_other_baseline_arms_can_be_named():
     )
     assert v.baseline == "alone" and v.outcome == "marl_paid"
     assert v.sentence.startswith("learned communication (REINFORCE) scores 50 points more")
+
+
+def test_a_bound_under_one_point_is_not_written_as_zero():
+    v = judge({"rules": [0.0] * 200, "mappo": [1.0] * 2 + [0.0] * 198})
+    assert v.low == 0.0 and "CI 0 to" in v.sentence  # a bound at zero stays "0"
+    mixed = judge({"rules": [0.0] * 1000, "mappo": [1.0] * 12 + [0.0] * 988})
+    assert 0 < mixed.low < 0.0095
+    assert f"CI {mixed.low * 100:.1f} to" in mixed.sentence
