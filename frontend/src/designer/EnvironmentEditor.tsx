@@ -1,3 +1,4 @@
+import { IntentCatalogueEditor } from "./IntentCatalogue";
 import { NumberField } from "./NumberField";
 import { useDesigner } from "./store";
 import type { Catalogue, EnvParam, Json } from "./types";
@@ -85,6 +86,7 @@ export function EnvironmentEditor({ catalogue }: { catalogue: Catalogue }) {
   if (!environment?.name) return <p className="muted">This workflow is design-only: it names no environment to train in.</p>;
   const described = catalogue.environments[environment.name] ?? [];
   const params = environment.params ?? {};
+  const intents = catalogue.intents?.[environment.name]; // the environment's own catalogue (agents own intents)
   const save = (next: Record<string, Json>) => {
     const { params: _dropped, ...rest } = environment;
     setSection("environment", Object.keys(next).length ? { ...rest, params: next } : rest);
@@ -101,7 +103,11 @@ export function EnvironmentEditor({ catalogue }: { catalogue: Catalogue }) {
           <fieldset>
             {described.map((param) => (
               <div key={param.name} className="env-param">
-                <ParamField param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />
+                {param.name === "intents" && intents ? (
+                  <IntentCatalogueEditor shipped={intents} value={params.intents} onChange={(value) => save(withParam(params, param, value))} />
+                ) : (
+                  <ParamField param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />
+                )}
                 <p className="hint">{param.help}</p>
               </div>
             ))}

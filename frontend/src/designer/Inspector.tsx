@@ -1,5 +1,6 @@
 import { AgentInspector } from "./AgentInspector";
 import { EdgeInspector } from "./EdgeInspector";
+import { effectiveCatalogue } from "./IntentCatalogue";
 import { reverseLink } from "./linkPairs";
 import type { SpecDefaults } from "./specDefaults";
 import { useDesigner } from "./store";
@@ -39,7 +40,7 @@ export function Inspector({ roles, defaults, intents, workflowId, publishedVersi
           roles={roles}
           defaults={defaults}
           readOnly={readOnly}
-          intents={intents?.[spec.environment?.name ?? ""]}
+          intents={effectiveCatalogue(intents?.[spec.environment?.name ?? ""], spec.environment?.params)}
           workflowId={workflowId}
           publishedVersion={publishedVersion}
           promptRouting={routing}
