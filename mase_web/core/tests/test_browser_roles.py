@@ -83,7 +83,7 @@ def test_a_run_page_the_user_may_not_see_answers_404_before_rendering(live_servi
     page.wait_for_timeout(1500)  # a page that mounted the run view would open its socket by now
     assert sockets == []
     assert page.locator("#root").count() == 0
-    assert nav_texts(page) == ["Workflows", "Runs", "Deployments", "Review", "API"]
+    assert nav_texts(page) == ["Workflows", "Runs", "Deployments", "Datasets", "Review", "API"]
 
 
 def test_operator_reads_an_agents_prompt_in_the_read_only_designer(live_services, browser_page):
