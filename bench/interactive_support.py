@@ -1,0 +1,140 @@
+"""The interactive support workflow, arm by arm on the same customers: the scripted procedures (each named
+one and the best of the grid, chosen on dev customers), behaviour cloning of the best, and the shipped
+template trained with IPPO and with MAPPO through `training.api.train`, per seed.
+
+    python bench/interactive_support.py --out F.json [--quick] [--seeds 0 1] [--train-episodes 2560]
+        [--eval-episodes 500] [--runs DIR]   # DIR/<algorithm>-s<seed>: a run there is reused, else trained
+
+Every arm plays the same `--eval-episodes` customers of the training families (fresh seeds, never the dev
+ones a procedure was chosen on) and as many of the held-out families. Keys: `bench/README.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from agents.envs.interactive_support.baselines import (  # noqa: E402
+    BEST,
+    NAMED,
+    choose_on_dev,
+    clone,
+    compare_arms,
+    decision_differences,
+    grid,
+)
+from agents.spec import load_spec  # noqa: E402
+from training.api import train  # noqa: E402
+from training.mappo.from_spec import load_policy  # noqa: E402
+
+TEMPLATE = ROOT / "examples" / "interactive_support.json"
+SUMMARY_KEYS = ("resolution", "satisfaction", "escalations", "cost", "heldout_resolution", "return")
+
+
+def trained_policy(run_dir: Path, algorithm: str, seed: int, episodes: int) -> tuple[Any, float]:
+    """The best checkpoint of the template trained with ``algorithm`` and ``seed`` in ``run_dir`` (trained
+    now unless a finished run is there), greedy; and the training seconds (0 when reused)."""
+    best = run_dir / "checkpoints" / "mappo" / "best"
+    seconds = 0.0
+    if not (best / "state.json").is_file():
+        spec = json.loads(TEMPLATE.read_text())
+        spec["training"].update(algorithm=algorithm, seed=seed)
+        started = time.perf_counter()
+        train(spec, run_dir, episodes=episodes, resume=False)
+        seconds = time.perf_counter() - started
+    team = load_spec(run_dir / "spec.json", require_environment=True)
+    return load_policy(team, best, backbone=None).policy(greedy=True), seconds
+
+
+def summarise(per_seed: dict[int, dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Each arm's mean over seeds of the summary keys."""
+    arms = next(iter(per_seed.values())).keys()
+    return {
+        arm: {k: statistics.fmean(per_seed[s][arm][k] for s in per_seed) for k in SUMMARY_KEYS}
+        for arm in arms
+    }
+
+
+def targets(per_seed: dict[int, dict[str, dict[str, float]]]) -> dict[str, Any]:
+    """The issue's target per seed: MAPPO ≥ the best of rules and imitation + 10 points of resolution (on
+    the evaluation customers) at no higher cost."""
+    rows = {}
+    for seed, arms in per_seed.items():
+        base = max(("best_rules", "imitation"), key=lambda a: arms[a]["resolution"])
+        gain = arms["mappo"]["resolution"] - arms[base]["resolution"]
+        cheaper = arms["mappo"]["cost"] <= arms[base]["cost"]
+        rows[seed] = {"against": base, "resolution_gain": gain, "no_higher_cost": cheaper,
+                      "met": gain >= 0.10 and cheaper}  # fmt: skip
+    return {"seeds": rows, "met": sum(r["met"] for r in rows.values()), "of": len(rows)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--quick", action="store_true", help="a smoke run (a few episodes; never a figure)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--train-episodes", type=int, default=None, help="default: the template's")
+    parser.add_argument("--eval-episodes", type=int, default=500)
+    parser.add_argument("--dev-episodes", type=int, default=400)
+    parser.add_argument("--runs", default=None, help="where the trained runs live (default: next to --out)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # many small networks: threads only contend on a shared machine
+    quick = args.quick
+    eval_episodes = 20 if quick else args.eval_episodes
+    train_episodes = (
+        64 if quick else args.train_episodes or json.loads(TEMPLATE.read_text())["training"]["episodes"]
+    )
+    seeds = args.seeds[:1] if quick else args.seeds
+    runs = Path(args.runs) if args.runs else Path(args.out).with_suffix("") / "runs"
+
+    started = time.perf_counter()
+    chosen, rows = choose_on_dev(
+        list(NAMED.values()) if quick else grid(), 20 if quick else args.dev_episodes
+    )
+    rules = {name: procedure for name, procedure in NAMED.items()}
+    per_seed: dict[int, dict[str, dict[str, float]]] = {}
+    seconds: dict[str, dict[int, float]] = {"ippo": {}, "mappo": {}}
+    differences: dict[int, Any] = {}
+    for seed in seeds:
+        arms = {**{f"rules:{name}": p for name, p in rules.items()}, "best_rules": chosen}
+        arms["imitation"] = clone(
+            chosen, episodes=100 if quick else 2000, epochs=5 if quick else 40, seed=seed
+        )
+        for algorithm in ("ippo", "mappo"):
+            arms[algorithm], seconds[algorithm][seed] = trained_policy(
+                runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes
+            )
+        per_seed[seed] = compare_arms(arms, eval_episodes)
+        differences[seed] = decision_differences(arms["mappo"], chosen, episodes=eval_episodes)
+    result = {
+        "interactive_support": {
+            "best_rules": chosen.name,
+            "best_rules_is_shipped": chosen == BEST,
+            "rules_grid": sorted(rows, key=lambda r: -r["return"])[:20],
+            "arms": summarise(per_seed),
+            "seeds": {str(s): v for s, v in per_seed.items()},
+            "targets": targets(per_seed),
+            "differences": {str(s): v for s, v in differences.items()},
+            "train_seconds": seconds,
+            "train_episodes": train_episodes,
+            "eval_episodes": eval_episodes,
+            "seconds": time.perf_counter() - started,
+        }
+    }
+    Path(args.out).write_text(json.dumps(result, indent=1, default=str))
+    print(json.dumps(result["interactive_support"]["arms"], indent=1))
+    print(json.dumps(result["interactive_support"]["targets"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
