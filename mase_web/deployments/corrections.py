@@ -23,6 +23,7 @@ from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, 
 from mase_web.deployments.catalogue import intent_catalogue, team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
+from mase_web.deployments.evolution import maybe_evolve_after_correction
 from mase_web.deployments.models import Correction, DecisionStep, Episode
 
 MAX_INTENTS = 64
@@ -153,6 +154,8 @@ def correct(episode: Episode, step: DecisionStep | None, user, data: dict) -> Co
     episode.corrections.exclude(pk=correction.pk).delete()  # the newest correction of a ticket stands
     correction.dataset_row = land_in_dataset(correction, replaces=replaces)
     correction.save(update_fields=["dataset_row"])
+    deployment = episode.deployment  # its "evolve after N corrections" trigger, once this one is stored
+    transaction.on_commit(lambda: maybe_evolve_after_correction(deployment))
     return correction
 
 

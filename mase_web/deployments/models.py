@@ -45,6 +45,11 @@ class Deployment(models.Model):
     generation_secret = models.TextField(
         blank=True, help_text="The backend's API key, encrypted (deployments.writing); never sent out."
     )
+    evolution = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="How it evolves (deployments.evolution.EvolutionPolicy): interval, triggers, promotion rule.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -277,3 +282,55 @@ class BatchJob(models.Model):
 
     def __str__(self) -> str:
         return f"batch {self.pk} of deployment {self.deployment_id} ({self.state})"
+
+
+class Generation(models.Model):
+    """One team in a deployment's lineage: generation 1 is the team it was deployed with; each later one a
+    challenger trained from its parent (the champion then) on the deployment's corrected traffic
+    (`deployments.evolution`). Exactly one generation of a deployment is the champion (the one serving)."""
+
+    class Status(models.TextChoices):
+        CHAMPION = "champion"
+        CANDIDATE = "candidate"
+        SHADOW = "shadow"
+        RETIRED = "retired"
+        REJECTED = "rejected"
+
+    class Phase(models.TextChoices):
+        TRAINING = "training"
+        EVALUATING = "evaluating"
+        READY = "ready"  # trained and compared (or generation 1: nothing to train)
+        FAILED = "failed"
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="generations")
+    number = models.PositiveIntegerField()
+    run = models.ForeignKey("runs.Run", on_delete=models.PROTECT, related_name="generations")
+    checkpoint = models.CharField(max_length=500, blank=True, help_text="Empty until its run wrote one.")
+    spec = models.JSONField(help_text="The spec it was trained from (served as the deployment's spec).")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
+    phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.TRAINING)
+    comparison = models.JSONField(
+        default=dict, blank=True, help_text="serving.promotion.Comparison.as_dict() against its parent."
+    )
+    data = models.JSONField(
+        default=dict, blank=True, help_text="Its data: dataset version, rows added since the parent, slice."
+    )
+    reason = models.TextField(blank=True, help_text="Why it was (not) promoted, in words.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    promoted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    promoted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["deployment", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["deployment", "number"], name="one_generation_per_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"generation {self.number} of deployment {self.deployment_id} ({self.status})"

@@ -4,6 +4,7 @@ from django.urls import path
 
 from mase_web.api_routes import IdRouter
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
+from mase_web.deployments.evolution_api import EvolveView, GenerationsView, PromoteView, RollbackView
 from mase_web.deployments.preview import FallbackPreviewView
 
 router = IdRouter()
@@ -12,4 +13,14 @@ router.register("episodes", EpisodeViewSet, basename="episode")
 router.register("decisions", DecisionViewSet, basename="decision")
 # before the router's routes: "deployments/preview/" is not a deployment id
 urlpatterns = [path("deployments/preview/", FallbackPreviewView.as_view(), name="deployment-preview")]
+urlpatterns += [
+    path("deployments/<int:pk>/generations/", GenerationsView.as_view(), name="deployment-generations"),
+    path("deployments/<int:pk>/evolve/", EvolveView.as_view(), name="deployment-evolve"),
+    path(
+        "deployments/<int:pk>/generations/<int:number>/promote/",
+        PromoteView.as_view(),
+        name="deployment-promote",
+    ),
+    path("deployments/<int:pk>/rollback/", RollbackView.as_view(), name="deployment-rollback"),
+]
 urlpatterns += router.urls

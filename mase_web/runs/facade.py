@@ -9,7 +9,15 @@ from __future__ import annotations
 from agents.places import find_checkpoint
 from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
 
-__all__ = ["MAX_ID_DIGITS", "Run", "run_project_id", "shown_checkpoint_path", "shown_text", "teacher_problem"]
+__all__ = [
+    "MAX_ID_DIGITS",
+    "Run",
+    "launch_run",
+    "run_project_id",
+    "shown_checkpoint_path",
+    "shown_text",
+    "teacher_problem",
+]
 
 MAX_ID_DIGITS = 18  # a 64-bit id; longer digit strings are no run (and would overflow SQLite)
 
@@ -17,6 +25,16 @@ MAX_ID_DIGITS = 18  # a 64-bit id; longer digit strings are no run (and would ov
 def run_project_id(run_id: int) -> int | None:
     """The project a run belongs to, or None when there is no such run; the caller checks access to it."""
     return Run.objects.filter(pk=run_id).values_list("project_id", flat=True).first()
+
+
+def launch_run(project_id: int, name: str, spec: dict, source: dict, by=None) -> Run:
+    """Create a training run of an already validated ``spec`` and queue it on a worker (a deployment's
+    evolution launches its challenger this way); ``source`` says where the spec came from."""
+    from mase_web.runs.tasks import dispatch
+
+    run = Run.objects.create(project_id=project_id, name=name[:200], spec=spec, source=source, created_by=by)
+    dispatch(run)
+    return run
 
 
 def teacher_problem(spec: object, project_id: int) -> str | None:
@@ -32,7 +50,7 @@ def teacher_problem(spec: object, project_id: int) -> str | None:
     if not isinstance(run_id, str) or not run_id:
         return None
     if not run_id.isdigit() or len(run_id) > MAX_ID_DIGITS:
-        return "a teacher is one of this project's runs, named by its id (e.g. \"12\")"
+        return 'a teacher is one of this project\'s runs, named by its id (e.g. "12")'
     if not Run.objects.filter(pk=int(run_id), project_id=project_id).exists():
         return f"no run {run_id} in this project"
     if find_checkpoint(run_id) is None:

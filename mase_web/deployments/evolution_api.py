@@ -1,0 +1,140 @@
+"""REST API of a deployment's evolution: its lineage, "Evolve", promotion and rollback (`evolution`).
+
+Everyone who may see the deployment reads the lineage; product managers and admins (who may deploy)
+evolve, promote and roll back. A deployment of another project is a 404, as everywhere.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mase_web.accounts.facade import can, projects_where
+from mase_web.deployments.evolution import (
+    EvolutionRefused,
+    evaluation_slice,
+    evolve,
+    policy_dict,
+    policy_of,
+    promote,
+    rollback,
+)
+from mase_web.deployments.evolution_eval import settle
+from mase_web.deployments.models import Deployment, Generation
+from mase_web.runs.facade import shown_checkpoint_path
+
+DEPLOY_REFUSED = "only product managers and admins of this project may evolve, promote or roll back its team"
+
+
+class GenerationSerializer(serializers.ModelSerializer):
+    checkpoint = serializers.SerializerMethodField()
+    parent = serializers.IntegerField(source="parent.number", allow_null=True, default=None, read_only=True)
+    run_state = serializers.CharField(source="run.state", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username", allow_null=True, default=None, read_only=True
+    )
+    promoted_by = serializers.CharField(
+        source="promoted_by.username", allow_null=True, default=None, read_only=True
+    )
+
+    class Meta:
+        model = Generation
+        fields = [
+            "number", "status", "phase", "run", "run_state", "checkpoint", "parent", "comparison", "data",
+            "reason", "created_by", "created_at", "promoted_by", "promoted_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_checkpoint(self, generation: Generation) -> str:
+        """Relative to its run, never the server's path."""
+        return (
+            shown_checkpoint_path(generation.run_id, generation.checkpoint) if generation.checkpoint else ""
+        )
+
+
+class LineageSerializer(serializers.Serializer):
+    generations = GenerationSerializer(many=True)
+    policy = serializers.DictField()
+    slice_tickets = serializers.IntegerField()
+
+
+def _deployment(user, pk: int, write: bool = False) -> Deployment:
+    deployment = Deployment.objects.filter(pk=pk, project__in=projects_where(user, "view_run")).first()
+    if deployment is None:
+        raise NotFound(f"no deployment {pk} in your projects")
+    if write and not can(user, "deploy", deployment.project_id):
+        raise PermissionDenied(DEPLOY_REFUSED)
+    return deployment
+
+
+def _refused(exc: EvolutionRefused) -> Response:
+    code = status.HTTP_429_TOO_MANY_REQUESTS if exc.too_soon else status.HTTP_400_BAD_REQUEST
+    return Response({"detail": str(exc)}, status=code)
+
+
+def lineage(deployment: Deployment) -> dict:
+    settle(deployment)
+    rows = deployment.generations.select_related("run", "parent", "created_by", "promoted_by").order_by(
+        "number"
+    )
+    policy = policy_of(deployment)
+    return {
+        "generations": GenerationSerializer(rows, many=True).data,
+        "policy": policy_dict(policy),
+        "slice_tickets": len(evaluation_slice(deployment, policy)),
+    }
+
+
+class GenerationsView(APIView):
+    @extend_schema(responses=LineageSerializer)
+    def get(self, request, pk: int):
+        """The lineage: every generation with its figures against its parent, its data and who promoted it."""
+        deployment = _deployment(request.user, pk)
+        from mase_web.deployments.evolution import first_generation
+
+        first_generation(deployment)
+        return Response(lineage(deployment))
+
+
+class EvolveView(APIView):
+    @extend_schema(request=None, responses={202: GenerationSerializer})
+    def post(self, request, pk: int):
+        """Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval)."""
+        deployment = _deployment(request.user, pk, write=True)
+        try:
+            generation = evolve(deployment, request.user)
+        except EvolutionRefused as exc:
+            return _refused(exc)
+        except ValueError as exc:
+            raise ValidationError({"evolve": [str(exc)]}) from None
+        return Response(GenerationSerializer(generation).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PromoteView(APIView):
+    @extend_schema(request=None, responses={200: LineageSerializer})
+    def post(self, request, pk: int, number: int):
+        """Serve this generation from the next ticket on (a ticket in flight finishes on its team)."""
+        deployment = _deployment(request.user, pk, write=True)
+        generation = deployment.generations.filter(number=number).first()
+        if generation is None:
+            raise NotFound(f"deployment {pk} has no generation {number}")
+        try:
+            promote(generation, request.user)
+        except EvolutionRefused as exc:
+            return _refused(exc)
+        return Response(lineage(deployment))
+
+
+class RollbackView(APIView):
+    @extend_schema(request=None, responses={200: LineageSerializer})
+    def post(self, request, pk: int):
+        """Serve again the generation that served before the champion."""
+        deployment = _deployment(request.user, pk, write=True)
+        try:
+            rollback(deployment, request.user)
+        except EvolutionRefused as exc:
+            return _refused(exc)
+        return Response(lineage(deployment))

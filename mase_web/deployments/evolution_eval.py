@@ -1,0 +1,135 @@
+"""Champion against challenger on the deployment's frozen evaluation slice (`deployments.evolution`).
+
+Both teams are loaded as serving runtimes (the code path that answers customers) and answer the same slice
+tickets; a ticket counts as right when the predicted intents are exactly its corrected ones. The paired
+comparison and the verdict are `serving.promotion.compare`'s.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+
+from mase_web.deployments.evolution import (
+    EvolutionRefused,
+    evaluation_slice,
+    policy_of,
+    promote,
+    training_rows,
+)
+from mase_web.deployments.models import Deployment, Generation
+from mase_web.runs.facade import Run, shown_text
+from serving.model import RuntimeInputError, resolve_checkpoint
+from serving.promotion import check_disjoint, compare
+
+log = logging.getLogger(__name__)
+
+
+def run_checkpoint(run: Run) -> str | None:
+    """A succeeded run's checkpoint directory to serve (its best or last), None when it wrote none."""
+    try:
+        return str(resolve_checkpoint(run.out_dir))
+    except RuntimeInputError:
+        pass
+    for row in run.checkpoints.order_by("-step", "-id"):
+        if (Path(row.path) / "state.json").is_file():
+            return row.path
+    return None
+
+
+def answers(spec: dict, checkpoint: str, texts: list[str]) -> list[list[str]]:
+    """The intents a team (spec + checkpoint) predicts for each text, through a serving runtime."""
+    from agents.spec import load_spec
+    from mase_web.deployments.runtimes import backbone_for
+    from serving.runtime import RuntimeConfig, TeamRuntime
+
+    team = load_spec(spec, require_environment=True)
+    runtime = TeamRuntime.from_spec_checkpoint(
+        team, checkpoint, backbone=backbone_for(team), config=RuntimeConfig(timeout_s=30.0), names_only=True
+    )
+    try:
+        return [
+            list((runtime.run_ticket(text).get("info") or {}).get("predicted_intents") or [])
+            for text in texts
+        ]
+    finally:
+        runtime.close()
+
+
+def judge(generation: Generation) -> dict[str, Any]:
+    """Compare ``generation`` with its parent on the slice; store the comparison (and promote if allowed)."""
+    deployment, parent = generation.deployment, generation.parent
+    policy = policy_of(deployment)
+    tickets = evaluation_slice(deployment, policy)
+    trained_on = [r["episode"] for r in training_rows(deployment, policy)[0] if r["episode"] is not None]
+    check_disjoint([t["episode"] for t in tickets], trained_on)
+    texts = [t["text"] for t in tickets]
+    truth = [sorted(t["intents"]) for t in tickets]
+    old = answers(parent.spec, parent.checkpoint, texts)
+    new = answers(generation.spec, generation.checkpoint, texts)
+    result = compare(
+        [sorted(a) == b for a, b in zip(old, truth, strict=True)],
+        [sorted(a) == b for a, b in zip(new, truth, strict=True)],
+        truth,
+        policy.rule,
+    )
+    generation.comparison = result.as_dict()
+    generation.reason = result.reason
+    generation.phase = Generation.Phase.READY
+    generation.status = Generation.Status.CANDIDATE
+    generation.save(update_fields=["comparison", "reason", "phase", "status"])
+    if result.promote and policy.auto_promote:
+        promote(generation, None)
+    return generation.comparison
+
+
+def _fail(generation: Generation, reason: str) -> None:
+    Generation.objects.filter(pk=generation.pk).update(
+        phase=Generation.Phase.FAILED, status=Generation.Status.REJECTED, reason=reason
+    )
+
+
+@shared_task(name="mase_web.deployments.evaluate_generation")
+def evaluate_generation(generation_id: int) -> str:
+    generation = Generation.objects.select_related("deployment", "parent", "run").get(pk=generation_id)
+    try:
+        judge(generation)
+    except (EvolutionRefused, ValueError, RuntimeInputError, OSError) as exc:
+        _fail(generation, f"could not compare it with its parent: {shown_text(str(exc))}")
+    except Exception:  # a worker must record the end, whatever it was
+        log.exception("evaluating generation %s failed", generation_id)
+        _fail(generation, "evaluating it failed on the worker; see the worker's log")
+    return Generation.objects.get(pk=generation_id).phase
+
+
+def settle(deployment: Deployment) -> None:
+    """Move training generations whose run ended on: a succeeded run's is evaluated on a worker (once:
+    the phase changes under a filtered update), a failed or cancelled run's is rejected."""
+    for generation in deployment.generations.filter(phase=Generation.Phase.TRAINING).select_related("run"):
+        run = generation.run
+        if not run.is_terminal:
+            continue
+        if run.state != Run.State.SUCCEEDED:
+            _fail(generation, f"its training run {run.pk} {run.state}")
+            continue
+        checkpoint = run_checkpoint(run)
+        if checkpoint is None:
+            _fail(generation, f"its training run {run.pk} wrote no checkpoint")
+            continue
+        moved = Generation.objects.filter(pk=generation.pk, phase=Generation.Phase.TRAINING).update(
+            phase=Generation.Phase.EVALUATING, checkpoint=checkpoint
+        )
+        if moved:
+            transaction.on_commit(lambda pk=generation.pk: _dispatch(pk))
+
+
+def _dispatch(generation_id: int) -> None:
+    if getattr(settings, "MASE_EVALUATE_INLINE", False):  # tests and single-process setups
+        evaluate_generation(generation_id)
+    else:
+        evaluate_generation.delay(generation_id)
