@@ -9,7 +9,8 @@ medians over seeds, wall time included (backbone loaded once, embedding caches c
   ≥ 0.99, distractor attention ≤ 0.02, ≤ 4 messages, ≤ 60 s.
 - customer_service: the checkpoint a deployment serves (`serving.model.resolve_checkpoint`) scored
   greedily on the test split (or `--tickets FILE`) and the held-out phrasing styles, against the tuned
-  rule-scripted team; then deployed as the product does (`TeamRuntime.from_spec_checkpoint`: the
+  rule-scripted team and the plain baseline (`training.plain_classifier`, fitted on the train split);
+  then deployed as the product does (`TeamRuntime.from_spec_checkpoint`: the
   template's breaker and fallback, the checkpoint's calibration) and run on the same tickets one after
   another: the share of decisions the model made; the calibration error stored with the checkpoint (dev
   split) and the same temperatures' error on the test tickets; whether injected faults open the breaker.
@@ -222,6 +223,15 @@ def cs_seed(backbone: Backbone, work: Path, seed: int, files: dict[str, list]) -
     return run
 
 
+def plain_baseline(backbone: Backbone, files: dict[str, list]) -> dict[str, float]:
+    """Exact match of the plain baseline (`training.plain_classifier`: one-vs-rest logistic regression on
+    the frozen sentence vectors, fitted on the training split) on each scored file."""
+    from training.plain_classifier import PlainClassifier
+
+    baseline = PlainClassifier.fit(backbone.encode, load_tickets("train"))
+    return {name: baseline.exact_match(tickets) for name, tickets in files.items()}
+
+
 def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -> dict[str, Any]:
     files = {
         "test": load_tickets(args.tickets) if args.tickets else load_tickets("test"),
@@ -236,6 +246,7 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
     rules_team = scripted_team(name, params, team=team_kwargs(name, team.agents, team.edges).get("team"))
     rules = {k: cs_evaluate(cs_env(team, t), rules_team.actions)["exact_match"] for k, t in files.items()}
     runs = [cs_seed(backbone, work, seed, files) for seed in args.seeds]
+    plain = plain_baseline(backbone, files)
     keys = (
         "exact_match",
         "holdout_exact_match",
@@ -254,6 +265,7 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
                 "tickets": len(files["also"]),
                 "exact_match": median([r["also_exact_match"] for r in runs]),
                 "rules_exact_match": rules["also"],
+                "plain_exact_match": plain["also"],
                 "model_decision_share": median([r["also_model_decision_share"] for r in runs]),
             }
         }
@@ -262,6 +274,8 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
         | {k: median([r[k] for r in runs]) for k in keys}
         | {
             "rules_exact_match": rules["test"],
+            "plain_exact_match": plain["test"],
+            "plain_holdout_exact_match": plain["holdout"],
             "rules_holdout_exact_match": rules["holdout"],
             "breaker_trips_on_faults": all(all(r["breaker_trips_on_faults"].values()) for r in runs),
             "seeds": len(runs),

@@ -1,4 +1,4 @@
-"""Whether a ticket is within a routing team's intent catalogue at all (docs/decisions/0019-out-of-scope-gate.md).
+"""Whether a ticket is within a routing team's intent catalogue at all (docs/decisions/0020-out-of-scope-gate.md).
 
 A routing team (customer service, or any catalogue a spec declares) always answers with some intent of its
 own, however far the ticket is from all of them: "I was charged twice" came back as a return label at

@@ -1,0 +1,371 @@
+"""Datasets benchmark: routing teams trained from a labelled dataset, their plain baseline, and out of scope.
+
+For every routing dataset shipped under ``data/<domain>/`` with a ``catalogue.json`` beside its
+``train.jsonl`` and ``test.jsonl`` (and, for any other dataset, ``--train FILE --test FILE [--catalogue
+FILE] [--dev FILE]``, key ``custom``), the same path, which knows no domain:
+
+1. the rows are read as a user's upload (``{"text", "intents"}``; the intents come from the catalogue, or
+   from the rows without one) and split once with a seed: 15 % of the training file is held out (never
+   trained on or selected on: ``holdout_exact_match``), and without ``--dev`` another 15 % is the dev split;
+2. a team is made from the customer-service template over the file's intents (``environment.params.intents``
+   = the catalogue, the dataset named in ``tickets``; the template's specialists each own a contiguous block
+   of intents, their prompts say which; the rule fallback routes the catalogue's keywords to their owners);
+3. it is trained by ``training.api.train`` (a web launch's entry point) and the checkpoint a deployment
+   serves is scored greedily on the test file (``exact_match``), beside the rule team over the same catalogue
+   (``rules_exact_match``) and a one-vs-rest logistic regression on the same frozen sentence vectors
+   (``plain_exact_match``, `training.plain_classifier`).
+
+Out of scope (``out_of_scope``): the shipped customer-service template (or the custom team with
+``--out-of-scope FILE``, rows with empty ``intents``) is trained, and the scope gate its deployment uses
+(`serving.scope.ScopeGate.for_env`) is put in front of it: the share of out-of-scope tickets it lets through
+to an in-scope answer, the AUROC of its score between in-scope test tickets and out-of-scope ones, and the
+in-scope exact match without and with the gate (a ticket the gate turns away counts as wrong).
+
+    python bench/datasets.py --out FILE.json [--quick] [--train F --test F [--catalogue F] [--dev F]]
+                             [--out-of-scope F] [--scope-dev F] [--seed 0] [--parts domains out_of_scope]
+
+Keys are documented in bench/README.md (section bench/datasets.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+from agents import places  # noqa: E402
+from agents.backbone import Backbone  # noqa: E402
+from agents.envs import env_class, team_kwargs  # noqa: E402
+from agents.envs.scripted import scripted_team  # noqa: E402
+from agents.spec import load_spec  # noqa: E402
+from serving.scope import ScopeGate  # noqa: E402
+from training import api  # noqa: E402
+from training.plain_classifier import PlainClassifier  # noqa: E402
+
+DATA = ROOT / "data"
+TEMPLATE = ROOT / "examples" / "customer_service.json"
+ENVIRONMENT = "customer_service"  # the routing environment the template plays; datasets live under its name
+HOLDOUT_SHARE = 0.15
+PARTS = ("domains", "out_of_scope")  # the shipped datasets; the customer-service template's out of scope
+QUICK_TRAINING = {"episodes": 128, "eval_every": 64, "eval_episodes": 32, "checkpoint_every": 64}
+QUICK_START = {"warm_start_episodes": 200, "warm_start_epochs": 4, "reader_epochs": 60}
+
+
+# ---- rows and splits ---------------------------------------------------------------------------------
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """A JSONL upload's rows: ``text`` and ``intents`` kept, an ``id`` made when missing."""
+    rows = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            row = json.loads(line)
+            rows.append({"id": str(row.get("id") or f"row-{number}"), "text": row["text"],
+                         "intents": list(row.get("intents") or [])})  # fmt: skip
+    return rows
+
+
+def read_catalogue(path: str | Path | None, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``{"intents": [{"name", "description", "keywords"?}]}``; without a file, the rows' intents in order of
+    first use, each described by its own name's words."""
+    if path:
+        return [dict(entry) for entry in json.loads(Path(path).read_text(encoding="utf-8"))["intents"]]
+    names = list(dict.fromkeys(i for r in rows for i in r["intents"]))
+    return [{"name": n, "description": n.replace("_", " ").capitalize() + "."} for n in names]
+
+
+def split_rows(rows: list[dict[str, Any]], shares: list[float], seed: int) -> list[list[dict[str, Any]]]:
+    """Rows dealt into parts of the given shares (the rest in the first part), stratified by intent set,
+    the same for the same seed."""
+    by_label: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_label[tuple(sorted(row["intents"]))].append(row)
+    parts: list[list[dict[str, Any]]] = [[] for _ in range(len(shares) + 1)]
+    rng = random.Random(seed)
+    for label in sorted(by_label):
+        group = by_label[label]
+        rng.shuffle(group)
+        start = 0
+        for k, share in enumerate(shares, start=1):
+            take = int(round(share * len(group)))
+            parts[k] += group[start : start + take]
+            start += take
+        parts[0] += group[start:]
+    return parts
+
+
+def write_dataset(folder: Path, name: str, train: list, dev: list) -> None:
+    """The rows as dataset ``name`` (``NAME.jsonl``, ``NAME.validation.jsonl``) where the env reads datasets."""
+    place = folder / ENVIRONMENT
+    place.mkdir(parents=True, exist_ok=True)
+    for file, rows in ((f"{name}.jsonl", train), (f"{name}.validation.jsonl", dev or train)):
+        lines = [json.dumps({"id": r["id"], "text": r["text"], "intents": r["intents"]}) for r in rows]
+        (place / file).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# ---- the team over a catalogue ----------------------------------------------------------------------
+def team_document(catalogue: list[dict[str, Any]], dataset: str, seed: int, quick: bool) -> dict[str, Any]:
+    """The customer-service template over ``catalogue`` and dataset ``dataset`` (module docstring, step 2)."""
+    doc = json.loads(TEMPLATE.read_text(encoding="utf-8"))
+    doc["name"] = f"{dataset} routing team"
+    specialists = [a for a in doc["agents"] if a.get("intents")]
+    blocks = np.array_split(np.arange(len(catalogue)), min(len(specialists), len(catalogue)))
+    owner: dict[str, str] = {}
+    for agent, block in zip(specialists, blocks, strict=False):
+        owned = [catalogue[int(k)] for k in block]
+        agent["role"], agent["intents"] = "custom", [c["name"] for c in owned]
+        agent["prompt"] = "You answer these requests: " + " ".join(c["description"] for c in owned)
+        owner |= {c["name"]: agent["id"] for c in owned}
+    for agent in specialists[len(blocks) :]:
+        agent["role"], agent["intents"] = "custom", []
+    doc["environment"]["params"] |= {"tickets": dataset, "intents": catalogue}
+    doc["fallback"]["rules"] = [
+        {"keywords": list(c.get("keywords") or [c["name"].replace("_", " ")]), "route_to": owner[c["name"]]}
+        for c in catalogue
+    ]
+    doc["training"]["seed"] = int(seed)
+    if quick:
+        doc["training"] |= QUICK_TRAINING
+        doc["environment"]["params"] |= QUICK_START
+    return doc
+
+
+def routing_env(team: Any, rows: list[dict[str, Any]], name: str) -> Any:
+    """The team's environment over ``rows`` in file order: written as dataset ``name`` to the datasets
+    directory and read by the environment's own loader, as a user's upload is."""
+    folder = places.places().datasets_dir / ENVIRONMENT
+    lines = [json.dumps({"id": r["id"], "text": r["text"], "intents": r["intents"]}) for r in rows]
+    (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env_name, params = team.environment.name, dict(team.environment.params)
+    params |= {"tickets": name, "shuffle": False}
+    return env_class(env_name)(**params, **team_kwargs(env_name, team.agents, team.edges))
+
+
+def exact_per_ticket(env: Any, policy: Any) -> list[bool]:
+    """Each ticket of ``env`` played once in file order by ``policy``: whether its intents came out exact."""
+    exact = []
+    for index in range(len(env.unwrapped.tickets)):
+        observations, _ = env.reset(seed=index, options={"ticket_index": index})
+        info: dict[str, Any] = {}
+        while env.agents:
+            observations, _, _, _, infos = env.step(policy(observations))
+            info = next(iter(infos.values()))
+        exact.append(bool(info["exact_match"]))
+    return exact
+
+
+def train_team(doc: dict[str, Any], work: Path, backbone: Backbone) -> tuple[Any, Any, float]:
+    """`training.api.train` on ``doc``; (spec, the deployed checkpoint's greedy policy, wall seconds)."""
+    from serving.model import resolve_checkpoint
+    from training.mappo import load_policy
+
+    run_dir = work / "run"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    backbone.clear_cache()
+    started = time.perf_counter()
+    api.train(doc, run_dir, backbone=backbone)
+    seconds = time.perf_counter() - started
+    team = load_spec(doc, require_environment=True)
+    # the checkpoint a deployment of the run serves, loaded as the runtime loads it (with its calibration)
+    policy = load_policy(team, resolve_checkpoint(run_dir), backbone).policy(greedy=True)
+    return team, policy, seconds
+
+
+# ---- measurements --------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def datasets_directory(prefix: str):
+    """A fresh datasets directory the environments read named datasets from (the server's, in the product)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    saved = places.places()
+    (work / "datasets" / ENVIRONMENT).mkdir(parents=True)
+    places.configure(saved.models_dir, saved.tickets_dir, saved.runs_dir, work / "datasets")
+    try:
+        yield work
+    finally:
+        places.configure(saved.models_dir, saved.tickets_dir, saved.runs_dir, saved.datasets_dir)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def routing_dataset(name: str, files: dict[str, Any], args: argparse.Namespace, backbone: Backbone) -> dict:
+    """One dataset through the whole path (module docstring); the keys of ``datasets.<name>``."""
+    rows = read_rows(files["train"])
+    test = read_rows(files["test"])
+    catalogue = read_catalogue(files.get("catalogue"), rows + test)
+    given_dev = read_rows(files["dev"]) if files.get("dev") else None
+    shares = [HOLDOUT_SHARE] if given_dev is not None else [HOLDOUT_SHARE, HOLDOUT_SHARE]
+    train, holdout, *rest = split_rows(rows, shares, args.seed)
+    dev = given_dev if given_dev is not None else rest[0]
+    if args.quick:
+        train, test, holdout = spread(train, 120), spread(test, 40), spread(holdout, 20)
+    with datasets_directory(f"mase-datasets-{name}-") as work:
+        write_dataset(work / "datasets", f"bench_{name}", train, dev)
+        doc = team_document(catalogue, f"bench_{name}", args.seed, args.quick)
+        plain = PlainClassifier.fit(backbone.encode, train, [c["name"] for c in catalogue])
+        team, policy, seconds = train_team(doc, work, backbone)
+        drawn = team_kwargs(team.environment.name, team.agents, team.edges).get("team")
+        rules = scripted_team(team.environment.name, dict(team.environment.params), team=drawn)
+        out = {
+            "exact_match": mean(exact_per_ticket(routing_env(team, test, "bench_test"), policy)),
+            "rules_exact_match": mean(exact_per_ticket(routing_env(team, test, "bench_test"), rules.actions)),
+            "plain_exact_match": plain.exact_match(test),
+            "holdout_exact_match": mean(
+                exact_per_ticket(routing_env(team, holdout, "bench_holdout"), policy)
+            ),
+            "plain_holdout_exact_match": plain.exact_match(holdout),
+            "train_seconds": round(seconds, 2),
+            "labels": len(train),
+            "intents": len(catalogue),
+            "rows": {"train": len(train), "dev": len(dev), "holdout": len(holdout), "test": len(test)},
+        }
+        if files.get("out_of_scope"):
+            outside = read_rows(files["out_of_scope"])
+            out["out_of_scope"] = out_of_scope(team, policy, test, outside, backbone, dev=dev)
+        return out
+
+
+def out_of_scope(
+    team: Any, policy: Any, in_scope: list, outside: list, backbone: Backbone, dev: list | None = None
+) -> dict[str, Any]:
+    """The deployed team behind its scope gate on in-scope test rows and out-of-scope rows (module docstring);
+    ``dev``: in-scope rows the floor is chosen on (default: the labelled tickets, each left out in turn)."""
+    name, params = team.environment.name, dict(team.environment.params)
+    env = env_class(name)(**params, **team_kwargs(name, team.agents, team.edges))
+    gate = ScopeGate.for_env(env, backbone.encode, dev=dev)
+    inside_scores = gate.scores([r["text"] for r in in_scope])
+    outside_scores = gate.scores([r["text"] for r in outside])
+    exact = np.array(exact_per_ticket(routing_env(team, in_scope, "bench_in_scope"), policy))
+    kept = inside_scores > gate.floor
+    truth = np.r_[np.ones(len(inside_scores)), np.zeros(len(outside_scores))]
+    return {
+        "answered_share": float((outside_scores > gate.floor).mean()) if outside else None,
+        "auroc": float(roc_auc_score(truth, np.r_[inside_scores, outside_scores])) if outside else None,
+        "in_scope_exact_match_before": float(exact.mean()),
+        "in_scope_exact_match_after": float((exact & kept).mean()),
+        "in_scope_turned_away": float(1 - kept.mean()),
+        "gate": gate.describe(),
+        "tickets": {"in_scope": len(in_scope), "out_of_scope": len(outside)},
+    }
+
+
+def customer_service_out_of_scope(args: argparse.Namespace, backbone: Backbone) -> dict[str, Any]:
+    """The shipped customer-service template, trained as shipped, behind its scope gate on the out-of-scope
+    test set (``--out-of-scope`` replaces it) and the test split (quick: fewer of both)."""
+    doc = json.loads(TEMPLATE.read_text(encoding="utf-8"))
+    doc["training"]["seed"] = int(args.seed)
+    if args.quick:
+        doc["training"] |= QUICK_TRAINING
+        doc["environment"]["params"] |= QUICK_START
+    with datasets_directory("mase-datasets-cs-") as work:
+        team, policy, _ = train_team(doc, work, backbone)
+        test = read_rows(DATA / ENVIRONMENT / "test.jsonl")
+        outside = read_rows(args.out_of_scope or DATA / ENVIRONMENT / "out_of_scope_test.jsonl")
+        if args.quick:
+            test, outside = spread(test, 100), spread(outside, 30)
+        dev = read_rows(args.scope_dev) if args.scope_dev else None
+        out = out_of_scope(team, policy, test, outside, backbone, dev=dev)
+        for extra in ("handwritten", "handwritten_voices"):  # other authors' in-scope tickets
+            rows = read_rows(DATA / ENVIRONMENT / f"{extra}.jsonl")
+            rows = spread(rows, 30) if args.quick else rows
+            also = out_of_scope(team, policy, rows, [], backbone, dev=dev)
+            out[extra] = {k: also[k] for k in ("in_scope_exact_match_before", "in_scope_exact_match_after")}
+        out["file"] = Path(args.out_of_scope).name if args.out_of_scope else "out_of_scope_test.jsonl"
+        return out
+
+
+def spread(rows: list, limit: int) -> list:
+    """At most ``limit`` rows taken evenly over ``rows`` (a quick run keeps every kind of row)."""
+    if len(rows) <= limit:
+        return rows
+    return [rows[int(k * len(rows) / limit)] for k in range(limit)]
+
+
+def mean(values: list[bool]) -> float:
+    return float(np.mean(values)) if values else 0.0
+
+
+def shipped_datasets() -> dict[str, dict[str, Path]]:
+    """Every ``data/<domain>/`` with a catalogue, training and test file (and a dev file when present)."""
+    found = {}
+    for catalogue in sorted(DATA.glob("*/catalogue.json")):
+        folder = catalogue.parent
+        if (folder / "train.jsonl").is_file() and (folder / "test.jsonl").is_file():
+            found[folder.name] = {"train": folder / "train.jsonl", "test": folder / "test.jsonl",
+                                  "catalogue": catalogue} | ({"dev": folder / "dev.jsonl"} if (folder / "dev.jsonl").is_file() else {})  # fmt: skip
+    return found
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(
+        description="Routing teams from labelled datasets; plain baseline; out of scope."
+    )
+    parser.add_argument("--out", required=True, help="where to write the JSON results")
+    parser.add_argument(
+        "--quick", action="store_true", help="few rows and a tiny training budget (a test runs this)"
+    )
+    parser.add_argument("--train", help="a labelled JSONL dataset to train on (key datasets.custom)")
+    parser.add_argument("--test", help="its test file (never trained or selected on)")
+    parser.add_argument(
+        "--catalogue",
+        help='{"intents": [{"name", "description", "keywords"?}]} (default: the rows\' intents)',
+    )
+    parser.add_argument("--dev", help="its dev file for selection (default: 15 %% of --train)")
+    parser.add_argument(
+        "--out-of-scope",
+        help="rows with empty intents: scored against the custom team, else the customer-service template",
+    )
+    parser.add_argument(
+        "--scope-dev",
+        help="in-scope rows the customer-service scope floor is chosen on (default: left out in turn)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="what to measure (default: both)"
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    args = parser.parse_args(argv)
+    if bool(args.train) != bool(args.test):
+        parser.error("--train and --test go together")
+    torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    backbone = Backbone.load("default")
+    out: dict[str, Any] = {
+        "quick": bool(args.quick),
+        "seed": args.seed,
+        "backbone": backbone.describe(),
+        "datasets": {},
+    }
+    if args.train:
+        files = {"train": args.train, "test": args.test, "catalogue": args.catalogue, "dev": args.dev,
+                 "out_of_scope": args.out_of_scope}  # fmt: skip
+        out["datasets"]["custom"] = routing_dataset("custom", files, args, backbone)
+    elif "domains" in args.parts:
+        for name, files in shipped_datasets().items():
+            out["datasets"][name] = routing_dataset(name, files, args, backbone)
+            print(f"[datasets] {name}: {out['datasets'][name]}", file=sys.stderr, flush=True)
+    if "out_of_scope" in args.parts and not (args.train and args.out_of_scope):
+        out["datasets"]["out_of_scope"] = customer_service_out_of_scope(args, backbone)
+    out["wall_seconds"] = round(time.perf_counter() - started, 1)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=2, default=float))
+    print(json.dumps(out["datasets"], indent=1, default=float), file=sys.stderr)
+    return out
+
+
+if __name__ == "__main__":
+    main()
