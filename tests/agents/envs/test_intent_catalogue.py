@@ -129,6 +129,7 @@ def helpdesk_spec(dataset: str, backbone_name: str) -> dict:
     return doc
 
 
+@pytest.mark.slow  # a couple of minutes on a shared CPU; the tests above cover the environment in seconds
 def test_a_catalogue_of_its_own_trains_and_serves_through_the_product_path(helpdesk_dataset, tmp_path):
     from agents.backbone import Backbone
     from serving.model import resolve_checkpoint
