@@ -408,6 +408,8 @@ class InteractiveSupportEnv(ParallelEnv):
         allowed = [n != "wait" for n in names]
         if agent == "knowledge":
             allowed[names.index("search_deeper")] = not self.deep
+            for k in range(len(self.candidates) + 1, CANDIDATES + 1):
+                allowed[names.index(f"pick_{k}")] = False
         return np.array(allowed, dtype=np.int8)
 
     def observation_vector(self, agent: str) -> np.ndarray:

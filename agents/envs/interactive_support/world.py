@@ -192,10 +192,10 @@ def search(
         pool.append(_article(query, "outdated", query, rng))
     if rng.random() < family.contradicting:
         pool.append(_article(query, "contradicting", query, rng))
-    others = [p for p in range(len(PROBLEMS)) if p != query]
-    while len(pool) < CANDIDATES + 1:
-        pool.append(_article(int(rng.choice(others)), "related", query, rng))
     excluded = {(a.problem, a.kind) for a in exclude}
-    pool = [a for a in pool if (a.problem, a.kind) not in excluded] or pool
+    pool = [a for a in pool if (a.problem, a.kind) not in excluded]
+    others = [p for p in range(len(PROBLEMS)) if p != query]
+    while len(pool) < CANDIDATES + 1:  # always three to choose from, whatever was set aside
+        pool.append(_article(int(rng.choice(others)), "related", query, rng))
     ranked = sorted(pool, key=lambda a: a.relevance + 0.25 * a.age + rng.normal(0, 0.08), reverse=True)
     return tuple(ranked[:CANDIDATES])

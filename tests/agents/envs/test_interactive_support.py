@@ -199,3 +199,14 @@ def test_behaviour_cloning_copies_the_procedure_and_the_comparison_reports_every
     found = decision_differences(cloned, BEST, episodes=30)
     turns = sum(found["turns"].values())
     assert turns > 0 and sum(found["differences"].values()) < 0.25 * turns
+
+
+def test_a_search_always_shows_three_articles_even_after_articles_were_set_aside():
+    from agents.envs.interactive_support.world import FAMILIES, search
+
+    rng = np.random.default_rng(0)
+    family = FAMILIES["electronics"]
+    for _ in range(200):
+        found = search(family, 2, rng)
+        assert len(found) == 3
+        assert len(search(family, 2, rng, exclude=found)) == 3
