@@ -9,6 +9,7 @@ from typing import Any
 
 from agents import places
 from agents.envs import REGISTRY, EnvironmentUnavailableError, env_class, episode_limit
+from agents.envs.routing import ROUTING_ENVIRONMENTS
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS
 from agents.errors import SpecError, reroot
 from agents.spec.algorithms import DEFAULT_ALGORITHM, either, has_centralised_critic, supports_data_parallel
@@ -188,8 +189,9 @@ class _RunChecks(_Checks):
                 f"{p}.paraphrase_consistency",
                 "needs an environment that can re-phrase its clues (paraphrase_ids), e.g. number_guess",
             )
-        if v["teacher"] == "expert" and env_name not in (None, "customer_service"):
-            self.err(f"{p}.teacher", "needs labelled tickets: only the customer_service environment has them")
+        if v["teacher"] == "expert" and env_name is not None and env_name not in ROUTING_ENVIRONMENTS:
+            names = ", ".join(ROUTING_ENVIRONMENTS)
+            self.err(f"{p}.teacher", f"needs labelled tickets: only a routing environment ({names}) has them")
 
     def resources(self, top: dict) -> None:
         sec = self.section(top, "resources", ResourcesSpec)
