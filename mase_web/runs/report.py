@@ -121,6 +121,25 @@ def _final(run: Run) -> str:
     )
 
 
+def _verdict(run: Run) -> str:
+    """Learned vs rules vs imitation (the run's `verdict` event), when the run evaluated its baselines."""
+    event = RunEvent.objects.filter(run=run, type="verdict").order_by("-seq").first()
+    if event is None:
+        return "<p class='muted'>This run did not evaluate its baselines.</p>"
+    p = event.payload
+    rows = [
+        [
+            escape(str(a.get("name"))),
+            _num(a.get("mean")),
+            f"{_num(a.get('low'))} – {_num(a.get('high'))}",
+            _num(a.get("cost")),
+        ]
+        for a in p.get("arms", [])
+    ]
+    sentence = f"<p><b>{escape(str(p.get('sentence', '')))}</b></p>"
+    return sentence + _table(["Arm", "Score", "95 % interval", "Cost / episode"], rows)
+
+
 def _history(run: Run) -> str:
     events = list(
         RunEvent.objects.filter(run=run, type__in=("phase", "plateau"))
@@ -177,6 +196,7 @@ def render(run: Run) -> str:
 <p class="muted">MASE run report, exported {timezone.now():%Y-%m-%d %H:%M} UTC.</p>
 <h2>Facts</h2>{_facts(run)}
 <h2>Final metrics</h2>{_final(run)}
+<h2>Did MARL pay?</h2>{_verdict(run)}
 <h2>Learning curves</h2>{charts}{communication}
 <h2>Evolution phases</h2>{_history(run)}
 <h2>Checkpoints</h2>{_checkpoints(run)}

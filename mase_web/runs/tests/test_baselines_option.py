@@ -77,3 +77,27 @@ def test_a_worker_reports_the_verdict_before_the_run_finishes(live_services, tea
     # the run's own stream is served to the page as it is stored
     served = client_for(team[1][Role.OPERATOR]).get(f"/api/runs/{run.pk}/events/?after=0").json()
     assert any(e["type"] == "verdict" for e in served)
+
+
+@pytest.mark.django_db
+def test_the_run_report_carries_the_verdict(team):
+    from django.utils import timezone
+
+    from mase_web.runs.models import Run
+
+    project, users = team
+    run = Run.objects.create(project=project, name="judged", spec=code_spec(), state=Run.State.SUCCEEDED)
+    sentence = "MAPPO is no better than the best rules within noise (+1 points, CI −3 to 5): rules are enough"
+    arms = [
+        {"name": "rules", "mean": 0.64, "low": 0.57, "high": 0.71, "episodes": 8, "cost": 9.9},
+        {"name": "mappo", "mean": 0.65, "low": 0.58, "high": 0.72, "episodes": 8, "cost": 4.0},
+    ]
+    payload = {"learned": "mappo", "baseline": "rules", "difference": 0.01, "low": -0.03, "high": 0.05}
+    payload |= {"outcome": "no_better", "sentence": sentence, "arms": arms}
+    reader = client_for(users[Role.OPERATOR])
+    before = reader.get(f"/api/runs/{run.pk}/report/").content.decode()
+    assert "did not evaluate its baselines" in before
+    RunEvent.objects.create(run=run, seq=1, type="verdict", payload=payload, time=timezone.now())
+    html = reader.get(f"/api/runs/{run.pk}/report/").content.decode()
+    assert "Did MARL pay?" in html and "rules are enough" in html
+    assert "0.57 – 0.71" in html and "0.58 – 0.72" in html
