@@ -1660,6 +1660,20 @@ export interface components {
             /** @description split seed (default: the parent's, else 0) */
             seed?: number;
         };
+        /** @description The API's error shape; when a file was read but no row of it was usable, also its rows' problems. */
+        DatasetUploadRefused: {
+            /** @description what went wrong, in one sentence */
+            detail: string;
+            /** @description messages per field path (`items[0].snapshot.task`); empty when no field is to blame */
+            errors: {
+                [key: string]: string[];
+            };
+            /** @description every problem of every refused row, as a 201 lists them; the first 500 */
+            row_errors?: components["schemas"]["RowError"][];
+            errors_total?: number;
+            /** @description rows of the file with at least one error */
+            refused?: number;
+        };
         /** @description What an upload made, and what it refused or found repeated. */
         DatasetUploadResult: {
             dataset: number;
@@ -3298,13 +3312,13 @@ export interface operations {
                     "application/json": components["schemas"]["DatasetUploadResult"];
                 };
             };
-            /** @description The input was refused; `errors` names each field at fault. */
+            /** @description The input was refused; `errors` names each field at fault, and a file with no usable row lists its rows' problems in `row_errors`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["DatasetUploadRefused"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -30,6 +30,7 @@ from mase_web.datasets.models import Dataset, DatasetVersion
 from mase_web.datasets.serializers import (
     DatasetRowSerializer,
     DatasetSerializer,
+    DatasetUploadRefusedSerializer,
     DatasetUploadResultSerializer,
     DatasetUploadSerializer,
     DatasetVersionSerializer,
@@ -105,7 +106,14 @@ class DatasetViewSet(
 
     @extend_schema(
         request={"multipart/form-data": DatasetUploadSerializer},
-        responses={201: DatasetUploadResultSerializer},
+        responses={
+            201: DatasetUploadResultSerializer,
+            400: OpenApiResponse(
+                DatasetUploadRefusedSerializer,
+                description="The input was refused; `errors` names each field at fault, and a file with no "
+                "usable row lists its rows' problems in `row_errors`.",
+            ),
+        },
     )
     @action(detail=True, methods=["post"])
     def upload(self, request, pk=None):

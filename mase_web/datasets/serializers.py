@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from mase_web.accounts.facade import ProjectField
+from mase_web.api_schema import ApiErrorSerializer
 from mase_web.datasets.models import Dataset, DatasetRow, DatasetVersion, Provenance, Split
 from mase_web.datasets.validation import MAX_NAME
 
@@ -232,6 +233,18 @@ class DatasetUploadResultSerializer(serializers.Serializer):
     errors_total = serializers.IntegerField()
     duplicates = DuplicatesSerializer()
     splits = SplitCountsSerializer()
+
+
+class DatasetUploadRefusedSerializer(ApiErrorSerializer):
+    """The API's error shape; when a file was read but no row of it was usable, also its rows' problems."""
+
+    row_errors = RowErrorSerializer(
+        many=True,
+        required=False,
+        help_text="every problem of every refused row, as a 201 lists them; the first 500",
+    )
+    errors_total = serializers.IntegerField(required=False)
+    refused = serializers.IntegerField(required=False, help_text="rows of the file with at least one error")
 
 
 class IntentCountSerializer(SplitCountsSerializer):

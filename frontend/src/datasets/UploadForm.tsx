@@ -110,7 +110,7 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
         </div>
       )}
       {refused.rows.length > 0 && (
-        <UploadReport accepted={null} refused={refused.rows.length} errors={refused.rows} errorsTotal={refused.rows.length} />
+        <UploadReport accepted={null} refused={refused.refused} errors={refused.rows} errorsTotal={refused.total} />
       )}
       {result && (
         <UploadReport

@@ -35,12 +35,20 @@ describe("refusedUpload", () => {
     const error = new ApiError(400, body);
     expect(refusedUpload(error)).toEqual({
       rows: [{ line: 1, field: "text", message: "is required" }],
+      total: 1,
+      refused: 1,
       other: ["no row of the file could be used; nothing was stored"],
     });
   });
+  it("counts every refused row, not only the listed ones", () => {
+    const listed = Array.from({ length: 500 }, (_, i) => ({ line: i + 1, field: "text", message: "is required" }));
+    const body = { detail: "nothing was stored", errors: {}, row_errors: listed, errors_total: 1200, refused: 1100 };
+    const refused = refusedUpload(new ApiError(400, body));
+    expect([refused.rows.length, refused.total, refused.refused]).toEqual([500, 1200, 1100]);
+  });
   it("names a problem of the whole file by its field", () => {
     const error = new ApiError(400, { detail: "Invalid input.", errors: { file: ["the file is larger than 1,000 bytes"] } });
-    expect(refusedUpload(error)).toEqual({ rows: [], other: ["file: the file is larger than 1,000 bytes"] });
+    expect(refusedUpload(error)).toEqual({ rows: [], total: 0, refused: 0, other: ["file: the file is larger than 1,000 bytes"] });
   });
 });
 

@@ -1,6 +1,6 @@
 /** Pure helpers of the datasets pages: the rows query, an upload's problems by line, the chart's bars. */
 import { ApiError } from "../api";
-import type { IntentCount, RowError, RowFilters, SplitCounts } from "./types";
+import type { IntentCount, RowError, RowFilters, SplitCounts, UploadRefused } from "./types";
 
 export const ROWS_PAGE_SIZE = 50;
 
@@ -37,16 +37,17 @@ export function problemsByLine(errors: RowError[]): LineProblems[] {
 
 /** What a refused upload (400) says: its rows' problems (`row_errors`) and the messages about anything else
  * (the file as a whole, the options), as lines. */
-export function refusedUpload(error: unknown): { rows: RowError[]; other: string[] } {
-  if (!(error instanceof ApiError)) return { rows: [], other: error instanceof Error ? [error.message] : [] };
-  const body = error.body as { detail?: string; errors?: Record<string, string[]>; row_errors?: RowError[] };
+export function refusedUpload(error: unknown): { rows: RowError[]; total: number; refused: number; other: string[] } {
+  if (!(error instanceof ApiError)) return { rows: [], total: 0, refused: 0, other: error instanceof Error ? [error.message] : [] };
+  const body = error.body as Partial<UploadRefused>;
   const rows = body.row_errors ?? [];
   const other = Object.entries(body.errors ?? {})
     .filter(([path]) => !path.startsWith("line "))
     .map(([path, messages]) => `${path}: ${messages.join("; ")}`);
   if (rows.length === 0 && other.length === 0) other.push(body.detail ?? error.message);
   if (rows.length > 0) other.unshift(body.detail ?? "no row of the file could be used");
-  return { rows, other };
+  // Only the first 500 problems are listed: the totals say how many there were.
+  return { rows, total: body.errors_total ?? rows.length, refused: body.refused ?? new Set(rows.map((r) => r.line)).size, other };
 }
 
 export interface Bar {

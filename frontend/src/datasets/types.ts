@@ -6,6 +6,8 @@ export type DatasetVersion = Schema<"DatasetVersion">;
 export type DatasetRow = Schema<"DatasetRow">;
 export type UploadResult = Schema<"DatasetUploadResult">;
 export type RowError = Schema<"RowError">;
+/** The body of an upload's 400: the API's error shape, plus the rows' problems when none was usable. */
+export type UploadRefused = Schema<"DatasetUploadRefused">;
 export type Duplicates = Schema<"Duplicates">;
 export type LabelDistribution = Schema<"LabelDistribution">;
 export type IntentCount = Schema<"IntentCount">;

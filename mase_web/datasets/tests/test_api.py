@@ -7,8 +7,11 @@ import json
 import time
 from pathlib import Path
 
+from drf_spectacular.generators import SchemaGenerator
+
 from mase_web.datasets.facade import add_rows
 from mase_web.datasets.models import Dataset, DatasetRow, DatasetVersion
+from mase_web.datasets.serializers import DatasetUploadRefusedSerializer
 from mase_web.datasets.tests.conftest import make_dataset, upload
 from mase_web.runs.tests.conftest import client_for
 
@@ -204,6 +207,18 @@ def test_a_file_with_no_good_row_is_a_400_that_stores_nothing(people):
     assert upload(users["pm"], dataset["id"], "").status_code == 400
     no_text_column = upload(users["pm"], dataset["id"], "ticket,intents\nhello,refund\n", "rows.csv")
     assert no_text_column.status_code == 400 and "'text' column" in no_text_column.json()["errors"]["file"][0]
+
+
+def test_the_refused_upload_body_is_the_documented_schema(people):
+    """The 400 of a file with no usable row carries exactly the keys its schema component declares."""
+    project, _, users = people
+    dataset = make_dataset(users["pm"], project)
+    body = upload(users["pm"], dataset["id"], '{"text": 3}\n').json()
+    assert set(body) == set(DatasetUploadRefusedSerializer().fields)
+    assert (body["refused"], body["errors_total"]) == (1, 1)
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    refused = schema["paths"]["/api/datasets/{id}/upload/"]["post"]["responses"]["400"]
+    assert refused["content"]["application/json"]["schema"]["$ref"].endswith("/DatasetUploadRefused")
 
 
 def test_size_and_row_limits(people, settings):
