@@ -381,6 +381,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/evolve/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval). */
+        post: operations["deployments_evolve_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/generation/": {
         parameters: {
             query?: never;
@@ -422,6 +439,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/generations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The lineage: every generation with its figures against its parent, its data and who promoted it. */
+        get: operations["deployments_generations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/generations/{number}/promote/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Serve this generation from the next ticket on (a ticket in flight finishes on its team). */
+        post: operations["deployments_generations_promote_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/resume/": {
         parameters: {
             query?: never;
@@ -433,6 +484,23 @@ export interface paths {
         put?: never;
         /** @description Serve again; the runtime is rebuilt on the next ticket. */
         post: operations["deployments_resume_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/rollback/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Serve again the generation that served before the champion. */
+        post: operations["deployments_rollback_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2115,6 +2183,44 @@ export interface components {
             /** @description after training, evaluate the team beside its rules and imitation on the same held-out episodes and say whether MARL paid (recorded in the run's source); null: on when the team has baselines (training.baselines.has_baselines) */
             baselines?: boolean | null;
         };
+        Lineage: {
+            generations: components["schemas"]["LineageGeneration"][];
+            policy: {
+                [key: string]: unknown;
+            };
+            slice_tickets: number;
+        };
+        LineageGeneration: {
+            readonly number: number;
+            readonly status: components["schemas"]["LineageGenerationStatusEnum"];
+            readonly phase: components["schemas"]["PhaseEnum"];
+            readonly run: number;
+            readonly run_state: string;
+            /** @description Relative to its run, never the server's path. */
+            readonly checkpoint: string;
+            readonly parent: number | null;
+            /** @description serving.promotion.Comparison.as_dict() against its parent. */
+            readonly comparison: unknown;
+            /** @description Its data: dataset version, rows added since the parent, slice. */
+            readonly data: unknown;
+            /** @description Why it was (not) promoted, in words. */
+            readonly reason: string;
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly promoted_by: string | null;
+            /** Format: date-time */
+            readonly promoted_at: string | null;
+        };
+        /**
+         * @description * `champion` - Champion
+         *     * `candidate` - Candidate
+         *     * `shadow` - Shadow
+         *     * `retired` - Retired
+         *     * `rejected` - Rejected
+         * @enum {string}
+         */
+        LineageGenerationStatusEnum: "champion" | "candidate" | "shadow" | "retired" | "rejected";
         Me: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -2388,6 +2494,14 @@ export interface components {
             /** Format: date-time */
             readonly updated_at?: string;
         };
+        /**
+         * @description * `training` - Training
+         *     * `evaluating` - Evaluating
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        PhaseEnum: "training" | "evaluating" | "ready" | "failed";
         Ping: {
             /** @default  */
             note: string;
@@ -4165,6 +4279,54 @@ export interface operations {
             };
         };
     };
+    deployments_evolve_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageGeneration"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_generation_retrieve: {
         parameters: {
             query?: never;
@@ -4310,6 +4472,94 @@ export interface operations {
             };
         };
     };
+    deployments_generations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lineage"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_generations_promote_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lineage"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_resume_create: {
         parameters: {
             query?: never;
@@ -4327,6 +4577,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeploymentDetail"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_rollback_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lineage"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */

@@ -29,7 +29,7 @@ from mase_web.runs.facade import shown_checkpoint_path
 DEPLOY_REFUSED = "only product managers and admins of this project may evolve, promote or roll back its team"
 
 
-class GenerationSerializer(serializers.ModelSerializer):
+class LineageGenerationSerializer(serializers.ModelSerializer):
     checkpoint = serializers.SerializerMethodField()
     parent = serializers.IntegerField(source="parent.number", allow_null=True, default=None, read_only=True)
     run_state = serializers.CharField(source="run.state", read_only=True)
@@ -56,7 +56,7 @@ class GenerationSerializer(serializers.ModelSerializer):
 
 
 class LineageSerializer(serializers.Serializer):
-    generations = GenerationSerializer(many=True)
+    generations = LineageGenerationSerializer(many=True)
     policy = serializers.DictField()
     slice_tickets = serializers.IntegerField()
 
@@ -82,7 +82,7 @@ def lineage(deployment: Deployment) -> dict:
     )
     policy = policy_of(deployment)
     return {
-        "generations": GenerationSerializer(rows, many=True).data,
+        "generations": LineageGenerationSerializer(rows, many=True).data,
         "policy": policy_dict(policy),
         "slice_tickets": len(evaluation_slice(deployment, policy)),
     }
@@ -100,7 +100,7 @@ class GenerationsView(APIView):
 
 
 class EvolveView(APIView):
-    @extend_schema(request=None, responses={202: GenerationSerializer})
+    @extend_schema(request=None, responses={202: LineageGenerationSerializer})
     def post(self, request, pk: int):
         """Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval)."""
         deployment = _deployment(request.user, pk, write=True)
@@ -110,7 +110,7 @@ class EvolveView(APIView):
             return _refused(exc)
         except ValueError as exc:
             raise ValidationError({"evolve": [str(exc)]}) from None
-        return Response(GenerationSerializer(generation).data, status=status.HTTP_202_ACCEPTED)
+        return Response(LineageGenerationSerializer(generation).data, status=status.HTTP_202_ACCEPTED)
 
 
 class PromoteView(APIView):

@@ -5,6 +5,7 @@ import { BatchPanel } from "../deployments/BatchPanel";
 import { BreakerBadge } from "../deployments/BreakerBadge";
 import { BreakerHistory } from "../deployments/BreakerHistory";
 import { BreakerPanel } from "../deployments/BreakerPanel";
+import { EvolutionPanel } from "../deployments/EvolutionPanel";
 import { TicketConsole } from "../deployments/TicketConsole";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
@@ -121,6 +122,9 @@ export function DeploymentPage() {
             ))}
           </ul>
         </section>
+      )}
+      {deployment && (
+        <EvolutionPanel deploymentId={deployment.id} canEvolve={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
       {deployment && <BatchPanel deploymentId={deployment.id} live={stream.batches} />}
       {deployment && <BreakerHistory deploymentId={deployment.id} version={stream.transitions} />}

@@ -1,0 +1,130 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  canRollBack,
+  evolutionApi,
+  timelineRows,
+  type Lineage,
+} from "./evolution";
+
+interface Props {
+  deploymentId: number;
+  /** Product managers and admins evolve, promote and roll back; everyone who sees the page reads. */
+  canEvolve: boolean;
+}
+
+const lineageKey = (id: number) => ["deployments", id, "generations"] as const;
+
+/** The deployment's generations (newest first): exact match on the frozen slice against the parent, the
+ * data each added, the reason it was (not) promoted; Evolve, Promote and Roll back for those who deploy. */
+export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
+  const queryClient = useQueryClient();
+  const lineage = useQuery({
+    queryKey: lineageKey(deploymentId),
+    queryFn: () => evolutionApi.lineage(deploymentId),
+    // a challenger training or being compared moves on by itself: look again until it has a verdict
+    refetchInterval: (query) =>
+      query.state.data?.generations.some(
+        (g) => g.phase === "training" || g.phase === "evaluating",
+      )
+        ? 5000
+        : false,
+  });
+  const done = (fresh?: Lineage) => {
+    if (fresh) queryClient.setQueryData(lineageKey(deploymentId), fresh);
+    else
+      void queryClient.invalidateQueries({
+        queryKey: lineageKey(deploymentId),
+      });
+    void queryClient.invalidateQueries({
+      queryKey: ["deployments", deploymentId],
+    });
+  };
+  const evolve = useMutation({
+    mutationFn: () => evolutionApi.evolve(deploymentId),
+    onSuccess: () => done(),
+  });
+  const promote = useMutation({
+    mutationFn: (n: number) => evolutionApi.promote(deploymentId, n),
+    onSuccess: done,
+  });
+  const rollback = useMutation({
+    mutationFn: () => evolutionApi.rollback(deploymentId),
+    onSuccess: done,
+  });
+  const error = evolve.error ?? promote.error ?? rollback.error;
+  const data = lineage.data;
+  const busy = evolve.isPending || promote.isPending || rollback.isPending;
+
+  return (
+    <section className="card" aria-label="Generations">
+      <h2>Generations</h2>
+      {data && (
+        <p className="small muted">
+          Judged on {data.slice_tickets} corrected tickets no generation trained
+          on (the evaluation slice).
+        </p>
+      )}
+      {canEvolve && (
+        <p>
+          <button type="button" disabled={busy} onClick={() => evolve.mutate()}>
+            Evolve
+          </button>{" "}
+          {data && canRollBack(data) && (
+            <button
+              type="button"
+              className="secondary"
+              disabled={busy}
+              onClick={() => rollback.mutate()}
+            >
+              Roll back
+            </button>
+          )}
+        </p>
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {data && (
+        <table className="run-table" data-testid="generations">
+          <thead>
+            <tr>
+              <th>Generation</th>
+              <th>Status</th>
+              <th>Exact match on the slice</th>
+              <th>Data</th>
+              <th>Reason</th>
+              <th>Promoted by</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {timelineRows(data).map((row) => (
+              <tr key={row.number} data-testid={`generation-${row.number}`}>
+                <td>{row.number}</td>
+                <td>{row.status}</td>
+                <td>{row.figure}</td>
+                <td className="small">{row.added}</td>
+                <td className="small">{row.reason}</td>
+                <td>{row.promoted}</td>
+                <td>
+                  {canEvolve && row.canPromote && (
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={busy}
+                      onClick={() => promote.mutate(row.number)}
+                    >
+                      Promote
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

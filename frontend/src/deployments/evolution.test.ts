@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import {
+  canRollBack,
+  figureText,
+  timelineRows,
+  type Generation,
+  type Lineage,
+} from "./evolution";
+
+function generation(
+  number: number,
+  fields: Partial<Generation> = {},
+): Generation {
+  return {
+    number,
+    status: "candidate",
+    phase: "ready",
+    run: 10 + number,
+    run_state: "succeeded",
+    checkpoint: "checkpoints/mappo/last",
+    parent: number > 1 ? number - 1 : null,
+    comparison: {},
+    data: {},
+    reason: "",
+    created_by: "pm",
+    created_at: "2026-12-05T05:00:00Z",
+    promoted_by: null,
+    promoted_at: null,
+    ...fields,
+  } as Generation;
+}
+
+const lineage = (generations: Generation[]): Lineage =>
+  ({ generations, policy: {}, slice_tickets: 120 }) as Lineage;
+
+describe("evolution timeline", () => {
+  it("shows exact match on the slice against the parent", () => {
+    const g = generation(2, {
+      comparison: { challenger: 0.81, gain: 0.03, tickets: 120 },
+    });
+    expect(figureText(g)).toBe("81.0 % (+3.0 vs 1 on 120 tickets)");
+    expect(
+      figureText(
+        generation(3, {
+          comparison: { challenger: 0.7, gain: -0.05, tickets: 100 },
+        }),
+      ),
+    ).toContain("-5.0 vs 2");
+  });
+
+  it("says where a generation is before it has figures", () => {
+    expect(figureText(generation(1, { status: "champion" }))).toBe(
+      "the first team",
+    );
+    expect(figureText(generation(2, { phase: "training" }))).toBe("training…");
+    expect(figureText(generation(2, { phase: "failed" }))).toBe("not compared");
+  });
+
+  it("lists the newest first and offers promotion only to a compared non-champion", () => {
+    const rows = timelineRows(
+      lineage([
+        generation(1, {
+          status: "champion",
+          promoted_by: "pm",
+          promoted_at: "x",
+        }),
+        generation(2, { data: { rows_added: 40 } }),
+        generation(3, { phase: "training", checkpoint: "" }),
+      ]),
+    );
+    expect(rows.map((r) => r.number)).toEqual([3, 2, 1]);
+    expect(rows.map((r) => r.canPromote)).toEqual([false, true, false]);
+    expect(rows[1].added).toBe("40 new corrected tickets");
+    expect(rows[2].promoted).toBe("pm");
+  });
+
+  it("rolls back only where an earlier generation served", () => {
+    expect(canRollBack(lineage([generation(1, { status: "champion" })]))).toBe(
+      false,
+    );
+    expect(
+      canRollBack(
+        lineage([
+          generation(1, { status: "retired" }),
+          generation(2, { status: "champion" }),
+        ]),
+      ),
+    ).toBe(true);
+  });
+});

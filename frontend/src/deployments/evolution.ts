@@ -1,0 +1,100 @@
+/** The evolution of a deployed team (mase_web/deployments/evolution*.py): its lineage as timeline rows. */
+import { api, type Refine, type Schema } from "../api";
+
+/** `serving.promotion.Comparison.as_dict()` against the parent, as far as the page reads it. */
+export interface Comparison {
+  tickets: number;
+  champion: number;
+  challenger: number;
+  gain: number;
+  interval: [number, number];
+  p_value: number;
+  promote: boolean;
+  reason: string;
+}
+
+export interface GenerationData {
+  tickets?: string;
+  rows_added?: number;
+  rows_total?: number;
+  slice_tickets?: number;
+  start?: string;
+  trigger?: string;
+}
+
+export type Generation = Refine<
+  Schema<"LineageGeneration">,
+  { comparison: Partial<Comparison>; data: GenerationData }
+>;
+export type Lineage = Refine<
+  Schema<"Lineage">,
+  { generations: Generation[]; policy: Record<string, number | boolean> }
+>;
+
+const post = { method: "POST", body: "{}" } as const;
+
+export const evolutionApi = {
+  lineage: (id: number) => api<Lineage>(`deployments/${id}/generations/`),
+  evolve: (id: number) => api<Generation>(`deployments/${id}/evolve/`, post),
+  promote: (id: number, number: number) =>
+    api<Lineage>(`deployments/${id}/generations/${number}/promote/`, post),
+  rollback: (id: number) => api<Lineage>(`deployments/${id}/rollback/`, post),
+};
+
+export interface TimelineRow {
+  number: number;
+  status: Generation["status"];
+  phase: Generation["phase"];
+  /** "81.0 % (+3.0 vs 1)", or what is missing in words. */
+  figure: string;
+  added: string;
+  reason: string;
+  promoted: string;
+  canPromote: boolean;
+}
+
+const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
+const points = (share: number) =>
+  `${share >= 0 ? "+" : ""}${(100 * share).toFixed(1)}`;
+
+/** Exact match on the slice against the parent, in words a timeline shows. */
+export function figureText(g: Generation): string {
+  const c = g.comparison;
+  if (g.number === 1 || g.parent === null) return "the first team";
+  if (g.phase === "training") return "training…";
+  if (g.phase === "evaluating") return "comparing on the slice…";
+  if (
+    g.phase === "failed" ||
+    typeof c.challenger !== "number" ||
+    typeof c.gain !== "number"
+  )
+    return "not compared";
+  return `${percent(c.challenger)} (${points(c.gain)} vs ${g.parent} on ${c.tickets ?? 0} tickets)`;
+}
+
+export function timelineRows(lineage: Lineage): TimelineRow[] {
+  return [...lineage.generations]
+    .sort((a, b) => b.number - a.number)
+    .map((g) => ({
+      number: g.number,
+      status: g.status,
+      phase: g.phase,
+      figure: figureText(g),
+      added:
+        g.number === 1
+          ? "–"
+          : `${g.data.rows_added ?? 0} new corrected tickets`,
+      reason: g.reason,
+      promoted: g.promoted_by
+        ? `${g.promoted_by}`
+        : g.promoted_at
+          ? "the rule"
+          : "",
+      canPromote:
+        g.phase === "ready" && g.status !== "champion" && Boolean(g.checkpoint),
+    }));
+}
+
+/** Whether "Roll back" has somewhere to go: a generation that served before. */
+export const canRollBack = (lineage: Lineage) =>
+  lineage.generations.some((g) => g.status === "retired");
