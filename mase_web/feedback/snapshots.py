@@ -60,9 +60,24 @@ def _catalogues() -> dict[str, dict[str, dict[str, str]]]:
 def answer_intents(episode, answer: str) -> list[dict[str, str]]:
     """The catalogue entries (name, description) of the intents ``answer`` names, in its order; none when
     the episode's environment has no intent catalogue."""
-    environment = ((episode.deployment.spec or {}).get("environment") or {}).get("name")
-    catalogue = _catalogues().get(environment) or {}
+    environment = (episode.deployment.spec or {}).get("environment") or {}
+    catalogue = _spec_catalogue(environment) or _catalogues().get(environment.get("name")) or {}
     return [dict(catalogue[name]) for name in (n.strip() for n in answer.split(",")) if name in catalogue]
+
+
+def _spec_catalogue(environment: dict) -> dict[str, dict[str, str]]:
+    """The catalogue a deployed spec declares itself (``environment.params.intents``; {} for none), with
+    each intent's description (a shipped intent named alone keeps the environment's)."""
+    from agents.envs.routing import routing
+
+    interface, params = routing(environment.get("name")), environment.get("params")
+    if interface is None or not isinstance(params, dict) or not params.get("intents"):
+        return {}
+    try:
+        own = interface.catalogue(params)
+    except ValueError:  # a stored spec whose catalogue no longer validates: the environment's then
+        return {}
+    return {i["name"]: dict(i) for i in own.listing()}
 
 
 def reply_snapshot(episode) -> dict[str, Any] | None:

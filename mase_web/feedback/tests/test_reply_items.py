@@ -130,3 +130,26 @@ def test_items_say_what_the_answers_intents_mean(people):
     # an answer that names no intent of the catalogue adds nothing
     plain = FeedbackItem.objects.get(episode_key=f"deployment/{deployment.pk}/req-1")
     assert plain.snapshot["answer"] == "shipping" and "intents" not in plain.snapshot
+
+
+@pytest.mark.django_db
+def test_items_read_the_descriptions_of_the_deployed_specs_own_catalogue(people):
+    project, users = people
+    deployment = deployment_with_episodes(project)
+    own = [{"name": "complaint"}, {"name": "warranty_claim", "description": "A claim under the warranty."}]
+    deployment.spec = {"environment": {"name": "customer_service", "params": {"intents": own}}}
+    deployment.save(update_fields=["spec"])
+    episode = deployment.episodes.get(request_id="req-0")
+    episode.result = {"info": {"predicted_intents": ["warranty_claim", "complaint"]}}
+    episode.save(update_fields=["result"])
+    queue = make_queue(users["pm"], project, overlap=1)
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+    assert client_for(users["pm"]).post(url, {"deployment": deployment.pk}, format="json").status_code == 201
+    item = FeedbackItem.objects.get(episode_key=f"deployment/{deployment.pk}/req-0")
+    assert item.snapshot["intents"] == [
+        {"name": "warranty_claim", "description": "A claim under the warranty."},
+        {
+            "name": "complaint",
+            "description": "Unhappy with the service or staff, asks to escalate to a manager.",
+        },
+    ]
