@@ -125,6 +125,7 @@ def test_template_gallery_and_catalogue(team):
         "research_report",
         "collaborative_writing",
         "code_generation",
+        "interactive_support",
         "large_team",
         "number_guess_n64",
     ]
