@@ -1,0 +1,49 @@
+"""The whole loop once, on the tiny team: corrected traffic → Evolve → the challenger run trains (executed
+here as a worker would) → the lineage read settles it → both teams answer the slice through serving
+runtimes → the comparison and the reason are stored, and the champion keeps serving unless it is beaten."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import TestCase
+
+from mase_web.accounts.models import Role
+from mase_web.deployments.models import Deployment, Generation
+from mase_web.deployments.tests.conftest import client_for, make_deployment, team_spec
+from mase_web.deployments.tests.test_evolution import corrected_traffic
+from mase_web.runs.facade import Run
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]  # the run's recorder has its own thread
+
+
+def test_evolve_trains_a_challenger_and_judges_it_on_the_slice(
+    team, trained_checkpoint, tiny_backbone_dir, settings
+):
+    from mase_web.runs.execution import execute
+
+    settings.MASE_EVALUATE_INLINE = True
+    project, users = team
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    deployment.evolution = {"slice_every": 2, "min_tickets": 4, "min_intent_tickets": 100}
+    deployment.save(update_fields=["evolution"])
+    corrected_traffic(deployment, 16)
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    started = pm.post(f"/api/deployments/{deployment.pk}/evolve/")
+    assert started.status_code == 202, started.content
+    generation = Generation.objects.get(deployment=deployment, number=2)
+    assert generation.data["rows_total"] == 0  # the corrections are rows only once they land in the dataset
+    run = Run.objects.get(pk=generation.run_id)
+    assert execute(run.pk, run.task_id) == Run.State.SUCCEEDED, Run.objects.get(pk=run.pk).error
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        pm.get(f"/api/deployments/{deployment.pk}/generations/")
+    generation.refresh_from_db()
+    assert generation.phase == "ready", generation.reason
+    slice_size = generation.comparison["tickets"]
+    assert 4 <= slice_size < 16
+    assert generation.reason
+    deployment = Deployment.objects.get(pk=deployment.pk)
+    served = deployment.run_id == run.pk
+    assert served == (generation.status == "champion")
