@@ -19,6 +19,7 @@ export function AgreementPanel({ queue }: { queue: number }) {
           over {agreement.units} items with two or more answers ({agreement.values} answers)
         </span>
       </p>
+      {agreement.per_intent && <IntentAgreement perIntent={agreement.per_intent} landed={agreement.labelled_rows ?? 0} />}
       {agreement.disagreements.length > 0 && (
         <table className="list" data-testid="disagreements">
           <caption className="hint">Disagreements (ratings ≥ 2 stars apart, split pairwise judgements, or rows labelled differently)</caption>
@@ -37,6 +38,37 @@ export function AgreementPanel({ queue }: { queue: number }) {
                 <td>{row.task.length > 80 ? `${row.task.slice(0, 77)}…` : row.task}</td>
                 <td>{row.values.join(", ")}</td>
                 <td>{agreement.metric === "nominal" ? `${Math.round(row.spread * 100)} %` : row.spread}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+/** An intents queue: alpha per intent (which intents annotators read alike) and the rows labelled so far. */
+function IntentAgreement({ perIntent, landed }: { perIntent: Record<string, number | null>; landed: number }) {
+  const names = Object.keys(perIntent);
+  return (
+    <div data-testid="intent-agreement">
+      <p className="hint">
+        {landed} row{landed === 1 ? "" : "s"} labelled in the dataset so far.
+      </p>
+      {names.length > 0 && (
+        <table className="list">
+          <caption className="hint">Agreement per intent (chosen or not)</caption>
+          <thead>
+            <tr>
+              <th>Intent</th>
+              <th>α</th>
+            </tr>
+          </thead>
+          <tbody>
+            {names.map((name) => (
+              <tr key={name}>
+                <td>{name}</td>
+                <td>{formatAlpha(perIntent[name])}</td>
               </tr>
             ))}
           </tbody>

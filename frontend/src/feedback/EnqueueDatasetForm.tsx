@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { datasetQueries } from "../datasets/queries";
 import { deploymentQueries } from "../deployments/queries";
 import { ErrorList } from "./ErrorList";
 import { feedbackApi } from "./feedbackApi";
@@ -13,6 +14,11 @@ export function EnqueueDatasetForm({ queue }: { queue: Queue }) {
   const { data: deployments = [] } = useQuery({
     ...deploymentQueries.list(),
     select: (body) => body.results.filter((d) => d.project === queue.project),
+  });
+  // Chosen by name: a version's id is shown nowhere, so a user could not type it.
+  const { data: datasets = [] } = useQuery({
+    ...datasetQueries.list(),
+    select: (body) => body.results.filter((d) => d.project === queue.project && d.latest_version !== null),
   });
   const [version, setVersion] = useState("");
   const [deployment, setDeployment] = useState(0);
@@ -37,8 +43,15 @@ export function EnqueueDatasetForm({ queue }: { queue: Queue }) {
       }}
     >
       <label className="field">
-        Dataset version (id)
-        <input type="number" min={1} required value={version} onChange={(e) => setVersion(e.target.value)} />
+        Dataset
+        <select aria-label="Dataset" required value={version} onChange={(e) => setVersion(e.target.value)}>
+          <option value="">choose a dataset</option>
+          {datasets.map((d) => (
+            <option key={d.id} value={d.latest_version?.id}>
+              {d.name} · v{d.latest_version?.number} ({d.latest_version?.row_count} rows)
+            </option>
+          ))}
+        </select>
       </label>
       <label className="field">
         Intents of

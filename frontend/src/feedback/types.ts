@@ -86,6 +86,9 @@ export interface Agreement {
   units: number;
   values: number;
   disagreements: Disagreement[];
+  /** Intents queues only: alpha per intent (chosen or not) and how many rows have landed as labels. */
+  per_intent?: Record<string, number | null>;
+  labelled_rows?: number;
 }
 
 export interface RewardModelMetrics {
