@@ -12,7 +12,6 @@ from django.test import TestCase
 from mase_web.accounts.models import Role
 from mase_web.datasets.facade import add_rows, deployment_dataset
 from mase_web.deployments.evolution import evaluation_slice, in_slice, policy_of, training_rows
-from mase_web.deployments.evolution_eval import judge
 from mase_web.deployments.models import Correction, Deployment, Episode, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, make_trained_run, team_spec
 
@@ -125,15 +124,32 @@ def test_evolving_again_within_the_minimum_interval_is_refused_with_the_reason(d
     assert "minimum interval" in soon.json()["detail"]
 
 
-def test_a_challenger_no_better_than_the_champion_stays_a_candidate_with_the_reason(deployed, tmp_path):
+def test_a_challenger_no_better_than_the_champion_stays_a_candidate_with_the_reason(
+    deployed, tmp_path, settings
+):
+    """Through the API: its run has succeeded, reading the lineage has it judged (inline here, a worker in
+    production) and, the same weights answering alike, it is not promoted though the policy promotes."""
+    settings.MASE_EVALUATE_INLINE = True
     deployment, users = deployed
-    deployment.evolution = {"slice_every": 1, "min_tickets": 8, "min_intent_tickets": 100}
+    deployment.evolution = {
+        "slice_every": 1,
+        "min_tickets": 8,
+        "min_intent_tickets": 100,
+        "auto_promote": True,
+    }
     deployment.save(update_fields=["evolution"])
     corrected_traffic(deployment, 8)
     challenger = challenger_of(deployment, deployment.checkpoint, tmp_path)
-    challenger.phase = Generation.Phase.EVALUATING
-    comparison = judge(challenger)
+    Generation.objects.filter(pk=challenger.pk).update(phase=Generation.Phase.TRAINING, checkpoint="")
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert pm.get(f"/api/deployments/{deployment.pk}/generations/").status_code == 200
+    shown = {
+        g["number"]: g for g in pm.get(f"/api/deployments/{deployment.pk}/generations/").json()["generations"]
+    }
+    assert (shown[2]["phase"], shown[2]["status"], shown[1]["status"]) == ("ready", "candidate", "champion")
     challenger.refresh_from_db()
+    comparison = challenger.comparison
     assert comparison["tickets"] == 8 and comparison["gain"] == 0.0  # the same weights answer alike
     assert (challenger.status, challenger.phase) == ("candidate", "ready")
     assert "below the declared margin" in challenger.reason
