@@ -41,6 +41,7 @@ export function RowTable({ rows }: { rows: DatasetRow[] }) {
             <td className="row-text">
               {row.text}
               {row.owner && <div className="small muted">owner: {row.owner}</div>}
+              {row.reference_reply && <div className="small muted">reply: {row.reference_reply}</div>}
             </td>
             <td>
               {row.intents.length === 0 ? (

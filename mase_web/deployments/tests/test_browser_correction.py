@@ -30,6 +30,7 @@ def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services,
     form.get_by_role("checkbox", name=re.compile("^delivery_delay")).check()
     form.get_by_text("Owned now by logistics, dispute_mediator.").wait_for()
     form.get_by_label("Right owner").select_option("dispute_mediator")
+    form.get_by_label("Better reply (optional)").fill("Sorry: a new lamp is on its way.")
     page.screenshot(path=str(ARTIFACTS / "review-correction.png"), full_page=True)
     form.get_by_role("button", name="Save correction").click()
 
@@ -41,3 +42,4 @@ def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services,
     rows.get_by_text("The lamp came cracked and two weeks late").wait_for()
     assert f"corrected in review by {operator.username}" in rows.inner_text()
     assert f"episode/{episode.pk}" in rows.inner_text()
+    assert "reply: Sorry: a new lamp is on its way." in rows.inner_text()  # the better reply is shown too
