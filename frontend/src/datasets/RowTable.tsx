@@ -45,7 +45,8 @@ export function RowTable({ rows }: { rows: DatasetRow[] }) {
             </td>
             <td>
               {row.intents.length === 0 ? (
-                <span className="muted">unlabelled</span>
+                // A majority of annotators saying "none of these" is a label too: not unlabelled.
+                <span className="muted">{row.metadata?.out_of_scope ? "out of scope" : "unlabelled"}</span>
               ) : (
                 row.intents.map((name) => (
                   <span key={name} className="badge">
