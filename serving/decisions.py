@@ -14,7 +14,9 @@ failed); ``reason.alternatives`` are the top-k actions with their probabilities;
 rule answered when the fallback did; ``reason.text`` (only when the backbone is a causal LM and
 ``RuntimeConfig.explain_tokens`` > 0, only on model-answered steps) is the LM's greedy continuation of
 "Agent … observed: … It chose: … Because", generated for all agents of a step in one batched call;
-``reason.text_error`` replaces it when generation failed (which never fails the request); ``messages`` are the learned-communication attention weights
+``reason.text_error`` replaces it when generation failed (which never fails the request); ``reason.allocation``
+(only when the environment's step info carries ``ALLOCATION_INFO``, e.g. the large team) is who bid what for the
+step's task and who won it: ``{"task", "kind", "bids": {agent: bid}, "winner"}``; ``messages`` are the learned-communication attention weights
 (α_ij: how much agent i listened to agent j this step). ``reward`` is the environment's reward for the
 step (None when the task's ground truth is unknown, e.g. a ticket typed in by a user).
 
@@ -35,6 +37,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+ALLOCATION_INFO = "allocation"  # the step-info key whose value a step's records carry as reason.allocation
 
 
 def plain(value: Any) -> Any:
@@ -145,6 +149,16 @@ def explain_prompt(record: Mapping[str, Any], chars: int) -> str:
     )
 
 
+def decision_reason(
+    alternatives: list[dict[str, Any]], rule: str | None, allocation: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """A record's ``reason``; with the step's ``allocation`` when the environment reported one."""
+    out: dict[str, Any] = {"alternatives": alternatives, "rule": rule}
+    if allocation is not None:
+        out["allocation"] = plain(allocation)
+    return out
+
+
 def step_records(
     agents: Sequence[str],
     names_of: Mapping[str, Sequence[str]],
@@ -165,6 +179,7 @@ def step_records(
     rewards: Mapping[str, float] | None,
     state: str,
     fault: tuple[str, str] | None,
+    allocation: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per agent that acted (``live``) at one step: its action by name (``names_of``), the
     ``top_k`` alternatives from ``probs`` [N, A], the messages it received and sent from the attention
@@ -201,7 +216,7 @@ def step_records(
                 "action_index": action,
                 "source": route,
                 "confidence": confidences.get(agent),
-                "reason": {"alternatives": alternatives, "rule": rules.get(agent)},
+                "reason": decision_reason(alternatives, rules.get(agent), allocation),
                 "messages": messages,
                 "latency_ms": round(model_ms, 3),
                 "reward": float(rewards[agent]) if rewards and agent in rewards else None,

@@ -61,7 +61,7 @@ from serving.breaker import (
     Fallback,
     make_fallback,
 )
-from serving.decisions import action_names, explain_prompt, plain, step_records
+from serving.decisions import ALLOCATION_INFO, action_names, explain_prompt, plain, step_records
 from serving.model import RuntimeInputError, TeamModel
 from serving.requests import OUT_OF_SCOPE, RequestMatcher
 from serving.scope import ScopeGate
@@ -457,8 +457,9 @@ class TeamRuntime:
             state = HALF_OPEN if trial else self.breaker.state  # the state the trial was decided in
             next_obs, rewards, terms, truncs, infos = env.step(chosen)
             step_ms.append((time.perf_counter() - t0) * 1000.0)
+            step_info = next(iter(infos.values()), {}) if infos else {}
             if infos:
-                info = next(iter(infos.values()))
+                info = step_info
             if reward_known and rewards:
                 total_reward += float(np.mean([float(r) for r in rewards.values()]))
             if self.config.log_decisions or self.decision_sink is not None or self.step_sink is not None:
@@ -468,6 +469,7 @@ class TeamRuntime:
                     step=step, live=live, chosen=chosen, probs=probs, alpha=alpha,
                     confidences=confidences, rules=rules, route=logged, model_ms=model_ms,
                     rewards=rewards if reward_known else None, state=state, fault=fault,
+                    allocation=step_info.get(ALLOCATION_INFO),
                 )  # fmt: skip
                 if self._explains and route != ROUTE_FALLBACK:
                     self._explain(records)

@@ -13,7 +13,9 @@ its deadline, less ``cost_per_time`` per time unit of work. An agent in ``fault_
 task arrives: it is terminated, and the tasks it held are lost. An operator takes agents offline for one episode (a
 served request) through ``reset(options={"offline": [agent, ...], "faults": ["agent@task", ...]})``.
 
-The last step's info carries the episode's figures (`EpisodeFigures`): tasks done in time, waits, drops, the tasks
+Every step's info carries that step's allocation under ``allocation`` (the task, the bids by agent name, the
+winner's name or None), which the serving runtime copies into each decision record. The last step's info carries
+the episode's figures (`EpisodeFigures`): tasks done in time, waits, drops, the tasks
 done in time among the 100 after the first fault, messages and convergence rounds of the shared state.
 """
 
@@ -165,6 +167,7 @@ class LargeTeamEnv(ParallelEnv):
         info: dict[str, Any] = {
             "winner": self.allocations[-1]["winner"],
             "messages": self.state_sync.messages(),
+            "allocation": self._named_allocation(self.allocations[-1]),
         }
         if ended:
             info |= self.figures()
@@ -268,6 +271,17 @@ class LargeTeamEnv(ParallelEnv):
         self.reputation[winner] = 0.9 * self.reputation[winner] + 0.1 * in_time
         self._publish(winner)
         return task.value * in_time - self.p.cost_per_time * duration
+
+    def _named_allocation(self, allocation: Mapping[str, Any]) -> dict[str, Any]:
+        """One allocation with agents by name, as the decision log records it (`serving.decisions`)."""
+        names = self.possible_agents
+        winner = allocation["winner"]
+        return {
+            "task": allocation["task"],
+            "kind": allocation["kind"],
+            "bids": {names[i]: bid for i, bid in allocation["bids"].items()},
+            "winner": names[winner] if winner is not None else None,
+        }
 
     # ---- observations -----------------------------------------------------------------------------------
     def _prepare(self) -> None:

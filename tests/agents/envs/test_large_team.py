@@ -151,6 +151,29 @@ def test_a_tiny_training_run_through_the_product_path(tmp_path):
     deciders = {d["agent"] for d in served["decisions"]}
     assert "guides_0" not in deciders and len(deciders) == 9
     assert served["info"]["lost"] == 0 and served["info"]["in_time"] > 0
+    assert_decisions_carry_the_bids(served["decisions"])
+
+
+def assert_decisions_carry_the_bids(decisions: list[dict]) -> None:
+    """Every decision record carries its step's allocation: one task per step, the same for every agent of the
+    step, the bids by agent name, and a winner who placed the highest bid (or nobody when no one bid)."""
+    by_step: dict[int, list[dict]] = {}
+    for d in decisions:
+        by_step.setdefault(d["step"], []).append(d["reason"]["allocation"])
+    assert sorted(by_step) == list(range(1, 21))
+    tasks = []
+    for allocations in by_step.values():
+        first = allocations[0]
+        assert all(a == first for a in allocations)
+        tasks.append(first["task"])
+        bids, winner = first["bids"], first["winner"]
+        assert "guides_0" not in bids and winner != "guides_0"
+        if winner is None:
+            assert not bids
+        else:
+            assert bids[winner] == max(bids.values()) > 0
+    assert tasks == list(range(20))
+    assert any(a["bids"] for allocations in by_step.values() for a in allocations)
 
 
 def test_an_operator_takes_agents_offline_through_reset_options():
