@@ -381,6 +381,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/evolution/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The deployment's evolution policy (every default filled in). */
+        get: operations["deployments_evolution_retrieve"];
+        put?: never;
+        /** @description Change some of the policy (product managers, admins); a bad value is a 400 on its field. */
+        post: operations["deployments_evolution_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/evolve/": {
         parameters: {
             query?: never;
@@ -2509,6 +2527,21 @@ export interface components {
         PingQueued: {
             task_id: string;
         };
+        /** @description A deployment's evolution policy; what is left out keeps its value. */
+        Policy: {
+            min_interval_s?: number;
+            /** @description evolve by itself after this many; 0 = by hand */
+            after_corrections?: number;
+            auto_promote?: boolean;
+            /** @description fixed once traffic is corrected: the slice is frozen */
+            slice_every?: number;
+            /** Format: double */
+            margin?: number;
+            /** Format: double */
+            intent_tolerance?: number;
+            min_tickets?: number;
+            min_intent_tickets?: number;
+        };
         /**
          * @description * `uploaded` - uploaded
          *     * `generated` - generated
@@ -4257,6 +4290,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Catalogue"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_evolution_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_evolution_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Policy"];
+                "application/x-www-form-urlencoded": components["schemas"]["Policy"];
+                "multipart/form-data": components["schemas"]["Policy"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */

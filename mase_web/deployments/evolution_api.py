@@ -17,6 +17,7 @@ from mase_web.deployments.evolution import (
     EvolutionRefused,
     evaluation_slice,
     evolve,
+    labelled_traffic,
     policy_dict,
     policy_of,
     promote,
@@ -59,6 +60,38 @@ class LineageSerializer(serializers.Serializer):
     generations = LineageGenerationSerializer(many=True)
     policy = serializers.DictField()
     slice_tickets = serializers.IntegerField()
+
+
+class PolicySerializer(serializers.Serializer):
+    """A deployment's evolution policy; what is left out keeps its value."""
+
+    min_interval_s = serializers.IntegerField(required=False, min_value=60, max_value=365 * 86400)
+    after_corrections = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=1_000_000,
+        help_text="evolve by itself after this many; 0 = by hand",
+    )
+    auto_promote = serializers.BooleanField(required=False)
+    slice_every = serializers.IntegerField(
+        required=False,
+        min_value=2,
+        max_value=100,
+        help_text="fixed once traffic is corrected: the slice is frozen",
+    )
+    margin = serializers.FloatField(required=False, min_value=0.0, max_value=0.5)
+    intent_tolerance = serializers.FloatField(required=False, min_value=0.0, max_value=0.5)
+    min_tickets = serializers.IntegerField(required=False, min_value=10, max_value=1_000_000)
+    min_intent_tickets = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
+
+    def validate_slice_every(self, value: int) -> int:
+        deployment = self.context["deployment"]
+        if value != policy_of(deployment).slice_every and labelled_traffic(deployment):
+            raise serializers.ValidationError(
+                "the evaluation slice is drawn already (corrected tickets exist); changing it would move tickets "
+                "between the slice and training"
+            )
+        return value
 
 
 def _deployment(user, pk: int, write: bool = False) -> Deployment:
@@ -138,3 +171,21 @@ class RollbackView(APIView):
         except EvolutionRefused as exc:
             return _refused(exc)
         return Response(lineage(deployment))
+
+
+class PolicyView(APIView):
+    @extend_schema(methods=["GET"], responses={200: PolicySerializer})
+    @extend_schema(methods=["POST"], request=PolicySerializer, responses={200: PolicySerializer})
+    def get(self, request, pk: int):
+        """The deployment's evolution policy (every default filled in)."""
+        return Response(policy_dict(policy_of(_deployment(request.user, pk))))
+
+    @extend_schema(request=PolicySerializer, responses={200: PolicySerializer})
+    def post(self, request, pk: int):
+        """Change some of the policy (product managers, admins); a bad value is a 400 on its field."""
+        deployment = _deployment(request.user, pk, write=True)
+        body = PolicySerializer(data=request.data, context={"deployment": deployment})
+        body.is_valid(raise_exception=True)
+        deployment.evolution = {**(deployment.evolution or {}), **body.validated_data}
+        deployment.save(update_fields=["evolution"])
+        return Response(policy_dict(policy_of(deployment)))

@@ -4,7 +4,13 @@ from django.urls import path
 
 from mase_web.api_routes import IdRouter
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
-from mase_web.deployments.evolution_api import EvolveView, GenerationsView, PromoteView, RollbackView
+from mase_web.deployments.evolution_api import (
+    EvolveView,
+    GenerationsView,
+    PolicyView,
+    PromoteView,
+    RollbackView,
+)
 from mase_web.deployments.preview import FallbackPreviewView
 
 router = IdRouter()
@@ -22,5 +28,6 @@ urlpatterns += [
         name="deployment-promote",
     ),
     path("deployments/<int:pk>/rollback/", RollbackView.as_view(), name="deployment-rollback"),
+    path("deployments/<int:pk>/evolution/", PolicyView.as_view(), name="deployment-evolution"),
 ]
 urlpatterns += router.urls

@@ -6,6 +6,8 @@ import this module only (an import-linter contract says so).
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from agents.places import find_checkpoint
 from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
 
@@ -33,7 +35,7 @@ def launch_run(project_id: int, name: str, spec: dict, source: dict, by=None) ->
     from mase_web.runs.tasks import dispatch
 
     run = Run.objects.create(project_id=project_id, name=name[:200], spec=spec, source=source, created_by=by)
-    dispatch(run)
+    transaction.on_commit(lambda: dispatch(run))  # a worker must find the row when the message arrives
     return run
 
 

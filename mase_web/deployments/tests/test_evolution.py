@@ -204,3 +204,24 @@ def test_a_deployment_evolves_by_itself_after_its_declared_number_of_corrections
         assert answer.status_code == 201, answer.content
     generations = Generation.objects.filter(deployment=deployment).order_by("number")
     assert [(g.number, g.data.get("trigger")) for g in generations] == [(1, None), (2, "after 2 corrections")]
+
+
+def test_the_policy_is_set_by_those_who_deploy_with_field_errors_and_a_frozen_slice(deployed):
+    deployment, users = deployed
+    path = f"/api/deployments/{deployment.pk}/evolution/"
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    assert (
+        client_for(users[Role.OPERATOR]).post(path, {"after_corrections": 5}, format="json").status_code
+        == 403
+    )
+    assert client_for(users["stranger"]).get(path).status_code == 404
+    answer = pm.post(path, {"after_corrections": 20, "min_interval_s": 600}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert (answer.json()["after_corrections"], answer.json()["min_interval_s"], answer.json()["slice_every"]) == (
+        20, 600, 5,
+    )  # fmt: skip
+    bad = pm.post(path, {"margin": 2, "min_interval_s": 1}, format="json")
+    assert bad.status_code == 400 and set(bad.json()["errors"]) == {"margin", "min_interval_s"}
+    corrected_traffic(deployment, 3)
+    frozen = pm.post(path, {"slice_every": 10}, format="json")
+    assert frozen.status_code == 400 and "drawn already" in frozen.json()["errors"]["slice_every"][0]
