@@ -1,8 +1,9 @@
 import { splitShare } from "./logic";
 import { SPLITS, type SplitsSummary } from "./types";
 
-/** Rows per split (drawn once per version with the seed, then frozen), and where they came from. */
-export function SplitSummary({ summary }: { summary: SplitsSummary }) {
+/** Rows per split (drawn once per version with the seed, then frozen), where they came from, and each
+ * split's JSONL (a held-out test file to score on elsewhere). */
+export function SplitSummary({ summary, version }: { summary: SplitsSummary; version: number }) {
   return (
     <div data-testid="splits">
       <table className="run-table split-table">
@@ -12,6 +13,7 @@ export function SplitSummary({ summary }: { summary: SplitsSummary }) {
             <th>Rows</th>
             <th>Share</th>
             <th>From</th>
+            <th>Export</th>
           </tr>
         </thead>
         <tbody>
@@ -24,6 +26,13 @@ export function SplitSummary({ summary }: { summary: SplitsSummary }) {
                 {Object.entries(summary.by_provenance[split] ?? {})
                   .map(([provenance, count]) => `${count} ${provenance}`)
                   .join(", ") || "–"}
+              </td>
+              <td className="small">
+                {summary.counts[split] > 0 && (
+                  <a href={`/api/dataset-versions/${version}/export/?split=${split}`} download>
+                    {split}.jsonl
+                  </a>
+                )}
               </td>
             </tr>
           ))}

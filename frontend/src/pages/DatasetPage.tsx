@@ -76,7 +76,7 @@ export function DatasetPage() {
           </section>
           <section className="card" aria-label="Splits">
             <h2>Splits</h2>
-            {splits.data && <SplitSummary summary={splits.data} />}
+            {splits.data && <SplitSummary summary={splits.data} version={version.id} />}
           </section>
         </div>
       )}
