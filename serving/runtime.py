@@ -47,7 +47,7 @@ import torch
 
 from agents.backbone import Backbone
 from agents.envs import breaker_step_limit, env_class, make_env, team_kwargs
-from agents.envs.routing import environment_interface
+from agents.envs.routing import environment_interface, routing
 from agents.spec.algorithms import is_deployable
 from agents.spec.paths import refuse_paths
 from serving.batching import StepBatcher
@@ -137,6 +137,7 @@ class TeamRuntime:
         self.requests = RequestMatcher.for_env(probe, self.model.embed)
         self._scope_lock = threading.Lock()
         self._scope: ScopeGate | None = None  # built on the first ticket (it embeds the labelled tickets)
+        self.scope_dev: Callable[[], list] | None = None  # the dev tickets its floor is chosen on
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
@@ -186,7 +187,7 @@ class TeamRuntime:
         thresholds = BreakerConfig.from_spec(team.circuit_breaker)
         thresholds.step_limit = breaker_step_limit(env_class(name), params, team.circuit_breaker.step_limit)
         breaker = CircuitBreaker(thresholds, events=events, clock=clock, name=team.name)
-        return cls(
+        runtime = cls(
             TeamModel(policy),
             lambda: make_env(name, params, **drawn),
             breaker=breaker,
@@ -196,6 +197,11 @@ class TeamRuntime:
             decision_sink=decision_sink,
             step_sink=step_sink,
         )
+        interface = routing(name)
+        dev = interface.dev_tickets(params) if interface is not None else None
+        if dev:  # a routing team's scope floor is chosen on its dev split (serving.scope)
+            runtime.scope_dev = lambda: interface.load_tickets(dev, params)
+        return runtime
 
     def close(self) -> None:
         """Stop the model thread (a runtime is usable until then; also ``with TeamRuntime(...) as rt``)."""
@@ -266,10 +272,18 @@ class TeamRuntime:
             if self._scope is None:
                 env = self._acquire_env()
                 try:
-                    self._scope = ScopeGate.for_env(env, self.model.embed)
+                    self._scope = ScopeGate.for_env(env, self.model.embed, dev=self._scope_dev_tickets())
                 finally:
                     self._envs.put(env)
         return None if self._scope is None else self._scope.check(text)
+
+    def _scope_dev_tickets(self) -> list | None:
+        """The dev tickets the scope floor is chosen on; None (the labelled tickets left out in turn) without
+        them or when they cannot be read."""
+        try:
+            return self.scope_dev() if self.scope_dev is not None else None
+        except (OSError, ValueError):
+            return None
 
     def _outside_catalogue(self, request_id: str, verdict: dict[str, Any]) -> dict[str, Any]:
         """A routing team's ticket outside its catalogue: nothing played, status ``out_of_scope``, handed

@@ -61,6 +61,20 @@ def test_a_ticket_outside_the_catalogue_is_handed_to_a_person(trainer):
 
 
 @pytest.mark.slow
+def test_the_floor_is_chosen_on_the_dev_tickets_when_the_runtime_has_them(trainer):
+    with runtime_for(trainer, gate=True) as runtime:
+        runtime.scope_dev = lambda: load_tickets("test")[:80]  # what from_spec_checkpoint sets: the dev split
+        runtime.run_ticket("thanks!")
+        assert runtime._scope.describe()["floor_from"] == "dev"
+    with runtime_for(trainer, gate=True) as runtime:
+        runtime.scope_dev = lambda: load_tickets(
+            "no_such_dataset"
+        )  # unreadable: the labelled tickets instead
+        runtime.run_ticket("thanks!")
+        assert runtime._scope.describe()["floor_from"] == "leave_one_out"
+
+
+@pytest.mark.slow
 def test_without_the_gate_the_same_ticket_is_played(trainer):
     with runtime_for(trainer, gate=False) as runtime:
         assert runtime.run_ticket("thanks!")["status"] != OUT_OF_SCOPE
