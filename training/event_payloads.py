@@ -173,6 +173,27 @@ class VerdictPayload(_OpenPayload):
     arms: list[ArmScorePayload]
 
 
+class AllocationPayload(_Payload):
+    """Who got the tasks of a large team's last evaluation episode, and what syncing its state cost
+    (`agents.envs.large_team.summary`)."""
+
+    step: int | None = Field(None, description="episodes trained when it was evaluated")
+    split: str | None = Field(None, description="the evaluation split")
+    allocation: str = Field(description="auction (learned bids), fixed_auction, central or round_robin")
+    state_sync: str = Field(description="gossip or central")
+    agents: list[str]
+    tasks: list[int] = Field(description="the task indices the backlog columns stand for (the last ones)")
+    backlog: list[list[float]] = Field(
+        description="agents × tasks: each agent's backlog (time units) when each task arrived"
+    )
+    wins: list[int] = Field(description="tasks each agent won, in agents order")
+    dropped: int = Field(description="tasks nobody took")
+    messages: int = Field(description="state-sync messages the run's mode sent")
+    gossip_messages: int
+    central_messages: int = Field(description="what the central controller sends for the same changes")
+    quota_hits: int = Field(description="agent-rounds that gossiped with one peer only (quota reached)")
+
+
 PAYLOADS: dict[str, type[BaseModel]] = {
     "started": StartedPayload,
     "metrics": MetricsPayload,
@@ -186,6 +207,7 @@ PAYLOADS: dict[str, type[BaseModel]] = {
     "error": ErrorPayload,
     "finished": FinishedPayload,
     "verdict": VerdictPayload,
+    "allocation": AllocationPayload,
 }
 """Event type -> the model of its payload."""
 

@@ -334,7 +334,10 @@ class MappoTrainer(Rollouts):
                     res.append(self.run_episode(greedy=True, seed=seed + k))
                     playing.advance()
         finally:
-            self.env = env_train
+            played, self.env = self.env, env_train
+        summary = getattr(played, "allocation_summary", None)
+        if callable(summary) and self.group.is_main:  # a large team: who got the last episode's tasks
+            self.events.emit("allocation", step=self.episodes_done, split=split, **summary())
         out = {
             "return": float(np.mean([r.ret for r in res])),
             "steps": float(np.mean([r.steps for r in res])),

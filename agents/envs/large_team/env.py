@@ -38,6 +38,7 @@ from agents.envs.large_team.allocation import (
 from agents.envs.large_team.groups import parse_groups
 from agents.envs.large_team.params import LargeTeamParams, fault_plan
 from agents.envs.large_team.state_sync import TeamState
+from agents.envs.large_team.summary import WINDOW, allocation_summary
 from agents.errors import SpecError
 from agents.protocol.auction import Task, Worker
 
@@ -77,6 +78,9 @@ class LargeTeamEnv(ParallelEnv):
         self._state_space = spaces.Box(-4.0, 4.0, shape=(3 * self.n + 2 + len(self.kinds),), dtype=np.float32)
         self.agents: list[str] = []
         self.allocations: list[dict[str, Any]] = []  # per task: who bid what, who won (decision logs, pages)
+        self.backlog_history: list[
+            np.ndarray
+        ] = []  # per task: each agent's backlog when it arrived (run pages)
 
     # ---- spec hooks -----------------------------------------------------------------------------------
     @classmethod
@@ -135,7 +139,7 @@ class LargeTeamEnv(ParallelEnv):
         for i, w in enumerate(self.workers):
             self.state_sync.values[i, 0, 0] = w.busy_until
         self.fixed, self.round_robin = FixedAuction(), RoundRobin()
-        self.allocations = []
+        self.allocations, self.backlog_history = [], []
         self.t, self.now = 0, self.tasks[0].arrival
         self.agents = list(self.possible_agents)
         self._faults = self._fault_plan(options or {})
@@ -259,6 +263,7 @@ class LargeTeamEnv(ParallelEnv):
         else:
             winner, bids = self.round_robin(eligible)
         self.allocations.append({"task": task.id, "kind": task.kind, "bids": bids, "winner": winner})
+        self.backlog_history.append(self._backlog.copy())
         if winner is None:
             self.dropped.add(task.id)
             return 0.0
@@ -271,6 +276,10 @@ class LargeTeamEnv(ParallelEnv):
         self.reputation[winner] = 0.9 * self.reputation[winner] + 0.1 * in_time
         self._publish(winner)
         return task.value * in_time - self.p.cost_per_time * duration
+
+    def allocation_summary(self, window: int = WINDOW) -> dict[str, Any]:
+        """Backlogs over the last ``window`` tasks, wins and messages of this episode (`summary`)."""
+        return allocation_summary(self, window)
 
     def _named_allocation(self, allocation: Mapping[str, Any]) -> dict[str, Any]:
         """One allocation with agents by name, as the decision log records it (`serving.decisions`)."""

@@ -16,6 +16,7 @@ export interface EventPayloads {
   error: ErrorPayload;
   finished: FinishedPayload;
   verdict: VerdictPayload;
+  allocation: AllocationPayload;
 }
 /**
  * The run began or resumed.
@@ -238,4 +239,56 @@ export interface ArmScorePayload {
    * mean cost per episode (steps, or the environment's cost)
    */
   cost?: number | null;
+}
+/**
+ * Who got the tasks of a large team's last evaluation episode, and what syncing its state cost
+ * (`agents.envs.large_team.summary`).
+ */
+export interface AllocationPayload {
+  /**
+   * episodes trained when it was evaluated
+   */
+  step?: number | null;
+  /**
+   * the evaluation split
+   */
+  split?: string | null;
+  /**
+   * auction (learned bids), fixed_auction, central or round_robin
+   */
+  allocation: string;
+  /**
+   * gossip or central
+   */
+  state_sync: string;
+  agents: string[];
+  /**
+   * the task indices the backlog columns stand for (the last ones)
+   */
+  tasks: number[];
+  /**
+   * agents × tasks: each agent's backlog (time units) when each task arrived
+   */
+  backlog: number[][];
+  /**
+   * tasks each agent won, in agents order
+   */
+  wins: number[];
+  /**
+   * tasks nobody took
+   */
+  dropped: number;
+  /**
+   * state-sync messages the run's mode sent
+   */
+  messages: number;
+  gossip_messages: number;
+  /**
+   * what the central controller sends for the same changes
+   */
+  central_messages: number;
+  /**
+   * agent-rounds that gossiped with one peer only (quota reached)
+   */
+  quota_hits: number;
 }

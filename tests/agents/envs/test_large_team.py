@@ -141,6 +141,7 @@ def test_a_tiny_training_run_through_the_product_path(tmp_path):
     result = api.train(doc, tmp_path / "run", resume=False)
     assert result.status == "succeeded" and result.metrics["episode"] == 4
     assert 0 <= result.metrics["success"] <= 1 and result.metrics["messages_per_episode"] > 0
+    assert_evaluations_report_the_allocation(tmp_path / "run" / "events.jsonl")
     # served with an agent taken offline for the request (a reset option): it neither decides nor wins
     from serving.runtime import TeamRuntime
 
@@ -152,6 +153,21 @@ def test_a_tiny_training_run_through_the_product_path(tmp_path):
     assert "guides_0" not in deciders and len(deciders) == 9
     assert served["info"]["lost"] == 0 and served["info"]["in_time"] > 0
     assert_decisions_carry_the_bids(served["decisions"])
+
+
+def assert_evaluations_report_the_allocation(events_file: Path) -> None:
+    """Each evaluation emits an "allocation" event as declared: a backlog row per agent over the episode's
+    last tasks, wins that add up with the drops to the tasks, and both message counts."""
+    from training.event_payloads import payload_problems
+
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    summaries = [e["payload"] for e in events if e["type"] == "allocation"]
+    assert summaries and all(not payload_problems("allocation", p) for p in summaries)
+    last = summaries[-1]
+    assert len(last["agents"]) == 10 and last["allocation"] == "auction" and last["state_sync"] == "gossip"
+    assert last["tasks"] == list(range(20)) and all(len(row) == 20 for row in last["backlog"])
+    assert sum(last["wins"]) + last["dropped"] == 20
+    assert last["gossip_messages"] > 0 and last["central_messages"] > 0
 
 
 def assert_decisions_carry_the_bids(decisions: list[dict]) -> None:
