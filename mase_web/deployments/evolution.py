@@ -23,6 +23,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -234,6 +235,10 @@ def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generati
         locked = Deployment.objects.select_for_update().get(pk=deployment.pk)
         refuse_if_too_soon(locked, policy)
         parent = champion(locked)
+        if not (Path(parent.checkpoint) / "state.json").is_file():
+            raise EvolutionRefused(
+                f"generation {parent.number}'s checkpoint is not on disk: a challenger could not be compared with it"
+            )
         rows, source = training_rows(locked, policy)
         slice_ids = [t["episode"] for t in evaluation_slice(locked, policy)]
         check_disjoint(slice_ids, [r["episode"] for r in rows if r["episode"] is not None])

@@ -6,13 +6,14 @@ evolve, promote and roll back. A deployment of another project is a 404, as ever
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mase_web.accounts.facade import can, projects_where
+from mase_web.api_schema import ApiErrorSerializer
 from mase_web.deployments.evolution import (
     EvolutionRefused,
     evaluation_slice,
@@ -25,7 +26,7 @@ from mase_web.deployments.evolution import (
 )
 from mase_web.deployments.evolution_eval import settle
 from mase_web.deployments.models import Deployment, Generation
-from mase_web.runs.facade import shown_checkpoint_path
+from mase_web.runs.facade import shown_checkpoint_path, shown_text
 
 DEPLOY_REFUSED = "only product managers and admins of this project may evolve, promote or roll back its team"
 
@@ -103,9 +104,17 @@ def _deployment(user, pk: int, write: bool = False) -> Deployment:
     return deployment
 
 
-def _refused(exc: EvolutionRefused) -> Response:
-    code = status.HTTP_429_TOO_MANY_REQUESTS if exc.too_soon else status.HTTP_400_BAD_REQUEST
-    return Response({"detail": str(exc)}, status=code)
+class NotNow(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
+class TooSoon(APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+
+
+def _refused(exc: EvolutionRefused) -> APIException:
+    """The API's error (its usual shape): 429 within the minimum interval, else 400, the reason as detail."""
+    return (TooSoon if exc.too_soon else NotNow)(str(exc))
 
 
 def lineage(deployment: Deployment) -> dict:
@@ -133,16 +142,22 @@ class GenerationsView(APIView):
 
 
 class EvolveView(APIView):
-    @extend_schema(request=None, responses={202: LineageGenerationSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            202: LineageGenerationSerializer,
+            429: OpenApiResponse(ApiErrorSerializer, description="within the minimum interval; says when"),
+        },
+    )
     def post(self, request, pk: int):
         """Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval)."""
         deployment = _deployment(request.user, pk, write=True)
         try:
             generation = evolve(deployment, request.user)
         except EvolutionRefused as exc:
-            return _refused(exc)
-        except ValueError as exc:
-            raise ValidationError({"evolve": [str(exc)]}) from None
+            raise _refused(exc) from None
+        except (ValueError, LookupError, OSError) as exc:  # e.g. the champion's ticket file cannot be read
+            raise ValidationError({"evolve": [shown_text(str(exc))]}) from None
         return Response(LineageGenerationSerializer(generation).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -157,7 +172,7 @@ class PromoteView(APIView):
         try:
             promote(generation, request.user)
         except EvolutionRefused as exc:
-            return _refused(exc)
+            raise _refused(exc) from None
         return Response(lineage(deployment))
 
 
@@ -169,7 +184,7 @@ class RollbackView(APIView):
         try:
             rollback(deployment, request.user)
         except EvolutionRefused as exc:
-            return _refused(exc)
+            raise _refused(exc) from None
         return Response(lineage(deployment))
 
 

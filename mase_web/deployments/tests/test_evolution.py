@@ -225,3 +225,14 @@ def test_the_policy_is_set_by_those_who_deploy_with_field_errors_and_a_frozen_sl
     corrected_traffic(deployment, 3)
     frozen = pm.post(path, {"slice_every": 10}, format="json")
     assert frozen.status_code == 400 and "drawn already" in frozen.json()["errors"]["slice_every"][0]
+
+
+def test_a_champion_whose_checkpoint_is_gone_cannot_be_challenged(team, tiny_backbone_dir):
+    project, users = team
+    deployment = make_deployment(
+        project, tiny_backbone_dir / "no-such-checkpoint", team_spec(tiny_backbone_dir)
+    )
+    answer = client_for(users[Role.ADMIN]).post(f"/api/deployments/{deployment.pk}/evolve/")
+    assert answer.status_code == 400 and "not on disk" in answer.json()["detail"]
+    assert "/" not in answer.json()["detail"].split(":")[0]  # no server path in the reason
+    assert not Generation.objects.filter(deployment=deployment, number=2).exists()
