@@ -29,15 +29,23 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
   const [catalogue, setCatalogue] = useState("");
   const [mode, setMode] = useState<UploadMode>("replace");
   const [file, setFile] = useState<File | null>(null);
+  // A new dataset whose first file was refused stays (empty): a retry under the same name uploads into it
+  // instead of failing on the name it took.
+  const [made, setMade] = useState<{ id: number; project: number; name: string } | null>(null);
+  const newDataset = async () => {
+    const body = { project, name, catalogue: parseCatalogue(catalogue) };
+    if (made && made.project === project && made.name === name) return (await datasetsApi.update(made.id, { catalogue: body.catalogue })).id;
+    const created = await datasetsApi.create(body);
+    setMade({ id: created.id, project, name });
+    return created.id;
+  };
   const uploading = useMutation({
-    mutationFn: async ({ file, mode }: Upload) => {
-      const target = datasetId ?? (await datasetsApi.create({ project, name, catalogue: parseCatalogue(catalogue) })).id;
-      return datasetsApi.upload(target, file, mode);
-    },
+    mutationFn: async ({ file, mode }: Upload) => datasetsApi.upload(datasetId ?? (await newDataset()), file, mode),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ["datasets"] }),
     onSuccess: (result) => {
       setName("");
       setCatalogue("");
+      setMade(null);
       onUploaded?.(result);
     },
   });
@@ -108,6 +116,11 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
             <p key={line}>{line}</p>
           ))}
         </div>
+      )}
+      {uploading.isError && made && made.name === name && (
+        <p className="hint" data-testid="made-empty">
+          The dataset “{made.name}” was made but holds no version yet: upload a corrected file under the same name to fill it.
+        </p>
       )}
       {refused.rows.length > 0 && (
         <UploadReport accepted={null} refused={refused.refused} errors={refused.rows} errorsTotal={refused.total} />

@@ -27,6 +27,7 @@ export const datasetsApi = {
   list: () => api<Paginated<Dataset>>("datasets/?page_size=500"),
   get: (id: number) => api<Dataset>(`datasets/${id}/`),
   create: (body: NewDataset) => api<Dataset>("datasets/", { method: "POST", body: JSON.stringify(body) }),
+  update: (id: number, body: Partial<NewDataset>) => api<Dataset>(`datasets/${id}/`, { method: "PATCH", body: JSON.stringify(body) }),
   versions: (id: number) => api<DatasetVersion[]>(`datasets/${id}/versions/`),
   upload: (id: number, file: File, mode: UploadMode) => {
     const form = new FormData();
