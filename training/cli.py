@@ -191,6 +191,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------------------- verdict
+def cmd_verdict(args: argparse.Namespace) -> int:
+    """The run beside its rules and imitation on the same held-out episodes, and whether MARL paid."""
+    from training.baselines import has_baselines, run_baselines
+
+    spec = json.loads((Path(args.run) / "spec.json").read_text(encoding="utf-8"))
+    if not has_baselines(spec):
+        return _print_error(
+            f"{args.run}: this team has no baselines (a MAPPO or IPPO run in an environment that ships rules)"
+        )
+    verdict = run_baselines(spec, args.run, episodes=args.episodes)
+    if args.json:
+        print(json.dumps(verdict.to_dict()))
+        return 0
+    for arm in verdict.arms:
+        cost = "" if arm.cost is None else f", cost {arm.cost:.2f}"
+        print(f"{arm.name:>10}: {arm.mean:.3f} ({arm.low:.3f}–{arm.high:.3f}{cost})")
+    print(verdict.sentence)
+    return 0
+
+
 # -------------------------------------------------------------------------------------------- envs
 def cmd_envs(args: argparse.Namespace) -> int:
     """The registered environments, or one environment's parameters (default, kind, what it does)."""
@@ -248,6 +269,14 @@ def register(subparsers) -> None:
     evaluate.add_argument("--checkpoint", help="a checkpoint directory (default: the newest)")
     evaluate.add_argument("--json", action="store_true", help="print the metrics as JSON")
     evaluate.set_defaults(func=cmd_eval)
+
+    verdict = subparsers.add_parser(
+        "verdict", help="a MAPPO/IPPO run beside its rules and imitation: did MARL pay?"
+    )
+    verdict.add_argument("run", help="run directory written by mase train")
+    verdict.add_argument("--episodes", type=int, help="evaluation episodes (default: training.eval_episodes)")
+    verdict.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    verdict.set_defaults(func=cmd_verdict)
 
     envs = subparsers.add_parser("envs", help="list the environments, or one environment's parameters")
     envs.add_argument("name", nargs="?", help="an environment name (default: all)")
