@@ -22,7 +22,7 @@ from mase_web.deployments.evolution import (
     promote,
     training_rows,
 )
-from mase_web.deployments.models import Deployment, Generation
+from mase_web.deployments.models import Alert, Deployment, Generation
 from mase_web.runs.facade import Run, shown_text
 from serving.model import RuntimeInputError, resolve_checkpoint
 from serving.promotion import check_disjoint, compare
@@ -85,7 +85,33 @@ def judge(generation: Generation) -> dict[str, Any]:
     generation.save(update_fields=["comparison", "reason", "phase", "status"])
     if result.promote and policy.auto_promote:
         promote(generation, None)
+    else:
+        alert_on_plateau(deployment)
     return generation.comparison
+
+
+PLATEAU_GENERATIONS = 3
+
+
+def alert_on_plateau(deployment: Deployment) -> Alert | None:
+    """The schedule's plateau rule across generations: the last three judged challengers all short of the
+    declared gain raise one alert (per newest generation) suggesting a change of reward or data."""
+    judged = list(
+        deployment.generations.filter(number__gt=1, phase=Generation.Phase.READY)
+        .exclude(comparison={})
+        .order_by("-number")[:PLATEAU_GENERATIONS]
+    )
+    if len(judged) < PLATEAU_GENERATIONS or any(g.comparison.get("promote") for g in judged):
+        return None
+    name = "evolution_plateau"
+    numbers = ", ".join(str(g.number) for g in reversed(judged))
+    detail = (
+        f"generations {numbers} brought no declared gain on the evaluation slice: change the reward or the "
+        "data (more or other corrections, a new intent) before evolving again"
+    )
+    if deployment.alerts.filter(name=name, detail=detail).exists():
+        return None
+    return Alert.objects.create(deployment=deployment, level="warning", name=name, detail=detail)
 
 
 def _fail(generation: Generation, reason: str) -> None:

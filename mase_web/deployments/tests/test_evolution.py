@@ -12,6 +12,7 @@ from django.test import TestCase
 from mase_web.accounts.models import Role
 from mase_web.datasets.facade import add_rows, deployment_dataset
 from mase_web.deployments.evolution import evaluation_slice, in_slice, policy_of, training_rows
+from mase_web.deployments.evolution_eval import judge
 from mase_web.deployments.models import Correction, Deployment, Episode, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, make_trained_run, team_spec
 
@@ -236,3 +237,15 @@ def test_a_champion_whose_checkpoint_is_gone_cannot_be_challenged(team, tiny_bac
     assert answer.status_code == 400 and "not on disk" in answer.json()["detail"]
     assert "/" not in answer.json()["detail"].split(":")[0]  # no server path in the reason
     assert not Generation.objects.filter(deployment=deployment, number=2).exists()
+
+
+def test_three_generations_without_a_declared_gain_raise_a_plateau_alert(deployed, tmp_path):
+    deployment, users = deployed
+    deployment.evolution = {"slice_every": 1, "min_tickets": 4, "min_intent_tickets": 100}
+    deployment.save(update_fields=["evolution"])
+    corrected_traffic(deployment, 4)
+    for number in (2, 3, 4):
+        judge(challenger_of(deployment, deployment.checkpoint, tmp_path, number=number))
+        plateau = deployment.alerts.filter(name="evolution_plateau")
+        assert plateau.count() == (1 if number == 4 else 0), number
+    assert "generations 2, 3, 4 brought no declared gain" in plateau.get().detail
