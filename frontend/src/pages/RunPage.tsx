@@ -20,6 +20,7 @@ import { TERMINAL_STATES } from "../runs/types";
 import { useRunStream } from "../runs/useRunStream";
 import { useWorkers } from "../runs/useWorkers";
 import { VerdictPanel } from "../runs/VerdictPanel";
+import { AllocationPanel } from "../runs/AllocationPanel";
 
 type Control = "cancel" | "resume" | "cpu" | "gpu";
 
@@ -90,6 +91,7 @@ export function RunPage() {
         spec={run?.spec}
       />
       <ProtocolPanel series={stream.series} />
+      <AllocationPanel summary={stream.allocation} />
       <PhaseTimeline
         marks={stream.phaseMarks}
         phases={stream.phases}

@@ -17,8 +17,9 @@ import type {
   StageProgress,
   SystemMetrics,
 } from "./types";
-import type { VerdictPayload } from "./events.generated";
+import type { AllocationPayload, VerdictPayload } from "./events.generated";
 import { isVerdict } from "./verdict";
+import { isAllocation } from "./allocation";
 
 export type Point = [number, number];
 
@@ -62,6 +63,8 @@ export interface RunStreamState {
   lifecycleEvents: number;
   /** The learned team beside its baselines, when the run evaluated them (the "verdict" event). */
   verdict: VerdictPayload | null;
+  /** A large team's last evaluation episode: backlogs, wins, messages (the "allocation" event). */
+  allocation: AllocationPayload | null;
 }
 
 export const emptyStream: RunStreamState = {
@@ -83,6 +86,7 @@ export const emptyStream: RunStreamState = {
   systemHistory: [],
   checkpointEvents: 0,
   verdict: null,
+  allocation: null,
   lifecycleEvents: 0,
 };
 
@@ -337,6 +341,9 @@ export function applyEvents(state: RunStreamState, events: RunEventMessage[]): R
         break;
       case "verdict":
         if (isVerdict(p)) s.verdict = p;
+        break;
+      case "allocation":
+        if (isAllocation(p)) s.allocation = p;
         break;
       case "log":
         own("feed").push({ seq: event.seq, time: event.time, kind: "log", level: "info", title: "Log", detail: str(p.message) });
