@@ -3,6 +3,9 @@ import { feedbackQueries } from "./queries";
 
 const formatAlpha = (alpha: number | null | undefined) => (alpha === null || alpha === undefined ? "n/a" : alpha.toFixed(3));
 
+/** An answer as the API keys it for agreement: an intents answer's names are joined by "|". */
+const answerWords = (value: string | number) => String(value).split("|").join(" + ");
+
 /** Krippendorff's alpha of the queue and the items annotators disagree on most (widest spread first);
  * re-read when items are queued (EnqueueDeploymentForm). */
 export function AgreementPanel({ queue }: { queue: number }) {
@@ -36,7 +39,7 @@ export function AgreementPanel({ queue }: { queue: number }) {
               <tr key={row.item}>
                 <td title={row.episode_key}>#{row.item}</td>
                 <td>{row.task.length > 80 ? `${row.task.slice(0, 77)}…` : row.task}</td>
-                <td>{row.values.join(", ")}</td>
+                <td>{row.values.map(answerWords).join(", ")}</td>
                 <td>{agreement.metric === "nominal" ? `${Math.round(row.spread * 100)} %` : row.spread}</td>
               </tr>
             ))}

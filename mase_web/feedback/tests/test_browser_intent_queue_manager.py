@@ -63,4 +63,6 @@ def test_a_manager_queues_a_dataset_by_name_and_reads_agreement_per_intent(live_
     cells = per_intent.locator("tbody tr").all_inner_texts()
     assert [cell.split("\t")[0] for cell in cells] == ["damaged_item", "delivery_delay"]
     assert cells[1].endswith("1.000") and not cells[0].endswith("1.000")  # both chose delivery_delay
+    disagreement = page.get_by_test_id("disagreements").inner_text()
+    assert "delivery_delay, damaged_item + delivery_delay" in disagreement  # each answer in words
     page.screenshot(path=str(ARTIFACTS / "feedback-intent-agreement.png"), full_page=True)
