@@ -102,7 +102,9 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
           <tbody>
             {timelineRows(data).map((row) => (
               <tr key={row.number} data-testid={`generation-${row.number}`}>
-                <td>{row.number}</td>
+                <td>
+                  {row.number} <a href={`/runs/${row.run}/`}>run {row.run}</a>
+                </td>
                 <td>{row.status}</td>
                 <td>{row.figure}</td>
                 <td className="small">{row.added}</td>

@@ -43,6 +43,8 @@ export const evolutionApi = {
 
 export interface TimelineRow {
   number: number;
+  /** Its training run: the run page streams its progress and phases. */
+  run: number;
   status: Generation["status"];
   phase: Generation["phase"];
   /** "81.0 % (+3.0 vs 1)", or what is missing in words. */
@@ -77,6 +79,7 @@ export function timelineRows(lineage: Lineage): TimelineRow[] {
     .sort((a, b) => b.number - a.number)
     .map((g) => ({
       number: g.number,
+      run: g.run,
       status: g.status,
       phase: g.phase,
       figure: figureText(g),

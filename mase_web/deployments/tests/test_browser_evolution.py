@@ -1,0 +1,49 @@
+"""In real Chromium: a product manager finds the deployment's generations on its page, promotes the
+challenger with one click and rolls it back with another; the timeline and the serving run follow."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from mase_web.accounts.models import Role
+from mase_web.deployments.evolution import first_generation
+from mase_web.deployments.models import Deployment, Generation
+from mase_web.deployments.tests.conftest import make_deployment, make_trained_run, team_spec
+from mase_web.deployments.tests.test_browser_deployments import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
+    live_services, browser_page, trained_checkpoint, tiny_backbone_dir, tmp_path
+):
+    page = browser_page
+    page.set_default_timeout(30_000)
+    base = live_services.base_url
+    user, project = sign_in(page, base, "/deployments/", role=Role.PRODUCT_MANAGER)
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="shop front")
+    copy = tmp_path / "generation-2"
+    shutil.copytree(trained_checkpoint, copy)
+    challenger_run = make_trained_run(project, copy, deployment.spec)
+    Generation.objects.create(
+        deployment=deployment, number=2, run=challenger_run, checkpoint=str(copy), spec=deployment.spec,
+        parent=first_generation(deployment), phase=Generation.Phase.READY, status=Generation.Status.CANDIDATE,
+        comparison={"tickets": 120, "champion": 0.78, "challenger": 0.83, "gain": 0.05, "promote": False},
+        reason="within noise on 120 tickets", data={"rows_added": 40},
+    )  # fmt: skip
+    page.goto(f"{base}/deployments/{deployment.pk}/")
+    table = page.get_by_test_id("generations")
+    row2 = page.get_by_test_id("generation-2")
+    row2.get_by_text("83.0 % (+5.0 vs 1 on 120 tickets)").wait_for()
+    assert "40 new corrected tickets" in row2.inner_text() and "within noise" in row2.inner_text()
+    row2.get_by_role("button", name="Promote").click()
+    page.get_by_test_id("generation-1").get_by_text("retired").wait_for()
+    assert "champion" in row2.inner_text() and user.username in row2.inner_text()
+    assert Deployment.objects.get(pk=deployment.pk).run_id == challenger_run.pk
+    page.get_by_role("button", name="Roll back").click()
+    row2.get_by_text("rejected").wait_for()
+    assert "champion" in page.get_by_test_id("generation-1").inner_text()
+    assert Deployment.objects.get(pk=deployment.pk).run_id == deployment.run_id
+    assert table.is_visible()
