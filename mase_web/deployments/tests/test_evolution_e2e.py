@@ -4,6 +4,8 @@ runtimes → the comparison and the reason are stored, and the champion keeps se
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from django.test import TestCase
 
@@ -47,3 +49,24 @@ def test_evolve_trains_a_challenger_and_judges_it_on_the_slice(
     deployment = Deployment.objects.get(pk=deployment.pk)
     served = deployment.run_id == run.pk
     assert served == (generation.status == "champion")
+
+
+def test_a_challenger_is_taught_by_the_champions_checkpoint_when_its_run_holds_one(
+    team, trained_checkpoint, tiny_backbone_dir
+):
+    from mase_web.runs.execution import execute
+
+    project, users = team
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    shutil.copytree(
+        trained_checkpoint, Run.objects.get(pk=deployment.run_id).out_dir / "checkpoints/mappo/last"
+    )
+    started = client_for(users[Role.ADMIN]).post(f"/api/deployments/{deployment.pk}/evolve/")
+    assert started.status_code == 202, started.content
+    assert started.json()["data"]["start"].startswith("taught by generation 1's checkpoint")
+    generation = Generation.objects.get(deployment=deployment, number=2)
+    assert (generation.spec["training"]["teacher"], generation.spec["training"]["teacher_checkpoint"]) == (
+        "checkpoint", str(deployment.run_id),
+    )  # fmt: skip
+    run = Run.objects.get(pk=generation.run_id)
+    assert execute(run.pk, run.task_id) == Run.State.SUCCEEDED, Run.objects.get(pk=run.pk).error
