@@ -210,3 +210,21 @@ def play_on(env: LargeTeamEnv) -> dict:
         *_, infos = env.step(dict.fromkeys(env.agents, 0))
         info = next(iter(infos.values()), info)
     return info
+
+
+def test_each_step_reports_its_allocation_by_name_and_the_episode_summarises_backlogs():
+    env = LargeTeamEnv(groups=scaled_groups(10), allocation="fixed_auction", max_steps=60)
+    env.reset(seed=0)
+    reported = []
+    while env.agents:
+        *_, infos = env.step(dict.fromkeys(env.agents, 0))
+        reported.append(next(iter(infos.values()))["allocation"])
+    names = env.possible_agents
+    for said, kept in zip(reported, env.allocations, strict=True):
+        assert said["task"] == kept["task"] and said["bids"] == {names[i]: b for i, b in kept["bids"].items()}
+        assert said["winner"] == (names[kept["winner"]] if kept["winner"] is not None else None)
+    summary = env.allocation_summary(window=20)
+    assert summary["tasks"] == list(range(40, 60)) and len(summary["backlog"]) == 10
+    assert all(len(row) == 20 and min(row) >= 0 for row in summary["backlog"])
+    assert sum(summary["wins"]) + summary["dropped"] == 60 and max(summary["backlog"][0]) > 0
+    assert summary["messages"] == summary["gossip_messages"] < summary["central_messages"]
