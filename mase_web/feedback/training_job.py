@@ -15,9 +15,9 @@ from dataclasses import asdict
 from django.db.models import Avg
 from django.utils import timezone
 
+from mase_web.core.facade import shown_text
 from mase_web.feedback.models import FeedbackItem, FeedbackQueue, PairwiseJudgement, RewardModel
 from mase_web.feedback.snapshots import snapshot_text
-from mase_web.runs.facade import shown_text
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 256  # task + answer + decisions do not fit MiniLM's default 64 tokens

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from agents.places import find_checkpoint
+from mase_web.runs.dispatch import dispatch
 from mase_web.runs.models import Run, shown_checkpoint_path, shown_text
 
 __all__ = [
@@ -32,8 +33,6 @@ def run_project_id(run_id: int) -> int | None:
 def launch_run(project_id: int, name: str, spec: dict, source: dict, by=None) -> Run:
     """Create a training run of an already validated ``spec`` and queue it on a worker (a deployment's
     evolution launches its challenger this way); ``source`` says where the spec came from."""
-    from mase_web.runs.tasks import dispatch
-
     run = Run.objects.create(project_id=project_id, name=name[:200], spec=spec, source=source, created_by=by)
     transaction.on_commit(lambda: dispatch(run))  # a worker must find the row when the message arrives
     return run

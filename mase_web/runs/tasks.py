@@ -5,18 +5,16 @@ from __future__ import annotations
 import json
 
 from celery import shared_task
-from celery.utils import uuid
 from django.db import OperationalError
-from django.utils import timezone
 
+from mase_web.runs.dispatch import EXECUTE_TASK, dispatch  # noqa: F401 - recovery and the API send through it
 from mase_web.runs.execution import execute
-from mase_web.runs.models import Run
 
 
 # A database that is briefly unavailable at claim time changes nothing (the claim is atomic): retry.
 @shared_task(
     bind=True,
-    name="runs.execute",
+    name=EXECUTE_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(OperationalError,),
@@ -25,23 +23,6 @@ from mase_web.runs.models import Run
 )
 def execute_run(self, run_id: int) -> str | None:
     return execute(run_id, self.request.id)
-
-
-def dispatch(run: Run, replacing: str | None = None) -> str | None:
-    """Queue a delivery of `run` on its device's queue; returns the Celery task id.
-
-    The row names the delivery before it is sent, so recovery can look for that message in the broker.
-    With `replacing` (the task id of a delivery the broker lost), the run is dispatched only if it is
-    still queued under that id: of several recoverers racing, one wins and the others get None.
-    """
-    task_id = uuid()
-    rows = Run.objects.filter(pk=run.pk)
-    if replacing is not None:
-        rows = rows.filter(state=Run.State.QUEUED, task_id=replacing)
-    if not rows.update(task_id=task_id, dispatched_at=timezone.now()):
-        return None
-    execute_run.apply_async((run.pk,), queue=run.device, task_id=task_id)
-    return task_id
 
 
 def _task_id(message: dict) -> str | None:
