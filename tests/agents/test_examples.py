@@ -94,9 +94,7 @@ def test_gallery_templates_have_their_roles(template, roles, trainable):
     assert doc["fallback"]["kind"] != "none"
 
 
-@pytest.mark.parametrize(
-    "name", ["number_guessing.json", "number_guess_n64.json"]
-)
+@pytest.mark.parametrize("name", ["number_guessing.json", "number_guess_n64.json"])
 def test_number_guess_examples_build_their_environment(name):
     spec = load_spec(EXAMPLES / name)
     env = make_env(spec.environment.name, dict(spec.environment.params))

@@ -478,7 +478,9 @@ def test_warnings_are_separate_from_errors():
     # Invalid documents still get the raw-form advice, never an exception.
     bad = {"name": 3, "agents": [{"id": f"a{i}"} for i in range(6)]}
     assert [w.path for w in spec_warnings(bad)] == ["$.agents"]
-    assert "6 agents make decisions" in spec_warnings(bad)[0].message and "2–5" in spec_warnings(bad)[0].message
+    assert (
+        "6 agents make decisions" in spec_warnings(bad)[0].message and "2–5" in spec_warnings(bad)[0].message
+    )
     assert spec_warnings(None) == []
     assert spec_warnings(load_spec(doc)) == warnings
 

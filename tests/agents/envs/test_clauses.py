@@ -12,7 +12,10 @@ from agents.envs.customer_service.clauses import split_clauses
         ("Refund please. Thanks!", ["Refund please.", "Thanks!"]),
         ("eta 12 | return the mug", ["eta 12", "return the mug"]),
         # a number keeps the words that say what it is
-        ("whereabouts of consignment no. 225756; moreover", ["whereabouts of consignment no. 225756;", "moreover"]),
+        (
+            "whereabouts of consignment no. 225756; moreover",
+            ["whereabouts of consignment no. 225756;", "moreover"],
+        ),
         ("order nr. #123 is late", ["order nr. #123 is late"]),
         ("Yours faithfully, J. Chen", ["Yours faithfully", "J. Chen"]),
         ("Dr. Smith here. Where is it?", ["Dr. Smith here.", "Where is it?"]),

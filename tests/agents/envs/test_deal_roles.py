@@ -34,7 +34,10 @@ def test_dealt_swaps_jobs_between_seats_and_keeps_the_ids():
     guide, logistics, mediator = (DEFAULT_ROSTER.by_id[a] for a in DEFAULT_ROSTER.specialists)
     assert dealt.by_id["shopping_guide"].intents == mediator.intents
     assert dealt.by_id["shopping_guide"].prompt == mediator.prompt
-    assert dealt.by_id["logistics"].intents == guide.intents and dealt.owner("order_tracking") == "dispute_mediator"
+    assert (
+        dealt.by_id["logistics"].intents == guide.intents
+        and dealt.owner("order_tracking") == "dispute_mediator"
+    )
     with pytest.raises(ValueError, match="permutation"):
         DEFAULT_ROSTER.dealt([0, 0, 1])
 
@@ -93,7 +96,9 @@ def test_rule_teams_index_the_catalogue_actions(tickets):
         params,
         team=DEFAULT_ROSTER.to_list(),
     )
-    observations, _ = env.reset(options={"ticket": dataclasses.replace(env.tickets[0], text="where is my parcel?")})
+    observations, _ = env.reset(
+        options={"ticket": dataclasses.replace(env.tickets[0], text="where is my parcel?")}
+    )
     action, _ = fallback.act("logistics", observations["logistics"])
     assert CATALOGUE_ACTIONS[action] == "track_order"
 
