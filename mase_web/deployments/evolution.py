@@ -272,10 +272,14 @@ def maybe_evolve_after_correction(deployment: Deployment) -> Generation | None:
         new = new.filter(created_at__gt=since)
     if new.count() < policy.after_corrections:
         return None
+    from mase_web.deployments.evolution_eval import watch  # it imports this module
+
     try:
-        return evolve(deployment, None, trigger=f"after {policy.after_corrections} corrections")
-    except (EvolutionRefused, ValueError):
+        generation = evolve(deployment, None, trigger=f"after {policy.after_corrections} corrections")
+    except (EvolutionRefused, ValueError, LookupError, OSError):
         return None
+    watch(generation)
+    return generation
 
 
 # ---- promotion and rollback ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from mase_web.deployments.evolution import (
     promote,
     rollback,
 )
-from mase_web.deployments.evolution_eval import settle
+from mase_web.deployments.evolution_eval import settle, watch
 from mase_web.deployments.models import Deployment, Generation
 from mase_web.runs.facade import shown_checkpoint_path, shown_text
 
@@ -154,6 +154,7 @@ class EvolveView(APIView):
         deployment = _deployment(request.user, pk, write=True)
         try:
             generation = evolve(deployment, request.user)
+            watch(generation)
         except EvolutionRefused as exc:
             raise _refused(exc) from None
         except (ValueError, LookupError, OSError) as exc:  # e.g. the champion's ticket file cannot be read

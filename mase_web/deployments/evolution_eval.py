@@ -14,6 +14,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from mase_web.deployments.evolution import (
     EvolutionRefused,
@@ -158,4 +159,30 @@ def _dispatch(generation_id: int) -> None:
     if getattr(settings, "MASE_EVALUATE_INLINE", False):  # tests and single-process setups
         evaluate_generation(generation_id)
     else:
-        evaluate_generation.delay(generation_id)
+        evaluate_generation.apply_async((generation_id,), queue="cpu")
+
+
+WATCH_EVERY_S = 30
+WATCH_FOR_S = 7 * 86400  # a run queued longer than this is left to the next reading of the lineage
+
+
+@shared_task(name="mase_web.deployments.watch_generation")
+def watch_generation(generation_id: int) -> str:
+    """Look at a training generation every WATCH_EVERY_S until its run ends, then settle it (evaluated on a
+    worker, or rejected): the verdict comes without anyone opening the deployment page."""
+    generation = Generation.objects.select_related("deployment").filter(pk=generation_id).first()
+    if generation is None or generation.phase != Generation.Phase.TRAINING:
+        return "settled"
+    settle(generation.deployment)
+    generation.refresh_from_db()
+    age = (timezone.now() - generation.created_at).total_seconds()
+    if generation.phase == Generation.Phase.TRAINING and age < WATCH_FOR_S:
+        watch_generation.apply_async((generation_id,), countdown=WATCH_EVERY_S, queue="cpu")
+    return generation.phase
+
+
+def watch(generation: Generation) -> None:
+    """Start watching a new generation once its row is committed."""
+    transaction.on_commit(
+        lambda: watch_generation.apply_async((generation.pk,), countdown=WATCH_EVERY_S, queue="cpu")
+    )

@@ -12,7 +12,7 @@ from django.test import TestCase
 from mase_web.accounts.models import Role
 from mase_web.datasets.facade import add_rows, deployment_dataset
 from mase_web.deployments.evolution import evaluation_slice, in_slice, policy_of, training_rows
-from mase_web.deployments.evolution_eval import judge
+from mase_web.deployments.evolution_eval import judge, watch_generation
 from mase_web.deployments.models import Correction, Deployment, Episode, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, make_trained_run, team_spec
 
@@ -249,3 +249,20 @@ def test_three_generations_without_a_declared_gain_raise_a_plateau_alert(deploye
         plateau = deployment.alerts.filter(name="evolution_plateau")
         assert plateau.count() == (1 if number == 4 else 0), number
     assert "generations 2, 3, 4 brought no declared gain" in plateau.get().detail
+
+
+def test_a_watched_generation_is_settled_when_its_run_ends(deployed, tmp_path, settings):
+    settings.MASE_EVALUATE_INLINE = True
+    deployment, users = deployed
+    deployment.evolution = {"slice_every": 1, "min_tickets": 4, "min_intent_tickets": 100}
+    deployment.save(update_fields=["evolution"])
+    corrected_traffic(deployment, 4)
+    failed = challenger_of(deployment, deployment.checkpoint, tmp_path)
+    Generation.objects.filter(pk=failed.pk).update(phase=Generation.Phase.TRAINING)
+    failed.run.state = "failed"
+    failed.run.save(update_fields=["state"])
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert watch_generation(failed.pk) == "failed"
+    failed.refresh_from_db()
+    assert (failed.status, failed.reason) == ("rejected", f"its training run {failed.run_id} failed")
+    assert watch_generation(failed.pk) == "settled"
