@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from agents.envs import UnknownEnvironmentError, env_class
 from agents.errors import SpecError
 from agents.roles import deciding_agents
 from agents.spec.algorithms import DEFAULT_ALGORITHM, is_ppo, readers
@@ -18,6 +19,17 @@ from agents.spec.validator import validate_spec
 __all__ = ["spec_warnings"]
 
 log = logging.getLogger(__name__)
+
+
+def _shares_state_itself(spec: TeamSpec) -> bool:
+    """Whether the environment carries its own state-sharing protocol (``shares_state = True`` on its class,
+    e.g. the large team's gossip): then learned messages being off hides nothing from the agents."""
+    if spec.environment.name is None:
+        return False
+    try:
+        return bool(getattr(env_class(spec.environment.name), "shares_state", False))
+    except UnknownEnvironmentError:
+        return False
 
 
 def spec_warnings(doc: Any) -> list[SpecError]:
@@ -82,7 +94,7 @@ def _warnings(doc: Any) -> list[SpecError]:
                             f"$.agents[{i}]", f"agent {a.id!r} has no edges: it is isolated from the team"
                         )
                     )
-    if not spec.communication.enabled and len(spec.agents) > 1:
+    if not spec.communication.enabled and len(spec.agents) > 1 and not _shares_state_itself(spec):
         out.append(
             SpecError(
                 "$.communication.enabled", "communication is off: the agents cannot share what they know"

@@ -512,7 +512,7 @@ def test_command_line_validates_files_with_advice(tmp_path, capsys):
     bad.write_text(json.dumps({"name": "x", "agents": [{"id": "a", "role": "oracle"}]}))
     assert main(["validate", str(good), "--advice"]) == 0
     out = capsys.readouterr().out
-    assert "good.json: valid" in out and "warning: $." in out and "advice: rules" in out
+    assert "good.json: valid" in out and "warning: $." in out and "advice: marl" in out
     assert main(["validate", str(bad)]) == 1
     assert "$.agents[0].role" in capsys.readouterr().out
 

@@ -54,6 +54,7 @@ class LargeTeamEnv(ParallelEnv):
     """Tasks allocated over a large team; see the module docstring."""
 
     metadata = {"name": "large_team", "render_modes": []}
+    shares_state = True  # by gossip or a controller (state_sync): learned messages are not needed for it
     parameters = LargeTeamParams.describe()
     observation_kind = "vector"
     takes_team = True
