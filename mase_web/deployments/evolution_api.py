@@ -6,6 +6,7 @@ evolve, promote and roll back. A deployment of another project is a 404, as ever
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
@@ -205,3 +206,17 @@ class PolicyView(APIView):
         deployment.evolution = {**(deployment.evolution or {}), **body.validated_data}
         deployment.save(update_fields=["evolution"])
         return Response(policy_dict(policy_of(deployment)))
+
+
+class IntentProposalsView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, pk: int):
+        """New intents proposed from the deployment's out-of-scope tickets, grouped by meaning:
+        ``{tickets, proposals: [{name, description, tickets, share, examples, resembles, resemblance}]}``."""
+        from mase_web.deployments.proposals import intent_proposals
+
+        deployment = _deployment(request.user, pk)
+        try:
+            return Response(intent_proposals(deployment))
+        except ValueError as exc:  # the team's spec cannot be loaded
+            raise ValidationError({"deployment": [shown_text(str(exc))]}) from None

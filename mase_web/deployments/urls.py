@@ -7,6 +7,7 @@ from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, Episode
 from mase_web.deployments.evolution_api import (
     EvolveView,
     GenerationsView,
+    IntentProposalsView,
     PolicyView,
     PromoteView,
     RollbackView,
@@ -29,5 +30,10 @@ urlpatterns += [
     ),
     path("deployments/<int:pk>/rollback/", RollbackView.as_view(), name="deployment-rollback"),
     path("deployments/<int:pk>/evolution/", PolicyView.as_view(), name="deployment-evolution"),
+    path(
+        "deployments/<int:pk>/intent-proposals/",
+        IntentProposalsView.as_view(),
+        name="deployment-intent-proposals",
+    ),
 ]
 urlpatterns += router.urls

@@ -266,3 +266,19 @@ def test_a_watched_generation_is_settled_when_its_run_ends(deployed, tmp_path, s
     failed.refresh_from_db()
     assert (failed.status, failed.reason) == ("rejected", f"its training run {failed.run_id} failed")
     assert watch_generation(failed.pk) == "settled"
+
+
+def test_out_of_scope_tickets_are_grouped_into_proposed_intents(deployed):
+    deployment, users = deployed
+    for i in range(4):
+        Episode.objects.create(
+            deployment=deployment, request_id=f"oos-{i}", task_text=f"my gift card code does not work ({i})",
+            status=Episode.Status.OUT_OF_SCOPE,
+        )  # fmt: skip
+    path = f"/api/deployments/{deployment.pk}/intent-proposals/"
+    assert client_for(users["stranger"]).get(path).status_code == 404
+    answer = client_for(users[Role.OPERATOR]).get(path)
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["tickets"] == 4
+    assert sum(p["tickets"] for p in body["proposals"]) == 4 and "card" in body["proposals"][0]["name"]
