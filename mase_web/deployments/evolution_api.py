@@ -218,5 +218,5 @@ class IntentProposalsView(APIView):
         deployment = _deployment(request.user, pk)
         try:
             return Response(intent_proposals(deployment))
-        except ValueError as exc:  # the team's spec cannot be loaded
+        except (ValueError, OSError) as exc:  # the team cannot be loaded (its spec, its backbone)
             raise ValidationError({"deployment": [shown_text(str(exc))]}) from None

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   canRollBack,
+  proposalSummary,
   figureText,
   timelineRows,
   type Generation,
@@ -86,5 +87,23 @@ describe("evolution timeline", () => {
         ]),
       ),
     ).toBe(true);
+  });
+});
+
+describe("intent proposals", () => {
+  it("says how often a group occurs and which intent it resembles", () => {
+    const p = {
+      name: "gift_card",
+      description: "",
+      tickets: 12,
+      share: 0.4,
+      examples: [],
+      resembles: null,
+      resemblance: 0,
+    };
+    expect(proposalSummary(p)).toBe("12 tickets, 40 % of those unplaced");
+    expect(
+      proposalSummary({ ...p, resembles: "return_refund", resemblance: 0.81 }),
+    ).toContain("close to return_refund (0.81)");
   });
 });

@@ -33,7 +33,22 @@ export type Lineage = Refine<
 
 const post = { method: "POST", body: "{}" } as const;
 
+/** A group of tickets the team could not place (`serving.intent_proposals.Proposal`). */
+export interface IntentProposal {
+  name: string;
+  description: string;
+  tickets: number;
+  share: number;
+  examples: string[];
+  resembles: string | null;
+  resemblance: number;
+}
+
 export const evolutionApi = {
+  proposals: (id: number) =>
+    api<{ tickets: number; proposals: IntentProposal[] }>(
+      `deployments/${id}/intent-proposals/`,
+    ),
   lineage: (id: number) => api<Lineage>(`deployments/${id}/generations/`),
   evolve: (id: number) => api<Generation>(`deployments/${id}/evolve/`, post),
   promote: (id: number, number: number) =>
@@ -101,3 +116,11 @@ export function timelineRows(lineage: Lineage): TimelineRow[] {
 /** Whether "Roll back" has somewhere to go: a generation that served before. */
 export const canRollBack = (lineage: Lineage) =>
   lineage.generations.some((g) => g.status === "retired");
+
+/** One line of a proposal: how often it occurs and what it lies close to. */
+export function proposalSummary(p: IntentProposal): string {
+  const near = p.resembles
+    ? `, close to ${p.resembles} (${p.resemblance.toFixed(2)})`
+    : "";
+  return `${p.tickets} tickets, ${(100 * p.share).toFixed(0)} % of those unplaced${near}`;
+}

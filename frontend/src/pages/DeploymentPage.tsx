@@ -6,6 +6,7 @@ import { BreakerBadge } from "../deployments/BreakerBadge";
 import { BreakerHistory } from "../deployments/BreakerHistory";
 import { BreakerPanel } from "../deployments/BreakerPanel";
 import { EvolutionPanel } from "../deployments/EvolutionPanel";
+import { ProposalsPanel } from "../deployments/ProposalsPanel";
 import { TicketConsole } from "../deployments/TicketConsole";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
@@ -126,6 +127,7 @@ export function DeploymentPage() {
       {deployment && (
         <EvolutionPanel deploymentId={deployment.id} canEvolve={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
+      {deployment && <ProposalsPanel deploymentId={deployment.id} />}
       {deployment && <BatchPanel deploymentId={deployment.id} live={stream.batches} />}
       {deployment && <BreakerHistory deploymentId={deployment.id} version={stream.transitions} />}
     </main>

@@ -1,0 +1,39 @@
+import { useQuery } from "@tanstack/react-query";
+import { evolutionApi, proposalSummary } from "./evolution";
+
+/** New intents proposed from the tickets the team could not place, grouped by meaning: a product manager
+ * adds one to the catalogue (the designer's canvas), labels its tickets, and the next generation learns it. */
+export function ProposalsPanel({ deploymentId }: { deploymentId: number }) {
+  const { data, error } = useQuery({
+    queryKey: ["deployments", deploymentId, "intent-proposals"],
+    queryFn: () => evolutionApi.proposals(deploymentId),
+  });
+  return (
+    <section className="card" aria-label="Proposed intents">
+      <h2>Proposed intents</h2>
+      {error && (
+        <p className="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {data && data.proposals.length === 0 && (
+        <p className="muted">
+          No group yet among the {data.tickets} tickets the team could not
+          place.
+        </p>
+      )}
+      {data && data.proposals.length > 0 && (
+        <ul data-testid="intent-proposals">
+          {data.proposals.map((p) => (
+            <li key={p.name}>
+              <strong>{p.name}</strong> — {proposalSummary(p)}
+              <div className="small muted">
+                {p.examples.slice(0, 3).join(" · ")}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
