@@ -23,7 +23,7 @@ from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, 
 from mase_web.deployments.catalogue import intent_catalogue, team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
-from mase_web.deployments.evolution import maybe_evolve_after_correction
+from mase_web.deployments.evolution_eval import maybe_evolve_after_correction
 from mase_web.deployments.models import Correction, DecisionStep, Episode
 
 MAX_INTENTS = 64

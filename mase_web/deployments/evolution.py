@@ -261,27 +261,6 @@ def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generati
         )
 
 
-def maybe_evolve_after_correction(deployment: Deployment) -> Generation | None:
-    """The "after N new corrections" trigger, checked when a correction lands (never raises)."""
-    policy = policy_of(deployment)
-    if policy.after_corrections <= 0:
-        return None
-    since = deployment.generations.order_by("-created_at").values_list("created_at", flat=True).first()
-    new = Correction.objects.filter(episode__deployment=deployment)
-    if since is not None:
-        new = new.filter(created_at__gt=since)
-    if new.count() < policy.after_corrections:
-        return None
-    from mase_web.deployments.evolution_eval import watch  # it imports this module
-
-    try:
-        generation = evolve(deployment, None, trigger=f"after {policy.after_corrections} corrections")
-    except (EvolutionRefused, ValueError, LookupError, OSError):
-        return None
-    watch(generation)
-    return generation
-
-
 # ---- promotion and rollback ----------------------------------------------------------------------------
 def _serve(generation: Generation, user, reason: str) -> Generation:
     """Make ``generation`` the champion, under the deployment's row lock (tickets in flight keep theirs)."""

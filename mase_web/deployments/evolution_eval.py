@@ -19,11 +19,12 @@ from django.utils import timezone
 from mase_web.deployments.evolution import (
     EvolutionRefused,
     evaluation_slice,
+    evolve,
     policy_of,
     promote,
     training_rows,
 )
-from mase_web.deployments.models import Alert, Deployment, Generation
+from mase_web.deployments.models import Alert, Correction, Deployment, Generation
 from mase_web.runs.facade import Run, shown_text
 from serving.model import RuntimeInputError, resolve_checkpoint
 from serving.promotion import check_disjoint, compare
@@ -186,3 +187,22 @@ def watch(generation: Generation) -> None:
     transaction.on_commit(
         lambda: watch_generation.apply_async((generation.pk,), countdown=WATCH_EVERY_S, queue="cpu")
     )
+
+
+def maybe_evolve_after_correction(deployment: Deployment) -> Generation | None:
+    """The "after N new corrections" trigger, checked when a correction lands (never raises)."""
+    policy = policy_of(deployment)
+    if policy.after_corrections <= 0:
+        return None
+    since = deployment.generations.order_by("-created_at").values_list("created_at", flat=True).first()
+    new = Correction.objects.filter(episode__deployment=deployment)
+    if since is not None:
+        new = new.filter(created_at__gt=since)
+    if new.count() < policy.after_corrections:
+        return None
+    try:
+        generation = evolve(deployment, None, trigger=f"after {policy.after_corrections} corrections")
+    except (EvolutionRefused, ValueError, LookupError, OSError):
+        return None
+    watch(generation)
+    return generation
