@@ -54,6 +54,10 @@ def test_submit_explains_refusals(live_services, team, tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(spec))
     annotator = Token.objects.create(user=users[Role.ANNOTATOR]).key
     env = dict(live_services.env, MASE_SERVER=live_services.base_url, MASE_TOKEN=annotator)
+    # a role that may not launch hears so before anything about the spec
+    forbidden = mase("submit", str(tmp_path / "bad.json"), "--project", str(project.pk), env=env)
+    assert forbidden.returncode == 2 and "403" in forbidden.stderr and "lora.r" not in forbidden.stderr
+    env["MASE_TOKEN"] = Token.objects.create(user=users[Role.PRODUCT_MANAGER]).key
     refused = mase("submit", str(tmp_path / "bad.json"), "--project", str(project.pk), env=env)
     assert refused.returncode == 2 and "400" in refused.stderr and "lora.r" in refused.stderr
     assert "Traceback" not in refused.stderr
