@@ -11,7 +11,9 @@ the controller): whether someone else would finish sooner, how busy the team is,
 codebook is current. The team reward, shared by every agent: the task's value if the winner will finish it by
 its deadline, less ``cost_per_time`` per time unit of work. An agent in ``fault_schedule`` goes offline when its
 task arrives: it is terminated, and the tasks it held are lost. An operator takes agents offline for one episode (a
-served request) through ``reset(options={"offline": [agent, ...], "faults": ["agent@task", ...]})``.
+served request) through ``reset(options={"offline": [agent, ...], "faults": ["agent@task", ...]})``, or in
+the middle of one with ``set_agent_online`` (its tasks are handed over, not lost: `operator`); ``options["tasks"]``
+plays only the stream's first tasks (a deployment's stream of that many).
 
 Every step's info carries that step's allocation under ``allocation`` (the task, the bids by agent name, the
 winner's name or None), which the serving runtime copies into each decision record. The last step's info carries
@@ -36,6 +38,7 @@ from agents.envs.large_team.allocation import (
     learned_winner,
 )
 from agents.envs.large_team.groups import parse_groups
+from agents.envs.large_team.operator import bring_back, load, stream_length, take_offline
 from agents.envs.large_team.params import LargeTeamParams, fault_plan
 from agents.envs.large_team.state_sync import TeamState
 from agents.envs.large_team.summary import WINDOW, allocation_summary
@@ -121,7 +124,8 @@ class LargeTeamEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         self.rng = np.random.default_rng(seed)
-        self.tasks = self._task_stream()
+        self.tasks = self._task_stream()[: stream_length(options or {}, self.p.max_steps)]
+        self.handovers: list[dict[str, Any]] = []  # an operator's take-offline: who took its tasks (`operator`)
         self.workers = [
             Worker(i, {k: float(s) for k, s in zip(self.kinds, self.speeds[i], strict=True) if s > 0})
             for i in range(self.n)
@@ -173,12 +177,26 @@ class LargeTeamEnv(ParallelEnv):
             "winner": self.allocations[-1]["winner"],
             "messages": self.state_sync.messages(),
             "allocation": self._named_allocation(self.allocations[-1]),
+            "load": load(self) | {"handed_over": len(self.handovers)},  # the deployment page's heat map
         }
         if ended:
             info |= self.figures()
         infos = {a: dict(info) for a in acting}
         self.agents = [] if ended else [a for a in acting if a not in failed]
         return obs, rewards, terms, truncs, infos
+
+    def set_agent_online(self, agent: str, online: bool) -> dict[str, np.ndarray]:
+        """An operator takes ``agent`` offline now, its tasks handed over, or brings it back (`operator`);
+        returns the arriving task's observations of the agents acting now. ValueError: no such agent."""
+        if agent not in self._index:
+            raise ValueError(f"no agent {agent!r} in this team")
+        if online:
+            bring_back(self, agent)
+        else:
+            self.handovers += take_offline(self, agent)
+        if self.agents:
+            self._prepare()
+        return self._observations()
 
     def state(self) -> np.ndarray:
         now = self.now
