@@ -27,4 +27,12 @@ app.conf.update(
     result_serializer="json",
     accept_content=["json"],
 )
+# Periodic jobs, run by the one worker started with `manage.py worker --beat` (`make run` starts it so).
+app.conf.beat_schedule = {
+    "evolve deployments on their schedule": {
+        "task": "deployments.evolve_on_schedule",  # mase_web.deployments.evolution_schedule
+        "schedule": float(os.environ.get("MASE_EVOLUTION_TICK_S", "300")),
+        "options": {"queue": "cpu", "expires": 240},
+    },
+}
 app.autodiscover_tasks()

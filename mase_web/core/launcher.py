@@ -31,8 +31,9 @@ def server_command(host: str, port: int) -> list[str]:
     return [sys.executable, MANAGE, "web", "--host", host, "--port", str(port)]
 
 
-def worker_command(queues: str, concurrency: int = 1) -> list[str]:
-    return [sys.executable, MANAGE, "worker", "--queues", queues, "--concurrency", str(concurrency)]
+def worker_command(queues: str, concurrency: int = 1, beat: bool = False) -> list[str]:
+    command = [sys.executable, MANAGE, "worker", "--queues", queues, "--concurrency", str(concurrency)]
+    return command + ["--beat"] if beat else command
 
 
 @dataclass
@@ -103,7 +104,7 @@ def run(host: str, port: int, redis_target, announce) -> int:
     signal.signal(signal.SIGINT, request_stop)
     try:
         group.spawn("web server", server_command(host, port), env)
-        group.spawn("celery worker", worker_command(worker_queues()), env)
+        group.spawn("celery worker", worker_command(worker_queues(), beat=True), env)  # the one scheduler
         wait_for_http(f"http://{host}:{port}/api/health/", group)
         announce(f"http://{host}:{port}/")
         while not stopping:

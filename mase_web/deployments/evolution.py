@@ -54,6 +54,7 @@ class EvolutionPolicy:
 
     min_interval_s: int = 3600  # never two challengers closer than this
     after_corrections: int = 0  # evolve by itself after this many new corrections (0: only by hand)
+    every_s: int = 0  # evolve by itself on this schedule (0: never), still never closer than min_interval_s
     auto_promote: bool = True  # promote a challenger the rule accepts without a person
     slice_every: int = 5  # one corrected ticket in this many is held out for evaluation
     margin: float = 0.02

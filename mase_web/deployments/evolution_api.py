@@ -74,6 +74,12 @@ class PolicySerializer(serializers.Serializer):
         max_value=1_000_000,
         help_text="evolve by itself after this many; 0 = by hand",
     )
+    every_s = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=365 * 86400,
+        help_text="evolve by itself this often (checked every few minutes); 0 = no schedule",
+    )
     auto_promote = serializers.BooleanField(required=False)
     slice_every = serializers.IntegerField(
         required=False,
@@ -85,6 +91,11 @@ class PolicySerializer(serializers.Serializer):
     intent_tolerance = serializers.FloatField(required=False, min_value=0.0, max_value=0.5)
     min_tickets = serializers.IntegerField(required=False, min_value=10, max_value=1_000_000)
     min_intent_tickets = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
+
+    def validate_every_s(self, value: int) -> int:
+        if 0 < value < 3600:
+            raise serializers.ValidationError("a schedule runs at most hourly (3600 s); 0 turns it off")
+        return value
 
     def validate_slice_every(self, value: int) -> int:
         deployment = self.context["deployment"]

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from mase_web.deployments import live
 from mase_web.deployments.evolution_eval import evaluate_generation  # noqa: F401 - the worker registers it
+from mase_web.deployments.evolution_schedule import evolve_on_schedule  # noqa: F401 - beat sends it by name
 from mase_web.deployments.models import BatchJob, Deployment, Episode
 from mase_web.runs.facade import shown_text
 

@@ -12,6 +12,7 @@ from mase_web.deployments.evolution_api import (
     PromoteView,
     RollbackView,
 )
+from mase_web.deployments.lineage_export import LineageExportView
 from mase_web.deployments.preview import FallbackPreviewView
 
 router = IdRouter()
@@ -22,6 +23,11 @@ router.register("decisions", DecisionViewSet, basename="decision")
 urlpatterns = [path("deployments/preview/", FallbackPreviewView.as_view(), name="deployment-preview")]
 urlpatterns += [
     path("deployments/<int:pk>/generations/", GenerationsView.as_view(), name="deployment-generations"),
+    path(
+        "deployments/<int:pk>/generations/export/",
+        LineageExportView.as_view(),
+        name="deployment-generations-export",
+    ),
     path("deployments/<int:pk>/evolve/", EvolveView.as_view(), name="deployment-evolve"),
     path(
         "deployments/<int:pk>/generations/<int:number>/promote/",

@@ -1,7 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { GenerationCurve } from "./GenerationCurve";
 import {
   canRollBack,
+  curvePoints,
   evolutionApi,
+  exportUrl,
+  policySummary,
   timelineRows,
   type Lineage,
 } from "./evolution";
@@ -59,10 +63,26 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
     <section className="card" aria-label="Generations">
       <h2>Generations</h2>
       {data && (
-        <p className="small muted">
-          Judged on {data.slice_tickets} corrected tickets no generation trained
-          on (the evaluation slice).
-        </p>
+        <>
+          <p className="small muted">
+            Judged on {data.slice_tickets} corrected tickets no generation
+            trained on (the evaluation slice).{" "}
+            <span data-testid="evolution-policy">
+              {policySummary(data.policy)}
+            </span>
+          </p>
+          <GenerationCurve points={curvePoints(data)} />
+          <p className="small">
+            Export the lineage:{" "}
+            <a href={exportUrl(deploymentId, "csv")} download>
+              CSV
+            </a>{" "}
+            ·{" "}
+            <a href={exportUrl(deploymentId, "json")} download>
+              JSON
+            </a>
+          </p>
+        </>
       )}
       {canEvolve && (
         <p>

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   canRollBack,
+  curvePoints,
+  policySummary,
   proposalSummary,
   figureText,
   timelineRows,
@@ -105,5 +107,43 @@ describe("intent proposals", () => {
     expect(
       proposalSummary({ ...p, resembles: "return_refund", resemblance: 0.81 }),
     ).toContain("close to return_refund (0.81)");
+  });
+});
+
+describe("evolution curve and policy", () => {
+  it("plots generation 1 from its challenger's comparison and every judged generation", () => {
+    const data = lineage([
+      generation(1, { status: "retired" }),
+      generation(2, {
+        status: "champion",
+        comparison: { champion: 0.7, challenger: 0.78 },
+      }),
+      generation(3, { phase: "training" }),
+      generation(4, {
+        status: "rejected",
+        comparison: { champion: 0.78, challenger: 0.74 },
+      }),
+    ]);
+    expect(curvePoints(data)).toEqual([
+      { number: 1, exactMatch: 0.7, served: true },
+      { number: 2, exactMatch: 0.78, served: true },
+      { number: 4, exactMatch: 0.74, served: false },
+    ]);
+  });
+
+  it("says the triggers and the promotion rule in one sentence", () => {
+    expect(
+      policySummary({
+        after_corrections: 20,
+        every_s: 86400,
+        min_interval_s: 3600,
+        margin: 0.02,
+        intent_tolerance: 0.02,
+        auto_promote: false,
+      }),
+    ).toBe(
+      "Evolves by hand, after 20 new corrections, every 24 h, never within 1 h of the last challenger; " +
+        "a challenger better by 2 points with no intent down more than 2 is promoted by a person.",
+    );
   });
 });

@@ -124,3 +124,69 @@ export function proposalSummary(p: IntentProposal): string {
     : "";
   return `${p.tickets} tickets, ${(100 * p.share).toFixed(0)} % of those unplaced${near}`;
 }
+
+/** A point of the lineage's curve: exact match on the evaluation slice when the generation was judged. */
+export interface CurvePoint {
+  number: number;
+  exactMatch: number;
+  served: boolean;
+}
+
+/** Each judged generation's figure, and generation 1's from its first challenger's comparison. The slice
+ * grows between comparisons, so a point is the figure when it was judged, not a re-measure. */
+export function curvePoints(lineage: Lineage): CurvePoint[] {
+  const served = (g: Generation) =>
+    g.status === "champion" || g.status === "retired";
+  const byNumber = [...lineage.generations].sort((a, b) => a.number - b.number);
+  const points: CurvePoint[] = [];
+  for (const g of byNumber) {
+    const c = g.comparison;
+    if (g.number === 1) {
+      const first = byNumber.find(
+        (h) => h.parent === 1 && typeof h.comparison.champion === "number",
+      );
+      if (first)
+        points.push({
+          number: 1,
+          exactMatch: first.comparison.champion as number,
+          served: served(g),
+        });
+    } else if (typeof c.challenger === "number" && g.phase === "ready") {
+      points.push({
+        number: g.number,
+        exactMatch: c.challenger,
+        served: served(g),
+      });
+    }
+  }
+  return points;
+}
+
+const hours = (s: number) =>
+  s % 3600 === 0 ? `${s / 3600} h` : `${Math.round(s / 60)} min`;
+
+/** How the deployment evolves, in one sentence (its policy's triggers and the promotion rule). */
+export function policySummary(
+  policy: Record<string, number | boolean>,
+): string {
+  const triggers = ["by hand"];
+  const after = Number(policy.after_corrections ?? 0);
+  const every = Number(policy.every_s ?? 0);
+  if (after > 0) triggers.push(`after ${after} new corrections`);
+  if (every > 0) triggers.push(`every ${hours(every)}`);
+  const interval = Number(policy.min_interval_s ?? 0);
+  const margin = 100 * Number(policy.margin ?? 0);
+  const tolerance = 100 * Number(policy.intent_tolerance ?? 0);
+  const promote = policy.auto_promote
+    ? "promoted by itself"
+    : "promoted by a person";
+  return (
+    `Evolves ${triggers.join(", ")}, never within ${hours(interval)} of the last challenger; ` +
+    `a challenger better by ${margin.toFixed(0)} points with no intent down more than ` +
+    `${tolerance.toFixed(0)} is ${promote}.`
+  );
+}
+
+/** Where the lineage downloads (the API's export, `lineage_export.py`). */
+export const exportUrl = (id: number, as: "csv" | "json") =>
+  `/api/deployments/${id}/generations/export/?as=${as}`;
