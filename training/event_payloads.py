@@ -192,6 +192,13 @@ class AllocationPayload(_Payload):
     gossip_messages: int
     central_messages: int = Field(description="what the central controller sends for the same changes")
     quota_hits: int = Field(description="agent-rounds that gossiped with one peer only (quota reached)")
+    storms: int = Field(0, description="message storms detected (an agent over the message quota)")
+    storm_rounds: int = Field(0, description="agent-rounds over the message quota")
+    throttled: int = Field(0, description="messages the quota and reputation dropped")
+    reputations: list[float] = Field(
+        default_factory=list, description="each agent's reputation at the episode's end, in agents order"
+    )
+    stormers: list[str] = Field(default_factory=list, description="agents detected storming this episode")
 
 
 PAYLOADS: dict[str, type[BaseModel]] = {

@@ -17,14 +17,24 @@ def finish_times(task: Task, workers: list[Worker], now: float, eligible: np.nda
     return out
 
 
-def learned_winner(levels: np.ndarray, finish: np.ndarray) -> tuple[int | None, dict[int, float]]:
+def learned_winner(
+    levels: np.ndarray, finish: np.ndarray, trusted: np.ndarray | None = None
+) -> tuple[int | None, dict[int, float]]:
     """The highest bid level wins; ties go to the bidder who would finish first (the auctioneer knows each
-    bidder's own backlog), then to the lower index. Level 0 is no bid."""
+    bidder's own backlog), then to the lower index. Level 0 is no bid. A bid from an agent not ``trusted``
+    (a storm lowered its reputation) ranks below every trusted bid."""
     bids = {int(i): float(levels[i]) for i in np.flatnonzero((levels > 0) & np.isfinite(finish))}
     if not bids:
         return None, bids
-    winner = min(bids, key=lambda i: (-bids[i], finish[i], i))
+    trust = np.ones(len(levels), dtype=bool) if trusted is None else trusted
+    winner = min(bids, key=lambda i: (not trust[i], -bids[i], finish[i], i))
     return winner, bids
+
+
+def prefer_trusted(eligible: np.ndarray, trusted: np.ndarray) -> np.ndarray:
+    """The agents a router or the fixed auction considers: the trusted eligible ones while there are any."""
+    preferred = eligible & trusted
+    return preferred if preferred.any() else eligible
 
 
 class FixedAuction:

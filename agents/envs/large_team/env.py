@@ -36,11 +36,13 @@ from agents.envs.large_team.allocation import (
     central_winner,
     finish_times,
     learned_winner,
+    prefer_trusted,
 )
 from agents.envs.large_team.groups import parse_groups
 from agents.envs.large_team.operator import bring_back, load, stream_length, take_offline
-from agents.envs.large_team.params import LargeTeamParams, fault_plan
+from agents.envs.large_team.params import LargeTeamParams, fault_plan, storm_plan
 from agents.envs.large_team.state_sync import TeamState
+from agents.envs.large_team.storms import StormGuard
 from agents.envs.large_team.summary import WINDOW, allocation_summary
 from agents.errors import SpecError
 from agents.protocol.auction import Task, Worker
@@ -143,12 +145,17 @@ class LargeTeamEnv(ParallelEnv):
         )
         for i, w in enumerate(self.workers):
             self.state_sync.values[i, 0, 0] = w.busy_until
+        p, seed = self.p, self.state_sync.seed + 1  # storms: a seed of their own, the task streams unchanged
+        self.guard = StormGuard(
+            self.n, p.message_quota, p.storm_defence, p.storm_messages, p.message_cost, seed
+        )
         self.fixed, self.round_robin = FixedAuction(), RoundRobin()
         self.allocations, self.backlog_history = [], []
         self.t, self.now = 0, self.tasks[0].arrival
         self.agents = list(self.possible_agents)
         self._faults = self._fault_plan(options or {})
         self._fail(self._faults.get(0, []))
+        self._storm(self._storms.get(0, []))
         self.agents = [a for i, a in enumerate(self.possible_agents) if self.online[i]]
         self._prepare()
         return self._observations(), {a: {} for a in self.agents}
@@ -165,6 +172,7 @@ class LargeTeamEnv(ParallelEnv):
         if not ended:
             self._advance_to(self.tasks[self.t].arrival)
             failed = self._fail(self._faults.get(self.t, []))
+            self._storm(self._storms.get(self.t, []))
             if self.p.codebook_every and self.t % self.p.codebook_every == 0:
                 self.codebook += 1
                 self._publish(0)
@@ -233,15 +241,39 @@ class LargeTeamEnv(ParallelEnv):
         )
         if problems:
             raise ValueError(f"reset options: {problems[0].message}")
-        return fault_plan([*self.p.fault_schedule, *extra, *(f"{a}@0" for a in offline)])
+        faults = [*self.p.fault_schedule, *extra, *(f"{a}@0" for a in offline)]
+        self._storms = storm_plan(faults)
+        return fault_plan(faults)
 
     def _advance_to(self, now: float) -> None:
-        rounds = int(now // self.p.round_length) - int(self.now // self.p.round_length)
-        for _ in range(max(0, rounds)):
-            self.state_sync.round()
+        length = self.p.round_length
+        for r in range(int(self.now // length) + 1, int(now // length) + 1):
+            self._round(r * length)
         self.now = now
         for w in self.workers:
             w.advance(now)
+
+    def _round(self, at: float) -> None:
+        """One gossip round at time ``at``: storm floods (each delivered message costs its receiver work), the
+        state sync's round, then each agent's messages against the quota (`storms.StormGuard`)."""
+        guard, net = self.guard, self.state_sync.net
+        sent_before = net.sent.copy()
+        attempted, received = guard.flood(self.online)
+        if received.any():
+            for i in np.flatnonzero(received):
+                w = self.workers[i]
+                w.advance(at)  # the interruption comes after the tasks it has started by then
+                w.busy_until = max(w.busy_until, at) + received[i] * self.p.message_cost
+        self.state_sync.round()
+        for i in guard.end_round(attempted + net.sent - sent_before):
+            if self.online[i]:
+                self._publish(i)
+
+    def _storm(self, changes: list[tuple[str, bool]]) -> None:
+        """Agents that start (True) or stop (False) flooding the team."""
+        for name, on in changes:
+            if name in self._index and self.online[self._index[name]]:
+                self.guard.storming[self._index[name]] = on
 
     def _held(self) -> np.ndarray:
         return np.array([len(w.queue) + (w.busy_until > self.now) for w in self.workers], dtype=float)
@@ -249,8 +281,16 @@ class LargeTeamEnv(ParallelEnv):
     def _publish(self, i: int) -> None:
         w = self.workers[i]
         self.state_sync.publish(
-            i, self.now + w.backlog(self.now), bool(self.online[i]), float(self.reputation[i]), self.codebook
+            i, self.now + w.backlog(self.now), bool(self.online[i]), self.reputation_of(i), self.codebook
         )
+
+    def reputations(self) -> np.ndarray:
+        """What the team knows of each agent: its in-time record × its conduct under the quota (`storms`)."""
+        return self.reputation * self.guard.conduct
+
+    def reputation_of(self, i: int) -> float:
+        """`reputations` of agent ``i``."""
+        return float(self.reputation[i] * self.guard.conduct[i])
 
     def _fail(self, names: list[str]) -> list[str]:
         failed = [a for a in names if a in self.agents]
@@ -271,14 +311,14 @@ class LargeTeamEnv(ParallelEnv):
     def _allocate(self, levels: np.ndarray) -> float:
         task, now = self.tasks[self.t], self.now
         eligible, finish = self._eligible, self._finish
-        how = self.p.allocation
+        how, trusted = self.p.allocation, self.guard.trusted()
         if how == "auction":
-            winner, bids = learned_winner(levels, finish)
+            winner, bids = learned_winner(levels, finish, trusted)
         elif how == "fixed_auction":
-            winner, bids = self.fixed(task, self.workers, now, eligible)
+            winner, bids = self.fixed(task, self.workers, now, prefer_trusted(eligible, trusted))
             finish = finish_times(task, self.workers, now, eligible)  # the balancer may have moved work
         elif how == "central":
-            winner, bids = central_winner(finish)
+            winner, bids = central_winner(np.where(prefer_trusted(eligible, trusted), finish, np.inf))
         else:
             winner, bids = self.round_robin(eligible)
         self.allocations.append({"task": task.id, "kind": task.kind, "bids": bids, "winner": winner})
@@ -343,7 +383,7 @@ class LargeTeamEnv(ParallelEnv):
             ),
             "best_placed": (self._finish <= best_other).astype(float),
             "team_busy": (believed[:, :, 0] > now).mean(axis=1),
-            "reputation": self.reputation,
+            "reputation": self.reputations(),
             "codebook_current": (believed[:, 0, 3] >= self.codebook).astype(float),
             "full": (held >= self.capacity).astype(float),
         }
@@ -383,4 +423,5 @@ class LargeTeamEnv(ParallelEnv):
             figures["in_time_before"] = (
                 float(in_time[: self.first_fault].mean()) if self.first_fault else None
             )
-        return figures | self.state_sync.stats()
+        figures["reputation_lowest"] = float(self.guard.lowest.min())
+        return figures | self.state_sync.stats() | self.guard.stats()

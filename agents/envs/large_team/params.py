@@ -14,7 +14,8 @@ from agents.errors import SpecError
 ALLOCATIONS = ("auction", "fixed_auction", "central", "round_robin")
 STATE_SYNCS = ("gossip", "central")
 KINDS = ["presales", "shipping", "dispute", "quality"]
-FAULT = re.compile(r"^\s*([a-z][a-z0-9_]{0,39})\s*@\s*([0-9]+)\s*$")
+FAULT = re.compile(r"^\s*([a-z][a-z0-9_]{0,39})\s*@\s*([0-9]+)(?:\s*-\s*([0-9]+))?\s*(storm)?\s*$")
+DEFENCES = ("reputation", "none")
 
 DEFAULT_GROUPS = [
     "guides*4: presales=1.0 shipping=0.4 cap=4",
@@ -68,9 +69,24 @@ class LargeTeamParams(EnvParams):
         low=2,
         high=1000,
     )
+    storm_defence: str = param(
+        "reputation",
+        "Against message storms: reputation (the quota is enforced, an agent over it loses reputation, its "
+        "messages are throttled and its bids discounted until it behaves) or none (every message is delivered).",
+        choices=DEFENCES,
+    )
+    storm_messages: int = param(
+        200, "Messages per gossip round an agent in a storm pushes to random peers.", low=1, high=100000
+    )
+    message_cost: float = param(
+        0.01, "Time units of work each delivered storm message costs its receiver.", low=0.0, high=10.0
+    )
     codebook_every: int = param(50, "Tasks between codebook versions (0 = never).", low=0, high=10000)
     fault_schedule: list = param(
-        [], 'Agents that go offline during an episode: "agent@task", e.g. "guides_0@100".', kind="list"
+        [],
+        'Faults during an episode: "agent@task" takes the agent offline, e.g. "guides_0@100"; "agent@task storm" '
+        '(to the end) or "agent@first-last storm" makes it flood the team with messages, e.g. "couriers_1@20-120 storm".',
+        kind="list",
     )
 
     @classmethod
@@ -91,22 +107,39 @@ class LargeTeamParams(EnvParams):
             return [SpecError("$.fault_schedule", 'must be a list of "agent@task"')]
         for i, fault in enumerate(faults):
             match = FAULT.match(fault) if isinstance(fault, str) else None
-            if match is None:
-                errors.append(SpecError(f"$.fault_schedule[{i}]", 'write "agent@task", e.g. "guides_0@100"'))
+            if match is None or (match.group(3) is not None and match.group(4) is None):
+                errors.append(
+                    SpecError(f"$.fault_schedule[{i}]", 'write "agent@task" or "agent@first-last storm"')
+                )
             elif match.group(1) not in members:
                 errors.append(SpecError(f"$.fault_schedule[{i}]", f"no agent {match.group(1)} in the groups"))
             elif int(match.group(2)) >= merged["max_steps"]:
                 errors.append(
                     SpecError(f"$.fault_schedule[{i}]", "the task must come before the episode ends")
                 )
+            elif match.group(3) is not None and int(match.group(3)) < int(match.group(2)):
+                errors.append(SpecError(f"$.fault_schedule[{i}]", "a storm ends after it starts"))
         return errors
 
 
 def fault_plan(faults: list[str]) -> dict[int, list[str]]:
-    """Task index → the agents that go offline when it arrives."""
+    """Task index → the agents that go offline when it arrives (storms are not in it: `storm_plan`)."""
     plan: dict[int, list[str]] = {}
     for fault in faults:
         match = FAULT.match(fault)
-        if match is not None:
+        if match is not None and match.group(4) is None:
             plan.setdefault(int(match.group(2)), []).append(match.group(1))
+    return plan
+
+
+def storm_plan(faults: list[str]) -> dict[int, list[tuple[str, bool]]]:
+    """Task index → (agent, True) for a storm that starts when it arrives, (agent, False) for one that ends
+    after the previous task (a storm without a last task lasts to the episode's end)."""
+    plan: dict[int, list[tuple[str, bool]]] = {}
+    for fault in faults:
+        match = FAULT.match(fault)
+        if match is not None and match.group(4) is not None:
+            plan.setdefault(int(match.group(2)), []).append((match.group(1), True))
+            if match.group(3) is not None:
+                plan.setdefault(int(match.group(3)) + 1, []).append((match.group(1), False))
     return plan

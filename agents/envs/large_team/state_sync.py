@@ -30,6 +30,11 @@ class TeamGossip(GossipNetwork):
     def __init__(self, n_agents: int, config: GossipConfig):
         super().__init__(n_agents, config)
         self.offline = np.zeros(n_agents, dtype=bool)
+        self.sent = np.zeros(n_agents, dtype=np.int64)  # messages each agent sent, for its quota (`storms`)
+
+    def _send(self, src: int, dst: int) -> bool:
+        self.sent[src] += 1
+        return super()._send(src, dst)
 
     def take_offline(self, agent: int) -> None:
         self.offline[agent] = True
@@ -49,7 +54,7 @@ class TeamState:
     """The team's shared state under ``mode`` ("gossip" | "central"); `believed()` is each agent's view."""
 
     def __init__(self, n_agents: int, mode: str, quota: int, seed: int, history: int):
-        self.n, self.mode = n_agents, mode
+        self.n, self.mode, self.seed = n_agents, mode, seed
         self.values = np.zeros((n_agents, history, len(FIELDS)))  # values[k, version] = k's published entry
         self.values[:, 0, 1] = 1.0  # online
         self.values[:, 0, 2] = 1.0  # reputation starts full

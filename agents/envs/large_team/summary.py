@@ -1,12 +1,16 @@
 """What a run page shows of one large-team episode: each agent's backlog over the last tasks (a heat map of
 agents × time), the tasks each agent won, and what keeping the team's state in sync cost — the messages of
 the mode the spec chose beside what the central controller would have sent for the same changes, and the
-quota hits (agent-rounds that gossiped with one peer only because the communication quota was reached)."""
+quota hits (agent-rounds that gossiped with one peer only because the communication quota was reached), and the
+storms (`storms`): how many were detected, the agent-rounds over the quota, the messages throttled, each agent's
+reputation at the end and who stormed."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+
+import numpy as np
 
 WINDOW = 50  # tasks the backlog heat map covers (the episode's last ones)
 
@@ -31,4 +35,9 @@ def allocation_summary(env: Any, window: int = WINDOW) -> dict[str, Any]:
         "gossip_messages": int(stats["gossip_messages"]),
         "central_messages": int(stats["central_messages"]),
         "quota_hits": int(stats["quota_hits"]),
+        "storms": int(env.guard.storms),
+        "storm_rounds": int(env.guard.storm_rounds),
+        "throttled": int(env.guard.throttled),
+        "reputations": [round(float(r), 3) for r in env.reputations()],
+        "stormers": [env.possible_agents[i] for i in np.flatnonzero(env.guard.ever)],
     }

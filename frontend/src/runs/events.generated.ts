@@ -291,4 +291,24 @@ export interface AllocationPayload {
    * agent-rounds that gossiped with one peer only (quota reached)
    */
   quota_hits: number;
+  /**
+   * message storms detected (an agent over the message quota)
+   */
+  storms?: number;
+  /**
+   * agent-rounds over the message quota
+   */
+  storm_rounds?: number;
+  /**
+   * messages the quota and reputation dropped
+   */
+  throttled?: number;
+  /**
+   * each agent's reputation at the episode's end, in agents order
+   */
+  reputations?: number[];
+  /**
+   * agents detected storming this episode
+   */
+  stormers?: string[];
 }
