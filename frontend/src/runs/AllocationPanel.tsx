@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { backlogGrid, messageCost, shadeColor, topWinners } from "./allocation";
+import { backlogGrid, messageCost, shadeColor, stormReport, topWinners } from "./allocation";
 import type { AllocationPayload } from "./events.generated";
 
 const CELL_HEIGHT = 6;
@@ -15,14 +15,15 @@ const MODES: Record<string, string> = {
 
 /**
  * A large team's last evaluation episode (the "allocation" event): each agent's backlog as each task arrived
- * (rows = agents, columns = tasks, darker = busier), who won the most tasks, and what gossip cost beside the
- * central controller.
+ * (rows = agents, columns = tasks, darker = busier), who won the most tasks, what gossip cost beside the
+ * central controller, and the message storms with the reputations they cost.
  */
 export function AllocationPanel({ summary }: { summary: AllocationPayload | null }) {
   const grid = useMemo(() => (summary ? backlogGrid(summary) : null), [summary]);
   if (!summary || !grid) return null;
   const cost = messageCost(summary);
   const winners = topWinners(summary);
+  const storms = stormReport(summary);
   const cellWidth = grid.cols > 0 ? PLOT_WIDTH / grid.cols : 0;
   const labelEvery = Math.max(1, Math.ceil(grid.rows / 20)); // at most ~20 agent names down the side
   const height = grid.rows * CELL_HEIGHT;
@@ -44,6 +45,17 @@ export function AllocationPanel({ summary }: { summary: AllocationPayload | null
           </span>
         )}
       </p>
+      {storms.sentence && (
+        <p data-testid="allocation-storms">
+          {storms.sentence}
+          {storms.lowest.length > 0 && (
+            <span className="muted">
+              {" "}
+              Lowest reputations: {storms.lowest.map((r) => `${r.agent} ${r.reputation.toFixed(2)}`).join(", ")}.
+            </span>
+          )}
+        </p>
+      )}
       {grid.cols > 0 && (
         <figure className="allocation-heatmap">
           <figcaption className="muted">

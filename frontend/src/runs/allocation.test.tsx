@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { AllocationPanel } from "./AllocationPanel";
-import { backlogGrid, isAllocation, messageCost, shadeColor, topWinners } from "./allocation";
+import { backlogGrid, isAllocation, messageCost, shadeColor, stormReport, topWinners } from "./allocation";
 import type { AllocationPayload } from "./events.generated";
 import { applyEvents, emptyStream } from "./runStream";
 
@@ -62,6 +62,32 @@ describe("topWinners", () => {
       { agent: "couriers_0", wins: 5, share: 5 / 13 },
       { agent: "guides_1", wins: 5, share: 5 / 13 },
     ]);
+  });
+});
+
+describe("stormReport", () => {
+  it("names the stormers, counts throttled messages and lists the lowest reputations", () => {
+    const report = stormReport(
+      summary({ storms: 1, storm_rounds: 30, throttled: 6009, stormers: ["guides_1"], reputations: [0.95, 0.01, 0.7] }),
+    );
+    expect(report.sentence).toBe("1 message storm detected (guides_1): 30 agent-rounds over the quota, 6009 messages throttled.");
+    expect(report.lowest).toEqual([
+      { agent: "guides_1", reputation: 0.01 },
+      { agent: "couriers_0", reputation: 0.7 },
+    ]);
+  });
+
+  it("says a quiet episode had none, and says nothing for an event from before storms were counted", () => {
+    expect(stormReport(summary({ storms: 0, reputations: [1, 1, 1] })).sentence).toMatch(/^No message storm/);
+    expect(stormReport(summary()).sentence).toBeNull();
+  });
+
+  it("shows the storm in the panel", () => {
+    const html = renderToStaticMarkup(
+      <AllocationPanel summary={summary({ storms: 1, storm_rounds: 2, throttled: 5, stormers: ["guides_0"], reputations: [0.25, 1, 1] })} />,
+    );
+    expect(html).toContain('data-testid="allocation-storms"');
+    expect(html).toContain("guides_0 0.25");
   });
 });
 

@@ -96,3 +96,30 @@ export function isAllocation(payload: unknown): payload is AllocationPayload {
     typeof p.state_sync === "string"
   );
 }
+
+export interface StormReport {
+  /** One sentence: storms detected, who stormed, what the quota dropped (null: an event from before storms). */
+  sentence: string | null;
+  /** The agents of lowest reputation at the episode's end, lowest first (those below 0.9 only). */
+  lowest: { agent: string; reputation: number }[];
+}
+
+/** Message storms of the episode (agents over the message quota) and the reputations they cost. */
+export function stormReport(summary: AllocationPayload, limit = 3): StormReport {
+  const reputations = summary.reputations ?? [];
+  const lowest = summary.agents
+    .map((agent, i) => ({ agent, reputation: reputations[i] ?? 1 }))
+    .filter((r) => r.reputation < 0.9)
+    .sort((a, b) => a.reputation - b.reputation || a.agent.localeCompare(b.agent))
+    .slice(0, limit);
+  if (summary.storms == null) return { sentence: null, lowest };
+  if (summary.storms === 0) return { sentence: "No message storm: every agent kept within its message quota.", lowest };
+  const who = (summary.stormers ?? []).join(", ");
+  const storms = `${summary.storms} message storm${summary.storms === 1 ? "" : "s"} detected${who ? ` (${who})` : ""}`;
+  const rounds = summary.storm_rounds ?? 0;
+  const throttled = summary.throttled ?? 0;
+  return {
+    sentence: `${storms}: ${rounds} agent-round${rounds === 1 ? "" : "s"} over the quota, ${throttled} message${throttled === 1 ? "" : "s"} throttled.`,
+    lowest,
+  };
+}
