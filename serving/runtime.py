@@ -25,6 +25,8 @@ Public API (what the web layer calls):
 - `runtime.breaker` (`serving.breaker.CircuitBreaker`): `force_open(who, why)`, `force_closed(who, why)`,
   `snapshot()`, `transitions`, `alerts`; alerts also go out as ``alert`` events (``source="breaker"``);
 - `serving.decisions.DecisionLog` — a ready-made ``decision_sink`` (memory + JSONL).
+- `runtime.roster` (`serving.roster.Roster`): agents an operator took offline (large teams), applied to the
+  episodes in flight before their next step; ``runtime.info_sink(request_id, step, info)`` hears each step's info.
 
 CLI: ``python -m serving.cli SPEC --checkpoint RUN_DIR --ticket "where is my parcel?"`` (``mase run``).
 """
@@ -64,6 +66,7 @@ from serving.breaker import (
 from serving.decisions import ALLOCATION_INFO, action_names, explain_prompt, plain, step_records
 from serving.model import RuntimeInputError, TeamModel
 from serving.requests import OUT_OF_SCOPE, RequestMatcher
+from serving.roster import Roster
 from serving.scope import ScopeGate
 from training.events import EventStream
 from training.mappo import load_policy
@@ -126,6 +129,8 @@ class TeamRuntime:
         self.fallback = fallback if fallback is not None else Fallback()
         self.decision_sink = decision_sink
         self.step_sink = step_sink
+        self.roster = Roster()  # agents an operator took offline (large teams), applied to every episode at once
+        self.info_sink: Callable[[str, int, Mapping[str, Any]], None] | None = None  # (request, step, step info)
         self.agents = self.model.agents
         if self.model.link is not None and events is not None:
             self.model.link.events = events  # storm alerts and codebook re-fits go to the runtime's stream
@@ -397,6 +402,7 @@ class TeamRuntime:
         self, env: Any, options: dict, request_id: str, reward_known: bool, seed: int | None
     ) -> dict[str, Any]:
         started = time.perf_counter()
+        options, applied = self.roster.start(env, options)
         observations, infos = env.reset(seed=seed, options=options or None)
         info = next(iter(infos.values()), {}) if infos else {}
         task_id = info.get("ticket_id") or info.get("task_id") or options.get("task_id")
@@ -413,6 +419,7 @@ class TeamRuntime:
                 status = "step_limit"
                 break
             t0 = time.perf_counter()
+            applied, observations = self.roster.catch_up(env, applied, observations)
             live = {a: observations[a] for a in env.agents if a in observations}
             if step == limit + 1:
                 faults.append({"step": step, "kind": "step_limit", "detail": f"past {limit} steps"})
@@ -472,6 +479,8 @@ class TeamRuntime:
             next_obs, rewards, terms, truncs, infos = env.step(chosen)
             step_ms.append((time.perf_counter() - t0) * 1000.0)
             step_info = next(iter(infos.values()), {}) if infos else {}
+            if self.info_sink is not None:
+                self.info_sink(request_id, step, step_info)
             if infos:
                 info = step_info
             if reward_known and rewards:

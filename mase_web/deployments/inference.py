@@ -22,6 +22,7 @@ import json
 import logging
 import threading
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,9 @@ class TicketRequest:
     text: str
     task_id: str = ""
     intents: tuple[str, ...] | None = None
+    # a large team's stream of tasks: the reset options it is played with (no text to match, no reply written)
+    options: Mapping[str, Any] | None = None
+    seed: int | None = None
 
     def as_runtime_input(self, request_id: str) -> LabelledTicket | str:
         if self.intents is None:
@@ -208,6 +212,9 @@ def _play(runtime: Any, ticket: _Ticket) -> None:
     streaming = on_chunk if ticket.batch is None else None
 
     try:
+        if ticket.request.options is not None:  # a large team's stream: its allocations are what is watched
+            _play_stream(runtime, ticket)
+            return
         with runtimes.listening(ticket.request_id, on_step):
             ticket.result = runtime.run_ticket(
                 ticket.request.as_runtime_input(ticket.request_id), request_id=ticket.request_id
@@ -220,6 +227,23 @@ def _play(runtime: Any, ticket: _Ticket) -> None:
         ticket.error = exc
     finally:
         ticket.played.set()
+
+
+def _play_stream(runtime: Any, ticket: _Ticket) -> None:
+    """Play a large team's stream of tasks: each step's allocation (the task, who bid what, who won) and the
+    team's load (backlog and online per agent) go out as one ``allocation`` event; the per-agent decision
+    records are stored, not streamed (a hundred agents would send a hundred records a task)."""
+    deployment_id, episode_id = ticket.episode.deployment_id, ticket.episode.pk
+
+    def on_info(step: int, info: Mapping[str, Any]) -> None:
+        if "allocation" in info and "load" in info:
+            event = {"kind": "allocation", "episode": episode_id, "request_id": ticket.request_id, "step": step}
+            live.publish_many(deployment_id, [{**event, "allocation": info["allocation"], "load": info["load"]}])
+
+    with runtimes.listening(ticket.request_id, lambda records: None, on_info):
+        ticket.result = runtime.run(
+            dict(ticket.request.options), request_id=ticket.request_id, seed=ticket.request.seed
+        )
 
 
 def _store(locked: Deployment, runtime: Any, tickets: list[_Ticket], seen: dict[str, Any]) -> None:
@@ -274,6 +298,7 @@ def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> Non
             tickets = _close(deployment_id, group)
             runtime = group.runtime
             deployment = Deployment.objects.defer("spec").get(pk=deployment_id)  # the runtime has the spec
+            runtime.roster.set(deployment.offline_agents or [])  # an operator's word in another process
             seen = breaker_store.playing_breaker(deployment, runtime.breaker)
             try:
                 episodes = [

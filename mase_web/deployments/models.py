@@ -50,6 +50,11 @@ class Deployment(models.Model):
         blank=True,
         help_text="How it evolves (deployments.evolution.EvolutionPolicy): interval, triggers, promotion rule.",
     )
+    offline_agents = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Agents an operator took offline (large teams; deployments.roster), applied by every runtime.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -237,6 +242,25 @@ class BreakerTransition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.deployment_id}: {self.from_state} → {self.to_state} ({self.reason})"
+
+
+class AgentSwitch(models.Model):
+    """An operator took one agent of a large team offline, or brought it back (who, when, why)."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="agent_switches")
+    agent = models.CharField(max_length=64)
+    online = models.BooleanField(help_text="False: taken offline; True: brought back.")
+    reason = models.CharField(max_length=500, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.deployment_id}: {self.agent} {'online' if self.online else 'offline'}"
 
 
 class Alert(models.Model):

@@ -8,7 +8,7 @@ records of each step (one per agent) to whoever is listening for their request i
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,6 +23,7 @@ from serving.runtime import RuntimeConfig, TeamRuntime
 _runtimes: dict[tuple[int, str, str], TeamRuntime] = {}
 _backbones: dict[tuple[str, str, int], Any] = {}
 _listeners: dict[str, Callable[[list[dict]], None]] = {}
+_info_listeners: dict[str, Callable[[int, Mapping[str, Any]], None]] = {}  # request id → (step, step info)
 _build_lock = threading.Lock()
 _tuned_routers: dict[Any, Any] = {}  # one tuned router per intent catalogue (and its tickets)
 
@@ -56,6 +57,12 @@ def _dispatch(records: list[dict]) -> None:
         listener(records)
 
 
+def _dispatch_info(request_id: str, step: int, info: Mapping[str, Any]) -> None:
+    listener = _info_listeners.get(request_id)
+    if listener is not None:
+        listener(step, info)
+
+
 def _limit_torch_threads() -> None:
     """Serving forwards are small batches: torch's intra-op threads (one per core by default) only spin
     against the request threads. On the loaded 2-core machine, with two the spare one burned a third of a
@@ -87,6 +94,8 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 step_sink=_dispatch,
                 names_only=True,
             )
+            runtime.info_sink = _dispatch_info
+            runtime.roster.set(deployment.offline_agents or [])
             _share_tuned_router(runtime)
             _runtimes[key] = runtime
         return runtime
@@ -105,13 +114,21 @@ def forget(deployment_id: int) -> None:
 
 
 @contextmanager
-def listening(request_id: str, listener: Callable[[list[dict]], None]) -> Iterator[None]:
-    """Hand the decision records of each step of ``request_id`` to ``listener`` while the block runs."""
+def listening(
+    request_id: str,
+    listener: Callable[[list[dict]], None],
+    info_listener: Callable[[int, Mapping[str, Any]], None] | None = None,
+) -> Iterator[None]:
+    """Hand the decision records of each step of ``request_id`` to ``listener`` (and the step's number and
+    environment info to ``info_listener``) while the block runs."""
     _listeners[request_id] = listener
+    if info_listener is not None:
+        _info_listeners[request_id] = info_listener
     try:
         yield
     finally:
         _listeners.pop(request_id, None)
+        _info_listeners.pop(request_id, None)
 
 
 def forget_all() -> None:

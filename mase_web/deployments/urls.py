@@ -14,6 +14,8 @@ from mase_web.deployments.evolution_api import (
 )
 from mase_web.deployments.lineage_export import LineageExportView
 from mase_web.deployments.preview import FallbackPreviewView
+from mase_web.deployments.roster import RosterView
+from mase_web.deployments.task_stream import TaskStreamView
 
 router = IdRouter()
 router.register("deployments", DeploymentViewSet, basename="deployment")
@@ -41,5 +43,9 @@ urlpatterns += [
         IntentProposalsView.as_view(),
         name="deployment-intent-proposals",
     ),
+]
+urlpatterns += [  # a large team: an operator's roster and the task-stream console
+    path("deployments/<int:pk>/roster/", RosterView.as_view(), name="deployment-roster"),
+    path("deployments/<int:pk>/tasks/", TaskStreamView.as_view(), name="deployment-tasks"),
 ]
 urlpatterns += router.urls
