@@ -6,7 +6,9 @@ deployed team), or both, and optionally a better reply. A correction
 
 - marks what it corrects wrong (the decision, or the ticket's deciding decisions), with the operator's reason
   or one that says what was corrected;
-- is stored as a `Correction` (one per ticket: correcting it again replaces the earlier one);
+- is stored as a `Correction` (one per ticket: correcting it again replaces the earlier one); "none of these"
+  (no intent of the catalogue fits) is a correction naming no intent and no owner: the ticket lands out of
+  scope and joins the tickets the deployment proposes new intents from (`proposals`);
 - lands the corrected ticket in the deployment's dataset (`deployment_dataset`, made on first use) as a row
   of a new version with provenance ``corrected``, the reviewer as its author and the decision or episode as
   its source (`mase_web.datasets.facade`). A ticket corrected again is relabelled in place (`relabel_rows`):
@@ -70,6 +72,12 @@ class CorrectionRequestSerializer(serializers.Serializer):
         help_text="a better reply",
     )
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000, trim_whitespace=True)
+    none_of_these = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="the ticket asks for nothing in the catalogue: it lands out of scope, and the deployment's "
+        "proposed intents group it with the tickets the team itself found unplaceable",
+    )
 
     def validate_intents(self, intents: list[str]) -> list[str]:
         known = [i["name"] for i in intent_catalogue(self.context["deployment"].spec or {})]
@@ -92,9 +100,19 @@ class CorrectionRequestSerializer(serializers.Serializer):
         return owner
 
     def validate(self, data: dict) -> dict:
+        if data.get("none_of_these"):
+            if data.get("intents") or data.get("owner"):
+                raise serializers.ValidationError(
+                    {
+                        "none_of_these": [
+                            "a ticket outside the catalogue has no right intents or owner: clear them"
+                        ]
+                    }
+                )
+            return data
         if not data.get("intents") and not data.get("owner"):
             raise serializers.ValidationError(
-                {"intents": ["give the right intents, the right owner, or both"]}
+                {"intents": ["give the right intents, the right owner, or both (or say it is none of these)"]}
             )
         return data
 
@@ -118,12 +136,19 @@ def _reason(data: dict) -> str:
     """The review's reason: the operator's, else what the correction says was right."""
     if data.get("reason"):
         return data["reason"]
+    if data.get("none_of_these"):
+        return "corrected: none of the catalogue's intents"
     said = []
     if data.get("intents"):
         said.append(f"intents {', '.join(data['intents'])}")
     if data.get("owner"):
         said.append(f"owner {data['owner']}")
     return "corrected: " + "; ".join(said)
+
+
+def is_none_of_these(correction: Correction) -> bool:
+    """No intent of the catalogue fits: a correction naming neither intents nor an owner."""
+    return not correction.intents and not correction.owner
 
 
 def source_ref(episode: Episode, step: DecisionStep | None) -> str:
@@ -174,6 +199,8 @@ def land_in_dataset(correction: Correction, replaces: int | None = None) -> dict
         "reference_reply": correction.reply,
         "metadata": {"deployment": deployment.pk, "episode": episode.pk, "decision": correction.step_id},
     }
+    if is_none_of_these(correction):  # as an annotator's "none of these" lands: out of scope, not unlabelled
+        row["metadata"]["out_of_scope"] = True
     ref = source_ref(episode, correction.step)
     try:
         if replaces is not None:
