@@ -1,8 +1,10 @@
 """A project's own data: datasets, their immutable versions and the rows of each version.
 
 A dataset is a named collection in a project, with an optional intent catalogue. Every change (an upload,
-rows added by a correction or an annotator) makes a new `DatasetVersion`: the rows are written once, hashed
-(sha256 of the normalised rows, `rows.content_hash`) and never edited. Each row's train/dev/test split is
+rows added by a correction or an annotator) makes a new `DatasetVersion`, hashed (sha256 of the normalised
+rows it holds, `rows.content_hash`). A row is written once, by the version that adds it, and held by the
+later versions until one retires it (``retired_in``: relabelled, or replaced by a new file), so a version
+stores only what changed (`versions.held_rows` reads a version's rows). Each row's train/dev/test split is
 drawn when its version is made and stored (`splits.assign`), so a test slice never moves: a row identical to
 one of the parent version keeps the parent's split.
 """
@@ -99,6 +101,7 @@ class DatasetVersion(models.Model):
 
 
 class DatasetRow(models.Model):
+    # the version that added the row (later versions hold it too until one retires it)
     version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="rows")
     index = models.PositiveIntegerField(help_text="Position in the version, from 0.")
     line = models.PositiveIntegerField(null=True, blank=True, help_text="Line in the uploaded file.")
@@ -114,6 +117,12 @@ class DatasetRow(models.Model):
     source_ref = models.CharField(max_length=200, blank=True, help_text="e.g. the decision or episode id.")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     row_hash = models.CharField(max_length=64, help_text="sha256 of the normalised row.")
+    retired_in = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The number of the first version of the dataset that no longer holds the row (null: the "
+        "newest holds it). Set once; the row's content never changes.",
+    )
 
     class Meta:
         ordering = ["version", "index"]

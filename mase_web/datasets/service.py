@@ -13,7 +13,7 @@ from django.db.models import Count, QuerySet
 from mase_web.accounts.facade import Project
 from mase_web.datasets.models import Dataset, DatasetRow, DatasetVersion, Provenance
 from mase_web.datasets.validation import clean_row
-from mase_web.datasets.versions import create_relabelled_version, create_version
+from mase_web.datasets.versions import create_relabelled_version, create_version, held_rows
 from mase_web.datasets.versions import latest_version as _latest
 from mase_web.deployments.facade import deployment_in_project
 
@@ -158,7 +158,7 @@ def version_in_project(version_id: int, project_id: int) -> DatasetVersion | Non
 
 def version_rows(version: DatasetVersion, split: str | None = None) -> QuerySet[DatasetRow]:
     """The version's rows in order, optionally only one split ("train", "dev", "test")."""
-    rows = DatasetRow.objects.filter(version=version).order_by("index")
+    rows = held_rows(version)
     return rows.filter(split=split) if split else rows
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from django.db import transaction
 
-from mase_web.datasets.facade import DatasetRow, DatasetVersion, RowsRefused, relabel_rows
+from mase_web.datasets.facade import DatasetRow, DatasetVersion, RowsRefused, relabel_rows, version_rows
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue, IntentLabel, RowLabel
 from training.agreement import alpha_by_unit_set
 
@@ -71,7 +71,7 @@ def unlabelled_items(
     """Items for up to ``limit`` of the version's unlabelled rows not in the queue yet, in row order."""
     held = set(queue.items.values_list("episode_key", flat=True))
     items = []
-    for row in version.rows.filter(intent_key="").order_by("index").iterator(chunk_size=500):
+    for row in version_rows(version).filter(intent_key="").iterator(chunk_size=500):
         key = row_key(version, row)
         if key in held or (row.metadata or {}).get("out_of_scope"):
             continue

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from drf_spectacular.generators import SchemaGenerator
 
-from mase_web.datasets.facade import add_rows
-from mase_web.datasets.models import Dataset, DatasetRow, DatasetVersion
+from mase_web.datasets.facade import add_rows, version_rows
+from mase_web.datasets.models import Dataset, DatasetVersion
 from mase_web.datasets.serializers import DatasetUploadRefusedSerializer
 from mase_web.datasets.tests.conftest import make_dataset, upload
 from mase_web.runs.tests.conftest import client_for
@@ -37,7 +37,8 @@ def tickets(count: int, start: int = 0) -> list[dict]:
 
 
 def splits_by_text(version_id: int) -> dict[str, str]:
-    return dict(DatasetRow.objects.filter(version_id=version_id).values_list("text", "split"))
+    held = version_rows(DatasetVersion.objects.get(pk=version_id))  # added by it or kept from its parents
+    return dict(held.values_list("text", "split"))
 
 
 def all_rows(user, version_id: int, query: str = "") -> list[dict]:

@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from mase_web.datasets.facade import version_rows
 from mase_web.datasets.models import Dataset, DatasetRow
 from mase_web.datasets.service import add_rows
 from mase_web.feedback.intent_labels import majority_label
@@ -89,8 +90,9 @@ def test_unlabelled_rows_go_to_two_annotators_each_and_an_agreed_label_lands(que
     assert (row.version.dataset_id, row.version.number) == (dataset.pk, 2)
     # in place: the labelled row replaces the unlabelled one (not held twice) and keeps its split
     before = DatasetRow.objects.get(version__dataset=dataset, version__number=1, text=TEXTS[0])
-    assert list(row.version.rows.filter(text=TEXTS[0]).values_list("pk", flat=True)) == [row.pk]
-    assert row.version.rows.count() == before.version.rows.count() and row.split == before.split
+    held = version_rows(row.version)
+    assert list(held.filter(text=TEXTS[0]).values_list("pk", flat=True)) == [row.pk]
+    assert held.count() == version_rows(before.version).count() and row.split == before.split
 
     again = label(a, first, ["warranty_claim"])  # a changed answer after landing changes nothing landed
     assert again.status_code == 200 and again.json()["landed"] == landed
