@@ -9,7 +9,10 @@ The trained policy then bids greedily on held-out task streams (the same seeds f
 play the same streams with their own allocation. `messages_ratio` is gossip's messages ÷ the controller's in two
 runs of the learned team on the same streams (the environment counts both). Failure: the same streams with
 ``guides_0`` offline from task ``FAULT_AT``; `in_time_after` is the share of the next 100 tasks done in time, `kept`
-its ratio to the same window without the fault.
+its ratio to the same window without the fault, and `respread` who took the failed agent's kind of task in that
+window (share per group) against the same window without it. `failure_group`: the same with half of the guides
+offline from the same task. Storm: ``generalists_0`` floods the team from task `STORM` on, with the reputation
+defence and without it (`storm_defence: none`), every arm on the same streams.
 
     python bench/large_teams.py --out FILE.json [--quick] [--sizes 20 50 100] [--episodes 320 240 160]
 
@@ -32,6 +35,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 ARMS = ("learned", "fixed_auction", "central", "round_robin", "rules")  # rules: the teacher's bidders
 FAULT_AT = 50
 FAILED = "guides_0"
+STORMER, STORM = "generalists_0", "20-120"
 
 
 def team_doc(n: int, episodes: int, batch_size: int, max_steps: int) -> dict:
@@ -57,7 +61,8 @@ def team_doc(n: int, episodes: int, batch_size: int, max_steps: int) -> dict:
 
 
 def play(params: dict, seed: int, act=None) -> dict:
-    """One episode of the environment with ``params``; ``act`` bids (None: everybody passes)."""
+    """One episode of the environment with ``params``; ``act`` bids (None: everybody passes). The last info,
+    plus each task's kind and the group of its winner (None: dropped) under ``winners``."""
     from agents.envs import make_env
 
     env = make_env("large_team", params)
@@ -67,7 +72,20 @@ def play(params: dict, seed: int, act=None) -> dict:
         actions = act(observations) if act is not None else dict.fromkeys(env.agents, 0)
         observations, _, _, _, infos = env.step(actions)
         info = next(iter(infos.values()), info)
+    groups = [env.group_of[a] for a in env.possible_agents]
+    info["reputation_end"] = dict(zip(env.possible_agents, map(float, env.reputations()), strict=True))
+    info["winners"] = [
+        (a["kind"], groups[a["winner"]] if a["winner"] is not None else None) for a in env.allocations
+    ]
     return info
+
+
+def respread(runs: list[dict], kind: str, start: int) -> dict[str, float]:
+    """Who took the tasks of ``kind`` among tasks start … start+99: the share per group (and dropped)."""
+    taken = [
+        group or "dropped" for run in runs for k, group in run["winners"][start : start + 100] if k == kind
+    ]
+    return {g: round(taken.count(g) / len(taken), 3) for g in sorted(set(taken))} if taken else {}
 
 
 def mean(runs: list[dict], key: str) -> float:
@@ -117,18 +135,39 @@ def measure(n: int, args: argparse.Namespace, episodes: int, scratch: Path) -> d
         "in_time_with_central_state": round(mean(central_sync, "in_time"), 4),
     }
     fault_at = min(FAULT_AT, args.max_steps // 2)
-    figures["failure"] = {"agent": FAILED, "at_task": fault_at}
-    for name in ("learned", "fixed_auction", "central", "rules"):
-        failed = arm(name, {"fault_schedule": [f"{FAILED}@{fault_at}"]})
-        window = [window_in_time(r, fault_at, args.max_steps) for r in clean[name]]
-        after = mean(failed, "in_time_after")
-        same = float(statistics.fmean(window))
-        figures["failure"][name] = {
-            "in_time_after": round(after, 4),
-            "in_time_same_window_no_fault": round(same, 4),
-            "kept": round(after / same, 4) if same else None,
-            "load_spread": round(mean(failed, "load_spread"), 4),
+    guides = [a for a in team.environment.params["groups"] if a.startswith("guides*")][0]
+    half = [f"guides_{i}" for i in range(max(1, int(guides.split("*")[1].split(":")[0]) // 2))]
+    for key, agents in (("failure", [FAILED]), ("failure_group", half)):
+        figures[key] = {"agents": agents, "at_task": fault_at}
+        for name in ("learned", "fixed_auction", "central", "rules"):
+            failed = arm(name, {"fault_schedule": [f"{a}@{fault_at}" for a in agents]})
+            window = [window_in_time(r, fault_at, args.max_steps) for r in clean[name]]
+            after = mean(failed, "in_time_after")
+            same = float(statistics.fmean(window))
+            figures[key][name] = {
+                "in_time_after": round(after, 4),
+                "in_time_same_window_no_fault": round(same, 4),
+                "kept": round(after / same, 4) if same else None,
+                "load_spread": round(mean(failed, "load_spread"), 4),
+                "respread": respread(failed, "presales", fault_at),
+                "respread_no_fault": respread(clean[name], "presales", fault_at),
+            }
+    figures["storm"] = {"agent": STORMER, "tasks": STORM}
+    for name in ("learned", "fixed_auction", "central"):
+        storm = {"fault_schedule": [f"{STORMER}@{STORM} storm"]}
+        defended, open_ = arm(name, storm), arm(name, {**storm, "storm_defence": "none"})
+        figures["storm"][name] = {
+            "in_time_defended": round(mean(defended, "in_time"), 4),
+            "in_time_undefended": round(mean(open_, "in_time"), 4),
+            "in_time_no_storm": figures[name]["in_time"],
+            "storms": mean(defended, "storms"),
+            "throttled": mean(defended, "throttled"),
+            "reputation_lowest": round(mean(defended, "reputation_lowest"), 4),
+            "reputation_end": round(
+                float(statistics.fmean(r["reputation_end"][STORMER] for r in defended)), 4
+            ),
         }
+    figures["storm"]["false_storms"] = sum(r["storms"] for runs in clean.values() for r in runs)
     return figures
 
 

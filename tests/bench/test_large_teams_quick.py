@@ -28,3 +28,10 @@ def test_large_teams_quick_writes_documented_keys(run_quick_bench):
     for arm in ("learned", "fixed_auction", "central"):
         failed = figures["failure"][arm]
         assert 0 <= failed["in_time_after"] <= 1 and failed["in_time_same_window_no_fault"] > 0
+        assert failed["respread"] and abs(sum(failed["respread"].values()) - 1) < 0.01
+        assert set(figures["failure_group"][arm]) >= {"in_time_after", "kept", "respread", "load_spread"}
+    storm = figures["storm"]
+    assert storm["false_storms"] == 0  # a quiet team never passes the quota
+    for arm in ("learned", "fixed_auction", "central"):
+        assert storm[arm]["storms"] >= 1 and storm[arm]["throttled"] > 0
+        assert storm[arm]["in_time_defended"] > storm[arm]["in_time_undefended"]  # the flood costs work
