@@ -33,7 +33,7 @@ from django.utils import timezone
 from agents import places
 from mase_web.datasets.facade import Dataset, latest_version, version_rows
 from mase_web.deployments import breaker_store
-from mase_web.deployments.models import Correction, Deployment, Generation
+from mase_web.deployments.models import Correction, DecisionStep, Deployment, Generation
 from mase_web.runs.facade import Run, launch_run, teacher_problem
 from serving.promotion import PromotionRule, check_disjoint
 
@@ -57,6 +57,7 @@ class EvolutionPolicy:
     every_s: int = 0  # evolve by itself on this schedule (0: never), still never closer than min_interval_s
     auto_promote: bool = True  # promote a challenger the rule accepts without a person
     slice_every: int = 5  # one corrected ticket in this many is held out for evaluation
+    correction_weight: int = 1  # each corrected row stands this many times in the challenger's tickets
     margin: float = 0.02
     intent_tolerance: float = 0.02
     min_tickets: int = 100
@@ -120,7 +121,11 @@ def in_slice(deployment_id: int, episode_id: int, every: int) -> bool:
 
 
 def labelled_traffic(deployment: Deployment) -> list[dict[str, Any]]:
-    """The deployment's tickets with intents from a correction (the newest stands), oldest first."""
+    """The deployment's reviewed tickets with their intents, oldest first: a correction's (the newest
+    stands), or, for a ticket an operator confirmed as right, the intents the team answered.
+
+    Confirmed tickets matter for the slice: corrected tickets are the ones the serving team got wrong, so a
+    slice of them alone scores the champion near zero by construction and flatters any challenger."""
     rows = (
         Correction.objects.filter(episode__deployment=deployment)
         .exclude(intents=[])
@@ -132,7 +137,23 @@ def labelled_traffic(deployment: Deployment) -> list[dict[str, Any]]:
         seen.setdefault(
             c.episode_id, {"episode": c.episode_id, "text": c.episode.task_text, "intents": c.intents}
         )
-    return list(seen.values())
+    for episode in confirmed_episodes(deployment).exclude(pk__in=list(seen)):
+        intents = ((episode.result or {}).get("info") or {}).get("predicted_intents") or []
+        if intents:
+            seen[episode.pk] = {"episode": episode.pk, "text": episode.task_text, "intents": list(intents)}
+    return [seen[k] for k in sorted(seen)]
+
+
+def confirmed_episodes(deployment: Deployment):
+    """Tickets whose decisions an operator reviewed as right (some ok, none wrong or escalated)."""
+    review = DecisionStep.Review
+    return (
+        deployment.episodes.filter(steps__review_status=review.OK)
+        .exclude(steps__review_status__in=[review.WRONG, review.ESCALATED])
+        .exclude(corrections__isnull=False)
+        .distinct()
+        .only("pk", "task_text", "result")
+    )
 
 
 def evaluation_slice(deployment: Deployment, policy: EvolutionPolicy) -> list[dict[str, Any]]:
@@ -203,14 +224,16 @@ def _champion_tickets(spec: dict) -> list[dict[str, Any]]:
 
 
 def challenger_spec(
-    deployment: Deployment, parent: Generation, number: int, rows: list[dict]
+    deployment: Deployment, parent: Generation, number: int, rows: list[dict], weight: int = 1
 ) -> tuple[dict, dict]:
-    """The parent's spec reading its tickets plus ``rows``; taught by the parent's checkpoint when the
-    trainer can read it. Returns the spec and what the generation's data summary says of it."""
+    """The parent's spec reading its tickets plus ``rows`` (each ``weight`` times: a few hundred corrections
+    beside thousands of generated tickets otherwise barely move the readers' fit); taught by the parent's
+    checkpoint when the trainer can read it. Returns the spec and what the generation's data summary says."""
     base = _champion_tickets(parent.spec)
     added = [
-        {"id": f"d{deployment.pk}-e{r['episode']}-{i}", "text": r["text"], "intents": r["intents"]}
+        {"id": f"d{deployment.pk}-e{r['episode']}-{i}-w{w}", "text": r["text"], "intents": r["intents"]}
         for i, r in enumerate(rows)
+        for w in range(max(1, int(weight)))
     ]
     name = f"evolve-d{deployment.pk}-g{number}"
     _write_tickets(name, base + added)
@@ -226,7 +249,12 @@ def challenger_spec(
         start = (
             f"trained from the spec (the parent's checkpoint cannot teach it: {problem or 'not a PPO team'})"
         )
-    return spec, {"tickets": name, "base_tickets": len(base), "start": start}
+    return spec, {
+        "tickets": name,
+        "base_tickets": len(base),
+        "row_weight": max(1, int(weight)),
+        "start": start,
+    }
 
 
 def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generation:
@@ -245,7 +273,7 @@ def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generati
         check_disjoint(slice_ids, [r["episode"] for r in rows if r["episode"] is not None])
         before = int((parent.data or {}).get("rows_total", 0))
         number = (locked.generations.order_by("-number").values_list("number", flat=True).first() or 1) + 1
-        spec, about = challenger_spec(locked, parent, number, rows)
+        spec, about = challenger_spec(locked, parent, number, rows, policy.correction_weight)
         source_of_run = {
             "kind": "evolution",
             "deployment": locked.pk,
