@@ -4,6 +4,57 @@
  */
 
 export interface paths {
+    "/api/conversations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Conversations of the deployments you see; POST .../turns/ plays the customer's next message. */
+        get: operations["conversations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Conversations of the deployments you see; POST .../turns/ plays the customer's next message. */
+        get: operations["conversations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/turns/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Conversations of the deployments you see; POST .../turns/ plays the customer's next message. */
+        post: operations["conversations_turns_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dataset-versions/": {
         parameters: {
             query?: never;
@@ -103,6 +154,26 @@ export interface paths {
         get: operations["dataset_versions_splits_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dataset-versions/{id}/training-files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Make the version a routing team's training data: its labelled rows written once where a spec finds
+         *     them, and the name the spec gives (``environment.params.tickets``). Editors of the dataset only.
+         */
+        post: operations["dataset_versions_training_files_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -381,6 +452,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/conversations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A deployment's conversations (GET) or a new one from the customer's first message (POST). */
+        get: operations["deployments_conversations_list"];
+        put?: never;
+        /** @description A deployment's conversations (GET) or a new one from the customer's first message (POST). */
+        post: operations["deployments_conversations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/evolution/": {
         parameters: {
             query?: never;
@@ -491,6 +580,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/generations/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The lineage as a download: a row per generation (CSV) or the policy and rows (JSON). */
+        get: operations["deployments_generations_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/intent-proposals/": {
         parameters: {
             query?: never;
@@ -505,6 +611,23 @@ export interface paths {
         get: operations["deployments_intent_proposals_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/intent-proposals/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Put a proposed intent on the canvas of the deployment's design (its draft; nothing is trained). */
+        post: operations["deployments_intent_proposals_accept_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -545,6 +668,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/roster/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The team by groups, who is offline, the latest switches; POST takes an agent offline or brings it back. */
+        get: operations["deployments_roster_retrieve"];
+        put?: never;
+        /** @description The team by groups, who is offline, the latest switches; POST takes an agent offline or brings it back. */
+        post: operations["deployments_roster_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/stop/": {
         parameters: {
             query?: never;
@@ -556,6 +697,22 @@ export interface paths {
         put?: never;
         /** @description Stop serving: tickets and batches are refused and this process frees the team's runtime. */
         post: operations["deployments_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/tasks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["deployments_tasks_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1575,6 +1732,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptProposal: {
+            /** @description snake_case, e.g. double_charge */
+            name: string;
+            /** @description what a ticket of it asks for */
+            description: string;
+            /** @description the agent of the team given it */
+            owner?: string;
+        };
+        Accepted: {
+            workflow: number;
+            /** @description the designer page of the draft that holds the intent */
+            designer: string;
+            intents: string[];
+        };
         Alert: {
             readonly id: number;
             readonly deployment: number;
@@ -1665,6 +1836,30 @@ export interface components {
          * @enum {string}
          */
         ChoiceEnum: "A" | "B" | "tie";
+        Conversation: {
+            readonly id: number;
+            readonly deployment: number;
+            readonly status: components["schemas"]["ConversationStatusEnum"];
+            readonly ended: boolean;
+            /** @description What the team waits for: ``answer:<fact>`` (its question), ``feedback`` (its answer), or null. */
+            readonly awaiting: string | null;
+            readonly turns: number;
+            readonly turn_list: components["schemas"]["Turn"][];
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /**
+         * @description * `open` - Open
+         *     * `resolved` - Resolved
+         *     * `escalated` - Escalated
+         *     * `abandoned` - Abandoned
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        ConversationStatusEnum: "open" | "resolved" | "escalated" | "abandoned" | "failed";
         Correction: {
             readonly id: number;
             readonly episode: number;
@@ -1695,6 +1890,11 @@ export interface components {
             /** @description a better reply */
             reply?: string;
             reason?: string;
+            /**
+             * @description the ticket asks for nothing in the catalogue: it lands out of scope, and the deployment's proposed intents group it with the tickets the team itself found unplaceable
+             * @default false
+             */
+            none_of_these: boolean;
         };
         Dataset: {
             readonly id: number;
@@ -1835,7 +2035,7 @@ export interface components {
             readonly observation: unknown;
             readonly action: string;
             readonly action_index: number | null;
-            readonly source: components["schemas"]["DecisionStepSourceEnum"];
+            readonly source: components["schemas"]["Source7ebEnum"];
             /** Format: double */
             readonly confidence: number | null;
             readonly reason: unknown;
@@ -1855,13 +2055,6 @@ export interface components {
             /** Format: date-time */
             readonly reviewed_at: string | null;
         };
-        /**
-         * @description * `model` - Model
-         *     * `trial` - Trial
-         *     * `fallback` - Fallback
-         * @enum {string}
-         */
-        DecisionStepSourceEnum: "model" | "trial" | "fallback";
         /** @description Deploy a succeeded run's checkpoint (its best, else its last, unless `checkpoint` names one). */
         Deploy: {
             run: number;
@@ -2198,6 +2391,8 @@ export interface components {
         LabelDistribution: {
             intents: components["schemas"]["IntentCount"][];
             unlabelled: components["schemas"]["UnlabelledCount"];
+            /** @description rows with no intent marked out of scope (not unlabelled) */
+            out_of_scope: components["schemas"]["UnlabelledCount"];
         };
         /**
          * @description Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`;
@@ -2552,6 +2747,8 @@ export interface components {
             min_interval_s?: number;
             /** @description evolve by itself after this many; 0 = by hand */
             after_corrections?: number;
+            /** @description evolve by itself this often (checked every few minutes); 0 = no schedule */
+            every_s?: number;
             auto_promote?: boolean;
             /** @description fixed once traffic is corrected: the slice is frozen */
             slice_every?: number;
@@ -2768,6 +2965,19 @@ export interface components {
          * @enum {string}
          */
         Source738Enum: "api" | "browser" | "batch";
+        /**
+         * @description * `model` - Model
+         *     * `trial` - Trial
+         *     * `fallback` - Fallback
+         * @enum {string}
+         */
+        Source7ebEnum: "model" | "trial" | "fallback";
+        /**
+         * @description * `api` - api
+         *     * `browser` - browser
+         * @enum {string}
+         */
+        SourceD59Enum: "api" | "browser";
         SpecProblem: {
             path: string;
             message: string;
@@ -2844,6 +3054,20 @@ export interface components {
             confidence?: number | null;
             messages?: unknown;
         };
+        Stream: {
+            /** @description tasks in the stream (default 50, at most the team's max_steps) */
+            count?: number;
+            /** @description the stream's seed (default: random) */
+            seed?: number;
+        };
+        Switch: {
+            /** @description the member's name, e.g. guides_3 */
+            agent: string;
+            /** @description false: take it offline; true: bring it back */
+            online: boolean;
+            /** @default  */
+            reason: string;
+        };
         Tags: {
             /** @description at most 12 labels, e.g. baseline, lr-sweep */
             tags: string[];
@@ -2873,14 +3097,8 @@ export interface components {
         Ticket: {
             text: string;
             /** @default api */
-            source: components["schemas"]["TicketSourceEnum"];
+            source: components["schemas"]["SourceD59Enum"];
         };
-        /**
-         * @description * `api` - api
-         *     * `browser` - browser
-         * @enum {string}
-         */
-        TicketSourceEnum: "api" | "browser";
         /**
          * @description * `closed` - closed
          *     * `open` - open
@@ -2888,6 +3106,12 @@ export interface components {
          * @enum {string}
          */
         ToStateEnum: "closed" | "open" | "half_open";
+        TrainingFiles: {
+            /** @description the name a routing spec gives in environment.params.tickets: the version's labelled train rows train, its dev rows select, its test rows stay out */
+            tickets: string;
+            /** @description labelled rows per split */
+            counts: components["schemas"]["SplitCounts"];
+        };
         Transition: {
             readonly id: number;
             readonly deployment: number;
@@ -2901,6 +3125,45 @@ export interface components {
             readonly why: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /** @description One turn: the customer's message, the decisions the team took (idle agents left out), the reply. */
+        Turn: {
+            /** @description Its turn in the conversation (1 ..). */
+            readonly turn: number | null;
+            readonly episode: number;
+            readonly customer: string;
+            readonly reply: string;
+            /** @description The agent whose decision the reply says. */
+            readonly speaker: string;
+            /** @description What the turn ended on: question (with its fact), answer, escalated, left, accepted, failed. */
+            readonly event: {
+                [key: string]: unknown;
+            } | null;
+            readonly decisions: components["schemas"]["TurnDecision"][];
+            readonly status: components["schemas"]["StatusF68Enum"];
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        TurnDecision: {
+            readonly id: number;
+            readonly step: number;
+            readonly agent: string;
+            readonly action: string;
+            readonly source: components["schemas"]["Source7ebEnum"];
+            /** Format: double */
+            readonly confidence: number | null;
+            readonly fault: string;
+        };
+        TurnRequest: {
+            /**
+             * @description What the customer says (may be empty only with `accepted`).
+             * @default
+             */
+            text: string;
+            /** @description The customer's word on the answer they were given: true solved it, false did not (left out: read from the text). */
+            accepted?: boolean | null;
+            /** @default api */
+            source: components["schemas"]["SourceD59Enum"];
         };
         /**
          * @description * `episode` - episode
@@ -2981,6 +3244,139 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    conversations_list: {
+        parameters: {
+            query?: {
+                /** @description deployment id */
+                deployment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"][];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    conversations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    conversations_turns_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TurnRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     dataset_versions_list: {
         parameters: {
             query?: {
@@ -3244,6 +3640,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SplitsSummary"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    dataset_versions_training_files_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainingFiles"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */
@@ -4332,6 +4776,97 @@ export interface operations {
             };
         };
     };
+    deployments_conversations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"][];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_conversations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TurnRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_evolution_retrieve: {
         parameters: {
             query?: never;
@@ -4715,6 +5250,60 @@ export interface operations {
             };
         };
     };
+    deployments_generations_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description the file's format (json) */
+                as?: "csv" | "json";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_intent_proposals_retrieve: {
         parameters: {
             query?: never;
@@ -4734,6 +5323,60 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_intent_proposals_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptProposal"];
+                "application/x-www-form-urlencoded": components["schemas"]["AcceptProposal"];
+                "multipart/form-data": components["schemas"]["AcceptProposal"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Not signed in, or your role in the project does not allow this. */
@@ -4852,6 +5495,103 @@ export interface operations {
             };
         };
     };
+    deployments_roster_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_roster_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Switch"];
+                "application/x-www-form-urlencoded": components["schemas"]["Switch"];
+                "multipart/form-data": components["schemas"]["Switch"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_stop_create: {
         parameters: {
             query?: never;
@@ -4869,6 +5609,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeploymentDetail"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_tasks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Stream"];
+                "application/x-www-form-urlencoded": components["schemas"]["Stream"];
+                "multipart/form-data": components["schemas"]["Stream"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from mase_web.api_routes import IdRouter
+from mase_web.deployments.accept_proposal import AcceptProposalView
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
 from mase_web.deployments.evolution_api import (
     EvolveView,
@@ -42,6 +43,11 @@ urlpatterns += [
         "deployments/<int:pk>/intent-proposals/",
         IntentProposalsView.as_view(),
         name="deployment-intent-proposals",
+    ),
+    path(
+        "deployments/<int:pk>/intent-proposals/accept/",
+        AcceptProposalView.as_view(),
+        name="deployment-intent-proposals-accept",
     ),
 ]
 urlpatterns += [  # a large team: an operator's roster and the task-stream console

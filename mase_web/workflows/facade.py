@@ -52,3 +52,42 @@ def workflow_in_project(project_id: int, workflow_id: int | None) -> Workflow | 
     if workflow_id is None:
         return None
     return Workflow.objects.filter(pk=workflow_id, project_id=project_id).first()
+
+
+def draft_with_intent(
+    project_id: int,
+    workflow_id: int | None,
+    base_spec: dict,
+    base_name: str,
+    intent: dict,
+    owner: str,
+    by,
+) -> Workflow:
+    """A new intent on a design's canvas: added to the draft of workflow ``workflow_id`` (of the already
+    authorised project), or to a new workflow made from ``base_spec`` when there is none. ``intent`` is
+    {name, description, catalogue}: ``catalogue`` (the deployed one, [{name, description}]) is written out
+    when the draft declares none of its own; ``owner`` (an agent id, or empty) is given the intent. Accepting
+    the same intent twice changes nothing.
+    The draft is never published here: the product manager reviews it in the designer first."""
+    import copy
+
+    workflow = workflow_in_project(project_id, workflow_id)
+    if workflow is None:
+        workflow = Workflow.objects.create(
+            project_id=project_id, name=f"{base_name}: next generation", spec=copy.deepcopy(base_spec),
+            created_by=by, updated_by=by,
+        )  # fmt: skip
+    spec = copy.deepcopy(workflow.spec or {})
+    params = spec.setdefault("environment", {}).setdefault("params", {})
+    declared = params.get("intents") if isinstance(params.get("intents"), list) else []
+    catalogue = list(declared or intent["catalogue"])  # the draft's own catalogue wins over the deployed one
+    names = [i.get("name") if isinstance(i, dict) else i for i in catalogue]
+    if intent["name"] not in names:
+        catalogue.append({"name": intent["name"], "description": intent["description"]})
+    params["intents"] = catalogue
+    for agent in spec.get("agents") or []:
+        if owner and agent.get("id") == owner and intent["name"] not in (agent.get("intents") or []):
+            agent["intents"] = [*(agent.get("intents") or []), intent["name"]]
+    workflow.spec, workflow.updated_by = spec, by
+    workflow.save(update_fields=["spec", "updated_by", "updated_at"])
+    return workflow

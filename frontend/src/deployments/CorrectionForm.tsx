@@ -26,6 +26,8 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
   const [owner, setOwner] = useState("");
   const [reply, setReply] = useState("");
   const [reason, setReason] = useState("");
+  // No intent of the catalogue fits: the ticket lands out of scope and feeds the proposed intents.
+  const [noneOfThese, setNoneOfThese] = useState(false);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [busy, setBusy] = useState(false);
 
@@ -34,7 +36,9 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
     setBusy(true);
     setErrors({});
     try {
-      const body: CorrectionBody = { intents, owner, reply, reason };
+      const body: CorrectionBody = noneOfThese
+        ? { intents: [], owner: "", reply, reason, none_of_these: true }
+        : { intents, owner, reply, reason, none_of_these: false };
       onSaved(await save(body));
       // The correction marked decisions wrong: the tickets, their steps and the decisions are read again.
       for (const key of ["episode-rows", "episodes", "decisions"]) void queryClient.invalidateQueries({ queryKey: [key] });
@@ -61,14 +65,29 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
         <legend>Right intents</legend>
         {catalogue.intents.map((intent) => (
           <label key={intent.name} className="correction-intent">
-            <input type="checkbox" checked={intents.includes(intent.name)} onChange={() => toggle(intent.name)} />
+            <input
+              type="checkbox"
+              disabled={noneOfThese}
+              checked={!noneOfThese && intents.includes(intent.name)}
+              onChange={() => toggle(intent.name)}
+            />
             <b>{intent.name}</b> <span className="small muted">{intent.description}</span>
           </label>
         ))}
+        <label className="correction-intent">
+          <input type="checkbox" checked={noneOfThese} onChange={() => setNoneOfThese((old) => !old)} />
+          <b>None of these</b>{" "}
+          <span className="small muted">the ticket asks for something outside the catalogue (a candidate new intent)</span>
+        </label>
       </fieldset>
       <label className="field">
         Right owner
-        <select aria-label="Right owner" value={owner} onChange={(e) => setOwner(e.target.value)}>
+        <select
+          aria-label="Right owner"
+          value={noneOfThese ? "" : owner}
+          disabled={noneOfThese}
+          onChange={(e) => setOwner(e.target.value)}
+        >
           <option value="">(as the intents say)</option>
           {catalogue.agents.map((agent) => (
             <option key={agent.id} value={agent.id}>
@@ -96,7 +115,7 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
           ))}
         </ul>
       )}
-      <button type="submit" disabled={busy || (intents.length === 0 && !owner)}>
+      <button type="submit" disabled={busy || (!noneOfThese && intents.length === 0 && !owner)}>
         Save correction
       </button>
       <button type="button" className="link" onClick={onCancel}>

@@ -1,9 +1,17 @@
 import { useQuery } from "@tanstack/react-query";
+import { AcceptProposal } from "./AcceptProposal";
 import { evolutionApi, proposalSummary } from "./evolution";
 
 /** New intents proposed from the tickets the team could not place, grouped by meaning: a product manager
  * adds one to the catalogue (the designer's canvas), labels its tickets, and the next generation learns it. */
-export function ProposalsPanel({ deploymentId }: { deploymentId: number }) {
+export function ProposalsPanel({
+  deploymentId,
+  canDesign,
+}: {
+  deploymentId: number;
+  /** Product managers and admins put a proposal on the design's canvas. */
+  canDesign: boolean;
+}) {
   const { data, error } = useQuery({
     queryKey: ["deployments", deploymentId, "intent-proposals"],
     queryFn: () => evolutionApi.proposals(deploymentId),
@@ -30,6 +38,9 @@ export function ProposalsPanel({ deploymentId }: { deploymentId: number }) {
               <div className="small muted">
                 {p.examples.slice(0, 3).join(" · ")}
               </div>
+              {canDesign && (
+                <AcceptProposal deploymentId={deploymentId} proposal={p} />
+              )}
             </li>
           ))}
         </ul>

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   canRollBack,
   curvePoints,
+  intentName,
   policySummary,
   proposalSummary,
   figureText,
@@ -145,5 +146,13 @@ describe("evolution curve and policy", () => {
       "Evolves by hand, after 20 new corrections, every 24 h, never within 1 h of the last challenger; " +
         "a challenger better by 2 points with no intent down more than 2 is promoted by a person.",
     );
+  });
+});
+
+describe("accepting a proposal", () => {
+  it("turns a proposal's words into an intent name the catalogue takes", () => {
+    expect(intentName("charged twice / refund")).toBe("charged_twice_refund");
+    expect(intentName("2nd Hand Items")).toBe("nd_hand_items");
+    expect(intentName("???")).toBe("new_intent");
   });
 });

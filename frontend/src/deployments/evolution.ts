@@ -54,7 +54,35 @@ export const evolutionApi = {
   promote: (id: number, number: number) =>
     api<Lineage>(`deployments/${id}/generations/${number}/promote/`, post),
   rollback: (id: number) => api<Lineage>(`deployments/${id}/rollback/`, post),
+  /** Put a proposed intent on the canvas of the deployment's design (a draft; nothing is trained). */
+  accept: (id: number, body: AcceptBody) =>
+    api<Accepted>(`deployments/${id}/intent-proposals/accept/`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    }),
 };
+
+export interface AcceptBody {
+  name: string;
+  description: string;
+  owner: string;
+}
+
+export interface Accepted {
+  workflow: number;
+  designer: string;
+  intents: string[];
+}
+
+/** A proposal's name as an intent name the catalogue takes (snake_case, at most 40 characters). */
+export function intentName(proposed: string): string {
+  const name = proposed
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^[^a-z]+|_+$/g, "")
+    .slice(0, 40);
+  return name || "new_intent";
+}
 
 export interface TimelineRow {
   number: number;

@@ -127,7 +127,12 @@ export function DeploymentPage() {
       {deployment && (
         <EvolutionPanel deploymentId={deployment.id} canEvolve={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
-      {deployment && <ProposalsPanel deploymentId={deployment.id} />}
+      {deployment && (
+        <ProposalsPanel
+          deploymentId={deployment.id}
+          canDesign={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)}
+        />
+      )}
       {deployment && <BatchPanel deploymentId={deployment.id} live={stream.batches} />}
       {deployment && <BreakerHistory deploymentId={deployment.id} version={stream.transitions} />}
     </main>
