@@ -98,6 +98,18 @@ class RuntimeConfig:
     scope_gate: bool = False  # routing teams: turn away tickets outside the catalogue (serving.scope)
 
 
+def _choosing(live: Mapping[str, Any]) -> list[str]:
+    """The agents of a step that had a choice: an agent whose action mask leaves one action (a turn-taking
+    team's idle agents, who can only wait) decides nothing, and its certain "wait" must not reset the
+    breaker's low-confidence streak. All of them when none had a choice or observations carry no mask."""
+    def choices(observation: Any) -> int:
+        mask = observation.get("action_mask") if isinstance(observation, Mapping) else None
+        return 2 if mask is None else int(np.asarray(mask).sum())
+
+    choosing = [a for a, observation in live.items() if choices(observation) > 1]
+    return choosing or list(live)
+
+
 class TeamRuntime:
     """Runs tasks through a trained team with a circuit breaker and rule fallback; see the module docstring.
 
@@ -462,7 +474,7 @@ class TeamRuntime:
                             action = int(torch.multinomial(probs[index[agent]], 1))
                         chosen[agent], confidences[agent] = action, float(row[action])
                     closed = self.breaker.record_step(
-                        [confidences[a] for a in live], trial=route == ROUTE_TRIAL
+                        [confidences[a] for a in _choosing(live)], trial=route == ROUTE_TRIAL
                     )
                     if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
                         route = ROUTE_FALLBACK

@@ -101,6 +101,11 @@ class Episode(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    conversation = models.ForeignKey(
+        "Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="episodes",
+        help_text="The conversation this episode is one customer turn of (conversational teams).",
+    )  # fmt: skip
+    turn = models.PositiveIntegerField(null=True, blank=True, help_text="Its turn in the conversation (1 ..).")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -108,6 +113,34 @@ class Episode(models.Model):
 
     def __str__(self) -> str:
         return f"episode {self.request_id}"
+
+
+class Conversation(models.Model):
+    """A multi-turn conversation with a conversational team (`deployments.conversations`): its state lives
+    here between turns; each turn is an `Episode` (the customer's message, the decisions, the reply)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"  # the customer accepted an answer
+        ESCALATED = "escalated"  # a person took over
+        ABANDONED = "abandoned"  # the customer's patience (or the step limit) ran out
+        FAILED = "failed"  # a second answer was wrong
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="conversations")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    state = models.JSONField(default=dict, blank=True, help_text="The team's side of it (live.LiveSupportEnv).")
+    turns = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"conversation {self.pk} of deployment {self.deployment_id} ({self.status})"
 
 
 class DecisionStep(models.Model):

@@ -3,8 +3,8 @@
 from django.urls import path
 
 from mase_web.api_routes import IdRouter
-from mase_web.deployments.accept_proposal import AcceptProposalView
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
+from mase_web.deployments.conversation_api import ConversationViewSet, DeploymentConversationsView
 from mase_web.deployments.evolution_api import (
     EvolveView,
     GenerationsView,
@@ -22,6 +22,7 @@ router = IdRouter()
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("episodes", EpisodeViewSet, basename="episode")
 router.register("decisions", DecisionViewSet, basename="decision")
+router.register("conversations", ConversationViewSet, basename="conversation")
 # before the router's routes: "deployments/preview/" is not a deployment id
 urlpatterns = [path("deployments/preview/", FallbackPreviewView.as_view(), name="deployment-preview")]
 urlpatterns += [
@@ -30,6 +31,11 @@ urlpatterns += [
         "deployments/<int:pk>/generations/export/",
         LineageExportView.as_view(),
         name="deployment-generations-export",
+    ),
+    path(
+        "deployments/<int:pk>/conversations/",
+        DeploymentConversationsView.as_view(),
+        name="deployment-conversations",
     ),
     path("deployments/<int:pk>/evolve/", EvolveView.as_view(), name="deployment-evolve"),
     path(
@@ -43,11 +49,6 @@ urlpatterns += [
         "deployments/<int:pk>/intent-proposals/",
         IntentProposalsView.as_view(),
         name="deployment-intent-proposals",
-    ),
-    path(
-        "deployments/<int:pk>/intent-proposals/accept/",
-        AcceptProposalView.as_view(),
-        name="deployment-intent-proposals-accept",
     ),
 ]
 urlpatterns += [  # a large team: an operator's roster and the task-stream console
