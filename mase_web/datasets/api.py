@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser, escape
 from mase_web.datasets import service
-from mase_web.datasets.export import export_jsonl
+from mase_web.datasets.export import export_jsonl, write_training_files
 from mase_web.datasets.models import Dataset, DatasetVersion
 from mase_web.datasets.serializers import (
     DatasetRowSerializer,
@@ -38,6 +38,7 @@ from mase_web.datasets.serializers import (
     LabelDistributionSerializer,
     RowFiltersSerializer,
     SplitsSummarySerializer,
+    TrainingFilesSerializer,
 )
 from mase_web.datasets.upload import MAX_LISTED, FileRefused, duplicates, guess_format, read_upload
 from mase_web.datasets.versions import create_version
@@ -266,6 +267,23 @@ class DatasetVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         name = f"dataset-{version.dataset_id}-v{version.number}-{split or 'all'}.jsonl"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+    @extend_schema(request=None, responses={201: TrainingFilesSerializer})
+    @action(detail=True, methods=["post"], url_path="training-files")
+    def training_files(self, request, pk=None):
+        """Make the version a routing team's training data: its labelled rows written once where a spec finds
+        them, and the name the spec gives (``environment.params.tickets``). Editors of the dataset only."""
+        version = self.get_object()
+        require_editor(request.user, version.dataset.project_id)
+        labelled = service.version_rows(version).exclude(intent_key="")
+        counts = {split: labelled.filter(split=split).count() for split in ("train", "dev", "test")}
+        if not counts["train"]:
+            raise ValidationError({"version": ["the version has no labelled training rows to train on"]})
+        try:
+            name = write_training_files(version, labelled_only=True)
+        except RuntimeError as exc:  # the server has no data directory for training files
+            raise ValidationError({"version": [str(exc)]}) from None
+        return Response({"tickets": name, "counts": counts}, status=status.HTTP_201_CREATED)
 
 
 def _filtered(rows, filters: dict):

@@ -269,3 +269,11 @@ class SplitsSummarySerializer(serializers.Serializer):
     by_provenance = serializers.DictField(
         child=serializers.DictField(child=serializers.IntegerField()), help_text="{split: {provenance: rows}}"
     )
+
+
+class TrainingFilesSerializer(serializers.Serializer):
+    tickets = serializers.CharField(
+        help_text="the name a routing spec gives in environment.params.tickets: the version's labelled train "
+        "rows train, its dev rows select, its test rows stay out"
+    )
+    counts = SplitCountsSerializer(help_text="labelled rows per split")
