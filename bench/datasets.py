@@ -2,18 +2,21 @@
 
 For every routing dataset shipped under ``data/<domain>/`` with a ``catalogue.json`` beside its
 ``train.jsonl`` and ``test.jsonl`` (and, for any other dataset, ``--train FILE --test FILE [--catalogue
-FILE] [--dev FILE]``, key ``custom``), the same path, which knows no domain:
+FILE] [--dev FILE]``, key ``custom``), the product's own path, which knows no domain
+(`bench/datasets_product.py`): in this process, on a fresh web app and through its API, a product manager
 
-1. the rows are read as a user's upload (``{"text", "intents"}``; the intents come from the catalogue, or
-   from the rows without one) and split once with a seed: 15 % of the training file is held out (never
-   trained on or selected on: ``holdout_exact_match``), and without ``--dev`` another 15 % is the dev split;
-2. a team is made from the customer-service template over the file's intents (``environment.params.intents``
-   = the catalogue, the dataset named in ``tickets``; the template's specialists each own a contiguous block
-   of intents, their prompts say which; the rule fallback routes the catalogue's keywords to their owners);
-3. it is trained by ``training.api.train`` (a web launch's entry point) and the checkpoint a deployment
-   serves is scored greedily on the test file (``exact_match``), beside the rule team over the same catalogue
-   (``rules_exact_match``) and a one-vs-rest logistic regression on the same frozen sentence vectors
-   (``plain_exact_match``, `training.plain_classifier`).
+1. uploads the training rows (and ``--dev``'s, when given) as a dataset whose catalogue is the file's
+   (``{"intents": [{"name", "description"}]}``, or without one the intents found in the rows, each described
+   by its name); the product draws its frozen train/dev/test split (decision 0018); its test split is the
+   ``holdout`` (never trained or selected on);
+2. puts the gallery's routing template over the catalogue (``environment.params.intents``, the version's
+   training files named in ``tickets``; the template's specialists each own a contiguous block of intents,
+   their prompts say which; the rule fallback routes each intent's keywords or name to its owner);
+3. launches the run (`POST /api/runs/`, executed here as a worker executes it), deploys it, and sends every
+   test ticket to the deployment's ticket API: ``exact_match`` is what customers got (model, breaker
+   fallback or the out-of-scope hand-off); beside it the rule team over the same catalogue
+   (``rules_exact_match``) and a one-vs-rest logistic regression on the same frozen sentence vectors fitted
+   on the same training split (``plain_exact_match``, `training.plain_classifier`).
 
 Out of scope (``out_of_scope``): the shipped customer-service template (or the custom team with
 ``--out-of-scope FILE``, rows with empty ``intents``) is trained, and the scope gate its deployment uses
@@ -21,8 +24,13 @@ Out of scope (``out_of_scope``): the shipped customer-service template (or the c
 to an in-scope answer, the AUROC of its score between in-scope test tickets and out-of-scope ones, and the
 in-scope exact match without and with the gate (a ticket the gate turns away counts as wrong).
 
+New intent (``new_intent``, `bench/datasets_new_intent.py`): one intent added to the shipped template with
+N = 20, 40, 60 labelled tickets; its recall and the other intents' exact match before and after.
+
     python bench/datasets.py --out FILE.json [--quick] [--train F --test F [--catalogue F] [--dev F]]
-                             [--out-of-scope F] [--scope-dev F] [--seed 0] [--parts domains out_of_scope]
+                             [--out-of-scope F] [--scope-dev F] [--seed 0]
+                             [--parts domains out_of_scope new_intent] [--new-intent-labels 20 40 60]
+                             [--new-intent-repeat K]
 
 Keys are documented in bench/README.md (section bench/datasets.py).
 """
@@ -38,7 +46,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +72,8 @@ DATA = ROOT / "data"
 TEMPLATE = ROOT / "examples" / "customer_service.json"
 ENVIRONMENT = "customer_service"  # the routing environment the template plays; datasets live under its name
 HOLDOUT_SHARE = 0.15
-PARTS = ("domains", "out_of_scope")  # the shipped datasets; the customer-service template's out of scope
+# the shipped datasets; the template's out of scope; an intent added to it
+PARTS = ("domains", "out_of_scope", "new_intent")
 QUICK_TRAINING = {"episodes": 128, "eval_every": 64, "eval_episodes": 32, "checkpoint_every": 64}
 QUICK_START = {"warm_start_episodes": 200, "warm_start_epochs": 4, "reader_epochs": 60}
 
@@ -110,9 +119,14 @@ def split_rows(rows: list[dict[str, Any]], shares: list[float], seed: int) -> li
     return parts
 
 
-def write_dataset(folder: Path, name: str, train: list, dev: list) -> None:
+def data_folder() -> Path:
+    """Where the routing environment reads named datasets now (the server's directory in the web path)."""
+    return Path(places.data_dir(places.DataFiles(ENVIRONMENT, "dataset file")))
+
+
+def write_dataset(folder: Path | None, name: str, train: list, dev: list) -> None:
     """The rows as dataset ``name`` (``NAME.jsonl``, ``NAME.validation.jsonl``) where the env reads datasets."""
-    place = folder / ENVIRONMENT
+    place = data_folder()
     place.mkdir(parents=True, exist_ok=True)
     for file, rows in ((f"{name}.jsonl", train), (f"{name}.validation.jsonl", dev or train)):
         lines = [json.dumps({"id": r["id"], "text": r["text"], "intents": r["intents"]}) for r in rows]
@@ -120,9 +134,12 @@ def write_dataset(folder: Path, name: str, train: list, dev: list) -> None:
 
 
 # ---- the team over a catalogue ----------------------------------------------------------------------
-def team_document(catalogue: list[dict[str, Any]], dataset: str, seed: int, quick: bool) -> dict[str, Any]:
-    """The customer-service template over ``catalogue`` and dataset ``dataset`` (module docstring, step 2)."""
-    doc = json.loads(TEMPLATE.read_text(encoding="utf-8"))
+def team_document(
+    catalogue: list[dict[str, Any]], dataset: str, seed: int, quick: bool, base: dict | None = None
+) -> dict[str, Any]:
+    """The routing template (``base``, default the customer-service example) over ``catalogue`` and
+    dataset ``dataset`` (module docstring, step 2)."""
+    doc = json.loads(json.dumps(base)) if base else json.loads(TEMPLATE.read_text(encoding="utf-8"))
     doc["name"] = f"{dataset} routing team"
     specialists = [a for a in doc["agents"] if a.get("intents")]
     blocks = np.array_split(np.arange(len(catalogue)), min(len(specialists), len(catalogue)))
@@ -149,7 +166,8 @@ def team_document(catalogue: list[dict[str, Any]], dataset: str, seed: int, quic
 def routing_env(team: Any, rows: list[dict[str, Any]], name: str) -> Any:
     """The team's environment over ``rows`` in file order: written as dataset ``name`` to the datasets
     directory and read by the environment's own loader, as a user's upload is."""
-    folder = places.places().datasets_dir / ENVIRONMENT
+    folder = data_folder()
+    folder.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps({"id": r["id"], "text": r["text"], "intents": r["intents"]}) for r in rows]
     (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     env_name, params = team.environment.name, dict(team.environment.params)
@@ -194,7 +212,7 @@ def datasets_directory(prefix: str):
     work = Path(tempfile.mkdtemp(prefix=prefix))
     saved = places.places()
     (work / "datasets" / ENVIRONMENT).mkdir(parents=True)
-    places.configure(saved.models_dir, saved.tickets_dir, saved.runs_dir, work / "datasets")
+    places.configure(saved.models_dir, None, saved.runs_dir, work / "datasets")
     try:
         yield work
     finally:
@@ -202,41 +220,59 @@ def datasets_directory(prefix: str):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def routing_dataset(name: str, files: dict[str, Any], args: argparse.Namespace, backbone: Backbone) -> dict:
-    """One dataset through the whole path (module docstring); the keys of ``datasets.<name>``."""
-    rows = read_rows(files["train"])
+def routing_dataset(
+    name: str, files: dict[str, Any], args: argparse.Namespace, backbone: Backbone, web
+) -> dict:
+    """One dataset through the product's path (module docstring); the keys of ``datasets.<name>``."""
+    from bench import datasets_product as product
+    from mase_web.runs.models import Run
+    from serving.model import resolve_checkpoint
+    from training.mappo import load_policy
+
+    rows = read_rows(files["train"]) + (read_rows(files["dev"]) if files.get("dev") else [])
     test = read_rows(files["test"])
     catalogue = read_catalogue(files.get("catalogue"), rows + test)
-    given_dev = read_rows(files["dev"]) if files.get("dev") else None
-    shares = [HOLDOUT_SHARE] if given_dev is not None else [HOLDOUT_SHARE, HOLDOUT_SHARE]
-    train, holdout, *rest = split_rows(rows, shares, args.seed)
-    dev = given_dev if given_dev is not None else rest[0]
     if args.quick:
-        train, test, holdout = spread(train, 120), spread(test, 40), spread(holdout, 20)
-    with datasets_directory(f"mase-datasets-{name}-") as work:
-        write_dataset(work / "datasets", f"bench_{name}", train, dev)
-        doc = team_document(catalogue, f"bench_{name}", args.seed, args.quick)
-        plain = PlainClassifier.fit(backbone.encode, train, [c["name"] for c in catalogue])
-        team, policy, seconds = train_team(doc, work, backbone)
-        drawn = team_kwargs(team.environment.name, team.agents, team.edges).get("team")
-        rules = scripted_team(team.environment.name, dict(team.environment.params), team=drawn)
-        out = {
-            "exact_match": mean(exact_per_ticket(routing_env(team, test, "bench_test"), policy)),
-            "rules_exact_match": mean(exact_per_ticket(routing_env(team, test, "bench_test"), rules.actions)),
-            "plain_exact_match": plain.exact_match(test),
-            "holdout_exact_match": mean(
-                exact_per_ticket(routing_env(team, holdout, "bench_holdout"), policy)
-            ),
-            "plain_holdout_exact_match": plain.exact_match(holdout),
-            "train_seconds": round(seconds, 2),
-            "labels": len(train),
-            "intents": len(catalogue),
-            "rows": {"train": len(train), "dev": len(dev), "holdout": len(holdout), "test": len(test)},
-        }
-        if files.get("out_of_scope"):
-            outside = read_rows(files["out_of_scope"])
-            out["out_of_scope"] = out_of_scope(team, policy, test, outside, backbone, dev=dev)
-        return out
+        rows, test = spread(rows, 150), spread(test, 40)
+    up = product.upload(web, f"bench {name}", rows, catalogue, args.seed)
+    train = product.split_rows(web, up["version"], "train")
+    dev = product.split_rows(web, up["version"], "dev")
+    holdout = product.split_rows(web, up["version"], "test")
+    doc = team_document(catalogue, up["tickets"], args.seed, args.quick, base=product.template(web))
+    run, seconds = product.train(web, f"{name} routing team", doc)
+    deployment = product.deploy(web, run, f"{name} routing team")
+    given = product.answers(web, deployment, test)
+    held = product.answers(web, deployment, holdout)
+    plain = PlainClassifier.fit(backbone.encode, train, [c["name"] for c in catalogue])
+    team = load_spec(doc, require_environment=True)
+    drawn = team_kwargs(team.environment.name, team.agents, team.edges).get("team")
+    rules = scripted_team(team.environment.name, dict(team.environment.params), team=drawn)
+    out = {
+        "exact_match": product.exact(test, given),
+        "rules_exact_match": mean(exact_per_ticket(routing_env(team, test, "bench_test"), rules.actions)),
+        "plain_exact_match": plain.exact_match(test),
+        "holdout_exact_match": product.exact(holdout, held),
+        "plain_holdout_exact_match": plain.exact_match(holdout),
+        "train_seconds": round(seconds, 2),
+        "labels": len(train),
+        "intents": len(catalogue),
+        "rows": {
+            "uploaded": up["accepted"],
+            "refused": up["refused"],
+            "train": len(train),
+            "dev": len(dev),
+            "holdout": len(holdout),
+            "test": len(test),
+        },
+        "answered_by": dict(Counter(str(g["by"]) for g in given)),
+        "statuses": dict(Counter(str(g["status"]) for g in given)),
+        "path": {"dataset": up["dataset"], "version": up["version"], "run": run, "deployment": deployment},
+    }
+    if files.get("out_of_scope"):
+        policy = load_policy(team, resolve_checkpoint(Run.objects.get(pk=run).out_dir), backbone)
+        outside = read_rows(files["out_of_scope"])
+        out["out_of_scope"] = out_of_scope(team, policy.policy(greedy=True), test, outside, backbone, dev=dev)
+    return out
 
 
 def out_of_scope(
@@ -324,7 +360,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--catalogue",
         help='{"intents": [{"name", "description", "keywords"?}]} (default: the rows\' intents)',
     )
-    parser.add_argument("--dev", help="its dev file for selection (default: 15 %% of --train)")
+    parser.add_argument("--dev", help="more labelled rows, uploaded with --train (the product splits both)")
     parser.add_argument(
         "--out-of-scope",
         help="rows with empty intents: scored against the custom team, else the customer-service template",
@@ -336,6 +372,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="what to measure (default: both)"
+    )
+    parser.add_argument("--new-intent-labels", type=int, nargs="+", help="N labelled tickets (20 40 60)")
+    parser.add_argument(
+        "--new-intent-repeat", type=int, default=1, help="each new-intent ticket written K times (a lever)"
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)
@@ -350,16 +390,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "backbone": backbone.describe(),
         "datasets": {},
     }
-    if args.train:
-        files = {"train": args.train, "test": args.test, "catalogue": args.catalogue, "dev": args.dev,
-                 "out_of_scope": args.out_of_scope}  # fmt: skip
-        out["datasets"]["custom"] = routing_dataset("custom", files, args, backbone)
-    elif "domains" in args.parts:
-        for name, files in shipped_datasets().items():
-            out["datasets"][name] = routing_dataset(name, files, args, backbone)
-            print(f"[datasets] {name}: {out['datasets'][name]}", file=sys.stderr, flush=True)
+    if args.train or "domains" in args.parts:
+        from bench.datasets_product import web_app
+
+        if args.train:
+            files = {"train": args.train, "test": args.test, "catalogue": args.catalogue, "dev": args.dev,
+                     "out_of_scope": args.out_of_scope}  # fmt: skip
+            domains = {"custom": files}
+        else:
+            domains = shipped_datasets()
+        with web_app() as web:
+            for name, files in domains.items():
+                out["datasets"][name] = routing_dataset(name, files, args, backbone, web)
+                print(f"[datasets] {name}: {out['datasets'][name]}", file=sys.stderr, flush=True)
     if "out_of_scope" in args.parts and not (args.train and args.out_of_scope):
         out["datasets"]["out_of_scope"] = customer_service_out_of_scope(args, backbone)
+    if "new_intent" in args.parts and not args.train:
+        from bench import datasets_new_intent
+
+        out["datasets"]["new_intent"] = datasets_new_intent.measure(sys.modules[__name__], args, backbone)
     out["wall_seconds"] = round(time.perf_counter() - started, 1)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2, default=float))

@@ -1,6 +1,6 @@
 """bench/datasets.py --quick on a labelled dataset given as files (the IT-helpdesk rows, as any user's
-upload would be): the whole path runs (split, the template over the file's intents, training.api.train, the
-served checkpoint scored), the plain baseline reads the hand-written test rows, and the scope gate of the
+upload would be): the whole product path runs (upload and the product's split, the template over the file's
+intents, a run launched through the API, its deployment answering the test tickets), the plain baseline reads the hand-written test rows, and the scope gate of the
 trained team separates its own test rows from another domain's requests."""
 
 import pytest
@@ -28,8 +28,9 @@ def test_quick_run_trains_a_team_over_a_dataset_it_does_not_know(run_quick_bench
     custom = result["datasets"]["custom"]
     for key in DOMAIN_KEYS:
         assert isinstance(custom[key], (int, float)), key
-    assert custom["labels"] == 120 and custom["intents"] == 12 and custom["rows"]["test"] == 40
-    # quick: 120 training rows; the plain baseline must still read most hand-written test rows (full run:
+    # quick: 150 of the training and dev rows uploaded; the product's frozen split trains on about 80 %
+    assert 110 <= custom["labels"] <= 125 and custom["intents"] == 12 and custom["rows"]["test"] == 40
+    # quick: ~120 training rows; the plain baseline must still read most hand-written test rows (full run:
     # 0.89 on all 135), and beat the keyword rules built from the catalogue
     assert (
         custom["plain_exact_match"] >= 0.6 and custom["plain_exact_match"] >= custom["rules_exact_match"]
