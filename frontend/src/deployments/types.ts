@@ -1,6 +1,7 @@
 import type { Refine, Schema } from "../api";
 import type { RequestMatch } from "./consoleLabels";
 import type { BatchWriting, ReplyPart } from "./reply";
+import type { AllocationEvent, RosterEvent } from "./team/teamTypes";
 
 /** Types of the deployments API (mase_web/deployments) and of the runtime's decision-log records (serving/runtime.py).
  * What the API's schema declares is aliased from it (../api.ts `Schema`); the runtime's records, the
@@ -139,7 +140,9 @@ export type StreamEvent =
   | { kind: "breaker"; transition: Transition; breaker: BreakerSnapshot }
   | { kind: "alert"; alert: AlertRow }
   | { kind: "batch"; batch: Batch }
-  | { kind: "reply_part"; episode: number; request_id: string; index: number; part: ReplyPart };
+  | { kind: "reply_part"; episode: number; request_id: string; index: number; part: ReplyPart }
+  | AllocationEvent
+  | RosterEvent;
 
 /** GET deployments/preview/ (mase_web/deployments/preview.py): the breaker replayed on the checkpoint's
  * dev-split confidences at one threshold. */

@@ -2,6 +2,7 @@ import { useCallback, useState } from "react";
 import { type SocketStatus, useSocket } from "../useSocket";
 import type { AlertRow, Batch, BreakerSnapshot, Decision, EpisodeSummary, StreamEvent } from "./types";
 import { type LiveReplies, applyReplyEvent, isReplyChunk } from "./replyStream";
+import { type LoadColumn, addAllocation } from "./team/teamLoad";
 
 export interface DeploymentStream {
   status: SocketStatus;
@@ -16,6 +17,10 @@ export interface DeploymentStream {
   transitions: number;
   /** Each request's reply, per request id, part by part as the agents write it (replyStream.ts). */
   replyParts: LiveReplies;
+  /** A large team: the last tasks' allocations (who bid, who won, backlog per agent), oldest first. */
+  allocations: LoadColumn[];
+  /** Grows with every roster change (an agent taken offline or brought back). */
+  roster: number;
 }
 
 const empty: Omit<DeploymentStream, "status"> = {
@@ -26,6 +31,8 @@ const empty: Omit<DeploymentStream, "status"> = {
   batches: {},
   transitions: 0,
   replyParts: {},
+  allocations: [],
+  roster: 0,
 };
 
 function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omit<DeploymentStream, "status"> {
@@ -49,6 +56,10 @@ function apply(state: Omit<DeploymentStream, "status">, event: StreamEvent): Omi
       return { ...state, replyParts: applyReplyEvent(state.replyParts, event) };
     case "batch":
       return { ...state, batches: { ...state.batches, [event.batch.id]: event.batch } };
+    case "allocation":
+      return { ...state, allocations: addAllocation(state.allocations, event) };
+    case "roster":
+      return { ...state, roster: state.roster + 1 };
     default:
       return state;
   }

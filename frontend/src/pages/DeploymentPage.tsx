@@ -8,6 +8,7 @@ import { BreakerPanel } from "../deployments/BreakerPanel";
 import { EvolutionPanel } from "../deployments/EvolutionPanel";
 import { ProposalsPanel } from "../deployments/ProposalsPanel";
 import { TicketConsole } from "../deployments/TicketConsole";
+import { TeamPanel } from "../deployments/team/TeamPanel";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
 import { mayControlBreaker, mayDeploy } from "../deployments/roles";
@@ -100,7 +101,16 @@ export function DeploymentPage() {
           canControl={mayControlBreaker(me, deployment.project) || Boolean(me?.is_staff)}
         />
       )}
-      {deployment && me && (
+      {deployment && me && deployment.environment === "large_team" && (
+        <TeamPanel
+          deploymentId={deployment.id}
+          columns={stream.allocations}
+          rosterVersion={stream.roster}
+          canSend={mayDeploy(me, deployment.project) || mayControlBreaker(me, deployment.project) || Boolean(me.is_staff)}
+          canControl={mayControlBreaker(me, deployment.project) || Boolean(me.is_staff)}
+        />
+      )}
+      {deployment && me && deployment.environment !== "large_team" && (
         <TicketConsole
           deploymentId={deployment.id}
           environment={deployment.environment}

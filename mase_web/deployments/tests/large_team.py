@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import torch
 
 from agents.envs.large_team import scaled_groups
@@ -34,3 +35,9 @@ def train_large_team(out: Path) -> Path:
     result = api.train(large_team_spec(), out, resume=False)
     assert result.status == "succeeded", result
     return out / "checkpoints" / "mappo" / "last"
+
+
+@pytest.fixture(scope="session")
+def large_team_checkpoint(tmp_path_factory) -> Path:
+    """A `large_team_spec` team trained once per session (seconds)."""
+    return train_large_team(tmp_path_factory.mktemp("large_team"))

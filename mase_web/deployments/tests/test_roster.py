@@ -16,15 +16,10 @@ from mase_web.deployments import inference, runtimes
 from mase_web.deployments.inference import TicketRequest, answer_ticket
 from mase_web.deployments.models import AgentSwitch, DecisionStep
 from mase_web.deployments.tests.conftest import client_for, make_deployment
-from mase_web.deployments.tests.large_team import large_team_spec, train_large_team
+from mase_web.deployments.tests.large_team import large_team_checkpoint, large_team_spec  # noqa: F401 - a fixture
 from mase_web.deployments.tests.test_micro_batching import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the streams' threads commit on their own connections
-
-
-@pytest.fixture(scope="session")
-def large_team_checkpoint(tmp_path_factory):
-    return train_large_team(tmp_path_factory.mktemp("large_team"))
 
 
 def member(project, role: str, name: str):
@@ -34,7 +29,7 @@ def member(project, role: str, name: str):
 
 
 @pytest.fixture
-def deployed(large_team_checkpoint):
+def deployed(large_team_checkpoint):  # noqa: F811 - the fixture imported above
     project = Project.objects.create(name="support centre")
     deployment = make_deployment(project, large_team_checkpoint, large_team_spec(), name="centre")
     return project, deployment
