@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ChallengerProgress } from "./ChallengerProgress";
 import { GenerationCurve } from "./GenerationCurve";
 import {
   canRollBack,
@@ -106,6 +107,15 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
           {error.message}
         </p>
       )}
+      {data?.generations
+        .filter((g) => g.phase === "training")
+        .map((g) => (
+          <ChallengerProgress
+            key={g.number}
+            generation={g.number}
+            run={g.run}
+          />
+        ))}
       {data && (
         <table className="run-table" data-testid="generations">
           <thead>

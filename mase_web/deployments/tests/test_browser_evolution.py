@@ -1,5 +1,6 @@
 """In real Chromium: a product manager finds the deployment's generations on its page, promotes the
-challenger with one click and rolls it back with another; the timeline and the serving run follow."""
+challenger with one click and rolls it back with another; the timeline, its curve and the serving run
+follow."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     row2 = page.get_by_test_id("generation-2")
     row2.get_by_text("83.0 % (+5.0 vs 1 on 120 tickets)").wait_for()
     assert "40 new corrected tickets" in row2.inner_text() and "within noise" in row2.inner_text()
+    curve = page.get_by_test_id("generation-curve")  # the slice's figure across generations, drawn
+    assert "1: 78.0 %, 2: 83.0 %" in curve.get_attribute("aria-label")
+    assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
+    export = page.get_by_role("link", name="CSV")
+    assert export.get_attribute("href") == f"/api/deployments/{deployment.pk}/generations/export/?as=csv"
     row2.get_by_role("button", name="Promote").click()
     page.get_by_test_id("generation-1").get_by_text("retired").wait_for()
     assert "champion" in row2.inner_text() and user.username in row2.inner_text()
