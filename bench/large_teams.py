@@ -100,9 +100,9 @@ def measure(n: int, args: argparse.Namespace, episodes: int, scratch: Path) -> d
     from training.mappo.from_spec import load_policy
 
     doc = team_doc(n, episodes, args.batch_size, args.train_steps or args.max_steps)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = api.train(doc, scratch / f"n{n}", resume=False)
-    train_seconds = time.perf_counter() - started
+    train_seconds, train_cpu = time.perf_counter() - started, time.process_time() - cpu
     team = load_spec(doc, require_environment=True)
     act = load_policy(team, scratch / f"n{n}" / "checkpoints" / "mappo" / "last", None).policy(greedy=True)
     base = {**dict(team.environment.params), "fault_schedule": [], "max_steps": args.max_steps}
@@ -116,6 +116,7 @@ def measure(n: int, args: argparse.Namespace, episodes: int, scratch: Path) -> d
         return [play(params, seed, bidders.get(name)) for seed in seeds]
 
     figures: dict = {"train_seconds": round(train_seconds, 1), "train_episodes": episodes}
+    figures["train_cpu_seconds"] = round(train_cpu, 1)  # this process's CPU: apart from the others' load
     figures["train_status"] = result.status
     clean = {name: arm(name) for name in ARMS}
     for name, runs in clean.items():
