@@ -12,6 +12,8 @@ import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
 import { ErrorList } from "./ErrorList";
 import { consoleLabels, describeMatch, type ConsoleLabels } from "./consoleLabels";
+import { CONVERSATIONAL } from "./conversation";
+import { ConversationConsole } from "./ConversationConsole";
 
 /** A new step is revealed this often, so a fast team can still be watched deciding step by step. */
 const REVEAL_MS = 300;
@@ -28,9 +30,15 @@ interface Props {
   liveReplyParts?: LiveReplies;
 }
 
+/** The deployment's console: a conversation for a conversational team, else one ticket at a time. */
+export function TicketConsole(props: Props) {
+  if (CONVERSATIONAL.has(props.environment ?? "")) return <ConversationConsole deploymentId={props.deploymentId} />;
+  return <TicketForm {...props} />;
+}
+
 /** Type a customer ticket (or a writing request), then watch the agents handle it step by step; the
  * answer re-reads the deployment (its breaker counts moved). */
-export function TicketConsole({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts }: Props) {
+function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts }: Props) {
   const queryClient = useQueryClient();
   const labels = consoleLabels(environment);
   const [text, setText] = useState("");

@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-quer
 import { useEffect, useMemo, useState } from "react";
 import { deploymentsApi } from "../deployments/deploymentsApi";
 import { episodeQuery } from "../deployments/episodeRows";
+import { ConversationLog } from "../deployments/ConversationLog";
 import { EpisodeTable } from "../deployments/EpisodeTable";
 import { apiErrorLines } from "../deployments/format";
 import { deploymentQueries, patchDecision, patchEpisodeRow } from "../deployments/queries";
@@ -127,6 +128,7 @@ export function ReviewPage() {
           </button>
         </div>
       </section>
+      <ConversationLog deployment={filters.deployment} />
     </main>
   );
 }

@@ -1,0 +1,34 @@
+import { decisionText, type Turn } from "./conversation";
+import "./conversation.css";
+
+/** A conversation turn by turn: what the customer said, the decisions the agents took, what the team said
+ * back (and which agent's decision that reply says). Used by the console and the review page. */
+export function ConversationTurns({ turns }: { turns: Turn[] }) {
+  return (
+    <ol className="conversation-turns" data-testid="conversation-turns">
+      {turns.map((t) => (
+        <li key={t.episode} className="conversation-turn" data-testid="conversation-turn">
+          <p className="said customer" data-testid="customer-said">
+            <b>Customer:</b> {t.customer || <i className="muted">(no words: {t.event?.kind === "accepted" ? "accepted the answer" : "replied"})</i>}
+          </p>
+          {t.decisions.length > 0 && (
+            <ul className="turn-decisions small muted" data-testid="turn-decisions">
+              {t.decisions.map((d) => (
+                <li key={d.id}>
+                  step {d.step} · {decisionText(d)}
+                  {d.fault && ` · fault: ${d.fault}`}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className={`said team event-${t.event?.kind ?? "none"}`} data-testid="team-said" data-event={t.event?.kind ?? ""}>
+            <b>Team ({t.speaker}):</b> {t.reply}
+          </p>
+          <p className="small muted">
+            turn {t.turn} · <a href={`/review/?episode=${t.episode}`}>review this turn</a>
+          </p>
+        </li>
+      ))}
+    </ol>
+  );
+}
