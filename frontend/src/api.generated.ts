@@ -580,6 +580,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/generations/{number}/shadow/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Run this trained candidate in shadow: it answers live tickets silently beside the champion. */
+        post: operations["deployments_generations_shadow_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/generations/export/": {
         parameters: {
             query?: never;
@@ -681,6 +698,24 @@ export interface paths {
         /** @description The team by groups, who is offline, the latest switches; POST takes an agent offline or brings it back. */
         post: operations["deployments_roster_create"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{id}/shadow/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shadow's agreement with the champion on live traffic, and the tickets where they differ. */
+        get: operations["deployments_shadow_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description End the shadow (its generation is a candidate again). */
+        delete: operations["deployments_shadow_destroy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2141,6 +2176,14 @@ export interface components {
             agents: unknown;
             edges: unknown;
         };
+        Disagreement: {
+            episode: number;
+            text: string;
+            champion: string[];
+            shadow: string[];
+            /** Format: date-time */
+            at: string;
+        };
         DuplicateRow: {
             line: number;
             /** @description the line of the first row with that text */
@@ -2943,6 +2986,17 @@ export interface components {
             payload?: unknown;
             /** Format: date-time */
             time: string;
+        };
+        Shadow: {
+            /** @description the generation in shadow, if any */
+            generation: number | null;
+            /** @description live tickets it answered beside the champion */
+            tickets: number;
+            agreed: number;
+            /** Format: double */
+            agreement: number | null;
+            /** @description the newest 50, to review */
+            disagreements: components["schemas"]["Disagreement"][];
         };
         Snapshot: {
             task: string;
@@ -5250,6 +5304,55 @@ export interface operations {
             };
         };
     };
+    deployments_generations_shadow_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     deployments_generations_export_retrieve: {
         parameters: {
             query?: {
@@ -5561,6 +5664,93 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_shadow_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_shadow_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shadow"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */

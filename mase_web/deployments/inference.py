@@ -29,7 +29,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from mase_web.deployments import breaker_store, live, plain_insert, runtimes, writing
+from mase_web.deployments import breaker_store, live, plain_insert, runtimes, shadow, writing
 from mase_web.deployments.models import BatchJob, DecisionStep, Deployment, Episode, Reply
 from serving.runtime import LabelledTicket
 
@@ -389,6 +389,8 @@ def answer_ticket(
         _leave(deployment.pk)
     if ticket.error is not None:
         raise ticket.error
+    if request.options is None:  # a candidate in shadow answers it too, silently, after the champion
+        shadow.after_answer(deployment.pk, ticket.answer.episode)
     return ticket.answer
 
 

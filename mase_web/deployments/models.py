@@ -391,3 +391,22 @@ class Generation(models.Model):
 
     def __str__(self) -> str:
         return f"generation {self.number} of deployment {self.deployment_id} ({self.status})"
+
+
+class ShadowAnswer(models.Model):
+    """What a generation running in shadow answered for a live ticket, beside the champion
+    (`deployments.shadow`): never shown to the customer, only compared on the deployment page."""
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="shadow_answers")
+    generation = models.ForeignKey(Generation, on_delete=models.CASCADE, related_name="shadow_answers")
+    intents = models.JSONField(default=list, help_text="The intents the shadow team predicted.")
+    champion_intents = models.JSONField(default=list, help_text="What the serving team answered.")
+    agrees = models.BooleanField()
+    latency_ms = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["episode", "generation"], name="one_shadow_answer_per_ticket")
+        ]

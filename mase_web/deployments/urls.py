@@ -3,6 +3,7 @@
 from django.urls import path
 
 from mase_web.api_routes import IdRouter
+from mase_web.deployments.accept_proposal import AcceptProposalView
 from mase_web.deployments.api import DecisionViewSet, DeploymentViewSet, EpisodeViewSet
 from mase_web.deployments.conversation_api import ConversationViewSet, DeploymentConversationsView
 from mase_web.deployments.evolution_api import (
@@ -16,6 +17,7 @@ from mase_web.deployments.evolution_api import (
 from mase_web.deployments.lineage_export import LineageExportView
 from mase_web.deployments.preview import FallbackPreviewView
 from mase_web.deployments.roster import RosterView
+from mase_web.deployments.shadow_api import ShadowView, StartShadowView
 from mase_web.deployments.task_stream import TaskStreamView
 
 router = IdRouter()
@@ -44,11 +46,22 @@ urlpatterns += [
         name="deployment-promote",
     ),
     path("deployments/<int:pk>/rollback/", RollbackView.as_view(), name="deployment-rollback"),
+    path("deployments/<int:pk>/shadow/", ShadowView.as_view(), name="deployment-shadow"),
+    path(
+        "deployments/<int:pk>/generations/<int:number>/shadow/",
+        StartShadowView.as_view(),
+        name="deployment-start-shadow",
+    ),
     path("deployments/<int:pk>/evolution/", PolicyView.as_view(), name="deployment-evolution"),
     path(
         "deployments/<int:pk>/intent-proposals/",
         IntentProposalsView.as_view(),
         name="deployment-intent-proposals",
+    ),
+    path(
+        "deployments/<int:pk>/intent-proposals/accept/",
+        AcceptProposalView.as_view(),
+        name="deployment-intent-proposals-accept",
     ),
 ]
 urlpatterns += [  # a large team: an operator's roster and the task-stream console

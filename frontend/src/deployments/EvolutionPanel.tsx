@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChallengerProgress } from "./ChallengerProgress";
 import { GenerationCurve } from "./GenerationCurve";
+import { ShadowPanel, shadowApi, shadowKey } from "./ShadowPanel";
 import {
   canRollBack,
   curvePoints,
@@ -56,9 +57,20 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
     mutationFn: () => evolutionApi.rollback(deploymentId),
     onSuccess: done,
   });
-  const error = evolve.error ?? promote.error ?? rollback.error;
+  const shadow = useMutation({
+    mutationFn: (n: number) => shadowApi.start(deploymentId, n),
+    onSuccess: (fresh) => {
+      queryClient.setQueryData(shadowKey(deploymentId), fresh);
+      done();
+    },
+  });
+  const error = evolve.error ?? promote.error ?? rollback.error ?? shadow.error;
   const data = lineage.data;
-  const busy = evolve.isPending || promote.isPending || rollback.isPending;
+  const busy =
+    evolve.isPending ||
+    promote.isPending ||
+    rollback.isPending ||
+    shadow.isPending;
 
   return (
     <section className="card" aria-label="Generations">
@@ -116,6 +128,7 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
             run={g.run}
           />
         ))}
+      <ShadowPanel deploymentId={deploymentId} canEvolve={canEvolve} />
       {data && (
         <table className="run-table" data-testid="generations">
           <thead>
@@ -149,6 +162,16 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
                       onClick={() => promote.mutate(row.number)}
                     >
                       Promote
+                    </button>
+                  )}
+                  {canEvolve && row.canPromote && row.status !== "shadow" && (
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={busy}
+                      onClick={() => shadow.mutate(row.number)}
+                    >
+                      Run in shadow
                     </button>
                   )}
                 </td>

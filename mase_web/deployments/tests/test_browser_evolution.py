@@ -1,6 +1,6 @@
 """In real Chromium: a product manager finds the deployment's generations on its page, promotes the
 challenger with one click and rolls it back with another; the timeline, its curve and the serving run
-follow."""
+follow, and a shadow run beside the champion ends when it is promoted."""
 
 from __future__ import annotations
 
@@ -44,7 +44,12 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
     export = page.get_by_role("link", name="CSV")
     assert export.get_attribute("href") == f"/api/deployments/{deployment.pk}/generations/export/?as=csv"
+    row2.get_by_role("button", name="Run in shadow").click()  # beside the champion, silently
+    page.get_by_test_id("shadow").get_by_text("Generation 2 in shadow").wait_for()
+    assert "no ticket yet" in page.get_by_test_id("shadow").inner_text()
+    row2.get_by_text("shadow", exact=True).wait_for()
     row2.get_by_role("button", name="Promote").click()
+    page.get_by_test_id("shadow").wait_for(state="detached")  # serving now: no longer a shadow
     page.get_by_test_id("generation-1").get_by_text("retired").wait_for()
     assert "champion" in row2.inner_text() and user.username in row2.inner_text()
     assert Deployment.objects.get(pk=deployment.pk).run_id == challenger_run.pk
