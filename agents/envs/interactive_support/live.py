@@ -186,10 +186,12 @@ class LiveSupportEnv(InteractiveSupportEnv):
                 return
             self._reopen(reading)
             return
+        # the fact asked for is what the answer says; another fact a later message states counts only while
+        # the customer has not said it yet (an earlier answer is not overwritten by a passing word)
         asked = awaiting.removeprefix("answer:") if awaiting else None
-        if asked == "problem" or (not first and reading["problem_stated"]):
+        if asked == "problem" or (not first and reading["problem_stated"] and not self.known[1]):
             self._reveal_as(1, reading["problem_belief"])
-        if asked == "goal" or (not first and reading["goal_stated"]):
+        if asked == "goal" or (not first and reading["goal_stated"] and not self.known[2]):
             self._reveal_as(2, reading["goal_belief"])
         self.customer = self._customer(self.customer.stated, self.customer.clarity_cue)
 
