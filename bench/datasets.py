@@ -20,9 +20,12 @@ FILE] [--dev FILE]``, key ``custom``), the product's own path, which knows no do
 
 Out of scope (``out_of_scope``): the shipped customer-service template (or the custom team with
 ``--out-of-scope FILE``, rows with empty ``intents``) is trained, and the scope gate its deployment uses
-(`serving.scope.ScopeGate.for_env`) is put in front of it: the share of out-of-scope tickets it lets through
-to an in-scope answer, the AUROC of its score between in-scope test tickets and out-of-scope ones, and the
-in-scope exact match without and with the gate (a ticket the gate turns away counts as wrong).
+(`serving.scope.ScopeGate.for_env`: floor on the environment's dev split, contrasted with the routing
+interface's generated out-of-scope tickets) is put in front of it: the share of out-of-scope tickets it lets
+through to an in-scope answer, the AUROC of its score between in-scope test tickets and out-of-scope ones,
+and the in-scope exact match without and with the gate (a ticket the gate turns away counts as wrong); also
+on the second hand-written out-of-scope set (``out_of_scope_voices``), on other authors' in-scope tickets,
+and the same with the distance-only gate (``distance_only``).
 
 New intent (``new_intent``, `bench/datasets_new_intent.py`): one intent added to the shipped template with
 N = 20, 40, 60 labelled tickets; its recall and the other intents' exact match before and after.
@@ -62,6 +65,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 from agents import places  # noqa: E402
 from agents.backbone import Backbone  # noqa: E402
 from agents.envs import env_class, team_kwargs  # noqa: E402
+from agents.envs.routing import routing  # noqa: E402
 from agents.envs.scripted import scripted_team  # noqa: E402
 from agents.spec import load_spec  # noqa: E402
 from serving.scope import ScopeGate  # noqa: E402
@@ -275,17 +279,32 @@ def routing_dataset(
     return out
 
 
-def out_of_scope(
-    team: Any, policy: Any, in_scope: list, outside: list, backbone: Backbone, dev: list | None = None
-) -> dict[str, Any]:
-    """The deployed team behind its scope gate on in-scope test rows and out-of-scope rows (module docstring);
-    ``dev``: in-scope rows the floor is chosen on (default: the labelled tickets, each left out in turn)."""
+def scope_gate(team: Any, backbone: Backbone, dev: list | None, contrast: bool = True) -> ScopeGate:
+    """The scope gate a deployment of ``team`` puts in front of it (`TeamRuntime.from_spec_checkpoint`): its
+    floor chosen on ``dev`` (default: the environment's dev split, else the labelled tickets left out in
+    turn), contrasted with the interface's labelled out-of-scope tickets (``contrast=False``: distance to
+    the catalogue alone, decision 0020's first gate)."""
     name, params = team.environment.name, dict(team.environment.params)
     env = env_class(name)(**params, **team_kwargs(name, team.agents, team.edges))
-    gate = ScopeGate.for_env(env, backbone.encode, dev=dev)
+    interface = routing(name)
+    if dev is None and interface is not None and interface.dev_tickets(params):
+        dev = [{"text": t.text} for t in interface.load_tickets(interface.dev_tickets(params), params)]
+    outside = interface.out_of_scope_tickets(params) if contrast and interface is not None else []
+    return ScopeGate.for_env(env, backbone.encode, dev=dev, outside=outside)
+
+
+def out_of_scope(
+    team: Any, policy: Any, in_scope: list, outside: list, backbone: Backbone, dev: list | None = None,
+    gate: ScopeGate | None = None, exact: list | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The deployed team behind its scope gate (default `scope_gate`) on in-scope rows and out-of-scope
+    rows (module docstring); ``exact``: the team's per-row exact match on ``in_scope`` when known."""
+    gate = gate or scope_gate(team, backbone, dev)
     inside_scores = gate.scores([r["text"] for r in in_scope])
     outside_scores = gate.scores([r["text"] for r in outside])
-    exact = np.array(exact_per_ticket(routing_env(team, in_scope, "bench_in_scope"), policy))
+    if exact is None:
+        exact = exact_per_ticket(routing_env(team, in_scope, "bench_in_scope"), policy)
+    exact = np.array(exact, dtype=bool)
     kept = inside_scores > gate.floor
     truth = np.r_[np.ones(len(inside_scores)), np.zeros(len(outside_scores))]
     return {
@@ -299,9 +318,15 @@ def out_of_scope(
     }
 
 
+OTHER_AUTHORS = ("handwritten", "handwritten_voices")  # other authors' in-scope tickets
+SECOND_OUT_OF_SCOPE = "out_of_scope_voices"  # our second hand-written out-of-scope set, in other voices
+
+
 def customer_service_out_of_scope(args: argparse.Namespace, backbone: Backbone) -> dict[str, Any]:
-    """The shipped customer-service template, trained as shipped, behind its scope gate on the out-of-scope
-    test set (``--out-of-scope`` replaces it) and the test split (quick: fewer of both)."""
+    """The shipped customer-service template, trained as shipped, behind the scope gate its deployment uses
+    on the out-of-scope test set (``--out-of-scope`` replaces it), the second set in other voices, the test
+    split and other authors' in-scope tickets (quick: fewer of each); ``distance_only``: the same with
+    decision 0020's first gate (distance to the catalogue alone)."""
     doc = json.loads(TEMPLATE.read_text(encoding="utf-8"))
     doc["training"]["seed"] = int(args.seed)
     if args.quick:
@@ -309,17 +334,34 @@ def customer_service_out_of_scope(args: argparse.Namespace, backbone: Backbone) 
         doc["environment"]["params"] |= QUICK_START
     with datasets_directory("mase-datasets-cs-") as work:
         team, policy, _ = train_team(doc, work, backbone)
-        test = read_rows(DATA / ENVIRONMENT / "test.jsonl")
-        outside = read_rows(args.out_of_scope or DATA / ENVIRONMENT / "out_of_scope_test.jsonl")
-        if args.quick:
-            test, outside = spread(test, 100), spread(outside, 30)
+        limit = (lambda rows, n: spread(rows, n)) if args.quick else (lambda rows, n: rows)
+        sets = {"test": limit(read_rows(DATA / ENVIRONMENT / "test.jsonl"), 100)}
+        sets |= {
+            extra: limit(read_rows(DATA / ENVIRONMENT / f"{extra}.jsonl"), 30) for extra in OTHER_AUTHORS
+        }
+        outside = limit(read_rows(args.out_of_scope or DATA / ENVIRONMENT / "out_of_scope_test.jsonl"), 30)
+        voices = limit(read_rows(DATA / ENVIRONMENT / f"{SECOND_OUT_OF_SCOPE}.jsonl"), 20)
+        exact = {
+            k: exact_per_ticket(routing_env(team, rows, f"bench_{k}"), policy) for k, rows in sets.items()
+        }
         dev = read_rows(args.scope_dev) if args.scope_dev else None
-        out = out_of_scope(team, policy, test, outside, backbone, dev=dev)
-        for extra in ("handwritten", "handwritten_voices"):  # other authors' in-scope tickets
-            rows = read_rows(DATA / ENVIRONMENT / f"{extra}.jsonl")
-            rows = spread(rows, 30) if args.quick else rows
-            also = out_of_scope(team, policy, rows, [], backbone, dev=dev)
-            out[extra] = {k: also[k] for k in ("in_scope_exact_match_before", "in_scope_exact_match_after")}
+        out: dict[str, Any] = {}
+        for key, contrast in (("", True), ("distance_only", False)):
+            gate = scope_gate(team, backbone, dev, contrast=contrast)
+            found = out_of_scope(
+                team, policy, sets["test"], outside, backbone, gate=gate, exact=exact["test"]
+            )
+            found[SECOND_OUT_OF_SCOPE] = out_of_scope(
+                team, policy, sets["test"], voices, backbone, gate=gate, exact=exact["test"]
+            )["answered_share"]
+            for extra in OTHER_AUTHORS:
+                also = out_of_scope(team, policy, sets[extra], [], backbone, gate=gate, exact=exact[extra])
+                found[extra] = {k: also[k] for k in ("in_scope_exact_match_before", "in_scope_exact_match_after",
+                                                     "in_scope_turned_away")}  # fmt: skip
+            if key:
+                out[key] = found
+            else:
+                out |= found
         out["file"] = Path(args.out_of_scope).name if args.out_of_scope else "out_of_scope_test.jsonl"
         return out
 
@@ -367,7 +409,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument(
         "--scope-dev",
-        help="in-scope rows the customer-service scope floor is chosen on (default: left out in turn)",
+        help="in-scope rows the customer-service scope floor is chosen on (default: its dev split)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(

@@ -155,6 +155,7 @@ class TeamRuntime:
         self._scope_lock = threading.Lock()
         self._scope: ScopeGate | None = None  # built on the first ticket (it embeds the labelled tickets)
         self.scope_dev: Callable[[], list] | None = None  # the dev tickets its floor is chosen on
+        self.scope_outside: Callable[[], list] | None = None  # out-of-scope tickets it contrasts with
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
@@ -218,6 +219,8 @@ class TeamRuntime:
         dev = interface.dev_tickets(params) if interface is not None else None
         if dev:  # a routing team's scope floor is chosen on its dev split (serving.scope)
             runtime.scope_dev = lambda: interface.load_tickets(dev, params)
+        if hasattr(interface, "out_of_scope_tickets"):  # the generated "none" side of the scope score
+            runtime.scope_outside = lambda: interface.out_of_scope_tickets(params)
         return runtime
 
     def close(self) -> None:
@@ -289,7 +292,9 @@ class TeamRuntime:
             if self._scope is None:
                 env = self._acquire_env()
                 try:
-                    self._scope = ScopeGate.for_env(env, self.model.embed, dev=self._scope_dev_tickets())
+                    self._scope = ScopeGate.for_env(
+                        env, self.model.embed, dev=self._scope_dev_tickets(), outside=self._scope_outside()
+                    )
                 finally:
                     self._envs.put(env)
         return None if self._scope is None else self._scope.check(text)
@@ -301,6 +306,13 @@ class TeamRuntime:
             return self.scope_dev() if self.scope_dev is not None else None
         except (OSError, ValueError):
             return None
+
+    def _scope_outside(self) -> list:
+        """Labelled out-of-scope tickets for the scope score ([]: distance to the catalogue alone)."""
+        try:
+            return list(self.scope_outside()) if self.scope_outside is not None else []
+        except (OSError, ValueError):
+            return []
 
     def _outside_catalogue(self, request_id: str, verdict: dict[str, Any]) -> dict[str, Any]:
         """A routing team's ticket outside its catalogue: nothing played, status ``out_of_scope``, handed

@@ -8,6 +8,13 @@ catalogue's intents (``"name: description"``) and to the labelled tickets the te
 at or under the *scope floor* is out of scope: the team does not answer it, the reply says so in words and
 hands it to a person (`handoff_reply`), and the episode is logged with status ``out_of_scope``.
 
+When the catalogue also has labelled *out-of-scope* tickets (``outside``: rows with no intents, e.g. the
+customer-service generator's `out_of_scope` source), the score is a contrast instead: the mean cosine of
+the ticket's ``NEIGHBOURS`` nearest in-scope anchors minus that of its nearest out-of-scope ones. On dev
+(validation split vs generated and hand-written out-of-scope dev tickets) this separated best: AUROC 0.997
+against 0.979 for the best cosine alone, with 8 % instead of 30 % of the out-of-scope dev tickets above a
+floor that keeps 99 % of the in-scope ones (docs/experiments/2026-12-05-out-of-scope.md).
+
 The floor is chosen on in-scope data, not typed: the highest cut that keeps ``keep`` (99 %) of the dev
 in-scope tickets above it, so in-scope exact match loses at most about one point. The dev tickets are the
 environment's dev split when it has one (``dev_tickets()``), else each labelled ticket scored against the
@@ -26,12 +33,22 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["OUT_OF_SCOPE", "KEEP", "ScopeGate", "catalogue_of", "handoff_text", "in_scope_floor"]
+__all__ = [
+    "OUT_OF_SCOPE",
+    "KEEP",
+    "NEIGHBOURS",
+    "ScopeGate",
+    "catalogue_of",
+    "handoff_text",
+    "in_scope_floor",
+]
 
 OUT_OF_SCOPE = "out_of_scope"
 """The episode status and fault kind of a ticket outside the catalogue (as for the writing teams)."""
 KEEP = 0.99
 """Share of in-scope dev tickets the floor keeps (the in-scope exact match budget: about one point)."""
+NEIGHBOURS = 5
+"""Nearest anchors averaged on each side of the contrast score (chosen on dev among 1, 3, 5, 10, 20)."""
 Embed = Callable[[Sequence[str]], "torch.Tensor | None"]
 
 
@@ -68,6 +85,7 @@ class ScopeGate:
         embed: Embed,
         dev: Sequence[Any] = (),
         keep: float = KEEP,
+        outside: Sequence[Any] = (),
     ):
         if not catalogue:
             raise ValueError("a scope gate needs an intent catalogue")
@@ -77,26 +95,35 @@ class ScopeGate:
         texts = [_text(r) for r in examples]
         self._anchor_owner = list(self.intents) + [(_intents(r) or ("",))[0] for r in examples]
         self._anchors = self._vectors(anchors + texts)
+        outside_texts = [_text(r) for r in outside]
+        self._outside = self._vectors(outside_texts) if outside_texts else None
         self.keep = keep
         if dev:
             dev_scores = self.scores([_text(r) for r in dev])
             self.floor_from = "dev"
         else:  # each labelled ticket against the others (its own vector would score 1.0)
-            similarity = self._anchors[len(anchors) :] @ self._anchors.T
+            vectors = self._anchors[len(anchors) :]
+            similarity = vectors @ self._anchors.T
             for k in range(len(texts)):
                 similarity[k, len(anchors) + k] = -1.0
-            dev_scores = similarity.max(axis=1) if len(texts) else np.zeros(0)
+            dev_scores = self._score(similarity, vectors) if len(texts) else np.zeros(0)
             self.floor_from = "leave_one_out" if len(texts) else "none"
         self.floor = in_scope_floor(list(dev_scores), keep)
         """A ticket scoring at or under this is out of scope."""
 
     @classmethod
     def for_env(
-        cls, env: Any, embed: Embed | None, keep: float = KEEP, dev: Sequence[Any] | None = None
+        cls,
+        env: Any,
+        embed: Embed | None,
+        keep: float = KEEP,
+        dev: Sequence[Any] | None = None,
+        outside: Sequence[Any] = (),
     ) -> ScopeGate | None:
         """The gate of a routing environment instance: its catalogue (``catalogue.descriptions`` or
-        ``intent_catalogue``), its labelled ``tickets`` and ``dev`` (default: its ``dev_tickets()`` when it has them); None for
-        an environment without a catalogue or a team without a backbone."""
+        ``intent_catalogue``), its labelled ``tickets``, ``dev`` (default: its ``dev_tickets()`` when it has
+        them) and labelled out-of-scope tickets ``outside`` (the routing interface's
+        ``out_of_scope_tickets``); None for an environment without a catalogue or a team without a backbone."""
         env = getattr(env, "unwrapped", env)
         catalogue = catalogue_of(env)
         if embed is None or not catalogue:
@@ -105,25 +132,35 @@ class ScopeGate:
             dev_hook = getattr(env, "dev_tickets", None)
             dev = list(dev_hook()) if callable(dev_hook) else []
         examples = [t for t in getattr(env, "tickets", ()) if _intents(t)]
-        return cls(catalogue, examples, embed, dev=dev, keep=keep)
+        return cls(catalogue, examples, embed, dev=dev, keep=keep, outside=outside)
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         with torch.no_grad():
             parts = [self._embed(list(texts[i : i + 128])) for i in range(0, len(texts), 128)]
         return _unit(torch.cat([p for p in parts if p is not None]))
 
+    def _score(self, similarity: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        """Scope scores from the in-scope similarities (rows: tickets) and the tickets' vectors: the best
+        cosine, or with out-of-scope anchors the contrast of the nearest ones (module docstring)."""
+        if self._outside is None:
+            return similarity.max(axis=1)
+        return _nearest_mean(similarity) - _nearest_mean(vectors @ self._outside.T)
+
     def scores(self, texts: Sequence[str]) -> np.ndarray:
-        """Each text's scope score: its best cosine to an intent's description or a labelled ticket."""
+        """Each text's scope score (module docstring): its best cosine to an intent's description or a
+        labelled ticket, or its contrast between in-scope and out-of-scope neighbours."""
         if not len(texts):
             return np.zeros(0)
-        return (self._vectors(texts) @ self._anchors.T).max(axis=1)
+        vectors = self._vectors(texts)
+        return self._score(vectors @ self._anchors.T, vectors)
 
     def check(self, text: str) -> dict[str, Any]:
         """``{"in_scope", "score", "floor", "nearest", "by", "offers"}``: ``nearest`` is the intent of the
         closest description or labelled ticket, ``by`` which of the two it was."""
-        similarity = (self._vectors([text]) @ self._anchors.T)[0]
+        vectors = self._vectors([text])
+        similarity = (vectors @ self._anchors.T)[0]
         best = int(similarity.argmax())
-        score = float(similarity[best])
+        score = float(self._score(similarity[None, :], vectors)[0])
         return {
             "in_scope": bool(score > self.floor),
             "score": round(score, 4),
@@ -142,7 +179,15 @@ class ScopeGate:
             "floor_from": self.floor_from,
             "intents": len(self.intents),
             "anchors": int(self._anchors.shape[0]),
+            "outside": 0 if self._outside is None else int(self._outside.shape[0]),
+            "score": "best_cosine" if self._outside is None else f"contrast_{NEIGHBOURS}",
         }
+
+
+def _nearest_mean(similarity: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
+    """Per row, the mean of its ``k`` largest entries (all of them when there are fewer)."""
+    k = min(k, similarity.shape[1])
+    return np.sort(similarity, axis=1)[:, -k:].mean(axis=1)
 
 
 def catalogue_of(env: Any) -> list[dict[str, Any]]:

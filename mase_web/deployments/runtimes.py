@@ -90,7 +90,10 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 team,
                 deployment.checkpoint,
                 backbone=backbone_for(team),
-                config=RuntimeConfig(timeout_s=timeout),
+                # routing teams: turn away tickets outside the catalogue (off by default: decision 0020)
+                config=RuntimeConfig(
+                    timeout_s=timeout, scope_gate=bool(getattr(settings, "MASE_SCOPE_GATE", False))
+                ),
                 step_sink=_dispatch,
                 names_only=True,
             )

@@ -78,3 +78,20 @@ def test_the_floor_is_chosen_on_the_dev_tickets_when_the_runtime_has_them(traine
 def test_without_the_gate_the_same_ticket_is_played(trainer):
     with runtime_for(trainer, gate=False) as runtime:
         assert runtime.run_ticket("thanks!")["status"] != OUT_OF_SCOPE
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # also embeds the 600 generated out-of-scope tickets
+def test_with_the_generated_out_of_scope_tickets_the_gate_scores_by_contrast(trainer):
+    from agents.envs.customer_service import interface
+
+    with runtime_for(trainer, gate=True) as runtime:
+        runtime.scope_outside = lambda: interface.out_of_scope_tickets({})  # what from_spec_checkpoint sets
+        result = runtime.run_ticket("I was charged twice for one order, please refund the second payment")
+        assert runtime._scope.describe()["score"] == "contrast_5"
+        assert result["status"] == OUT_OF_SCOPE and result["steps"] == 0
+        assert "handed to a person" in result["faults"][0]["detail"]
+        played = runtime.run_ticket(
+            "My parcel was due last Tuesday and it still hasn't arrived, where is it?"
+        )
+        assert played["status"] != OUT_OF_SCOPE and played["steps"] > 0

@@ -84,3 +84,35 @@ def test_a_small_catalogue_turns_away_what_it_has_no_intent_for():
     gate = ScopeGate(catalogue, labelled, Backbone.load("default").encode)
     assert gate.check("the VPN won't connect since this morning")["in_scope"] is True
     assert gate.check("what's a good lasagne recipe?")["in_scope"] is False
+
+
+@pytest.fixture(scope="module")
+def shop():
+    """The shipped customer-service catalogue's gate as a deployment builds it (a share of its labelled
+    tickets, to stay quick): floor on dev tickets, contrasted with the generated out-of-scope tickets."""
+    from agents.backbone import Backbone
+    from agents.envs.customer_service import interface
+    from agents.envs.customer_service.catalogue import SHIPPED
+
+    catalogue = [{"name": n, "description": d} for n, d in SHIPPED.descriptions.items()]
+    train = rows(DATA / "customer_service" / "train.jsonl")[::4]
+    dev = rows(DATA / "customer_service" / "validation.jsonl")[::3]
+    outside = interface.out_of_scope_tickets({})
+    return ScopeGate(catalogue, train, Backbone.load("default").encode, dev=dev, outside=outside)
+
+
+@pytest.mark.slow  # embeds ~1,400 tickets with MiniLM (~40 s alone, minutes on a loaded 2-core machine)
+@pytest.mark.timeout(1200)
+def test_the_shop_gate_turns_away_what_no_intent_covers_and_keeps_its_own_tickets(shop):
+    assert shop.describe()["score"] == "contrast_5" and shop.describe()["outside"] == 600
+    outside = ["thanks so much, that's everything!", "My card was charged twice for the same order",
+               "can I swap these trainers for a half size bigger instead of sending them back for money?",
+               "how do I change the password on my account", "are you hiring at the warehouse?"]  # fmt: skip
+    inside = ["where is my parcel? it was meant to arrive on monday", "the lamp arrived with a cracked base",
+              "I need to change the delivery address on my order", "do you have this jacket in a waterproof version?",
+              "I want to return the shoes and get my money back"]  # fmt: skip
+    for text in outside:
+        check = shop.check(text)
+        assert check["in_scope"] is False and check["score"] <= check["floor"], (text, check)
+    for text in inside:
+        assert shop.check(text)["in_scope"] is True, text

@@ -30,6 +30,7 @@ __all__ = [
     "clause_readers", "catalogue", "start", "reader_inputs", "expert_team", "correct_actions",
     "keyword_fallback", "rules_router", "make_ticket", "load_tickets", "ticket_problem", "reply", "dev_tickets",
     "has_own_dev_split", "scripted_team", "role_intents", "answered_intent", "reviewer_roles",
+    "out_of_scope_tickets",
 ]  # fmt: skip
 
 clause_readers = CLAUSE_READERS
@@ -169,3 +170,22 @@ def ticket_problem(line: str, where: str, params: Mapping[str, Any] | None = Non
     except TicketFileError as exc:
         return str(exc)
     return None
+
+def out_of_scope_tickets(params: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Labelled out-of-scope tickets (``{"text", "intents": []}``) the scope gate contrasts a ticket with
+    (`serving.scope`): a dataset NAME's ``NAME.out_of_scope`` rows when it has them; for the shipped
+    catalogue the generated ones (`out_of_scope`, train split); else none (the gate then uses distance to
+    the catalogue alone: a shop's out-of-scope requests may be another catalogue's intents)."""
+    import json
+
+    from agents.envs.customer_service.tickets import DEFAULT_DATA_DIR
+
+    params = params or {}
+    own = f"{params.get('tickets', 'train')}.out_of_scope"
+    path = places.named_path(own, TICKET_FILES) if places.is_name(own) else None
+    if path is None and catalogue(params).shipped:
+        path = DEFAULT_DATA_DIR / "out_of_scope_generated_train.jsonl"
+    if path is None or not path.is_file():
+        return []
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{"text": str(r["text"]), "intents": []} for r in rows if isinstance(r, dict) and r.get("text")]
