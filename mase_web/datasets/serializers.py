@@ -261,6 +261,7 @@ class LabelDistributionSerializer(serializers.Serializer):
 
     intents = IntentCountSerializer(many=True)
     unlabelled = UnlabelledCountSerializer()
+    out_of_scope = UnlabelledCountSerializer(help_text="rows with no intent marked out of scope (not unlabelled)")
 
 
 class SplitsSummarySerializer(serializers.Serializer):

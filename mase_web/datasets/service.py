@@ -169,13 +169,16 @@ def split_counts(version: DatasetVersion) -> dict[str, int]:
 
 
 def label_distribution(version: DatasetVersion) -> dict[str, Any]:
-    """How many rows carry each intent, overall and per split, and how many are unlabelled."""
+    """How many rows carry each intent, overall and per split, how many are unlabelled, and how many are
+    out of scope (no intent, and marked so: ``metadata.out_of_scope``, by annotators or a reviewer)."""
     overall: Counter[str] = Counter()
     per_split: dict[str, Counter[str]] = {name: Counter() for name in ("train", "dev", "test")}
     unlabelled: Counter[str] = Counter()
-    for intents, split in version_rows(version).values_list("intents", "split").iterator(chunk_size=5000):
+    outside: Counter[str] = Counter()
+    rows = version_rows(version).values_list("intents", "split", "metadata")
+    for intents, split, metadata in rows.iterator(chunk_size=5000):
         if not intents:
-            unlabelled[split] += 1
+            (outside if (metadata or {}).get("out_of_scope") else unlabelled)[split] += 1
         for name in intents:
             overall[name] += 1
             per_split[split][name] += 1
@@ -185,5 +188,6 @@ def label_distribution(version: DatasetVersion) -> dict[str, Any]:
             {"name": name, "count": overall[name], **{s: per_split[s][name] for s in per_split}}
             for name in names
         ],
+        "out_of_scope": {"count": sum(outside.values()), **{s: outside[s] for s in per_split}},
         "unlabelled": {"count": sum(unlabelled.values()), **{s: unlabelled[s] for s in per_split}},
     }

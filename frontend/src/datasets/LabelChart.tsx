@@ -3,7 +3,7 @@ import type { LabelDistribution } from "./types";
 
 /** Rows per intent as horizontal bars, each split a segment (train, dev, test), drawn with plain CSS. */
 export function LabelChart({ distribution }: { distribution: LabelDistribution }) {
-  const bars = labelBars(distribution.intents, distribution.unlabelled);
+  const bars = labelBars(distribution.intents, distribution.unlabelled, distribution.out_of_scope);
   if (bars.length === 0) return <p className="muted">No rows.</p>;
   return (
     <div className="label-chart" data-testid="label-chart" role="figure" aria-label="Rows per intent">

@@ -65,6 +65,15 @@ describe("labelBars", () => {
     expect(bars[0].segments.map((s) => s.percent)).toEqual([80, 10, 10]);
     expect(bars[1].segments.map((s) => s.percent)).toEqual([40, 10, 0]);
   });
+  it("shows rows marked out of scope as such, not as unlabelled", () => {
+    const bars = labelBars(
+      [{ name: "refund", count: 4, train: 4, dev: 0, test: 0 }],
+      { count: 1, train: 1, dev: 0, test: 0 },
+      { count: 3, train: 2, dev: 1, test: 0 },
+    );
+    expect(bars.map((b) => [b.name, b.count])).toEqual([["refund", 4], ["(out of scope)", 3], ["(unlabelled)", 1]]);
+    expect(labelBars([], { count: 0, train: 0, dev: 0, test: 0 }, { count: 2, train: 2, dev: 0, test: 0 })[0].name).toBe("(out of scope)");
+  });
   it("draws nothing for an empty version", () => {
     expect(labelBars([], { count: 0, train: 0, dev: 0, test: 0 })).toEqual([]);
   });

@@ -57,9 +57,15 @@ export interface Bar {
   segments: { split: keyof SplitCounts; count: number; percent: number }[];
 }
 
-/** The label chart's bars: one per intent (and "unlabelled" when any), scaled to the largest count. */
-export function labelBars(intents: IntentCount[], unlabelled: SplitCounts & { count: number }): Bar[] {
+/** The label chart's bars: one per intent, then rows marked out of scope and unlabelled rows (each when
+ * any; an out-of-scope row has no intent but is labelled: "none of these"), scaled to the largest count. */
+export function labelBars(
+  intents: IntentCount[],
+  unlabelled: SplitCounts & { count: number },
+  outOfScope?: SplitCounts & { count: number },
+): Bar[] {
   const rows = [...intents];
+  if (outOfScope && outOfScope.count > 0) rows.push({ name: "(out of scope)", ...outOfScope });
   if (unlabelled.count > 0) rows.push({ name: "(unlabelled)", ...unlabelled });
   const largest = Math.max(1, ...rows.map((r) => r.count));
   return rows.map((row) => ({
