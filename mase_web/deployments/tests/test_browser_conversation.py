@@ -20,6 +20,8 @@ from playwright.sync_api import expect
 
 from mase_web.accounts.models import Membership, Role
 from mase_web.deployments.models import Conversation, Deployment
+from mase_web.deployments.tests.conftest import make_deployment
+from mase_web.deployments.tests.test_conversations import interactive_checkpoint, interactive_spec  # noqa: F401
 from mase_web.runs.models import Run
 from mase_web.runs.tests.test_browser_runs import PASSWORD, sign_in
 
@@ -123,3 +125,44 @@ def test_launch_with_baselines_deploy_and_talk_to_the_team(live_services, browse
     expect(log.get_by_test_id("team-said").nth(0)).to_contain_text("Team (triage): Could you tell me")
     expect(log.get_by_test_id("team-said").nth(2)).to_contain_text("Team (reviewer):")
     page.screenshot(path=str(ROOT / "test-artifacts" / "interactive-conversation.png"), full_page=True)
+
+
+def test_an_operator_talks_to_a_deployed_team_reloads_and_reviews_the_conversation(
+    live_services,
+    browser_page,
+    interactive_checkpoint,  # noqa: F811 - the fixture imported above
+):
+    """The console and the review page without the launch (a checkpoint trained in-process): the same three
+    turns, the conversation kept across a reload, a rejected answer reopened, then accepted."""
+    page = browser_page
+    page.set_default_timeout(20_000)
+    base = live_services.base_url
+    _, project = sign_in(page, base, "support_operator", role=Role.OPERATOR)
+    spec = interactive_spec(confidence_threshold=0.99, consecutive_low=1)
+    deployment = make_deployment(project, interactive_checkpoint, spec, name="support chat")
+    page.goto(f"{base}/deployments/{deployment.pk}/")
+    console = page.get_by_role("region", name="Conversation with the team")
+    say(page, AMBIGUOUS, 1)
+    expect(console.get_by_test_id("team-said").nth(0)).to_have_attribute("data-event", "question")
+    say(page, "The jacket I got arrived torn", 2)
+    expect(console.get_by_test_id("team-said").nth(1)).to_contain_text("a refund, a replacement")
+    page.reload()  # the conversation lives on the server
+    expect(page.get_by_test_id("conversation-turn")).to_have_count(2)
+    say(page, "I'd like a refund please, order 48213", 3)
+    expect(console.get_by_test_id("team-said").nth(2)).to_have_attribute("data-event", "answer")
+    page.get_by_label("Your reply").fill("No, I wanted a replacement")
+    page.get_by_role("button", name="It did not").click()
+    expect(page.get_by_test_id("conversation-turn")).to_have_count(4)
+    reopened = console.get_by_test_id("team-said").nth(3)
+    expect(reopened).to_have_attribute("data-event", "answer")
+    expect(reopened).to_contain_text("arranged a replacement for order #48213")
+    page.get_by_role("button", name="That solved it").click()
+    expect(page.get_by_test_id("conversation-ended")).to_contain_text("resolved")
+    conversation = Conversation.objects.get(deployment=deployment)
+    assert conversation.state["reopened"] and conversation.state["reason"] == "remedy"
+
+    page.goto(f"{base}/review/?deployment={deployment.pk}")
+    log = page.get_by_test_id(f"conversation-{conversation.pk}")
+    log.locator("summary").click()
+    expect(log.get_by_test_id("conversation-turn")).to_have_count(5)
+    expect(log.get_by_test_id("customer-said").nth(3)).to_contain_text("No, I wanted a replacement")
