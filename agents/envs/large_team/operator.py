@@ -4,8 +4,10 @@ back (`LargeTeamEnv.set_agent_online`), and what each served step reports of the
 Taking an agent offline reuses the fault mechanism (it goes offline, leaves the shared state and gets no new
 task), but where a fault loses what the agent held, an operator's take-offline hands it over: every task it held
 (the one in progress restarts) goes to the online agent who can do it and would finish it first, preferring
-those below their capacity — nothing the team accepted is dropped. An agent brought back starts idle and bids
-again from the next task.
+those below their capacity — when that agent would still finish it by its deadline. A task nobody can finish in
+time any more is dropped, as the allocation drops an arriving one nobody can do in time: on an overloaded team,
+handing over late work made the next 100 tasks 3–7 points less often in time than losing it (bench
+`large_team_offline.py`). An agent brought back starts idle and bids again from the next task.
 """
 
 from __future__ import annotations
@@ -36,20 +38,23 @@ def load(env: Any) -> dict[str, list]:
     }
 
 
-def _receiver(env: Any, kind: str, size: float) -> int | None:
-    """The online agent who can do a task of ``kind`` and would finish it first, those with room first."""
+def _receiver(env: Any, kind: str, size: float) -> tuple[int | None, float]:
+    """The online agent who can do a task of ``kind`` and would finish it first, those with room first, and when
+    it would finish it (None, inf: nobody online can do that kind)."""
     speed = env.speeds[:, env.kinds.index(kind)] * env.online
     if not (speed > 0).any():
-        return None
+        return None, float("inf")
     backlog = np.array([w.backlog(env.now) for w in env.workers])
-    finish = np.where(speed > 0, backlog + size / np.where(speed > 0, speed, 1.0), np.inf)
+    finish = np.where(speed > 0, env.now + backlog + size / np.where(speed > 0, speed, 1.0), np.inf)
     full = env._held() >= env.capacity
-    return int(np.argmin(finish + np.where(full, ROOM_FIRST, 0.0)))
+    best = int(np.argmin(finish + np.where(full, ROOM_FIRST, 0.0)))
+    return best, float(finish[best])
 
 
 def take_offline(env: Any, agent: str) -> list[dict[str, Any]]:
-    """Agent ``agent`` leaves now; returns the hand-overs ``{"task", "from", "to"}`` (``to`` None: nobody online
-    can do that kind, and the task is lost)."""
+    """Agent ``agent`` leaves now; returns the hand-overs ``{"task", "from", "to", "dropped"}`` (``to`` None: the
+    task is dropped, ``dropped`` says why: "late" (nobody would finish it by its deadline) or "nobody" (nobody
+    online can do its kind))."""
     i = env._index[agent]
     if not env.online[i]:
         return []
@@ -66,15 +71,18 @@ def take_offline(env: Any, agent: str) -> list[dict[str, Any]]:
     handed = []
     for task in held:
         task.start = task.finish = None
-        to = _receiver(env, task.kind, task.size)
-        if to is None:
-            env.lost.add(task.id)
-        else:
+        to, finish = _receiver(env, task.kind, task.size)
+        why = "nobody" if to is None else "late" if finish > env.deadline[task.id] else None
+        if why is None:
             task.agent = to
             env.workers[to].queue.append(task)
             env.workers[to].advance(env.now)
             env._publish(to)
-        handed.append({"task": task.id, "from": agent, "to": None if to is None else env.possible_agents[to]})
+        else:
+            env.dropped.add(task.id)
+        handed.append(
+            {"task": task.id, "from": agent, "to": None if why else env.possible_agents[to], "dropped": why}
+        )
     return handed
 
 

@@ -1,5 +1,5 @@
 """An operator's take-offline in the middle of a large team's stream: the agent's tasks are handed over (none
-lost), it gets no new task, its backlog reads zero, and brought back it takes tasks again."""
+lost; one nobody could finish in time any more is dropped), it gets no new task, its backlog reads zero, and brought back it takes tasks again."""
 
 from __future__ import annotations
 
@@ -27,7 +27,14 @@ def test_taken_offline_mid_stream_its_tasks_are_handed_over_and_it_gets_no_new_o
     assert held > 0
     observations = env.set_agent_online(agent, False)
     assert agent not in observations and agent not in env.agents
-    assert len(env.handovers) == held and all(h["to"] not in (None, agent) for h in env.handovers)
+    assert len(env.handovers) == held and all(h["to"] != agent for h in env.handovers)
+    for h in env.handovers:  # to someone who finishes it in time, or dropped because nobody would
+        task = env.tasks[h["task"]]
+        if h["to"] is None:
+            assert h["dropped"] == "late" and task.id in env.dropped
+        else:
+            receiver = env.workers[env.possible_agents.index(h["to"])]
+            assert task in receiver.queue + receiver.done and h["dropped"] is None
     while env.agents:
         _, _, _, _, infos = env.step(dict.fromkeys(env.agents, 0))
         load = next(iter(infos.values()))["load"]
