@@ -4,6 +4,11 @@ template trained with IPPO and with MAPPO through `training.api.train`, per seed
 
     python bench/interactive_support.py --out F.json [--quick] [--seeds 0 1] [--train-episodes 2560]
         [--eval-episodes 500] [--runs DIR]   # DIR/<algorithm>-s<seed>: a run there is reused, else trained
+        [--rules grid|shipped] [--algorithms ippo mappo]
+
+``--rules shipped`` skips the search over the grid and uses the procedure it chose last (`BEST`, recorded
+with the grid's figures in the study); the rules arms have no randomness, so they are played once and
+their figures repeated for every seed.
 
 Every arm plays the same `--eval-episodes` customers of the training families (fresh seeds, never the dev
 ones a procedure was chosen on) and as many of the held-out families. Keys: `bench/README.md`.
@@ -87,6 +92,8 @@ def main() -> None:
     parser.add_argument("--eval-episodes", type=int, default=500)
     parser.add_argument("--dev-episodes", type=int, default=400)
     parser.add_argument("--runs", default=None, help="where the trained runs live (default: next to --out)")
+    parser.add_argument("--rules", choices=("grid", "shipped"), default="grid")
+    parser.add_argument("--algorithms", nargs="+", choices=("ippo", "mappo"), default=["ippo", "mappo"])
     args = parser.parse_args()
     torch.set_num_threads(1)  # many small networks: threads only contend on a shared machine
     quick = args.quick
@@ -98,24 +105,28 @@ def main() -> None:
     runs = Path(args.runs) if args.runs else Path(args.out).with_suffix("") / "runs"
 
     started = time.perf_counter()
-    chosen, rows = choose_on_dev(
-        list(NAMED.values()) if quick else grid(), 20 if quick else args.dev_episodes
-    )
-    rules = {name: procedure for name, procedure in NAMED.items()}
+    if args.rules == "shipped":
+        chosen, rows = BEST, []
+    else:
+        chosen, rows = choose_on_dev(
+            list(NAMED.values()) if quick else grid(), 20 if quick else args.dev_episodes
+        )
+    rules = {f"rules:{name}": procedure for name, procedure in NAMED.items()}
+    scripted = compare_arms({**rules, "best_rules": chosen}, eval_episodes)  # deterministic: once
     per_seed: dict[int, dict[str, dict[str, float]]] = {}
-    seconds: dict[str, dict[int, float]] = {"ippo": {}, "mappo": {}}
+    seconds: dict[str, dict[int, float]] = {a: {} for a in args.algorithms}
     differences: dict[int, Any] = {}
     for seed in seeds:
-        arms = {**{f"rules:{name}": p for name, p in rules.items()}, "best_rules": chosen}
-        arms["imitation"] = clone(
-            chosen, episodes=100 if quick else 2000, epochs=5 if quick else 40, seed=seed
-        )
-        for algorithm in ("ippo", "mappo"):
+        arms: dict[str, Any] = {
+            "imitation": clone(chosen, episodes=100 if quick else 2000, epochs=5 if quick else 40, seed=seed)
+        }
+        for algorithm in args.algorithms:
             arms[algorithm], seconds[algorithm][seed] = trained_policy(
                 runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes
             )
-        per_seed[seed] = compare_arms(arms, eval_episodes)
-        differences[seed] = decision_differences(arms["mappo"], chosen, episodes=eval_episodes)
+        per_seed[seed] = {**scripted, **compare_arms(arms, eval_episodes)}
+        if "mappo" in arms:
+            differences[seed] = decision_differences(arms["mappo"], chosen, episodes=eval_episodes)
     result = {
         "interactive_support": {
             "best_rules": chosen.name,
@@ -123,7 +134,7 @@ def main() -> None:
             "rules_grid": sorted(rows, key=lambda r: -r["return"])[:20],
             "arms": summarise(per_seed),
             "seeds": {str(s): v for s, v in per_seed.items()},
-            "targets": targets(per_seed),
+            "targets": targets(per_seed) if "mappo" in args.algorithms else None,
             "differences": {str(s): v for s, v in differences.items()},
             "train_seconds": seconds,
             "train_episodes": train_episodes,
@@ -133,7 +144,7 @@ def main() -> None:
     }
     Path(args.out).write_text(json.dumps(result, indent=1, default=str))
     print(json.dumps(result["interactive_support"]["arms"], indent=1))
-    print(json.dumps(result["interactive_support"]["targets"], indent=1))
+    print(json.dumps(result["interactive_support"]["targets"], indent=1, default=str))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ A `Procedure` is a rule per agent, read off the observation only (what a deploye
   to the knowledge agent, and asks when that agent is not confident), or ``never`` (routes at once; the
   order number is still asked for a refund or replacement); it escalates once ``escalate_after`` steps
   have passed (None: never);
-- the knowledge agent picks the top-ranked article, or with ``article="verified"`` the first verified one;
+- the knowledge agent picks the top-ranked article, with ``article="verified"`` the first verified one, or
+  with ``article="dated"`` checks every candidate's effective date first (``search_deeper``, a step the
+  customer waits) and picks the most relevant one the dates show current (else the first verified one);
   under ``when_unsure`` it sends the conversation back to triage while its confidence (belief in the
   problem × the top article's relevance) is below ``threshold`` and something is still unasked;
 - the resolver answers with the remedy the team believes the customer wants;
@@ -37,6 +39,7 @@ from agents.envs.interactive_support.world import CANDIDATES, GOALS, NEEDS_ORDER
 Policy = Callable[[Mapping[str, Any]], dict[str, int]]
 CLARIFY = ("always", "when_unsure", "never")
 REVIEW = ("always", "when_unsure", "never")
+ARTICLE = ("top", "verified", "dated")
 DEV_EPISODES = 1000
 EVAL_FIRST_SEED = 1_000_000
 """Evaluation customers are seeds from here on: never the ones a procedure was chosen on (0 ..)."""
@@ -104,7 +107,17 @@ class Procedure:
         unasked = v[OBS["problem_asked"]] < 0.5 or v[OBS["goal_asked"]] < 0.5
         if self.clarify == "when_unsure" and unasked and _confidence(v) < self.threshold:
             return "ask_more"
-        if self.article == "verified":
+        if self.article == "dated":
+            if v[OBS["deep_searched"]] < 0.5:
+                return "search_deeper"
+            current = [
+                k
+                for k in range(1, CANDIDATES + 1)
+                if v[OBS[f"article_{k}_relevance"]] > 0 and v[OBS[f"article_{k}_age"]] < 0.5
+            ]
+            if current:  # after a deep search the age entry is exact: 0 current, 1 outdated or contradicting
+                return f"pick_{max(current, key=lambda k: v[OBS[f'article_{k}_relevance']])}"
+        if self.article in ("verified", "dated"):
             for k in range(1, CANDIDATES + 1):
                 if v[OBS[f"article_{k}_verified"]] > 0.5:
                     return f"pick_{k}"
@@ -154,7 +167,7 @@ def grid() -> list[Procedure]:
     return [
         Procedure(clarify, threshold, article, review, escalate)
         for clarify, threshold, article, review, escalate in itertools.product(
-            CLARIFY, (0.4, 0.5, 0.6, 0.7, 0.8), ("top", "verified"), REVIEW, (None, 6, 10)
+            CLARIFY, (0.4, 0.5, 0.6, 0.7, 0.8), ARTICLE, REVIEW, (None, 6, 10)
         )
         if not (clarify != "when_unsure" and review != "when_unsure" and threshold != 0.6)
     ]
@@ -297,8 +310,11 @@ def compare_arms(
     return out
 
 
-BEST = Procedure(clarify="always", threshold=0.6, article="verified", review="always")
-"""The procedure `choose_on_dev` chose (recorded so the rules teacher and the fallback need no search)."""
+BEST = Procedure(clarify="always", threshold=0.4, article="dated", review="when_unsure")
+"""The procedure `choose_on_dev` chose among the 261 of `grid()` on 400 dev customers (recorded so the rules
+teacher and the fallback need no search): ask problem and goal (and the order number a remedy needs), check
+the articles' dates before picking, review only when unsure (at 0.4 almost never). Before the grid had the
+``dated`` move its best was clarify always, first verified article, always review (0.81 resolution)."""
 
 
 class ScriptedSupportTeam:
