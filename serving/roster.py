@@ -6,6 +6,7 @@ Only an environment with ``set_agent_online`` (the large team) has a roster; for
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,10 +22,15 @@ class Roster:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._offline: frozenset[str] = frozenset()
+        self._as_of = float("-inf")
 
-    def set(self, offline: Iterable[str]) -> None:
+    def set(self, offline: Iterable[str], as_of: float | None = None) -> None:
+        """Replace the set. ``as_of``: when the caller read it (``time.monotonic()``, e.g. before reading the
+        deployment's row); a read older than the last set is ignored, so a switch heard meanwhile stands."""
+        stamp = time.monotonic() if as_of is None else as_of
         with self._lock:
-            self._offline = frozenset(offline)
+            if stamp >= self._as_of:
+                self._offline, self._as_of = frozenset(offline), stamp
 
     def offline(self) -> frozenset[str]:
         with self._lock:

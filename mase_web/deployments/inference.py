@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -237,8 +238,15 @@ def _play_stream(runtime: Any, ticket: _Ticket) -> None:
 
     def on_info(step: int, info: Mapping[str, Any]) -> None:
         if "allocation" in info and "load" in info:
-            event = {"kind": "allocation", "episode": episode_id, "request_id": ticket.request_id, "step": step}
-            live.publish_many(deployment_id, [{**event, "allocation": info["allocation"], "load": info["load"]}])
+            event = {
+                "kind": "allocation",
+                "episode": episode_id,
+                "request_id": ticket.request_id,
+                "step": step,
+            }
+            live.publish_many(
+                deployment_id, [{**event, "allocation": info["allocation"], "load": info["load"]}]
+            )
 
     with runtimes.listening(ticket.request_id, lambda records: None, on_info):
         ticket.result = runtime.run(
@@ -297,8 +305,10 @@ def _lead(deployment_id: int, group: _Group, limit: int, window_s: float) -> Non
         with _playing_turn(deployment_id):
             tickets = _close(deployment_id, group)
             runtime = group.runtime
+            read_at = time.monotonic()
             deployment = Deployment.objects.defer("spec").get(pk=deployment_id)  # the runtime has the spec
-            runtime.roster.set(deployment.offline_agents or [])  # an operator's word in another process
+            # an operator's word from another process; one heard here after this read stands (`Roster.set`)
+            runtime.roster.set(deployment.offline_agents or [], as_of=read_at)
             seen = breaker_store.playing_breaker(deployment, runtime.breaker)
             try:
                 episodes = [
