@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-ROOM_FIRST = 1e9  # added to the finish time of an agent at capacity: a hand-over goes there only if all are full
+ROOM_FIRST = (
+    1e9  # added to the finish time of an agent at capacity: a hand-over goes there only if all are full
+)
 
 
 def stream_length(options: Mapping[str, Any], max_steps: int) -> int:
