@@ -280,7 +280,7 @@ class DatasetVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         if not counts["train"]:
             raise ValidationError({"version": ["the version has no labelled training rows to train on"]})
         try:
-            name = write_training_files(version, labelled_only=True)
+            name = write_training_files(version, labelled_only=True, skip_empty=True)
         except RuntimeError as exc:  # the server has no data directory for training files
             raise ValidationError({"version": [str(exc)]}) from None
         return Response({"tickets": name, "counts": counts}, status=status.HTTP_201_CREATED)

@@ -87,12 +87,21 @@ def write_data_file(
 
 
 def write_training_files(
-    version: DatasetVersion, folder: str = places.TICKETS_FOLDER, *, labelled_only: bool = False
+    version: DatasetVersion,
+    folder: str = places.TICKETS_FOLDER,
+    *,
+    labelled_only: bool = False,
+    skip_empty: bool = False,
 ) -> str:
     """Write ``version`` as a ticket reader's dataset: ``NAME.jsonl`` (train), ``NAME.validation.jsonl``
-    (dev) and ``NAME.test.jsonl`` (test), and return NAME (what ``environment.params.tickets`` gives)."""
+    (dev) and ``NAME.test.jsonl`` (test), and return NAME (what ``environment.params.tickets`` gives).
+    ``skip_empty``: a split without rows gets no file (a reader refuses an empty one; a small dataset's
+    dev split may hold nothing, and the environment then selects without one)."""
     directory, name = _directory(folder), data_file_name(version, labelled_only)
     for split, suffix in (("train", ""), ("dev", ".validation"), ("test", ".test")):
+        rows = version_rows(version, split)
+        if skip_empty and not (rows.exclude(intent_key="") if labelled_only else rows).exists():
+            continue
         _write_once(
             directory / f"{name}{suffix}.jsonl",
             lambda split=split: export_jsonl(version, split, labelled_only=labelled_only),

@@ -39,6 +39,12 @@ def test_training_files_name_the_versions_labelled_splits(people, tmp_path):
         assert len((folder / f"{body['tickets']}.validation.jsonl").read_text().splitlines()) == 2
         assert client_for(users["op"]).post(url).json() == body  # written once: the same name again
 
+        few = make_dataset(users["pm"], project, name="few")  # 3 rows: all train, no dev or test file
+        small = upload(users["pm"], few["id"], rows(3, ["refund"])).json()["version"]["id"]
+        named = client_for(users["pm"]).post(f"/api/dataset-versions/{small}/training-files/").json()
+        assert named["counts"] == {"train": 3, "dev": 0, "test": 0}
+        assert not (folder / f"{named['tickets']}.validation.jsonl").exists()
+
         empty = make_dataset(users["pm"], project, name="unlabelled")
         bare = upload(users["pm"], empty["id"], rows(5, [])).json()["version"]["id"]
         refused = client_for(users["pm"]).post(f"/api/dataset-versions/{bare}/training-files/")
