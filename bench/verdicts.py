@@ -4,12 +4,15 @@ Per template (examples/<name>.json, its defaults untouched but `training.algorit
 environment's scripted team), imitation (`training.baselines.imitation_policy`: the template's supervised
 start, else behaviour cloning of the rules), independent PPO and MAPPO, each trained with the template's
 own budget through `training.api.train`, all playing the same held-out evaluation episodes
-(`training.baselines`); then `training.verdict.judge` (MAPPO against the best of rules and imitation) and
-the complexity advisor's prediction (`agents.advisor.advise`) beside it.
+(`training.baselines`); a routing team (customer service) also gets `plain`, a plain classifier on the same
+backbone read by the rules team (`training.baselines.plain_policy`); then `training.verdict.judge` (MAPPO
+against the best of rules, imitation and plain) and the complexity advisor's prediction
+(`agents.advisor.advise`) beside it.
 
-Number guessing has no rule procedure (its only actions are guesses; the clues are in other agents' hands):
-its arms are the template as shipped (learned communication, REINFORCE) and the same trainer with its
-messages cut (`alone`), both on the same sampled episodes, and the verdict is learned against alone.
+Number guessing and its 64-number variant (`number_guess_n64`) have no rule procedure (their only actions
+are guesses; the clues are in other agents' hands): their arms are the template as shipped (learned
+communication, REINFORCE) and the same trainer with its messages cut (`alone`), both on the same sampled
+episodes, and the verdict is learned against alone.
 
     python bench/verdicts.py --out FILE.json [--quick] [--templates NAME ...] [--episodes N] [--seed S]
 
@@ -113,8 +116,10 @@ def measure_ppo_template(
     from training.baselines import (
         checkpoint_policy,
         evaluation_env,
+        has_plain,
         imitation_policy,
         judge_arms,
+        plain_policy,
         play_episodes,
         rules_policy,
         score_name,
@@ -132,6 +137,11 @@ def measure_ppo_template(
         policies["imitation"] = imitation_policy(team, backbone, work)
         arms["imitation"] = play_episodes(evaluation_env(team), policies["imitation"], episodes)
         seconds["imitation"] = round(time.perf_counter() - started, 1)
+        if has_plain(team):
+            started = time.perf_counter()
+            policies["plain"] = plain_policy(team, backbone)
+            arms["plain"] = play_episodes(evaluation_env(team), policies["plain"], episodes)
+            seconds["plain"] = round(time.perf_counter() - started, 1)
         for algorithm in ("ippo", "mappo"):
             arm_doc = _template(name, seed, algorithm, quick)
             arm_team = load_spec(arm_doc, require_environment=True)
@@ -235,7 +245,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     names = args.templates or (
-        [*PPO_TEMPLATES, "number_guessing"] if not args.quick else ["code_generation", "number_guessing"]
+        [*PPO_TEMPLATES, *GUESS_TEMPLATES] if not args.quick else ["code_generation", "number_guessing"]
     )
     episodes = args.episodes or (QUICK["eval_episodes"] if args.quick else 200)
     started = time.perf_counter()

@@ -6,6 +6,9 @@ The arms a team is compared with:
 - `imitation` — supervised learning without RL: the spec's own supervised start where it has one (the
   customer-service template fits its clause readers on labelled tickets and clones the expert), else
   behaviour cloning of the rules (`training.offline.pretrain` on the rules' logged episodes); no PPO update;
+- `plain` (routing teams only) — a plain classifier on the same backbone (`training.plain_classifier`:
+  one-vs-rest logistic regression on the frozen sentence vectors, fitted on the training tickets) as the
+  rules team's router: the same team and procedure, only the reading of the ticket learned;
 - the learned team — the run's checkpoint (MAPPO or IPPO), or in the benchmark `ippo` and `mappo` trained
   with the template's own budget.
 
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.envs import make_env, team_kwargs
+from agents.envs.routing import routing
 from agents.envs.scripted import SCRIPTED_ENVIRONMENTS, scripted_team
 from agents.spec import TeamSpec, load_spec
 from agents.spec.algorithms import is_ppo
@@ -41,6 +45,8 @@ __all__ = [
     "play_episodes",
     "rules_policy",
     "imitation_policy",
+    "has_plain",
+    "plain_policy",
     "checkpoint_policy",
     "run_baselines",
     "train_with_baselines",
@@ -146,6 +152,42 @@ def imitation_policy(
     return trainer.policy(greedy=True)
 
 
+def has_plain(team: TeamSpec) -> bool:
+    """Whether `team` gets the plain-classifier arm: a routing team (one that answers a ticket by intents)."""
+    return routing(team.environment.name) is not None
+
+
+class ClassifierRouter:
+    """A `PlainClassifier` as a rules team's router: a text's intents at probability ≥ ½; with `fallback`
+    at least the most probable one (a queue with no request in it may ask nothing)."""
+
+    def __init__(self, classifier: Any) -> None:
+        self.classifier = classifier
+
+    def predict(self, text: str, fallback: bool = True) -> tuple[str, ...]:
+        (probabilities,) = self.classifier.probabilities([text])
+        chosen = [n for n, p in zip(self.classifier.intents, probabilities, strict=True) if p >= 0.5]
+        if not chosen and fallback and len(probabilities):
+            chosen = [self.classifier.intents[int(probabilities.argmax())]]
+        return tuple(chosen)
+
+
+def plain_policy(team: TeamSpec, backbone: Any) -> Policy:
+    """The plain-classifier arm of a routing team (`has_plain`): the classifier fitted on the spec's
+    training tickets with the backbone's frozen sentence vectors, read by the rules team in place of its
+    keyword router — so the arm differs from the rules only in how a ticket is read."""
+    from training.plain_classifier import PlainClassifier
+
+    interface = routing(team.environment.name)
+    if interface is None:
+        raise ValueError(f"{team.environment.name}: not a routing environment, no plain classifier arm")
+    params = dict(team.environment.params)
+    rows = interface.load_tickets(str(params.get("tickets", "train")), params)
+    names = tuple(interface.catalogue(params).names)
+    classifier = PlainClassifier.fit(backbone.encode, rows, names)
+    return interface.scripted_team(params, team.agents, router=ClassifierRouter(classifier)).actions
+
+
 def served_checkpoint(run_dir: str | Path) -> Path:
     """The checkpoint a deployment of a MAPPO/IPPO run would serve: `best`, else `last`
     (FileNotFoundError when the run has neither)."""
@@ -201,7 +243,8 @@ def run_baselines(
     episodes: int | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> Verdict | None:
-    """Evaluate a finished run's checkpoint, the rules and imitation on the same held-out episodes; emit a
+    """Evaluate a finished run's checkpoint, the rules and imitation (and, for a routing team, the plain
+    classifier) on the same held-out episodes; emit a
     "verdict" event on `events` and return the verdict (None when stopped, or when the run's team has no
     baselines). `episodes` defaults to the spec's `training.eval_episodes`."""
     team = spec if isinstance(spec, TeamSpec) else load_spec(spec, require_environment=True)
@@ -213,11 +256,16 @@ def run_baselines(
     backbone = backbone if backbone is not None else _load_backbone(team)
     learned = team.training.algorithm
     arms: dict[str, ArmEpisodes] = {}
-    with events.stage("baselines", "Evaluating the team beside its baselines", 3, "arms") as stage:
+    plain: list[tuple[str, Callable[[], Policy]]] = (
+        [("plain", lambda: plain_policy(team, backbone))] if has_plain(team) else []
+    )
+    arm_count = 3 + len(plain)
+    with events.stage("baselines", "Evaluating the team beside its baselines", arm_count, "arms") as stage:
         with tempfile.TemporaryDirectory(prefix="mase-baselines-") as work:
             makers: Sequence[tuple[str, Callable[[], Policy]]] = (
                 ("rules", lambda: rules_policy(team)),
                 ("imitation", lambda: imitation_policy(team, backbone, work)),
+                *plain,
                 (learned, lambda: checkpoint_policy(team, run_dir, backbone)),
             )
             for name, make in makers:

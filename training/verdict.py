@@ -9,8 +9,9 @@ arm A's episode k and arm B's episode k are one pair. Two statistics follow:
 - the *paired* difference learned − baseline: d_k = learned_k − baseline_k, and the same bootstrap on the
   d_k. Pairing removes the episodes' own difficulty from the noise, so a small but steady gain is seen.
 
-The baseline the learned team is judged against is the best non-MARL arm (highest mean among the rules and
-imitation arms present). The verdict, with Δ the mean paired difference and [lo, hi] its interval:
+The baseline the learned team is judged against is the best non-MARL arm (highest mean among the rules,
+imitation and plain-classifier arms present). The verdict, with Δ the mean paired difference and [lo, hi]
+its interval:
 
 - lo > margin and the learned team costs no more than `cost_slack` above the baseline → "MARL paid";
 - lo > margin but it costs more → "MARL paid, at a higher cost" (the sentence says how much more);
@@ -39,12 +40,14 @@ __all__ = [
     "judge",
 ]
 
-BASELINE_ARMS = ("rules", "imitation")
-"""The arms that need no multi-agent RL: the scripted procedure and behaviour cloning of it (supervised)."""
+BASELINE_ARMS = ("rules", "imitation", "plain")
+"""The arms that need no multi-agent RL: the scripted procedure, behaviour cloning of it (supervised) and,
+for a routing team, a plain classifier on the same backbone read by the scripted team (supervised)."""
 
 ARM_WORDS = {
     "rules": "the best rules",
     "imitation": "imitation of the rules (supervised)",
+    "plain": "a plain classifier on the same backbone",
     "mappo": "MAPPO",
     "ippo": "independent PPO",
     "learned": "the learned team",
@@ -207,8 +210,10 @@ def judge(
         sentence = f"{words} scores {_points(diff)} points fewer {score_name} than {base_words} {interval}: use {best.name}, MARL did not pay"
     else:
         outcome = "no_better"
-        enough = {"imitation": "supervised learning is enough", "rules": "rules are enough"}.get(
-            best.name, f"{best.name} is enough"
-        )
+        enough = {
+            "imitation": "supervised learning is enough",
+            "rules": "rules are enough",
+            "plain": "a plain classifier is enough",
+        }.get(best.name, f"{best.name} is enough")
         sentence = f"{words} is no better than {base_words} within noise ({_signed_points(diff)} points, CI {_signed_points(low)} to {_signed_points(high)}): {enough}"
     return Verdict(learned, best.name, diff, low, high, outcome, sentence, arms, level)

@@ -69,11 +69,16 @@ def reader_inputs(
     return anchors, evidence
 
 
-def scripted_team(params: Mapping[str, Any] | None, team: Sequence[Any] | None) -> ScriptedTeam:
+def scripted_team(
+    params: Mapping[str, Any] | None, team: Sequence[Any] | None, router: Any | None = None
+) -> ScriptedTeam:
     """The rule-scripted team (pre-training partner, the ``scripted`` fallback): the tuned rule router over
-    the drawn roster; a catalogue of one's own gets rules built from it (`rules.rules_router`)."""
+    the drawn roster; a catalogue of one's own gets rules built from it (`rules.rules_router`). ``router``
+    (anything with ``predict(text, fallback)``) reads the tickets instead of the rules: the same team and
+    procedure with another reader (the plain-classifier baseline)."""
     roster = drawn_roster(team, params)
-    router = _rules_router(params) if roster is not None and not roster.catalogue.shipped else None
+    if router is None and roster is not None and not roster.catalogue.shipped:
+        router = _rules_router(params)
     return ScriptedTeam(router, queues=(params or {}).get("role_view") == "triage", roster=roster)
 
 

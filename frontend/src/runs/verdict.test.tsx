@@ -32,6 +32,13 @@ describe("verdictRows", () => {
     expect([rows[0].low, rows[0].high]).toEqual([61, 79]);
     expect(rows[1].cost).toBe(2.2);
   });
+  it("puts a routing team's plain classifier after imitation, labelled, and marks it when it was the best baseline", () => {
+    const plain = { name: "plain", mean: 0.8, low: 0.72, high: 0.87, episodes: 100, cost: 2.1 };
+    const rows = verdictRows({ ...payload, baseline: "plain", arms: [plain, ...payload.arms] });
+    expect(rows.map((r) => r.name)).toEqual(["rules", "imitation", "plain", "mappo"]);
+    expect(rows[2].label).toBe("Plain classifier (same backbone, no RL)");
+    expect(rows.map((r) => r.judgedAgainst)).toEqual([false, false, true, false]);
+  });
 });
 
 describe("differenceText and verdictTone", () => {

@@ -1,6 +1,7 @@
 /**
- * A run's verdict (the "verdict" event, training/baselines.py): the learned team beside its rules and
- * imitation on the same held-out episodes, as rows the run page draws, and the words around them.
+ * A run's verdict (the "verdict" event, training/baselines.py): the learned team beside its rules,
+ * imitation and (routing teams) a plain classifier on the same held-out episodes, as rows the run page
+ * draws, and the words around them.
  */
 import type { VerdictPayload } from "./events.generated";
 
@@ -14,13 +15,14 @@ export interface VerdictRow {
   cost: number | null;
   episodes: number;
   learned: boolean;
-  /** The baseline the learned team was judged against (the best of rules and imitation). */
+  /** The baseline the learned team was judged against (the best of rules, imitation and plain). */
   judgedAgainst: boolean;
 }
 
 const LABELS: Record<string, string> = {
   rules: "Rules (scripted procedure)",
   imitation: "Imitation (supervised, no RL)",
+  plain: "Plain classifier (same backbone, no RL)",
   mappo: "Learned: MAPPO",
   ippo: "Learned: independent PPO",
   reinforce_comm: "Learned: communication (REINFORCE)",
@@ -35,9 +37,12 @@ const OUTCOME_TONE: Record<VerdictPayload["outcome"], "good" | "neutral" | "bad"
   no_baseline: "neutral",
 };
 
-/** Rows in the order rules, imitation, then the learned arm(s); scores turned into points. */
+const BASELINE_ORDER = ["rules", "imitation", "plain"];
+
+/** Rows in the order rules, imitation, plain classifier, other arms, then the learned arm; scores in points. */
 export function verdictRows(verdict: VerdictPayload): VerdictRow[] {
-  const order = (name: string) => (name === "rules" ? 0 : name === "imitation" ? 1 : name === verdict.learned ? 3 : 2);
+  const order = (name: string) =>
+    BASELINE_ORDER.includes(name) ? BASELINE_ORDER.indexOf(name) : name === verdict.learned ? 4 : 3;
   return [...verdict.arms]
     .sort((a, b) => order(a.name) - order(b.name))
     .map((arm) => ({
