@@ -105,5 +105,11 @@ def test_an_operator_takes_a_busy_agent_offline_and_the_heat_map_re_spreads(
     after = winners(page, range(30, 60))
     assert agent not in after and len(after) >= 20  # the tasks went to the others…
     assert len(set(after)) >= 4  # …spread over several of them
+    unbid = page.evaluate(  # under the learned auction every winner bid for its task
+        """() => [...document.querySelectorAll("[data-testid='load-heatmap'] circle[data-winner]")].filter((c) =>
+            document.querySelector(`rect[data-agent='${c.dataset.winner}'][data-col='${c.dataset.col}']`).dataset.bid === '')
+            .length"""
+    )
+    assert unbid == 0
     busy_others = {a for col in range(30, 60) for a, (b, _) in column(page, col).items() if b > 0}
     assert agent not in busy_others and len(busy_others) >= 4

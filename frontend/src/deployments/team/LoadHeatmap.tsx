@@ -72,8 +72,9 @@ export function LoadHeatmap({
             data-col={c.col}
             data-backlog={c.backlog.toFixed(3)}
             data-online={c.online ? "1" : "0"}
+            data-bid={c.bid ?? ""}
           >
-            <title>{`${c.agent}, task ${columns[c.col]?.task}: backlog ${c.backlog.toFixed(2)}${c.online ? "" : " (offline)"}`}</title>
+            <title>{`${c.agent}, task ${columns[c.col]?.task}: backlog ${c.backlog.toFixed(2)}, ${c.bid === null ? "no bid" : `bid ${c.bid}`}${c.won ? ", won it" : ""}${c.online ? "" : " (offline)"}`}</title>
           </rect>
         ))}
         {cells

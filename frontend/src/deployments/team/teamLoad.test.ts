@@ -59,6 +59,10 @@ describe("the deployment's allocation heat map", () => {
       won: true,
       online: true,
     });
+    expect(first.bid).toBe(2);
+    expect(
+      cells.find((c) => c.agent === "guides_1" && c.col === 0)!.bid,
+    ).toBeNull();
     const away = cells.find((c) => c.agent === "guides_0" && c.col === 1)!;
     expect(away).toMatchObject({
       backlog: 0,

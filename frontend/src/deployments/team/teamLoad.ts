@@ -13,6 +13,8 @@ export interface LoadColumn {
   task: number;
   kind: string;
   bidders: number;
+  /** Each bidder's bid level (agents who passed are absent). */
+  bids: Record<string, number>;
   winner: string | null;
   backlog: number[];
   online: boolean[];
@@ -29,6 +31,7 @@ export function addAllocation(
     task: event.allocation.task,
     kind: event.allocation.kind,
     bidders: Object.keys(event.allocation.bids).length,
+    bids: event.allocation.bids,
     winner: event.allocation.winner,
     backlog: event.load.backlog,
     online: event.load.online,
@@ -45,6 +48,8 @@ export interface LoadCell {
   shade: number;
   won: boolean;
   online: boolean;
+  /** The agent's bid for the column's task (null: it did not bid). */
+  bid: number | null;
 }
 
 /** Row = agent (roster order), column = task; shades relative to the largest backlog shown. */
@@ -68,6 +73,7 @@ export function loadCells(
         shade: max > 0 ? backlog / max : 0,
         won: column.winner === agent,
         online: column.online[row] ?? true,
+        bid: column.bids[agent] ?? null,
       });
     }),
   );
