@@ -227,15 +227,15 @@ def drift(project, users, run, spec, stream, unseen, test, k: int, budget: int, 
     }
 
 
-def corrupter(rng: random.Random, share: float, intents: list[str]):
-    """Bad corrections: ``share`` of them wrong, half random intents, half adversarial (one intent always
-    named as another: a consistent lie a challenger can learn and a slice would repeat)."""
+def corrupter(rng: random.Random, share: float, intents: list[str], adversarial: float = 0.5):
+    """Bad corrections: ``share`` of them wrong, random intents or (an ``adversarial`` share of them) one
+    intent always named as another: a consistent lie a challenger can learn and a slice would repeat."""
     flip = dict(zip(intents, intents[1:] + intents[:1], strict=True))
 
     def corrupt(ticket: dict, predicted: list[str]) -> list[str] | None:
         if rng.random() >= share:
             return None
-        if rng.random() < 0.5:
+        if rng.random() >= adversarial:
             wrong = sorted(rng.sample(intents, rng.choice((1, 2))))
             return wrong if wrong != ticket["intents"] else [flip[wrong[0]]]
         return sorted({flip[i] for i in ticket["intents"]})
@@ -243,7 +243,7 @@ def corrupter(rng: random.Random, share: float, intents: list[str]):
     return corrupt
 
 
-def safety(project, users, run, spec, pool, unseen, runs: int, k: int, share: float, policy, save) -> dict:
+def safety(project, users, run, spec, pool, unseen, runs, k, share, adversarial, seed, policy, save) -> dict:
     """``runs`` one-generation evolutions with ``share`` of the corrections corrupted (``save(figures)``
     after each run: a long benchmark keeps what it measured)."""
     from mase_web.deployments.models import Deployment
@@ -251,13 +251,17 @@ def safety(project, users, run, spec, pool, unseen, runs: int, k: int, share: fl
     first = score(spec, run_checkpoint_of(run), unseen, [])["unseen"]
     intents = sorted({i for t in pool for i in t["intents"]})
     results: list[dict] = []
-    figures: dict[str, Any] = {"champion_unseen": first, "corrupted_share": share, "results": results}
+    figures: dict[str, Any] = {
+        "champion_unseen": first, "corrupted_share": share, "adversarial_share": adversarial, "results": results,
+    }  # fmt: skip
     for r in range(runs):
-        rng = random.Random(1000 + r)
+        rng = random.Random(seed + r)
         stream = pool[:]
         rng.shuffle(stream)
         deployment = deploy(project, run, spec, f"safety {r}", policy)
-        _, counts = review_until(deployment, users["operator"], stream, 0, k, corrupter(rng, share, intents))
+        _, counts = review_until(
+            deployment, users["operator"], stream, 0, k, corrupter(rng, share, intents, adversarial)
+        )
         record = one_generation(deployment, users["pm"])
         record.update(counts)
         if "checkpoint" in record:
@@ -314,6 +318,10 @@ def main() -> None:
     parser.add_argument("--safety-runs", type=int, default=20)
     parser.add_argument("--safety-k", type=int, default=200)
     parser.add_argument("--corrupt", type=float, default=0.3)
+    parser.add_argument(
+        "--adversarial", type=float, default=0.5, help="share of bad corrections that lie alike"
+    )
+    parser.add_argument("--safety-seed", type=int, default=1000, help="run r draws its traffic with seed + r")
     parser.add_argument("--weight", type=int, default=None, help="the policy's correction_weight (lever)")
     parser.add_argument("--slice-every", type=int, default=None)
     parser.add_argument("--min-tickets", type=int, default=None)
@@ -377,6 +385,8 @@ def main() -> None:
             args.safety_runs,
             args.safety_k,
             args.corrupt,
+            args.adversarial,
+            args.safety_seed,
             policy,
             save,
         )

@@ -315,7 +315,7 @@ def promote(generation: Generation, user) -> Generation:
         )
     if generation.status == Generation.Status.CHAMPION:
         raise EvolutionRefused(f"generation {generation.number} is already the champion")
-    who = getattr(user, "username", "a person")
+    who = "the promotion rule" if user is None else getattr(user, "username", "a person")
     return _serve(generation, user, f"promoted by {who}: {generation.reason}".strip(": "))
 
 

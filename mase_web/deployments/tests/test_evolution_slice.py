@@ -63,3 +63,13 @@ def test_a_corrected_row_stands_weight_times_in_the_challengers_tickets(deployme
     assert sum(t["text"] == "the kettle came dented" for t in lines) == 3
     assert len(lines) == about["base_tickets"] + 3
     assert len({t["id"] for t in lines}) == len(lines)
+
+
+def test_a_challenger_the_rule_promotes_says_so_and_not_a_person(deployment, trained_checkpoint, tmp_path):
+    from mase_web.deployments.evolution import promote
+    from mase_web.deployments.tests.test_evolution import challenger_of
+
+    generation = challenger_of(deployment, trained_checkpoint, tmp_path)
+    promoted = promote(generation, None)
+    assert promoted.reason.startswith("promoted by the promotion rule: trained on 40 corrected tickets")
+    assert promoted.status == "champion" and promoted.promoted_by is None
