@@ -242,7 +242,8 @@ def pretrain_reader(
     distinct = len(set(texts))
     with stage(events, "reader_texts", "Reading the labelled texts", distinct, "texts") as reading:
         blocks = trainer.featurize.text(list(texts), progress=reading.advance_to)  # [T, K·D + K]
-    k, d = reader.slots, reader.dim
+    k, d, w = reader.slots, reader.dim, reader.whole_dim
+    wholes, blocks = blocks[:, :w], blocks[:, w:]  # a whole-ticket vector first when the reader has one
     mask = blocks[:, k * d :] > 0.5
     clauses = blocks[:, : k * d].reshape(-1, k, d)[mask]  # only real clauses: [M, D]
     segments = torch.arange(len(texts)).unsqueeze(1).expand(-1, k)[mask]
@@ -250,6 +251,8 @@ def pretrain_reader(
     dropout = VECTOR_DROPOUT if vector_width < d else 0.0
     torch.manual_seed(seed)
     params = [reader.l1.weight, reader.l1.bias, reader.l2.weight, reader.l2.bias]
+    if reader.whole is not None:
+        params += [reader.whole.weight, reader.whole.bias]
     reader.requires_grad_(True)  # a fixed reader (`MappoConfig.reader_fixed`) is fitted here and only here
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     y = labels.float()
@@ -259,7 +262,10 @@ def pretrain_reader(
         h = torch.relu(x @ reader.l1.weight[0] + reader.l1.bias[0])
         per_clause = h @ reader.l2.weight[0] + reader.l2.bias[0]
         out = torch.full(y.shape, -1e4)
-        return out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
+        out = out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
+        if reader.whole is not None:  # the whole ticket's linear head adds its logits
+            out = out + wholes @ reader.whole.weight[0] + reader.whole.bias[0]
+        return out
 
     loss = torch.zeros(())
     with stage(events, "reader_fit", "Fitting the clause readers", epochs, "epochs") as fitting:

@@ -5,7 +5,8 @@ A routing environment's class names its interface in ``routing`` ("package.modul
 first use, as the registry imports the class), a module with
 
 - ``start(params)``: how a trained team reads and starts (`StartOptions` fields: ``reader``,
-  ``reader_epochs``, ``warm_start_episodes``, ``warm_start_epochs``) and ``clause_readers``;
+  ``reader_epochs``, ``warm_start_episodes``, ``warm_start_epochs``, optionally ``reader_whole``) and
+  ``clause_readers``;
 - ``reader_inputs(params, keywords)``: the intents' description texts (anchors a prompt is compared to)
   and, with ``keywords``, a function of one clause giving the keyword rules' verdict per intent;
 - ``expert_team(tickets, roster)``: the labelled rule team (warm-start logs, the expert teacher);
@@ -42,6 +43,7 @@ class StartOptions:
     warm_start_epochs: int = 8
     clause_reader: bool = False  # per-clause readers fitted on the tickets' intents
     reader_outputs: int = 8  # a clause reader's scores per clause: one per intent of the catalogue
+    reader_whole: bool = False  # clause readers also read the whole ticket's sentence vector
 
 
 def routing(name: str | None = None) -> Any | None:
@@ -74,6 +76,7 @@ def start_options(environment: Any) -> StartOptions:
         warm_start_epochs=start.warm_start_epochs,
         clause_reader=start.reader in interface.clause_readers,
         reader_outputs=len(interface.catalogue(dict(environment.params)).names),
+        reader_whole=bool(getattr(start, "reader_whole", False)),
     )
 
 

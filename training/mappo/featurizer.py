@@ -26,7 +26,9 @@ class Featurizer:
       with `clause_slots=K` a text becomes K clause embeddings (zero-padded) followed by a K-long mask,
       placed after every numeric field, for an actor that scores each clause itself (`clause_block`);
       `clause_evidence` (a function of one clause, E floats) appends E numbers to each clause's
-      embedding — the keyword patterns' verdicts, for reader "clause_keywords";
+      embedding — the keyword patterns' verdicts, for reader "clause_keywords"; with `clause_whole` the
+      block starts with the whole text's unit-length embedding (W = dim floats), for a reader that also
+      reads the whole ticket (`ClauseReader` with ``whole``);
       with `char_ngrams=K` hashed character 3–4-gram counts (K buckets) are appended — surface cues
       (typos, product words) that a small frozen sentence encoder smooths over;
     - numbers and arrays pass through, flattened;
@@ -49,8 +51,10 @@ class Featurizer:
         whole_keys: Sequence[str] = ("prompt",),
         whole_anchors: Sequence[str] = (),
         clause_evidence: Callable[[str], Sequence[float]] | None = None,
+        clause_whole: bool = False,
     ):
         self.backbone = backbone
+        self.clause_whole = bool(clause_whole)
         self.clause_evidence = clause_evidence
         self._evidence_dim = len(clause_evidence("")) if clause_evidence is not None else 0
         self.whole_keys = set(whole_keys)
@@ -85,7 +89,8 @@ class Featurizer:
     def _cache_tag(self) -> str:
         name = getattr(self.backbone, "name", "none")
         evidence = getattr(self.clause_evidence, "__name__", "none") if self.clause_evidence else "none"
-        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=3|evidence={evidence}"
+        whole = "|whole" if self.clause_whole else ""
+        return f"{name}|clauses={self.clauses}|slots={self.clause_slots}|split=3|evidence={evidence}{whole}"
 
     def _load_cache(self) -> None:
         from safetensors import safe_open
@@ -124,15 +129,17 @@ class Featurizer:
         return self._evidence_dim
 
     @property
-    def clause_block(self) -> tuple[int, int] | None:
+    def clause_block(self) -> tuple[int, ...] | None:
         """(K slots, one clause's width: embedding size plus its evidence) of the clause block that ends each
-        observation, or None."""
+        observation, or None; with `clause_whole` a third number, the whole-text vector's width W."""
         if not self.clause_slots or self.backbone is None:
             return None
-        return self.clause_slots, int(self.backbone.dim) + self._evidence_dim
+        block = (self.clause_slots, int(self.backbone.dim) + self._evidence_dim)
+        return (*block, int(self.backbone.dim)) if self.clause_whole else block
 
     def _clause_block(self, texts: Sequence[str]) -> list[torch.Tensor]:
-        """[K·dim clause embeddings ‖ K mask] per text: the clauses of every text embedded in one call."""
+        """[K·dim clause embeddings ‖ K mask] per text: the clauses of every text embedded in one call (with
+        `clause_whole`, the whole text's unit vector first)."""
         k = self.clause_slots
         pieces = [split_clauses(t, limit=k) for t in texts]
         flat = self.backbone.encode([p for ps in pieces for p in ps]).float()
@@ -149,6 +156,9 @@ class Featurizer:
             mask = torch.zeros(k)
             mask[: len(ps)] = 1.0
             out.append(torch.cat([block.flatten(), mask]))
+        if self.clause_whole:
+            whole = nn.functional.normalize(self.backbone.encode(list(texts)).float(), dim=-1)
+            out = [torch.cat([w, row]) for w, row in zip(whole, out, strict=True)]
         return out
 
     def text(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> torch.Tensor:
@@ -245,11 +255,13 @@ def clause_featurizer(
     cache_file: str | Path | None = None,
     keywords: bool = False,
     environment: Any | None = None,
+    whole: bool = False,
 ) -> Featurizer:
     """Draft and step as numbers, then the ticket as a block of per-clause embeddings (the actors' readers);
     with `keywords` each clause also carries the keyword rules' verdict per intent. The intents and their
     rules are the routing environment's (`environment`: a spec's, with its ``name`` and ``params``; None:
-    the default routing environment's shipped catalogue), asked through `agents.envs.routing`.
+    the default routing environment's shipped catalogue), asked through `agents.envs.routing`. With
+    `whole` the block starts with the whole ticket's unit sentence vector (reader_whole).
 
     The status line is skipped: it restates the draft and step, and embedding every distinct status
     string would cost a backbone call per step.
@@ -268,6 +280,7 @@ def clause_featurizer(
         cache_file=cache_file,
         whole_anchors=anchors,
         clause_evidence=evidence,
+        clause_whole=whole,
     )
 
 
@@ -276,7 +289,10 @@ def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
     start = start_options(team.environment)
     if start.clause_reader:
         return clause_featurizer(
-            backbone, keywords=start.reader == "clause_keywords", environment=team.environment
+            backbone,
+            keywords=start.reader == "clause_keywords",
+            environment=team.environment,
+            whole=start.reader_whole,
         )
     # an environment may name observation fields a reader skips (research_report: its free-text view)
     from agents.envs import env_class

@@ -51,20 +51,35 @@ class ClauseReader(nn.Module):
     Input: the clause block that ends an observation ([K·D embeddings ‖ K mask], `Featurizer.clause_slots`);
     output: `outputs` scores in (0, 1) per agent — "does some clause ask for this?" (multiple-instance
     reading: a ticket has a request when one of its clauses does).
+
+    With ``whole`` = W the block starts with the whole ticket's sentence vector (W floats) and a linear head
+    on it adds its logits to the clauses' max, so the backbone's general reading of the ticket stays in the
+    score (``reader_whole``; measured in docs/experiments/2026-12-05-generalisation.md: it did not lift a
+    team on hand-written tickets, so it is off by default).
     """
 
-    def __init__(self, n_agents: int, slots: int, dim: int, hidden: int, outputs: int):
+    def __init__(self, n_agents: int, slots: int, dim: int, hidden: int, outputs: int, whole: int = 0):
         super().__init__()
-        self.slots, self.dim = slots, dim
+        self.slots, self.dim, self.whole_dim = slots, dim, int(whole)
         self.l1 = PerAgentLinear(n_agents, dim, hidden)
         self.l2 = PerAgentLinear(n_agents, hidden, outputs, gain=1.0)
+        # with a whole-ticket vector before the clauses: a linear head on it, its logits added to the
+        # clauses' (zero at the start: the reader starts as a clause reader)
+        self.whole = PerAgentLinear(n_agents, self.whole_dim, outputs, gain=0.0) if self.whole_dim else None
 
     @property
     def width(self) -> int:
-        return self.slots * (self.dim + 1)
+        return self.whole_dim + self.slots * (self.dim + 1)
 
     def logits(self, block: torch.Tensor) -> torch.Tensor:
-        """Max-pooled clause logits [B, N, outputs] from clause blocks [B, N, K·D + K]."""
+        """Max-pooled clause logits [B, N, outputs] from clause blocks [B, N, K·D + K] (with a whole-ticket
+        head: [B, N, W + K·D + K], the whole ticket's logits added)."""
+        if self.whole is None:
+            return self._clause_logits(block)
+        whole, clauses = block[..., : self.whole_dim], block[..., self.whole_dim :]
+        return self.whole(whole) + self._clause_logits(clauses)
+
+    def _clause_logits(self, block: torch.Tensor) -> torch.Tensor:
         B, N = block.shape[:2]
         clauses = block[..., : self.slots * self.dim].reshape(B, N, self.slots, self.dim)
         mask = block[..., self.slots * self.dim :] > 0.5
@@ -102,7 +117,10 @@ class TeamActor(nn.Module):
         self.n_agents, self.sharing, self.use_comm = n_agents, cfg.sharing, bool(cfg.comm) and n_agents > 1
         self.reader = None
         if clause_block is not None:
-            self.reader = ClauseReader(n_agents, *clause_block, cfg.reader_hidden, cfg.reader_outputs)
+            slots, dim, *whole = clause_block  # (K, D) or (K, D, W): a whole-ticket vector before the clauses
+            self.reader = ClauseReader(
+                n_agents, slots, dim, cfg.reader_hidden, cfg.reader_outputs, whole=whole[0] if whole else 0
+            )
             obs_dim = obs_dim - self.reader.width + cfg.reader_outputs
         self.max_actions = max(n_actions)
         mask = torch.zeros(n_agents, self.max_actions, dtype=torch.bool)
@@ -194,7 +212,11 @@ class TeamActor(nn.Module):
     def agent_parameters(self, i: int) -> list[tuple[nn.Parameter, int]]:
         """(parameter, agent slice index) pairs that belong to agent i alone (for update periods)."""
         own = []
-        readers = (self.reader.l1, self.reader.l2) if self.reader is not None else ()
+        readers = (
+            tuple(m for m in (self.reader.l1, self.reader.l2, self.reader.whole) if m is not None)
+            if self.reader is not None
+            else ()
+        )
         for module in (self.l1, self.l2, self.head, *readers):
             if isinstance(module, PerAgentLinear):
                 own += [(module.weight, i), (module.bias, i)]

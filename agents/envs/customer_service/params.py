@@ -104,6 +104,12 @@ class CustomerServiceParams(EnvParams):
     reader_epochs: int = param(
         300, "supervised clause-reader epochs on the training tickets' intents", low=0, high=100_000
     )
+    reader_whole: bool = param(
+        False,
+        "Clause readers also read the whole ticket's sentence vector (a linear head beside the clauses'). "
+        "Experimental: it did not lift a team on hand-written tickets (docs/experiments/"
+        "2026-12-05-generalisation.md).",
+    )
     warm_start_episodes: int = param(
         0, "episodes of the labelled rule team logged and cloned before PPO; 0 = off", low=0, high=1_000_000
     )
