@@ -1,5 +1,6 @@
 import { IntentCatalogueEditor } from "./IntentCatalogue";
 import { NumberField } from "./NumberField";
+import { TicketsField } from "./TicketsField";
 import { useDesigner } from "./store";
 import type { Catalogue, EnvParam, Json } from "./types";
 
@@ -80,7 +81,7 @@ function ParamField({ param, value, onChange }: FieldProps) {
 }
 
 /** The environment the team trains in and its parameters, as a form built from the environment's own descriptions. */
-export function EnvironmentEditor({ catalogue }: { catalogue: Catalogue }) {
+export function EnvironmentEditor({ catalogue, project }: { catalogue: Catalogue; project?: number }) {
   const environment = useDesigner((s) => s.spec.environment);
   const setSection = useDesigner.getState().setSection;
   if (!environment?.name) return <p className="muted">This workflow is design-only: it names no environment to train in.</p>;
@@ -105,6 +106,15 @@ export function EnvironmentEditor({ catalogue }: { catalogue: Catalogue }) {
               <div key={param.name} className="env-param">
                 {param.name === "intents" && intents ? (
                   <IntentCatalogueEditor shipped={intents} value={params.intents} onChange={(value) => save(withParam(params, param, value))} />
+                ) : param.name === "tickets" && project !== undefined && param.kind === "text" ? (
+                  <TicketsField
+                    project={project}
+                    label={paramLabel(param.name)}
+                    hint={param.help}
+                    value={typeof params.tickets === "string" ? params.tickets : ""}
+                    placeholder={String(param.default)}
+                    onChange={(value) => save(withParam(params, param, value))}
+                  />
                 ) : (
                   <ParamField param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />
                 )}

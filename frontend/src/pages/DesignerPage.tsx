@@ -221,7 +221,7 @@ function Designer() {
                   {tab === "reward" && <RewardComposer catalogue={catalogue} />}
                   {tab === "schedule" && <ScheduleEditor catalogue={catalogue} />}
                   {tab === "training" && <TrainingEditor algorithms={catalogue.algorithms} />}
-                  {tab === "environment" && <EnvironmentEditor catalogue={catalogue} />}
+                  {tab === "environment" && <EnvironmentEditor catalogue={catalogue} project={workflow.project} />}
                   {tab === "safety" && <SafetyEditor catalogue={catalogue} />}
                 </fieldset>
               )}

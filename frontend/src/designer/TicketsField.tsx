@@ -1,0 +1,80 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, fieldErrorText } from "../api";
+import { datasetQueries } from "../datasets/queries";
+import type { Dataset } from "../datasets/types";
+
+/** What `POST /api/dataset-versions/<id>/training-files/` answers: the name the spec gives, rows per split. */
+interface TrainingFiles {
+  tickets: string;
+  counts: Record<string, number>;
+}
+
+export interface TrainableVersion {
+  version: number;
+  label: string;
+}
+
+/** The project's datasets a team can train on, each by its newest version, named as a user knows them. */
+export function trainableVersions(datasets: Dataset[], project: number): TrainableVersion[] {
+  return datasets
+    .filter((d) => d.project === project && d.latest_version)
+    .map((d) => ({ version: d.latest_version!.id, label: `${d.name} · v${d.latest_version!.number} (${d.latest_version!.row_count} rows)` }));
+}
+
+/** The labelled rows per split in words: "train 40 · dev 6 · test 6". */
+export function countsText(counts: Record<string, number>): string {
+  return ["train", "dev", "test"].map((split) => `${split} ${counts[split] ?? 0}`).join(" · ");
+}
+
+interface Props {
+  project: number;
+  label: string;
+  hint?: string;
+  value: string;
+  placeholder: string;
+  onChange: (value: string | undefined) => void;
+}
+
+/** The tickets a routing team trains on: a split name or file typed as before, or one of the project's
+ * datasets chosen by name, whose labelled rows are then written where the environment reads them. */
+export function TicketsField({ project, label, hint, value, placeholder, onChange }: Props) {
+  const { data: versions = [] } = useQuery({ ...datasetQueries.list(), select: (body) => trainableVersions(body.results, project) });
+  const [chosen, setChosen] = useState("");
+  const [used, setUsed] = useState("");
+  const write = useMutation({
+    mutationFn: (version: number) => api<TrainingFiles>(`dataset-versions/${version}/training-files/`, { method: "POST" }),
+    onSuccess: (body) => {
+      onChange(body.tickets);
+      setUsed(`Training on its labelled rows: ${countsText(body.counts)}.`);
+    },
+  });
+  return (
+    <div className="tickets-field">
+      <label className="field" title={hint}>
+        <span>{label}</span>
+        <input value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value || undefined)} />
+      </label>
+      {versions.length > 0 && (
+        <div className="row">
+          <label className="field">
+            <span>Train on a dataset</span>
+            <select aria-label="Train on a dataset" value={chosen} onChange={(e) => setChosen(e.target.value)}>
+              <option value="">choose a dataset</option>
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" disabled={!chosen || write.isPending} onClick={() => write.mutate(Number(chosen))}>
+            Use its labelled rows
+          </button>
+        </div>
+      )}
+      {used && <p className="ok" data-testid="tickets-used">{used}</p>}
+      {write.error && <p className="error" role="alert">{fieldErrorText(write.error)}</p>}
+    </div>
+  );
+}
