@@ -410,3 +410,6 @@ class ShadowAnswer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["episode", "generation"], name="one_shadow_answer_per_ticket")
         ]
+
+    def __str__(self) -> str:
+        return f"shadow answer of generation {self.generation_id} to episode {self.episode_id}"
