@@ -229,7 +229,8 @@ def challenger_spec(
     """The parent's spec reading its tickets plus ``rows`` (each ``weight`` times: a few hundred corrections
     beside thousands of generated tickets otherwise barely move the readers' fit); taught by the parent's
     checkpoint when the trainer can read it. Returns the spec and what the generation's data summary says."""
-    base = _champion_tickets(parent.spec)
+    ours = f"d{deployment.pk}-e"  # rows an earlier generation added come back from the dataset, newest labels
+    base = [t for t in _champion_tickets(parent.spec) if not str(t["id"]).startswith(ours)]
     added = [
         {"id": f"d{deployment.pk}-e{r['episode']}-{i}-w{w}", "text": r["text"], "intents": r["intents"]}
         for i, r in enumerate(rows)

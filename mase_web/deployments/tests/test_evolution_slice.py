@@ -10,7 +10,7 @@ import pytest
 
 from agents import places
 from mase_web.deployments.evolution import challenger_spec, first_generation, labelled_traffic
-from mase_web.deployments.models import Correction, DecisionStep, Episode
+from mase_web.deployments.models import Correction, DecisionStep, Episode, Generation
 from mase_web.deployments.tests.conftest import make_deployment, team_spec
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +63,15 @@ def test_a_corrected_row_stands_weight_times_in_the_challengers_tickets(deployme
     assert sum(t["text"] == "the kettle came dented" for t in lines) == 3
     assert len(lines) == about["base_tickets"] + 3
     assert len({t["id"] for t in lines}) == len(lines)
+    # a promoted generation's tickets already hold these rows: its challenger reads them once, not twice
+    promoted = Generation.objects.create(
+        deployment=deployment, number=2, spec=spec, parent=parent, run=parent.run
+    )
+    again, about_again = challenger_spec(deployment, promoted, 3, rows, weight=3)
+    name = again["environment"]["params"]["tickets"]
+    lines = [json.loads(x) for x in (directory / f"{name}.jsonl").read_text().splitlines()]
+    assert about_again["base_tickets"] == about["base_tickets"]
+    assert sum(t["text"] == "the kettle came dented" for t in lines) == 3
 
 
 def test_a_challenger_the_rule_promotes_says_so_and_not_a_person(deployment, trained_checkpoint, tmp_path):
