@@ -176,6 +176,7 @@ def ticket_problem(line: str, where: str, params: Mapping[str, Any] | None = Non
         return str(exc)
     return None
 
+
 def out_of_scope_tickets(params: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """Labelled out-of-scope tickets (``{"text", "intents": []}``) the scope gate contrasts a ticket with
     (`serving.scope`): a dataset NAME's ``NAME.out_of_scope`` rows when it has them; for the shipped
