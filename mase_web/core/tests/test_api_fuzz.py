@@ -29,7 +29,15 @@ from schemathesis.errors import FailureGroup
 
 from mase_web.accounts.models import Project
 from mase_web.datasets.facade import Dataset, add_rows
-from mase_web.deployments.models import Alert, BatchJob, BreakerTransition, DecisionStep, Deployment, Episode
+from mase_web.deployments.models import (
+    Alert,
+    BatchJob,
+    BreakerTransition,
+    Conversation,
+    DecisionStep,
+    Deployment,
+    Episode,
+)
 from mase_web.feedback.models import (
     Assignment,
     FeedbackItem,
@@ -151,6 +159,7 @@ def build_world() -> dict:
     Rating.objects.create(item=rated, annotator=admin, value=4, tags=["rude"])
     PairwiseJudgement.objects.create(item=pair, annotator=admin, choice="A")
     reward_model = RewardModel.objects.create(queue=rating, created_by=admin)
+    conversation = Conversation.objects.create(deployment=deployment, created_by=admin)
     dataset = Dataset.objects.create(project=project, name="tickets", created_by=admin)
     dataset_version = add_rows(
         dataset, [{"text": "where is my parcel", "intents": ["delivery"]}], "uploaded", admin
@@ -159,6 +168,7 @@ def build_world() -> dict:
         "token": Token.objects.create(user=admin).key,
         "ids": {
             "deployments": [deployment.pk],
+            "conversations": [conversation.pk],
             "episodes": [episode.pk],
             "decisions": [decision.pk],
             "datasets": [dataset.pk],
