@@ -33,7 +33,7 @@ N = 20, 40, 60 labelled tickets; its recall and the other intents' exact match b
     python bench/datasets.py --out FILE.json [--quick] [--train F --test F [--catalogue F] [--dev F]]
                              [--out-of-scope F] [--scope-dev F] [--seed 0]
                              [--parts domains out_of_scope new_intent] [--new-intent-labels 20 40 60]
-                             [--new-intent-repeat K]
+                             [--min-rows-per-intent M]
 
 Keys are documented in bench/README.md (section bench/datasets.py).
 """
@@ -173,9 +173,9 @@ def routing_env(team: Any, rows: list[dict[str, Any]], name: str) -> Any:
     folder = data_folder()
     folder.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps({"id": r["id"], "text": r["text"], "intents": r["intents"]}) for r in rows]
-    (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / f"{name}.test.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     env_name, params = team.environment.name, dict(team.environment.params)
-    params |= {"tickets": name, "shuffle": False}
+    params |= {"tickets": f"{name}.test", "shuffle": False}  # a test file: never oversampled
     return env_class(env_name)(**params, **team_kwargs(env_name, team.agents, team.edges))
 
 
@@ -417,7 +417,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--new-intent-labels", type=int, nargs="+", help="N labelled tickets (20 40 60)")
     parser.add_argument(
-        "--new-intent-repeat", type=int, default=1, help="each new-intent ticket written K times (a lever)"
+        "--min-rows-per-intent",
+        type=int,
+        default=0,
+        help="new_intent: the team's environment.params.min_rows_per_intent (oversampling; 0 = off)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)

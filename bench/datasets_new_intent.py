@@ -9,9 +9,11 @@ tickets of ``new_intent_train.jsonl`` (several voices, written for this benchmar
 scored on ``new_intent_test.jsonl`` (another 30 tickets, never trained or selected on: ``recall``, the
 share whose answer names the new intent) and on the shipped test split (``others_exact_match_after``).
 
-``repeat`` (``--new-intent-repeat K``) is the lever measured when recall falls short: each labelled ticket
-of the new intent is written K times into the training file, so the warm start and readers see a few
-dozen tickets among thousands as often as a common intent's.
+``min_rows_per_intent`` (``--min-rows-per-intent M``) is the product's oversampling option, set in the
+team's ``environment.params`` as a user sets it: the environment repeats the training rows of every intent
+with fewer than M of them up to M (`agents.envs.customer_service.oversample`), so the warm start, the
+readers and PPO's draws see a few dozen tickets among thousands as often as a mid-sized intent's. The
+scoring files are test files and are never oversampled.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ OWNER = "dispute_mediator"  # the shipped specialist the product manager gives i
 LABELS = (20, 40, 60)
 
 
-def add_intent(doc: dict[str, Any], tickets: str) -> dict[str, Any]:
-    """The template with the new intent in its catalogue, owned by `OWNER`, trained on ``tickets``."""
+def add_intent(doc: dict[str, Any], tickets: str, min_rows: int = 0) -> dict[str, Any]:
+    """The template with the new intent in its catalogue, owned by `OWNER`, trained on ``tickets`` with
+    the product's oversampling option at ``min_rows`` (0: off)."""
     doc = json.loads(json.dumps(doc))
     owned = [i for a in doc["agents"] for i in a.get("intents") or []]
     doc["environment"]["params"] |= {
         "intents": [*({"name": n} for n in owned), NEW_INTENT],
         "tickets": tickets,
+        "min_rows_per_intent": int(min_rows),
     }
     for agent in doc["agents"]:
         if agent["id"] == OWNER:
@@ -73,10 +77,10 @@ def measure(bench: Any, args: Any, backbone: Any) -> dict[str, Any]:
     pool = bench.read_rows(data / "new_intent_train.jsonl")
     held = bench.read_rows(data / "new_intent_test.jsonl")
     labels = [int(n) for n in (args.new_intent_labels or (0, *LABELS))]  # 0: the template as shipped
-    repeat = max(1, int(args.new_intent_repeat))
+    min_rows = max(0, int(args.min_rows_per_intent))
     if args.quick:
         base_train, test, held = bench.spread(base_train, 120), bench.spread(test, 60), bench.spread(held, 10)
-    out: dict[str, Any] = {"intent": NEW_INTENT["name"], "owner": OWNER, "repeat": repeat}
+    out: dict[str, Any] = {"intent": NEW_INTENT["name"], "owner": OWNER, "min_rows_per_intent": min_rows}
     out |= {
         "labels": [n for n in labels if n],
         "recall": [],
@@ -91,10 +95,9 @@ def measure(bench: Any, args: Any, backbone: Any) -> dict[str, Any]:
             )
             out["train_seconds_before"] = round(seconds, 2)
         for n in (n for n in labels if n):
-            added = [dict(r, id=f"{r['id']}-x{k}") for r in pool[:n] for k in range(repeat)]
             name = f"bench_new_intent_{n}"
-            bench.write_dataset(None, name, base_train + added, base_dev)
-            team, policy, seconds = bench.train_team(add_intent(doc, name), work, backbone)
+            bench.write_dataset(None, name, base_train + pool[:n], base_dev)
+            team, policy, seconds = bench.train_team(add_intent(doc, name, min_rows), work, backbone)
             out["recall"].append(
                 recall(bench.routing_env(team, held, "bench_new"), policy, NEW_INTENT["name"])
             )

@@ -48,6 +48,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents.envs.customer_service.catalogue import SHIPPED, Catalogue, make_catalogue
+from agents.envs.customer_service.oversample import training_tickets
 from agents.envs.customer_service.params import (
     CLAUSE_READERS,
     DEFAULTS,
@@ -159,7 +160,9 @@ class CustomerServiceEnv(ParallelEnv):
         source = p.tickets if tickets is None or isinstance(tickets, str | Path) else tickets
         self.catalogue = team.catalogue if isinstance(team, Roster) else make_catalogue(p.intents)
         self.tickets: list[Ticket] = (
-            load_tickets(source, self.catalogue) if isinstance(source, str | Path) else list(source)
+            training_tickets(load_tickets(source, self.catalogue), source, p.min_rows_per_intent)
+            if isinstance(source, str | Path)
+            else list(source)
         )
         if not self.tickets:
             raise TicketFileError("customer_service: no tickets given")
