@@ -70,6 +70,7 @@ def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_fa
         db_url = database_url_of(connection.settings_dict)
     env = dict(os.environ, DATABASE_URL=db_url, REDIS_URL=redis_service.url, DEBUG="0")
     env["MASE_GENERATION_HOSTS"] = LOOPBACK_GENERATION_HOSTS  # the tests' chat servers (see below)
+    env["PGAPPNAME"] = SERVICES_APP_NAME  # libpq tags every connection the services open (see below)
     # Deliveries queued by earlier tests belong to rolled-back rows (SQLite may reuse their ids).
     app.control.purge()
     port = free_port()
@@ -92,6 +93,27 @@ def live_services(django_db_setup, django_db_blocker, redis_service, tmp_path_fa
     finally:
         _stop(worker)
         _stop(server)
+        with django_db_blocker.unblock():
+            _end_orphaned_service_connections(connection)
+
+
+SERVICES_APP_NAME = "mase-live-services"
+
+
+def _end_orphaned_service_connections(connection) -> None:
+    """End PostgreSQL sessions the stopped services left behind (a pool child outliving a killed worker).
+
+    The test's teardown flushes the database; a session of a service still open in a transaction would block
+    that flush, and any left over blocks dropping the test database at the end.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [SERVICES_APP_NAME],
+        )
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ nothing, and the tasks won by the others (read from the SVG's data, not its pixe
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 
 import pytest
@@ -22,12 +21,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.services,
     pytest.mark.django_db(transaction=True),
-    # On CI's PostgreSQL pass the database could not be flushed after this test (another session still held
-    # it: a connection of the live server's task stream, not yet found). Runs on SQLite until that is fixed.
-    pytest.mark.skipif(
-        os.environ.get("DATABASE_URL", "").startswith("postgres"),
-        reason="a live-server connection outlives the test on PostgreSQL (flush fails); to fix",
-    ),
 ]
 
 HEATMAP = "[data-testid='load-heatmap']"
