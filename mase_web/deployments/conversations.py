@@ -15,6 +15,7 @@ run under the deployment's row lock, which also serialises two turns of one conv
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
 from collections.abc import Callable
@@ -149,11 +150,19 @@ def play_turn(
             raise ConversationError("text", "the customer's message is empty; write what they say")
         seen = breaker_store.playing_breaker(row, runtime.breaker)
         request_id = f"conversation-{conversation.pk}-{uuid.uuid4().hex[:12]}"
-        options = {"conversation": conversation.state or None, "message": reading, "seed": conversation.pk}
+        options = {"conversation": conversation.state or None, "message": reading, "seed": opening_seed(text)}
         result = runtime.run(options, request_id=request_id, reward_known=False)
         _store_turn(row, conversation, text, result, reading, request_id, user, source)
         breaker_store.save_played(row, runtime.breaker, seen)
     return conversation
+
+
+def opening_seed(text: str) -> int:
+    """The seed of the simulated knowledge base a conversation searches, from its first message's words: the
+    same opening finds the same articles on any server and database (a row id would differ between them).
+    Later turns keep the seed stored in the conversation's state."""
+    words = " ".join(text.lower().split())
+    return int.from_bytes(hashlib.sha256(words.encode()).digest()[:4], "big")
 
 
 def _member(user: Any) -> Any:
