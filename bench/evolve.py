@@ -14,6 +14,8 @@ Sections (`--sections`):
   is set aside as *unseen* traffic that nobody reviews; after each generation the serving team, and the
   challenger, are scored on it and on the in-distribution test split. K = `--ks`, up to `--budget`
   corrections in all.
+- new_intent: an intent the team does not know in ``--new-intent-share`` of the traffic, accepted onto the
+  design's canvas, its corrections flowing in (`bench/evolve_new_intent.py`).
 - safety: the same loop with a share `--corrupt` of the corrections wrong (half random, half adversarial:
   one intent systematically named as another), `--safety-runs` runs (one generation each, traffic
   drawn anew per run); a run counts in `worse_promoted` when the promoted challenger is worse than the
@@ -309,7 +311,9 @@ def main() -> None:
     )
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--sections", nargs="+", default=["drift", "safety"], choices=["drift", "safety"])
+    parser.add_argument(
+        "--sections", nargs="+", default=["drift", "safety"], choices=["drift", "safety", "new_intent"]
+    )
     parser.add_argument("--ks", nargs="+", type=int, default=[100, 50, 25])
     parser.add_argument("--budget", type=int, default=200, help="corrections in all, per K")
     parser.add_argument("--champion", type=Path, help="a trained run directory of the template to deploy")
@@ -325,6 +329,9 @@ def main() -> None:
     parser.add_argument("--weight", type=int, default=None, help="the policy's correction_weight (lever)")
     parser.add_argument("--slice-every", type=int, default=None)
     parser.add_argument("--min-tickets", type=int, default=None)
+    parser.add_argument("--new-intent-k", type=int, default=20, help="corrections per generation")
+    parser.add_argument("--new-intent-generations", type=int, default=3)
+    parser.add_argument("--new-intent-share", type=float, default=0.2, help="its share of traffic")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -342,6 +349,7 @@ def main() -> None:
         spec = quick_spec(build_tiny_causal_lm(places.places().models_dir / "tiny-lm-evolve"))
         args.ks, args.budget, args.unseen, args.per_family = [4], 8, 12, 4
         args.safety_runs, args.safety_k = 1, 4
+        args.new_intent_k, args.new_intent_generations = 2, 2
         test = load_jsonl(TEST)[:12]
     else:
         spec = json.loads(SPEC.read_text())
@@ -390,6 +398,10 @@ def main() -> None:
             policy,
             save,
         )
+    if "new_intent" in args.sections:
+        from bench.evolve_new_intent import new_intent
+
+        out["new_intent"] = new_intent(sys.modules[__name__], project, users, run, spec, args, policy)
     write(args.out, out, started)
     shutil.rmtree(work, ignore_errors=True)
 

@@ -71,6 +71,10 @@ class AcceptProposalView(APIView):
             deployment.project_id, deployment.workflow_id, deployment.spec or {}, deployment.name,
             intent, data.get("owner") or "", request.user,
         )  # fmt: skip
+        if deployment.workflow_id != workflow.pk:
+            # the new draft is the deployment's design: labels may name the intent, the next generation learns it
+            deployment.workflow = workflow
+            deployment.save(update_fields=["workflow"])
         names = [i["name"] for i in intent_catalogue(workflow.spec)]
         answer = {"workflow": workflow.pk, "designer": f"/workflows/{workflow.pk}/", "intents": names}
         return Response(answer, status=status.HTTP_201_CREATED)

@@ -44,6 +44,10 @@ def team_agents(spec: dict) -> list[dict[str, Any]]:
 
 
 def deployment_catalogue(deployment: Deployment) -> dict[str, Any]:
-    """What a correction may name: the intents (with descriptions) and the team's agents."""
+    """What a correction may name: the intents (with descriptions), those accepted onto the deployment's
+    design among them (the next generation learns them from these labels), and the team's agents."""
+    from mase_web.deployments.accepted_intents import accepted_intents
+
     spec = deployment.spec or {}
-    return {"intents": intent_catalogue(spec), "agents": team_agents(spec)}
+    accepted = [{"name": i["name"], "description": i["description"]} for i in accepted_intents(deployment)]
+    return {"intents": intent_catalogue(spec) + accepted, "agents": team_agents(spec)}

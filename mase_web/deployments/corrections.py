@@ -1,8 +1,8 @@
 """An operator's correction of a decision or a ticket: what the right answer was, so that review can teach.
 
 In decision review an operator who sees a ticket handled wrongly says what was right: the intents the ticket
-really asked for (any of the deployment's intent catalogue), the agent that should own it (a member of the
-deployed team), or both, and optionally a better reply. A correction
+really asked for (any of the deployment's intent catalogue, or of the intents accepted onto its design), the
+agent that should own it (a member of the deployed team), or both, and optionally a better reply. A correction
 
 - marks what it corrects wrong (the decision, or the ticket's deciding decisions), with the operator's reason
   or one that says what was corrected;
@@ -22,7 +22,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, relabel_rows, version_rows
-from mase_web.deployments.catalogue import intent_catalogue, team_agents
+from mase_web.deployments.catalogue import deployment_catalogue, team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
 from mase_web.deployments.evolution_eval import maybe_evolve_after_correction
@@ -80,7 +80,7 @@ class CorrectionRequestSerializer(serializers.Serializer):
     )
 
     def validate_intents(self, intents: list[str]) -> list[str]:
-        known = [i["name"] for i in intent_catalogue(self.context["deployment"].spec or {})]
+        known = [i["name"] for i in deployment_catalogue(self.context["deployment"])["intents"]]
         unknown = [name for name in intents if name not in known]
         if unknown:
             shown = ", ".join(known) or "none"

@@ -10,6 +10,7 @@ The loop (docs/design.md, "Evolution of a deployed team"):
 3. "Evolve" launches a challenger run: the champion's spec, its tickets = the champion's training tickets
    plus the dataset's training rows outside the slice, taught by the champion's checkpoint where the
    trainer can read one (``training.teacher = "checkpoint"``; no trainer starts from another run's weights).
+   Intents accepted onto the deployment's design join the challenger's catalogue (`accepted_intents`).
 4. When the run has succeeded, champion and challenger answer the slice's tickets through serving runtimes;
    `serving.promotion.compare` judges them and the challenger is promoted only when it says so (and the
    policy promotes automatically), else it stays a candidate with the reason in words.
@@ -33,6 +34,7 @@ from django.utils import timezone
 from agents import places
 from mase_web.datasets.facade import Dataset, latest_version, version_rows
 from mase_web.deployments import breaker_store
+from mase_web.deployments.accepted_intents import with_accepted_intents
 from mase_web.deployments.models import Correction, DecisionStep, Deployment, Generation
 from mase_web.runs.facade import Run, launch_run, teacher_problem
 from serving.promotion import PromotionRule, check_disjoint
@@ -238,11 +240,13 @@ def challenger_spec(
     ]
     name = f"evolve-d{deployment.pk}-g{number}"
     _write_tickets(name, base + added)
-    spec = json.loads(json.dumps(parent.spec))
+    spec, new_intents = with_accepted_intents(deployment, json.loads(json.dumps(parent.spec)))
     spec.setdefault("environment", {}).setdefault("params", {})["tickets"] = name
     training = spec.setdefault("training", {})
     taught = {**training, "teacher": "checkpoint", "teacher_checkpoint": str(parent.run_id)}
     problem = teacher_problem({**spec, "training": taught}, deployment.project_id)
+    if new_intents:  # its owners' action spaces grew: the parent's checkpoint does not fit them
+        problem = f"the catalogue gained {', '.join(new_intents)} on the design's canvas"
     if problem is None and training.get("algorithm") in ("mappo", "ippo"):
         spec["training"] = taught
         start = f"taught by generation {parent.number}'s checkpoint (run {parent.run_id})"
@@ -255,6 +259,7 @@ def challenger_spec(
         "base_tickets": len(base),
         "row_weight": max(1, int(weight)),
         "start": start,
+        "intents_added": new_intents,
     }
 
 
