@@ -4,10 +4,11 @@ template trained with IPPO and with MAPPO through `training.api.train`, per seed
 
     python bench/interactive_support.py --out F.json [--quick] [--seeds 0 1] [--train-episodes 2560]
         [--eval-episodes 500] [--runs DIR]   # DIR/<algorithm>-s<seed>: a run there is reused, else trained
-        [--rules grid|shipped] [--algorithms ippo mappo]
+        [--rules grid|shipped] [--algorithms ippo mappo] [--world basic|uncertain]
 
-``--rules shipped`` skips the search over the grid and uses the procedure it chose last (`BEST`, recorded
-with the grid's figures in the study); the rules arms have no randomness, so they are played once and
+``--rules shipped`` skips the search over the grid and uses the procedure it chose last for the world
+(`baselines.SHIPPED`, recorded with the grid's figures in the study); ``--world`` sets the environment's
+``world`` param for every arm (rules, imitation, training: `world.WORLDS`); the rules arms have no randomness, so they are played once and
 their figures repeated for every seed.
 
 Every arm plays the same `--eval-episodes` customers of the training families (fresh seeds, never the dev
@@ -30,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from agents.envs.interactive_support.baselines import (  # noqa: E402
-    BEST,
     NAMED,
+    SHIPPED,
     choose_on_dev,
     clone,
     compare_arms,
@@ -46,7 +47,9 @@ TEMPLATE = ROOT / "examples" / "interactive_support.json"
 SUMMARY_KEYS = ("resolution", "satisfaction", "escalations", "cost", "heldout_resolution", "return")
 
 
-def trained_policy(run_dir: Path, algorithm: str, seed: int, episodes: int) -> tuple[Any, float]:
+def trained_policy(
+    run_dir: Path, algorithm: str, seed: int, episodes: int, world: str = "basic"
+) -> tuple[Any, float]:
     """The best checkpoint of the template trained with ``algorithm`` and ``seed`` in ``run_dir`` (trained
     now unless a finished run is there), greedy; and the training seconds (0 when reused)."""
     best = run_dir / "checkpoints" / "mappo" / "best"
@@ -54,6 +57,7 @@ def trained_policy(run_dir: Path, algorithm: str, seed: int, episodes: int) -> t
     if not (best / "state.json").is_file():
         spec = json.loads(TEMPLATE.read_text())
         spec["training"].update(algorithm=algorithm, seed=seed)
+        spec["environment"]["params"]["world"] = world
         started = time.perf_counter()
         train(spec, run_dir, episodes=episodes, resume=False)
         seconds = time.perf_counter() - started
@@ -94,6 +98,7 @@ def main() -> None:
     parser.add_argument("--runs", default=None, help="where the trained runs live (default: next to --out)")
     parser.add_argument("--rules", choices=("grid", "shipped"), default="grid")
     parser.add_argument("--algorithms", nargs="+", choices=("ippo", "mappo"), default=["ippo", "mappo"])
+    parser.add_argument("--world", choices=tuple(SHIPPED), default="basic", help="the environment's world")
     args = parser.parse_args()
     torch.set_num_threads(1)  # many small networks: threads only contend on a shared machine
     quick = args.quick
@@ -105,32 +110,38 @@ def main() -> None:
     runs = Path(args.runs) if args.runs else Path(args.out).with_suffix("") / "runs"
 
     started = time.perf_counter()
+    params = {"world": args.world}
     if args.rules == "shipped":
-        chosen, rows = BEST, []
+        chosen, rows = SHIPPED[args.world], []
     else:
         chosen, rows = choose_on_dev(
-            list(NAMED.values()) if quick else grid(), 20 if quick else args.dev_episodes
+            list(NAMED.values()) if quick else grid(args.world), 20 if quick else args.dev_episodes, params
         )
     rules = {f"rules:{name}": procedure for name, procedure in NAMED.items()}
-    scripted = compare_arms({**rules, "best_rules": chosen}, eval_episodes)  # deterministic: once
+    scripted = compare_arms({**rules, "best_rules": chosen}, eval_episodes, params=params)  # deterministic
     per_seed: dict[int, dict[str, dict[str, float]]] = {}
     seconds: dict[str, dict[int, float]] = {a: {} for a in args.algorithms}
     differences: dict[int, Any] = {}
     for seed in seeds:
         arms: dict[str, Any] = {
-            "imitation": clone(chosen, episodes=100 if quick else 2000, epochs=5 if quick else 40, seed=seed)
+            "imitation": clone(
+                chosen, episodes=100 if quick else 2000, epochs=5 if quick else 40, seed=seed, params=params
+            )
         }
         for algorithm in args.algorithms:
             arms[algorithm], seconds[algorithm][seed] = trained_policy(
-                runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes
+                runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes, args.world
             )
-        per_seed[seed] = {**scripted, **compare_arms(arms, eval_episodes)}
+        per_seed[seed] = {**scripted, **compare_arms(arms, eval_episodes, params=params)}
         if "mappo" in arms:
-            differences[seed] = decision_differences(arms["mappo"], chosen, episodes=eval_episodes)
+            differences[seed] = decision_differences(
+                arms["mappo"], chosen, episodes=eval_episodes, params=params
+            )
     result = {
         "interactive_support": {
+            "world": args.world,
             "best_rules": chosen.name,
-            "best_rules_is_shipped": chosen == BEST,
+            "best_rules_is_shipped": chosen == SHIPPED[args.world],
             "rules_grid": sorted(rows, key=lambda r: -r["return"])[:20],
             "arms": summarise(per_seed),
             "seeds": {str(s): v for s, v in per_seed.items()},

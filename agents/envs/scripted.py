@@ -47,7 +47,7 @@ def scripted_team(name: str, params: Mapping[str, Any] | None = None, team: Any 
     if name == "interactive_support":
         from agents.envs.interactive_support.baselines import ScriptedSupportTeam
 
-        return ScriptedSupportTeam()
+        return ScriptedSupportTeam(params=params)
     raise ValueError(
         f"no rule-scripted team for environment {name!r}; available: {', '.join(SCRIPTED_ENVIRONMENTS)}"
     )

@@ -15,7 +15,12 @@ A `Procedure` is a rule per agent, read off the observation only (what a deploye
   problem × the top article's relevance) is below ``threshold`` and something is still unasked;
 - the resolver answers with the remedy the team believes the customer wants;
 - the reviewer checks ``always``, ``never``, or ``when_unsure`` (when the knowledge agent's confidence is
-  below ``threshold``).
+  below ``threshold``);
+- ``hurry`` (None: off) treats a customer whose patience cue reads below it as hurried: triage asks only a
+  fact whose belief is below ``threshold`` (and the order number a remedy needs), the knowledge agent skips
+  the date check and picks by the listed dates, the reviewer sends unchecked; ``age_cutoff`` is the age
+  below which a date counts as current (in the basic world the deep search's dates are 0 or 1, so it only
+  matters in the uncertain one).
 
 `NAMED` holds the four the issue asks for and `grid()` every combination; `choose_on_dev` picks the best by
 the team's return on dev customers (never the held-out families). `clone` fits a small network per agent to
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -54,11 +59,18 @@ class Procedure:
     article: str = "top"
     review: str = "always"
     escalate_after: int | None = None
+    hurry: float | None = None
+    age_cutoff: float = 0.5
 
     @property
     def name(self) -> str:
         esc = "" if self.escalate_after is None else f",escalate@{self.escalate_after}"
-        return f"clarify={self.clarify}@{self.threshold},article={self.article},review={self.review}{esc}"
+        hurry = "" if self.hurry is None else f",hurry<{self.hurry}"
+        dates = "" if self.age_cutoff == 0.5 else f",current<{self.age_cutoff}"
+        return f"clarify={self.clarify}@{self.threshold},article={self.article},review={self.review}{esc}{hurry}{dates}"
+
+    def _hurried(self, v: np.ndarray) -> bool:
+        return self.hurry is not None and v[OBS["patience_cue"]] < self.hurry
 
     def __call__(self, observations: Mapping[str, Any]) -> dict[str, int]:
         return {agent: self.act(agent, obs["observation"]) for agent, obs in observations.items()}
@@ -77,7 +89,12 @@ class Procedure:
             return "escalate"
         problem_sure, goal_sure = _belief_max(v, "problem"), _belief_max(v, "goal")
         asked_problem, asked_goal = v[OBS["problem_asked"]] > 0.5, v[OBS["goal_asked"]] > 0.5
-        if self.clarify == "always":
+        if self._hurried(v):  # ask only what the message left unclear
+            if problem_sure < self.threshold and not asked_problem:
+                return "ask_problem"
+            if goal_sure < self.threshold and not asked_goal:
+                return "ask_goal"
+        elif self.clarify == "always":
             if not asked_problem:
                 return "ask_problem"
             if not asked_goal:
@@ -108,14 +125,14 @@ class Procedure:
         if self.clarify == "when_unsure" and unasked and _confidence(v) < self.threshold:
             return "ask_more"
         if self.article == "dated":
-            if v[OBS["deep_searched"]] < 0.5:
+            if v[OBS["deep_searched"]] < 0.5 and not self._hurried(v):
                 return "search_deeper"
             current = [
                 k
                 for k in range(1, CANDIDATES + 1)
-                if v[OBS[f"article_{k}_relevance"]] > 0 and v[OBS[f"article_{k}_age"]] < 0.5
+                if v[OBS[f"article_{k}_relevance"]] > 0 and v[OBS[f"article_{k}_age"]] < self.age_cutoff
             ]
-            if current:  # after a deep search the age entry is exact: 0 current, 1 outdated or contradicting
+            if current:  # after a deep search the age entry is exact (basic: 0 current, 1 outdated or wrong)
                 return f"pick_{max(current, key=lambda k: v[OBS[f'article_{k}_relevance']])}"
         if self.article in ("verified", "dated"):
             for k in range(1, CANDIDATES + 1):
@@ -127,6 +144,8 @@ class Procedure:
         return GOALS[int(np.argmax(_beliefs(v, "goal")))]
 
     def _reviewer(self, v: np.ndarray) -> str:
+        if self._hurried(v):
+            return "send"
         if self.review == "always" or (self.review == "when_unsure" and _confidence(v) < self.threshold):
             return "check"
         return "send"
@@ -162,14 +181,25 @@ NAMED: dict[str, Procedure] = {
 else clarify; always review before sending; escalate after N steps."""
 
 
-def grid() -> list[Procedure]:
-    """Every procedure a support lead might write from these rules (the search `choose_on_dev` runs)."""
-    return [
+def grid(world: str = "basic") -> list[Procedure]:
+    """Every procedure a support lead might write from these rules (the search `choose_on_dev` runs). The
+    uncertain world's grid adds the patience cue (``hurry``: off or 0.45, midway between the hurried and
+    the patient customers' cue means) and the date cut-off (0.3 .. 0.75) for the procedures that read dates;
+    it leaves out escalating after 10 steps (never chosen in the basic world, and later than a hurried
+    customer waits)."""
+    base = [
         Procedure(clarify, threshold, article, review, escalate)
         for clarify, threshold, article, review, escalate in itertools.product(
             CLARIFY, (0.4, 0.5, 0.6, 0.7, 0.8), ARTICLE, REVIEW, (None, 6, 10)
         )
         if not (clarify != "when_unsure" and review != "when_unsure" and threshold != 0.6)
+    ]
+    if world == "basic":
+        return base
+    return [
+        replace(p, hurry=hurry, age_cutoff=cutoff)
+        for p, hurry, cutoff in itertools.product(base, (None, 0.45), (0.3, 0.45, 0.6, 0.75))
+        if (p.article == "dated" or cutoff == 0.45) and p.escalate_after != 10  # escalating late never won
     ]
 
 
@@ -219,12 +249,15 @@ def evaluate(
 
 
 def choose_on_dev(
-    candidates: Iterable[Procedure] | None = None, episodes: int = DEV_EPISODES
+    candidates: Iterable[Procedure] | None = None,
+    episodes: int = DEV_EPISODES,
+    params: Mapping[str, Any] | None = None,
 ) -> tuple[Procedure, list[dict[str, Any]]]:
     """The procedure with the best team return on ``episodes`` dev customers, and every candidate's row."""
+    world = dict(params or {}).get("world", "basic")
     rows = [
-        {"procedure": p.name, **asdict(p), **evaluate(p, "dev", episodes, first_seed=0)}
-        for p in (grid() if candidates is None else list(candidates))
+        {"procedure": p.name, **asdict(p), **evaluate(p, "dev", episodes, first_seed=0, params=params)}
+        for p in (grid(world) if candidates is None else list(candidates))
     ]
     best = max(rows, key=lambda r: r["return"])
     fields = set(asdict(Procedure()))
@@ -235,10 +268,14 @@ def choose_on_dev(
 
 
 def demonstrations(
-    procedure: Procedure, episodes: int, split: str = "train", seed: int = 0
+    procedure: Procedure,
+    episodes: int,
+    split: str = "train",
+    seed: int = 0,
+    params: Mapping[str, Any] | None = None,
 ) -> dict[str, tuple]:
     """(observations [M, D], actions [M]) per agent: the steps where it was the one to act."""
-    env = InteractiveSupportEnv(split=split)
+    env = InteractiveSupportEnv(**{**dict(params or {}), "split": split})
     seen: dict[str, tuple[list, list]] = {a: ([], []) for a in AGENTS}
     for k in range(episodes):
         observations, _ = env.reset(seed=seed + k)
@@ -252,7 +289,13 @@ def demonstrations(
     return {a: (np.asarray(x, dtype=np.float32), np.asarray(y)) for a, (x, y) in seen.items()}
 
 
-def clone(procedure: Procedure, episodes: int = 2000, epochs: int = 60, seed: int = 0) -> Policy:
+def clone(
+    procedure: Procedure,
+    episodes: int = 2000,
+    epochs: int = 60,
+    seed: int = 0,
+    params: Mapping[str, Any] | None = None,
+) -> Policy:
     """Behaviour cloning of ``procedure``: one small network per agent fitted to its decisions on
     ``episodes`` training customers; acts greedily among the valid actions."""
     import torch
@@ -261,7 +304,7 @@ def clone(procedure: Procedure, episodes: int = 2000, epochs: int = 60, seed: in
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny networks: more threads only contend
     try:
-        nets = _fit(procedure, episodes, epochs, seed)
+        nets = _fit(procedure, episodes, epochs, seed, params)
     finally:
         torch.set_num_threads(threads)
 
@@ -277,13 +320,15 @@ def clone(procedure: Procedure, episodes: int = 2000, epochs: int = 60, seed: in
     return act
 
 
-def _fit(procedure: Procedure, episodes: int, epochs: int, seed: int) -> dict[str, Any]:
+def _fit(
+    procedure: Procedure, episodes: int, epochs: int, seed: int, params: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """One small network per agent fitted (cross-entropy) to ``procedure``'s decisions."""
     import torch
     from torch import nn
 
     nets: dict[str, nn.Module] = {}
-    for agent, (x, y) in demonstrations(procedure, episodes, seed=seed).items():
+    for agent, (x, y) in demonstrations(procedure, episodes, seed=seed, params=params).items():
         net = nn.Sequential(nn.Linear(x.shape[1], 64), nn.Tanh(), nn.Linear(64, len(ACTIONS[agent])))
         optimiser = torch.optim.Adam(net.parameters(), lr=3e-3)
         xs, ys = torch.as_tensor(x), torch.as_tensor(y, dtype=torch.long)
@@ -298,14 +343,17 @@ def _fit(procedure: Procedure, episodes: int, epochs: int, seed: int) -> dict[st
 
 
 def compare_arms(
-    arms: Mapping[str, Policy], episodes: int = 500, first_seed: int = EVAL_FIRST_SEED
+    arms: Mapping[str, Policy],
+    episodes: int = 500,
+    first_seed: int = EVAL_FIRST_SEED,
+    params: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Each arm on the same customers: its metrics on dev-family customers (``resolution``, ``satisfaction``,
     ``escalations``, ``cost``, …) and ``heldout_resolution`` (plus ``heldout_*``) on the held-out families."""
     out = {}
     for name, policy in arms.items():
-        seen = evaluate(policy, "dev", episodes, first_seed)
-        held = evaluate(policy, "heldout", episodes, first_seed)
+        seen = evaluate(policy, "dev", episodes, first_seed, params)
+        held = evaluate(policy, "heldout", episodes, first_seed, params)
         out[name] = {**seen, **{f"heldout_{k}": v for k, v in held.items()}}
     return out
 
@@ -317,11 +365,23 @@ the articles' dates before picking, review only when unsure (at 0.4 almost never
 ``dated`` move its best was clarify always, first verified article, always review (0.81 resolution)."""
 
 
-class ScriptedSupportTeam:
-    """A procedure as the rule-scripted team (`agents.envs.scripted`): the rules teacher and fallback."""
+BEST_UNCERTAIN = Procedure(
+    clarify="always", threshold=0.7, article="dated", review="when_unsure", hurry=0.45, age_cutoff=0.75
+)
+"""The uncertain world's choice among the 696 of `grid("uncertain")` (every one on 100 dev customers, the
+best 30 again on 400; dev return 0.699, resolution 0.843): for a customer whose tone reads hurried, ask only
+what the first message left unclear (belief below 0.7), pick by the listed dates and send unchecked; else
+as `BEST`, counting a date below 0.75 as current."""
+SHIPPED = {"basic": BEST, "uncertain": BEST_UNCERTAIN}
+"""The procedure chosen on dev for each world (`world.WORLDS`): the rules teacher and fallback there."""
 
-    def __init__(self, procedure: Procedure | None = None) -> None:
-        self.procedure = procedure or BEST
+
+class ScriptedSupportTeam:
+    """A procedure as the rule-scripted team (`agents.envs.scripted`): the rules teacher and fallback; by
+    default the one chosen for the world of ``params`` (the environment's params)."""
+
+    def __init__(self, procedure: Procedure | None = None, params: Mapping[str, Any] | None = None) -> None:
+        self.procedure = procedure or SHIPPED[dict(params or {}).get("world", "basic")]
 
     def act(self, agent: str, observation: Mapping[str, Any]) -> int:
         return self.procedure.act(agent, np.asarray(observation["observation"]))
@@ -337,13 +397,14 @@ def decision_differences(
     episodes: int = 300,
     first_seed: int = EVAL_FIRST_SEED,
     examples: int = 3,
+    params: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Where ``policy`` departs from ``procedure`` (default `BEST`): it plays the customers, and at every
     step the procedure is asked what it would do on the same observation. Returns per agent the count of
     its turns and of each (scripted → chosen) disagreement, and a few example conversations (the customer's
     hidden facts, the disagreements and the outcome)."""
     procedure = procedure or BEST
-    env = InteractiveSupportEnv(split=split)
+    env = InteractiveSupportEnv(**{**dict(params or {}), "split": split})
     turns = dict.fromkeys(AGENTS, 0)
     differ: dict[str, int] = {}
     shown: list[dict[str, Any]] = []

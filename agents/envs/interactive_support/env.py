@@ -25,6 +25,10 @@ patience runs out leaves (−``abandon_penalty``). The team reward (the same for
 satisfaction on resolution, ``satisfaction_weight`` × satisfaction − ``escalation_cost`` + ``resolve_reward``
 on escalation (the human resolves it, at their cost).
 
+The ``world`` param picks the customers and knowledge base: ``basic`` (as first built) or ``uncertain``
+(`world.WORLDS`: hurried customers read from their tone, articles dated against their product line's last
+policy change; the observation then ends with the product line, `UNCERTAIN_FIELDS`).
+
 Observations are float vectors (``observation_kind = "vector"``: no text backbone; `observation_fields`
 names the entries) with the agent's ``action_mask``; `state()` adds the hidden facts (privileged, for a
 centralised critic at training time). ``info`` carries resolution, satisfaction, escalation, cost and the
@@ -50,6 +54,8 @@ from agents.envs.interactive_support.world import (
     PROBLEMS,
     SPLIT_SEED_OFFSET,
     SPLITS,
+    TRAIN_FAMILIES,
+    WORLDS,
     Article,
     Customer,
     Family,
@@ -86,6 +92,12 @@ class InteractiveSupportParams(EnvParams):
         "Which customers: train (the training product families), dev (the same families, other "
         "customers: for choosing procedures and checkpoints) or heldout (families never trained on).",
         choices=SPLITS,
+    )
+    world: str = param(
+        "basic",
+        "Which world: basic (as first built) or uncertain (hurried customers read from their tone; "
+        "articles dated against each product line's last policy change). See `world.WORLDS`.",
+        choices=WORLDS,
     )
     max_steps: int = param(24, "Steps per conversation before it is cut off.", low=6, high=200)
     step_cost: float = _cost(0.02, "Cost of every step the team works.")
@@ -137,7 +149,10 @@ OBSERVATION_FIELDS: tuple[str, ...] = (
     "step",
 )
 """What each entry of an observation vector means (what `baselines` and the study read)."""
+UNCERTAIN_FIELDS = tuple(f"family_{f}" for f in TRAIN_FAMILIES)
+"""The uncertain world appends the product line (a held-out line reads all zeros: one the team never saw)."""
 OBS = {name: i for i, name in enumerate(OBSERVATION_FIELDS)}
+FAMILY_OBS = {name: len(OBSERVATION_FIELDS) + i for i, name in enumerate(UNCERTAIN_FIELDS)}
 STATE_SIZE = len(OBSERVATION_FIELDS) - len(AGENTS) + len(PROBLEMS) + len(GOALS) + len(FACTS) + CANDIDATES + 2
 
 
@@ -150,6 +165,7 @@ class InteractiveSupportEnv(ParallelEnv):
 
     def __init__(self, render_mode: str | None = None, **params: Any) -> None:
         self.p = InteractiveSupportParams.build("interactive_support", params)
+        self.fields = OBSERVATION_FIELDS + (UNCERTAIN_FIELDS if self.p.world == "uncertain" else ())
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -173,7 +189,7 @@ class InteractiveSupportEnv(ParallelEnv):
         return spaces.Dict(
             {
                 "action_mask": spaces.MultiBinary(len(ACTIONS[agent])),
-                "observation": spaces.Box(0.0, 1.0, shape=(len(OBSERVATION_FIELDS),), dtype=np.float32),
+                "observation": spaces.Box(0.0, 1.0, shape=(len(self.fields),), dtype=np.float32),
             }
         )
 
@@ -188,7 +204,7 @@ class InteractiveSupportEnv(ParallelEnv):
 
     def _start(self, rng: np.random.Generator) -> None:
         self.family: Family = draw_family(self.p.split, rng)
-        self.customer: Customer = draw_customer(self.family, rng)
+        self.customer: Customer = draw_customer(self.family, rng, self.p.world)
         c = self.customer
         self.known = [c.stated[0], False, False]  # an order number in the message is read exactly
         self.problem_belief = c.problem_belief.copy()
@@ -277,15 +293,15 @@ class InteractiveSupportEnv(ParallelEnv):
         if name == "route":
             query = int(np.argmax(self.problem_belief))
             if query != self.query or not self.candidates:
-                self.candidates = search(self.family, query, self._episode_rng, self.failed)
+                self.candidates = search(self.family, query, self._episode_rng, self.failed, self.p.world)
                 self.query, self.deep, self.picked = query, False, None
                 self.counts["searches"] += 1
-            self._worse(self.p.wait_cost)
+            self._annoy(self.p.wait_cost)
             self.phase = "knowledge"
             return 0.0
         fact = FACTS.index(name.removeprefix("ask_"))
         self.counts["questions"] += 1
-        self._worse(self.p.question_cost)
+        self._annoy(self.p.question_cost)
         already = self.known[fact] or self.customer.stated[fact]
         if already:
             self.counts["repeats"] += 1
@@ -306,7 +322,7 @@ class InteractiveSupportEnv(ParallelEnv):
             self.phase = "triage"
         elif name == "search_deeper":
             self.deep = True
-            self._worse(self.p.wait_cost)
+            self._annoy(self.p.wait_cost)
         else:
             self.picked = int(name.removeprefix("pick_")) - 1
             self.phase = "resolve"
@@ -324,7 +340,7 @@ class InteractiveSupportEnv(ParallelEnv):
         wrong = self._what_is_wrong()
         if name == "check":
             self.counts["checks"] += 1
-            self._worse(self.p.wait_cost)
+            self._annoy(self.p.wait_cost)
             if wrong is not None and self._episode_rng.random() < self.p.catch_rate:
                 self.counts["catches"] += 1
                 self.rejected, self.reason = True, wrong
@@ -393,6 +409,10 @@ class InteractiveSupportEnv(ParallelEnv):
     def _worse(self, amount: float) -> None:
         self.satisfaction = max(0.0, self.satisfaction - amount)
 
+    def _annoy(self, amount: float) -> None:
+        """A question or a wait: a hurried customer's mood drops twice as fast (the uncertain world)."""
+        self._worse(amount * (2.0 if self.customer.persona.hurried else 1.0))
+
     def _finish(self, outcome: str) -> None:
         self.outcome = outcome
         if outcome in ("abandoned", "failed"):
@@ -413,8 +433,8 @@ class InteractiveSupportEnv(ParallelEnv):
         return np.array(allowed, dtype=np.int8)
 
     def observation_vector(self, agent: str) -> np.ndarray:
-        """``agent``'s observation as a vector (entries named by `OBSERVATION_FIELDS`)."""
-        v = np.zeros(len(OBSERVATION_FIELDS), dtype=np.float32)
+        """``agent``'s observation as a vector (entries named by ``self.fields``)."""
+        v = np.zeros(len(self.fields), dtype=np.float32)
         v[OBS[f"role_{agent}"]] = 1.0
         v[OBS[f"phase_{self.phase}"]] = 1.0
         v[OBS["problem_belief_damaged"] : OBS["problem_belief_damaged"] + len(PROBLEMS)] = self.problem_belief
@@ -426,7 +446,7 @@ class InteractiveSupportEnv(ParallelEnv):
         mood = self.satisfaction + self._episode_rng.normal(0, 0.05) if self.outcome is None else 0.0
         v[OBS["mood_cue"]] = float(np.clip(mood, 0.0, 1.0))
         for k, article in enumerate(self.candidates, start=1):
-            age = float(article.correct_for is None) if self.deep else article.age
+            age = self._age_seen(article)
             v[OBS[f"article_{k}_relevance"]] = article.relevance
             v[OBS[f"article_{k}_verified"]], v[OBS[f"article_{k}_age"]] = float(article.verified), age
         v[OBS["deep_searched"]] = float(self.deep)
@@ -440,7 +460,16 @@ class InteractiveSupportEnv(ParallelEnv):
             v[OBS[f"reason_{self.reason}"]] = 1.0
         v[OBS["reopened"]] = float(self.reopened)
         v[OBS["step"]] = min(1.0, self.steps / self.p.max_steps)
+        if f"family_{self.family.name}" in self.fields:
+            v[FAMILY_OBS[f"family_{self.family.name}"]] = 1.0
         return v
+
+    def _age_seen(self, article: Article) -> float:
+        """The age entry: basic — the age cue, after a deep search whether the article is wrong (1) or not;
+        uncertain — the listed (noisy) date, after a deep search the exact date (its verdict is not shown)."""
+        if self.p.world == "basic":
+            return float(article.correct_for is None) if self.deep else article.age
+        return article.age if self.deep or article.listed_age is None else article.listed_age
 
     def _observations(self) -> dict[str, dict]:
         return {

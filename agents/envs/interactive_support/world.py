@@ -18,7 +18,7 @@ Everything is drawn from a `numpy.random.Generator`, so an episode is a pure fun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,18 +53,21 @@ class Family:
     patience: float  # mean steps the customer waits before giving up
     problem_prior: tuple[float, ...]  # how often each problem occurs
     goal_prior: tuple[float, ...]  # how often each goal occurs
+    # the "uncertain" world only (see `WORLDS`):
+    hurried: float = 0.0  # share of customers writing about something time-critical (little patience)
+    stale_after: float = 1.0  # article age (0 new .. 1 old) past which the line's policy has changed
 
 
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("apparel", 0.55, 0.15, 0.35, 0.25, 11.0, (3, 4, 2, 1, 1, 1), (3, 4, 2)),
-        Family("electronics", 0.45, 0.20, 0.45, 0.20, 10.0, (3, 1, 2, 1, 1, 4), (2, 4, 3)),
-        Family("home", 0.60, 0.10, 0.30, 0.30, 12.0, (4, 2, 3, 1, 1, 2), (3, 3, 2)),
-        Family("grocery", 0.50, 0.25, 0.25, 0.15, 9.0, (3, 3, 4, 2, 1, 0.5), (5, 2, 2)),
+        Family("apparel", 0.55, 0.15, 0.35, 0.25, 11.0, (3, 4, 2, 1, 1, 1), (3, 4, 2), 0.25, 0.6),
+        Family("electronics", 0.45, 0.20, 0.45, 0.20, 10.0, (3, 1, 2, 1, 1, 4), (2, 4, 3), 0.30, 0.3),
+        Family("home", 0.60, 0.10, 0.30, 0.30, 12.0, (4, 2, 3, 1, 1, 2), (3, 3, 2), 0.20, 0.75),
+        Family("grocery", 0.50, 0.25, 0.25, 0.15, 9.0, (3, 3, 4, 2, 1, 0.5), (5, 2, 2), 0.40, 0.5),
         # held out: never trained on nor used to choose a procedure
-        Family("travel", 0.40, 0.25, 0.50, 0.25, 10.0, (1, 1, 4, 4, 2, 1), (3, 1, 4)),
-        Family("software", 0.50, 0.20, 0.40, 0.35, 11.0, (0.5, 0.5, 1, 4, 5, 2), (3, 1, 5)),
+        Family("travel", 0.40, 0.25, 0.50, 0.25, 10.0, (1, 1, 4, 4, 2, 1), (3, 1, 4), 0.45, 0.35),
+        Family("software", 0.50, 0.20, 0.40, 0.35, 11.0, (0.5, 0.5, 1, 4, 5, 2), (3, 1, 5), 0.25, 0.3),
     )
 }
 TRAIN_FAMILIES = ("apparel", "electronics", "home", "grocery")
@@ -73,6 +76,12 @@ SPLITS = ("train", "dev", "heldout")
 """train and dev draw the training families (dev from its own seeds, to choose procedures and checkpoints);
 heldout draws the held-out families only."""
 SPLIT_SEED_OFFSET = {"train": 0, "dev": 1_000_003, "heldout": 2_000_029}
+WORLDS = ("basic", "uncertain")
+"""basic: the world as first built. uncertain (the 2026-12-05 redesign; parameters set once, reasoning in
+the study): customers split into hurried ones (patience 3-7 steps, a tone cue that reads them noisily, and
+their mood drops faster while they wait) and patient ones; an article's date tells whether it is outdated
+only relative to when its product line's policy last changed (``Family.stale_after``, never observed), and
+the search listing shows a noisy last-edited date; the deep search shows the exact date, not the verdict."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,7 @@ class Persona:
     clarity: float
     misleading: float
     patience: int
+    hurried: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,7 @@ class Article:
     relevance: float
     verified: bool
     age: float  # 0 new .. 1 old (cue; exact after a deep search)
+    listed_age: float | None = None  # the uncertain world's noisy last-edited date (None: ``age`` is shown)
 
     @property
     def correct_for(self) -> int | None:
@@ -144,8 +155,9 @@ def draw_family(split: str, rng: np.random.Generator) -> Family:
     return FAMILIES[names[int(rng.integers(len(names)))]]
 
 
-def draw_customer(family: Family, rng: np.random.Generator) -> Customer:
-    """A customer of ``family``: persona, hidden facts and their first message's reading."""
+def draw_customer(family: Family, rng: np.random.Generator, world: str = "basic") -> Customer:
+    """A customer of ``family``: persona, hidden facts and their first message's reading (``world``: see
+    `WORLDS`; the basic world's draws are unchanged)."""
     clarity = float(np.clip(rng.normal(family.clarity, 0.25), 0.0, 1.0))
     persona = Persona(
         clarity=clarity,
@@ -158,7 +170,7 @@ def draw_customer(family: Family, rng: np.random.Generator) -> Customer:
     neighbour = PROBLEMS.index(CONFUSABLE[PROBLEMS[problem]])
     clear_problem = clarity if stated[1] else 0.1 * clarity
     clear_goal = clarity if stated[2] else 0.1 * clarity
-    return Customer(
+    customer = Customer(
         family=family.name,
         persona=persona,
         problem=problem,
@@ -170,32 +182,63 @@ def draw_customer(family: Family, rng: np.random.Generator) -> Customer:
         clarity_cue=float(np.clip(clarity + rng.normal(0, 0.2), 0.0, 1.0)),
         patience_cue=float(np.clip(persona.patience / 18 + rng.normal(0, 0.12), 0.0, 1.0)),
     )
+    return customer if world == "basic" else _uncertain_persona(customer, family, rng)
 
 
-def _article(problem: int, kind: str, query: int, rng: np.random.Generator) -> Article:
+def _uncertain_persona(customer: Customer, family: Family, rng: np.random.Generator) -> Customer:
+    """The uncertain world's patience: hurried (3-7 steps) or patient (8-18), read from the tone of the
+    message with noise (cue means 0.3 and 0.6, sd 0.15: right about four times in five at a 0.45 cut)."""
+    hurried = bool(rng.random() < family.hurried)
+    mean, low, high = (5.0, 3, 7) if hurried else (family.patience + 1.0, 8, 18)
+    patience = int(np.clip(round(rng.normal(mean, 1.5 if hurried else 2.5)), low, high))
+    cue = float(np.clip(rng.normal(0.3 if hurried else 0.6, 0.15), 0.0, 1.0))
+    persona = replace(customer.persona, patience=patience, hurried=hurried)
+    return replace(customer, persona=persona, patience_cue=cue)
+
+
+def _article(
+    problem: int, kind: str, query: int, rng: np.random.Generator, stale_after: float | None = None
+) -> Article:
+    """One candidate; ``stale_after`` (the uncertain world) dates it against its line's last policy change."""
     on_topic = problem == query
     relevance = rng.normal(0.75 if on_topic else 0.45, 0.12)
     verified = rng.random() < {"current": 0.8, "outdated": 0.3, "contradicting": 0.4, "related": 0.6}[kind]
-    age = {"current": rng.uniform(0.0, 0.6), "outdated": rng.uniform(0.35, 1.0)}.get(kind, rng.uniform(0, 1))
-    return Article(problem, kind, float(np.clip(relevance, 0.0, 1.0)), bool(verified), float(age))
+    if stale_after is None:
+        age = {"current": rng.uniform(0.0, 0.6), "outdated": rng.uniform(0.35, 1.0)}.get(
+            kind, rng.uniform(0, 1)
+        )
+        return Article(problem, kind, float(np.clip(relevance, 0.0, 1.0)), bool(verified), float(age))
+    # outdated: written before the change; current: after it, or (one in four) an older one re-confirmed
+    evergreen = rng.random() < 0.25
+    age = {
+        "current": rng.uniform(0.0, 1.0 if evergreen else stale_after),
+        "outdated": rng.uniform(stale_after, 1.0),
+    }.get(kind, rng.uniform(0, 1))
+    listed = float(np.clip(age + rng.normal(0, 0.15), 0.0, 1.0))
+    return Article(problem, kind, float(np.clip(relevance, 0.0, 1.0)), bool(verified), float(age), listed)
 
 
 def search(
-    family: Family, query: int, rng: np.random.Generator, exclude: tuple[Article, ...] = ()
+    family: Family,
+    query: int,
+    rng: np.random.Generator,
+    exclude: tuple[Article, ...] = (),
+    world: str = "basic",
 ) -> tuple[Article, ...]:
     """The three candidates a search for problem ``query`` shows, best-ranked first: the current article,
     maybe an outdated and a contradicting one, filled with related articles of other problems. The engine
     ranks by relevance plus a bonus for old, much-linked articles, so an outdated one often comes first.
     ``exclude``: articles the team already found wrong (a reopened ticket) are not shown again."""
-    pool = [_article(query, "current", query, rng)]
+    stale = None if world == "basic" else family.stale_after
+    pool = [_article(query, "current", query, rng, stale)]
     if rng.random() < family.outdated:
-        pool.append(_article(query, "outdated", query, rng))
+        pool.append(_article(query, "outdated", query, rng, stale))
     if rng.random() < family.contradicting:
-        pool.append(_article(query, "contradicting", query, rng))
+        pool.append(_article(query, "contradicting", query, rng, stale))
     excluded = {(a.problem, a.kind) for a in exclude}
     pool = [a for a in pool if (a.problem, a.kind) not in excluded]
     others = [p for p in range(len(PROBLEMS)) if p != query]
     while len(pool) < CANDIDATES + 1:  # always three to choose from, whatever was set aside
-        pool.append(_article(int(rng.choice(others)), "related", query, rng))
+        pool.append(_article(int(rng.choice(others)), "related", query, rng, stale))
     ranked = sorted(pool, key=lambda a: a.relevance + 0.25 * a.age + rng.normal(0, 0.08), reverse=True)
     return tuple(ranked[:CANDIDATES])
