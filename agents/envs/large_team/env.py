@@ -5,15 +5,15 @@ Every agent acts at every step: its action is its bid for the arriving task, 0 (
 decide only under ``allocation: auction`` (the learned bidders); the other allocations ignore them, so the same
 environment measures the fixed auction, the central router and round-robin. A task nobody takes is dropped.
 
-What an agent sees (`OBS_FIELDS`): its own side exactly (whether it can do the task, how fast, its backlog, whether
-it would finish in time), the rest of the team as the shared state tells it (`state_sync`: gossip, possibly stale, or
-the controller): whether someone else would finish sooner, how busy the team is, its reputation, whether its
-codebook is current. The team reward, shared by every agent: the task's value if the winner will finish it by
-its deadline, less ``cost_per_time`` per time unit of work. An agent in ``fault_schedule`` goes offline when its
-task arrives: it is terminated, and the tasks it held are lost. An operator takes agents offline for one episode (a
-served request) through ``reset(options={"offline": [agent, ...], "faults": ["agent@task", ...]})``, or in
-the middle of one with ``set_agent_online`` (its tasks are handed over, not lost: `operator`); ``options["tasks"]``
-plays only the stream's first tasks (a deployment's stream of that many).
+What an agent sees (`OBS_FIELDS`): its own side exactly (whether it can do the task, how fast, its backlog, whether it
+would finish in time), the rest of the team as the shared state tells it (`state_sync`: gossip, possibly stale, or the
+controller): whether someone else would finish sooner, how busy the team is, how its speed compares with the fastest
+agent it believes online, its reputation, whether its codebook is current. The team reward, shared by every agent: the
+task's value if the winner will finish it by its deadline, less ``cost_per_time`` per time unit of work. An agent in
+``fault_schedule`` goes offline when its task arrives: it is terminated, and the tasks it held are lost. An operator
+takes agents offline for one episode (a served request) through ``reset(options={"offline": [agent, ...], "faults":
+["agent@task", ...]})``, or in the middle of one with ``set_agent_online`` (its tasks are handed over, not lost:
+`operator`); ``options["tasks"]`` plays only the stream's first tasks (a deployment's stream of that many).
 
 Every step's info carries that step's allocation under ``allocation`` (the task, the bids by agent name, the
 winner's name or None), which the serving runtime copies into each decision record. The last step's info carries
@@ -368,10 +368,13 @@ class LargeTeamEnv(ParallelEnv):
         usable = (believed[:, :, 1] > 0.5) & np.isfinite(other_finish)
         np.fill_diagonal(usable, False)
         best_other = np.where(usable, other_finish, np.inf).min(axis=1)
+        # the fastest speed on this kind among the agents each viewer believes online (its own exactly)
+        known = np.where(believed[:, :, 1] > 0.5, self.speeds[None, :, k], 0.0)
+        np.fill_diagonal(known, speed)
         deadline = self.deadline[task.id]
         self._obs = {
             "capable": (speed > 0).astype(float),
-            "relative_speed": speed / max(speed.max(), 1e-9),
+            "relative_speed": speed / np.maximum(known.max(axis=1), 1e-9),
             "backlog": self._backlog / self.scale,
             "fill": held / self.capacity,
             "value": np.full(self.n, task.value / 3.0),

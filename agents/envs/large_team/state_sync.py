@@ -3,7 +3,9 @@ kept either by push–pull gossip (`agents.protocol.gossip`) or by a central con
 
 Each agent owns its entry and publishes a new version when it changes (it took a task, went offline, its
 reputation moved; the codebook owner publishes a new codebook). What agent i believes about agent k is the value
-of the version of k's entry that i holds: with gossip, possibly stale; with the controller, always current.
+of the version of k's entry that i holds: with gossip, possibly stale; with the controller, always current. An
+agent that goes offline publishes its last entry (offline) and falls silent; with gossip the first peer whose message
+to it is lost takes that entry and spreads it (`TeamGossip._exchange`), so the others learn who is gone.
 
 Messages: gossip counts the exchanges of `GossipNetwork` (digest, reply, entries); the controller counts 2N per
 change (the update and its ack, then the broadcast to the N−1 others and their acks), as the library's
@@ -35,6 +37,17 @@ class TeamGossip(GossipNetwork):
     def _send(self, src: int, dst: int) -> bool:
         self.sent[src] += 1
         return super()._send(src, dst)
+
+    def _exchange(self, a: int, b: int, learned: np.ndarray) -> bool | None:
+        """The library's exchange, with a failure detector: an online agent whose message to an offline peer is
+        lost takes the peer's last entry (published as it went offline, which says so) and spreads that news
+        like any change it learned, so the team comes to know who is gone without a controller."""
+        result = super()._exchange(a, b, learned)
+        if result is None and self.offline[b] and not self.offline[a] and self.view[a, b] < self.view[b, b]:
+            self.view[a, b] = self.view[b, b]
+            learned[a] += 1
+            return True
+        return result
 
     def take_offline(self, agent: int) -> None:
         self.offline[agent] = True

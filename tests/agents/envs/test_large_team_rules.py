@@ -58,3 +58,36 @@ def test_fastest_first_keeps_the_generalists_in_reserve_for_a_failure():
     after_new = sum(play(failed, seed, rules)[0] for seed in range(4))
     after_old = sum(play(failed, seed, in_time_only)[0] for seed in range(4))
     assert after_new > after_old
+
+
+def generalists_speed_on_presales(state_sync: str) -> list[tuple[float, float]]:
+    """(time since every guide failed, the lowest relative speed an online generalist sees) at each presales
+    task after the failure, 20 agents."""
+    env = make_env(
+        "large_team",
+        {
+            "groups": scaled_groups(20),
+            "max_steps": 150,
+            "state_sync": state_sync,
+            "fault_schedule": [f"guides_{i}@20" for i in range(4)],
+        },
+    )
+    observations, _ = env.reset(seed=3)
+    seen, failed_at = [], None
+    while env.agents:
+        if env.t >= 20 and env.tasks[env.t].kind == "presales":
+            failed_at = env.tasks[20].arrival if failed_at is None else failed_at
+            speeds = [o[SPEED] for a, o in observations.items() if a.startswith("generalists")]
+            seen.append((env.now - failed_at, min(speeds)))
+        observations, *_ = env.step(RuleBidders().actions(observations))
+    return seen
+
+
+def test_who_is_fastest_follows_the_shared_state_when_a_kind_loses_all_its_specialists():
+    """With every guide offline the generalists become the fastest kind for presales: at once with the
+    controller's state, once the news has gossiped to them (2·log2 N rounds of one time unit) with gossip."""
+    assert all(speed == 1.0 for _, speed in generalists_speed_on_presales("central"))
+    gossip = generalists_speed_on_presales("gossip")
+    bound = 2 * np.log2(20)
+    assert all(speed == 1.0 for since, speed in gossip if since > bound)
+    assert any(since > bound for since, _ in gossip)
