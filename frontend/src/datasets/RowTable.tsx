@@ -4,7 +4,7 @@ const ORIGIN: Record<string, string> = {
   uploaded: "uploaded",
   generated: "generated",
   corrected: "corrected in review",
-  annotated: "labelled by an annotator",
+  annotated: "annotated",  // "annotated by <annotator>", as the origin filter names it
 };
 
 /** Where a row came from, who gave it and, for a correction, what it corrected. */

@@ -100,7 +100,7 @@ export function IntentForm({ intents, previous, onSubmit, onSkip }: Props) {
         Submit intents
       </button>
       <button type="button" className="link" onClick={onSkip} aria-keyshortcuts="s">
-        Skip
+        Skip for now
       </button>
       <HotkeyLegend entries={legend(intents.length)} />
     </form>

@@ -85,9 +85,11 @@ export function AnnotatePage() {
                 onLabel={label}
                 onSkip={() => skip(current.id)}
               />
-              <button className="link" onClick={() => skip(current.id)}>
-                Skip for now
-              </button>
+              {current.kind !== "row" && ( // a row's intent form has its own Skip (key S): one control, not two
+                <button className="link" onClick={() => skip(current.id)}>
+                  Skip for now
+                </button>
+              )}
             </>
           ) : (
             items.length > 0 && <p className="ok" data-testid="annotate-finished">

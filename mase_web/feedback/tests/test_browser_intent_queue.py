@@ -1,5 +1,6 @@
 """In real Chromium: an annotator labels dataset rows with the keyboard on /annotate/ (number keys toggle
-intents, S skips, Enter submits) and the labels land in the dataset as provenance "annotated"."""
+intents, S skips, Enter submits) and the labels land in the dataset as provenance "annotated", which the
+dataset's rows page names as "annotated by <annotator>"."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def test_an_annotator_labels_two_rows_with_the_keyboard(live_services, browser_p
     item = page.get_by_test_id("annotation-item")
     item.get_by_text("The lamp arrived cracked").wait_for()
     assert item.get_by_text("A product broke within its warranty.").is_visible()  # the meaning beside each
+    assert page.get_by_role("button", name="Skip for now").count() == 1  # one skip control, not two
     page.keyboard.press("1")
     assert item.get_by_role("button", name="Damaged item").get_attribute("aria-pressed") == "true"
     page.screenshot(path=str(ARTIFACTS / "annotate-intents.png"), full_page=True)
@@ -69,3 +71,9 @@ def test_an_annotator_labels_two_rows_with_the_keyboard(live_services, browser_p
         [(texts[0], ("damaged_item",), annotator.pk), (texts[1], ("damaged_item", "delivery_delay"), annotator.pk),
          (texts[2], (), annotator.pk)]
     )  # fmt: skip
+    # the dataset's rows page names the row's origin as its filter does: annotated, by whom
+    page.goto(f"{live_services.base_url}/datasets/{dataset.pk}/")
+    origin = (
+        page.get_by_test_id("dataset-rows").get_by_role("row").filter(has_text=texts[0]).locator("td").last
+    )
+    assert origin.inner_text().startswith("annotated by lena")
