@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agents.envs import env_class
 from agents.spec import LIMITS, json_type_name
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "examples"
@@ -80,6 +81,18 @@ def layout_problems(layout: Any) -> dict[str, list[str]]:
     return errors
 
 
+def team_size(spec: dict) -> int:
+    """How many agents the team plays: an environment that declares its agents in groups (a large team's
+    `groups`, one box per group on the canvas) counts the groups' members, not the boxes."""
+    agents = spec.get("agents") or []
+    environment = spec.get("environment") or {}
+    try:
+        members = getattr(env_class(str(environment.get("name"))), "member_ids", None)
+        return len(members(environment.get("params") or {})) if callable(members) else len(agents)
+    except Exception:  # noqa: BLE001 - an unknown environment or bad groups: the boxes, as drawn
+        return len(agents)
+
+
 @dataclass(frozen=True)
 class Template:
     """One gallery entry: a shipped team spec (examples/)."""
@@ -93,7 +106,7 @@ class Template:
             "slug": self.slug,
             "name": self.spec.get("name", self.slug),
             "description": self.spec.get("description", ""),
-            "agents": len(agents),
+            "agents": team_size(self.spec),
             "roles": sorted({a.get("role", "") for a in agents}),
             "environment": (self.spec.get("environment") or {}).get("name"),
         }

@@ -129,6 +129,9 @@ def test_template_gallery_and_catalogue(team):
         "large_team",
         "number_guess_n64",
     ]
+    large = next(t for t in gallery if t["slug"] == "large_team")  # its groups' members, not the group boxes
+    groups = c.get("/api/workflows/templates/large_team/").json()["spec"]["environment"]["params"]["groups"]
+    assert large["agents"] == sum(int(line.split(":")[0].split("*")[1]) for line in groups) > 5
     detail = c.get("/api/workflows/templates/research_report/").json()
     assert detail["spec"]["name"] == "Research report" and detail["agents"] == 4
     r = c.get("/api/workflows/templates/nope/")
