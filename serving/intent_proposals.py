@@ -84,7 +84,20 @@ def _distinctive(group: Sequence[str], others: Sequence[str], k: int) -> list[st
         for w, n in inside.items()
         if n >= 2 or len(group) < 4
     }
-    return [w for w, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
+    # ties (every unplaced ticket in one group scores each word 0) go to the word more tickets use
+    return [w for w, _ in sorted(scored.items(), key=lambda kv: (-kv[1], -inside[kv[0]], kv[0]))[:k]]
+
+
+def _reading_order(words: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """The words in the order the tickets say them ("gift card", not "card gift"): by their mean position
+    among the words of the tickets that hold them."""
+    places: dict[str, list[float]] = {w: [] for w in words}
+    for text in texts:
+        said = _words(text)
+        for w in words:
+            if w in said:
+                places[w].append(said.index(w) / max(len(said), 1))
+    return sorted(words, key=lambda w: (sum(places[w]) / len(places[w]) if places[w] else 1.0, w))
 
 
 def propose_intents(
@@ -113,7 +126,7 @@ def propose_intents(
         inside = [texts[i] for i in members]
         outside = [t for i, t in enumerate(texts) if i not in set(members)]
         words = _distinctive(inside, outside, 3) or ["misc"]
-        name = "_".join(words[:2])
+        name = "_".join(_reading_order(words[:2], inside))
         while name in taken:
             name += "_2"
         taken.add(name)

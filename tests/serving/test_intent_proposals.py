@@ -75,3 +75,16 @@ def test_noise_and_small_groups_propose_nothing():
     assert group_by_meaning(tight, similarity=0.9, min_tickets=2) == [[0, 1]]
     with pytest.raises(ValueError, match="one vector per ticket"):
         propose_intents(["a"], np.zeros((2, 3)))
+
+
+def test_a_lone_group_is_named_with_its_common_words_in_the_order_tickets_say_them():
+    """Every unplaced ticket in one group scores every word alike: the words most tickets use win, said as the
+    tickets say them ("gift_card", not the alphabetical "card_gift")."""
+    texts = [
+        "My gift card code is rejected at checkout",
+        "The gift card balance shows zero",
+        "Gift card expired before I used it",
+        "The gift card PIN is scratched off",
+    ]
+    (proposal,) = propose_intents(texts, np.ones((len(texts), 4)))
+    assert proposal.name == "gift_card"
