@@ -78,8 +78,8 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
       {data && (
         <>
           <p className="small muted">
-            Judged on {data.slice_tickets} corrected tickets no generation
-            trained on (the evaluation slice).{" "}
+            Each challenger is judged on the evaluation slice: {data.slice_tickets} corrected{" "}
+            {data.slice_tickets === 1 ? "ticket" : "tickets"} that no generation trains on.{" "}
             <span data-testid="evolution-policy">
               {policySummary(data.policy)}
             </span>

@@ -41,16 +41,16 @@ export function ShadowPanel({
     },
   });
   if (!data?.generation) return null;
+  const tickets = `${data.tickets} live ${data.tickets === 1 ? "ticket" : "tickets"}`;
   const agreement =
     data.agreement === null
-      ? "no ticket yet"
-      : `${(100 * data.agreement).toFixed(1)} %`;
+      ? "It has answered no live ticket yet"
+      : `Agrees with the champion on ${(100 * data.agreement).toFixed(1)} % of ${tickets} (${data.agreed} agreed)`;
   return (
     <div className="shadow-panel" data-testid="shadow">
       <h3>Generation {data.generation} in shadow</h3>
       <p>
-        Agrees with the champion on {agreement} of {data.tickets} live tickets (
-        {data.agreed} agreed); its answers never reach a customer.{" "}
+        {agreement}; its answers never reach a customer.{" "}
         {canEvolve && (
           <button
             type="button"

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { deploymentsApi } from "./deploymentsApi";
-import { apiErrorLines, bySteps } from "./format";
+import { apiErrorLines, bySteps, stepsText } from "./format";
 import { deploymentQueries } from "./queries";
 import { StepList } from "./StepList";
 import type { Reply } from "./reply";
@@ -104,7 +104,7 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
       {submitted !== null && (
         <div className="ticket-run">
           <p className="muted small">
-            “{submitted}” — {busy ? "agents deciding…" : `${stepCount} steps`}
+            “{submitted}” — {busy ? "agents deciding…" : stepsText(stepCount)}
           </p>
           <StepList decisions={shown} />
           {!done && requestId && revealed >= stepCount && <ReplyView live={liveReplyParts?.[requestId]} />}
@@ -136,8 +136,8 @@ function TicketAnswer({ episode, result, labels }: { episode: EpisodeSummary; re
         </span>
       </p>
       <p className="small muted">
-        {result.status} in {result.steps} steps, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial}, fallback{" "}
-        {result.sources.fallback} steps
+        {result.status} in {stepsText(result.steps)}, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial},
+        fallback {stepsText(result.sources.fallback)}
         {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`} ·{" "}
         <a href={`/review/?episode=${episode.id}`}>review this episode</a>
       </p>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consoleLabels, describeMatch } from "./consoleLabels";
+import { consoleLabels, describeMatch, takesTickets } from "./consoleLabels";
 
 describe("consoleLabels", () => {
   it("calls a writing workflow's request a request and names what it is matched to", () => {
@@ -10,6 +10,14 @@ describe("consoleLabels", () => {
     expect(consoleLabels("customer_service").title).toBe("Customer ticket");
     expect(consoleLabels("number_guess").item).toBeNull();
     expect(consoleLabels(undefined).field).toBe("Customer message");
+  });
+});
+
+describe("takesTickets", () => {
+  it("is false for a conversation or a task stream only", () => {
+    expect(["customer_service", "research_report", "interactive_support", "large_team"].map(takesTickets)).toEqual([
+      true, true, false, false,
+    ]);
   });
 });
 

@@ -40,6 +40,14 @@ export function consoleLabels(environment: string | null | undefined): ConsoleLa
   return (environment && LABELS[environment]) || TICKET;
 }
 
+/** Teams that are never sent a ticket: a conversation (one message a turn) or a stream of tasks. The server
+ * refuses their tickets, so their page offers no batch of tickets and no intents proposed from unplaced ones. */
+const NO_TICKETS = new Set(["interactive_support", "large_team"]);
+
+export function takesTickets(environment: string | null | undefined): boolean {
+  return !environment || !NO_TICKETS.has(environment);
+}
+
 /** "heat pumps (matched by meaning, similarity 0.62; next: ebikes)" for a result's ``request``; for one
  * under the similarity floor, "none: the nearest, …, scores 0.41, not above the floor 0.50". */
 export function describeMatch(match: RequestMatch): string {

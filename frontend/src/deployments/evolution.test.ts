@@ -60,6 +60,12 @@ describe("evolution timeline", () => {
     expect(figureText(generation(2, { phase: "failed" }))).toBe("not compared");
   });
 
+  it("gives no figure and no curve point for a comparison on zero tickets", () => {
+    const unjudged = generation(2, { comparison: { challenger: 0, champion: 0, gain: 0, tickets: 0 } });
+    expect(figureText(unjudged)).toBe("not judged: no evaluation tickets yet");
+    expect(curvePoints(lineage([generation(1, { status: "champion" }), unjudged]))).toEqual([]);
+  });
+
   it("lists the newest first and offers promotion only to a compared non-champion", () => {
     const rows = timelineRows(
       lineage([

@@ -114,6 +114,7 @@ export function figureText(g: Generation): string {
     typeof c.gain !== "number"
   )
     return "not compared";
+  if (c.tickets === 0) return "not judged: no evaluation tickets yet"; // 0.0 % of nothing is no figure
   return `${percent(c.challenger)} (${points(c.gain)} vs ${g.parent} on ${c.tickets ?? 0} tickets)`;
 }
 
@@ -171,7 +172,7 @@ export function curvePoints(lineage: Lineage): CurvePoint[] {
     const c = g.comparison;
     if (g.number === 1) {
       const first = byNumber.find(
-        (h) => h.parent === 1 && typeof h.comparison.champion === "number",
+        (h) => h.parent === 1 && typeof h.comparison.champion === "number" && h.comparison.tickets !== 0,
       );
       if (first)
         points.push({
@@ -179,7 +180,7 @@ export function curvePoints(lineage: Lineage): CurvePoint[] {
           exactMatch: first.comparison.champion as number,
           served: served(g),
         });
-    } else if (typeof c.challenger === "number" && g.phase === "ready") {
+    } else if (typeof c.challenger === "number" && g.phase === "ready" && c.tickets !== 0) {
       points.push({
         number: g.number,
         exactMatch: c.challenger,

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { attentionMatrix, bySteps, errorLines, percent } from "./format";
+import { attentionMatrix, bySteps, errorLines, percent, stepsText } from "./format";
 import type { Decision } from "./types";
 
 const decision = (step: number, agent: string, received: { from: string; weight: number }[] = []): Decision =>
   ({ step, agent, messages: { received } }) as unknown as Decision;
 
 describe("deployment format helpers", () => {
+  it("stepsText says one step in the singular", () => {
+    expect([0, 1, 2].map(stepsText)).toEqual(["0 steps", "1 step", "2 steps"]);
+  });
+
   it("bySteps groups decisions by step in step order, keeping arrival order within a step", () => {
     const groups = bySteps([decision(2, "b"), decision(1, "a"), decision(2, "a")]);
     expect(groups.map(([step, ds]) => [step, ds.map((d) => d.agent)])).toEqual([

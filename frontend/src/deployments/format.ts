@@ -31,3 +31,8 @@ export function errorLines(errors: Record<string, string[]> | undefined, fallbac
 export function apiErrorLines(error: Error | null): string[] {
   return error ? errorLines(error instanceof ApiError ? error.body.errors : undefined, error.message) : [];
 }
+
+/** "1 step", "3 steps". */
+export function stepsText(n: number): string {
+  return `${n} ${n === 1 ? "step" : "steps"}`;
+}

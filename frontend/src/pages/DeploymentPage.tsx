@@ -7,6 +7,7 @@ import { BreakerHistory } from "../deployments/BreakerHistory";
 import { BreakerPanel } from "../deployments/BreakerPanel";
 import { EvolutionPanel } from "../deployments/EvolutionPanel";
 import { ProposalsPanel } from "../deployments/ProposalsPanel";
+import { takesTickets } from "../deployments/consoleLabels";
 import { TicketConsole } from "../deployments/TicketConsole";
 import { TeamPanel } from "../deployments/team/TeamPanel";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
@@ -137,13 +138,13 @@ export function DeploymentPage() {
       {deployment && (
         <EvolutionPanel deploymentId={deployment.id} canEvolve={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
-      {deployment && (
+      {deployment && takesTickets(deployment.environment) && (
         <ProposalsPanel
           deploymentId={deployment.id}
           canDesign={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)}
         />
       )}
-      {deployment && <BatchPanel deploymentId={deployment.id} live={stream.batches} />}
+      {deployment && takesTickets(deployment.environment) && <BatchPanel deploymentId={deployment.id} live={stream.batches} />}
       {deployment && <BreakerHistory deploymentId={deployment.id} version={stream.transitions} />}
     </main>
   );

@@ -4,6 +4,7 @@ follow, and a shadow run beside the champion ends when it is promoted."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -42,11 +43,15 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     curve = page.get_by_test_id("generation-curve")  # the slice's figure across generations, drawn
     assert "1: 78.0 %, 2: 83.0 %" in curve.get_attribute("aria-label")
     assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
+    said = page.get_by_role("region", name="Generations").inner_text()  # the slice in words a newcomer reads
+    assert re.search(
+        r"judged on the evaluation slice: \d+ corrected tickets? that no generation trains on", said
+    )
     export = page.get_by_role("link", name="CSV")
     assert export.get_attribute("href") == f"/api/deployments/{deployment.pk}/generations/export/?as=csv"
     row2.get_by_role("button", name="Run in shadow").click()  # beside the champion, silently
     page.get_by_test_id("shadow").get_by_text("Generation 2 in shadow").wait_for()
-    assert "no ticket yet" in page.get_by_test_id("shadow").inner_text()
+    assert "It has answered no live ticket yet;" in page.get_by_test_id("shadow").inner_text()
     row2.get_by_text("shadow", exact=True).wait_for()
     row2.get_by_role("button", name="Promote").click()
     page.get_by_test_id("shadow").wait_for(state="detached")  # serving now: no longer a shadow

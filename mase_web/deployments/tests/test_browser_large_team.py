@@ -82,6 +82,8 @@ def test_an_operator_takes_a_busy_agent_offline_and_the_heat_map_re_spreads(
     page.get_by_test_id("stream-status").filter(has_text="live").wait_for()
     page.get_by_test_id("roster-group-guides").wait_for()
     assert page.get_by_role("button", name="Take offline").count() == 5  # one per group, not one per agent
+    for dead_end in ("Batch of tickets", "Proposed intents"):  # a task stream takes no tickets
+        assert page.get_by_role("heading", name=dead_end).count() == 0
 
     send_tasks(page, 30, 30)
     before = column(page, 29)
