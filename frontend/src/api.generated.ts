@@ -2111,6 +2111,13 @@ export interface components {
             project: number;
             deployable: boolean;
             why: string | null;
+            /**
+             * Format: double
+             * @description the run's own breaker threshold, kept unless the deploy form moves it
+             */
+            confidence_threshold: number | null;
+            /** @description whether /api/deployments/preview/ can replay this run's dev split (its environment has one) */
+            fallback_preview: boolean;
         };
         Deployment: {
             readonly id: number;

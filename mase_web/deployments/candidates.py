@@ -53,14 +53,35 @@ def undeployable_reason(run: Run) -> str | None:
     return None
 
 
+def breaker_facts(run: Run) -> dict:
+    """The run's own breaker threshold (what a deployment keeps unless the form moves it) and whether its
+    fallback can be previewed (an environment with a dev split of tickets); None/False for a spec that
+    cannot be served."""
+    from serving.breaker import BreakerConfig
+    from training.mappo.calibration import dev_params
+
+    try:
+        team = load_spec(run.spec, require_environment=True)
+        threshold = BreakerConfig.from_spec(team.circuit_breaker).confidence_threshold
+        previewable = dev_params(team.environment.name, dict(team.environment.params)) is not None
+    except ValueError:
+        return {"confidence_threshold": None, "fallback_preview": False}
+    return {"confidence_threshold": threshold, "fallback_preview": previewable}
+
+
 def candidates(runs) -> list[dict]:
-    """Finished training runs, newest first, each with `deployable` and, when not, `why`."""
+    """Finished training runs, newest first, each with `deployable` and, when not, `why`; a deployable one
+    with its breaker facts (`breaker_facts`)."""
     rows = []
     for run in runs.filter(kind=Run.Kind.TRAINING, state=Run.State.SUCCEEDED).order_by("-created_at")[
         :MAX_CANDIDATES
     ]:
         why = undeployable_reason(run)
+        facts = (
+            breaker_facts(run) if why is None else {"confidence_threshold": None, "fallback_preview": False}
+        )
         rows.append(
             {"id": run.pk, "name": run.name, "project": run.project_id, "deployable": why is None, "why": why}
+            | facts
         )
     return rows

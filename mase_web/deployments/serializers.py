@@ -121,6 +121,12 @@ class DeployCandidateSerializer(serializers.Serializer):
     project = serializers.IntegerField()
     deployable = serializers.BooleanField()
     why = serializers.CharField(allow_null=True)
+    confidence_threshold = serializers.FloatField(
+        allow_null=True, help_text="the run's own breaker threshold, kept unless the deploy form moves it"
+    )
+    fallback_preview = serializers.BooleanField(
+        help_text="whether /api/deployments/preview/ can replay this run's dev split (its environment has one)"
+    )
 
 
 class TicketSerializer(serializers.Serializer):

@@ -85,9 +85,9 @@ export function ConversationConsole({ deploymentId }: { deploymentId: number }) 
           {conversation && <p className="small muted" data-testid="conversation-awaiting">{awaitingText(conversation.awaiting)}</p>}
           <label className="field column">
             {conversation ? "Your reply" : "Your first message"}
-            <textarea rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder="Hi, I have a problem with my order" />
+            <textarea rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder={conversation ? undefined : "Hi, I have a problem with my order"} />
           </label>
-          <div className="actions">
+          <div className="actions conversation-actions">
             <button type="submit" disabled={busy}>
               {busy ? "The team is working…" : "Send"}
             </button>

@@ -20,8 +20,9 @@ export function DeployForm({ projects }: { projects: number[] }) {
   const [busy, setBusy] = useState(false);
   const candidates = useQuery(deploymentQueries.candidates()).data ?? [];
   const runs = candidates.filter((r) => projects.includes(r.project));
-  // The run's own threshold, from the preview at its own threshold (the one FallbackPreview shows first).
-  const specThreshold = useQuery({ ...deploymentQueries.preview(Number(run), null), enabled: run !== "" }).data?.spec_threshold ?? null;
+  // The run's own threshold and whether its environment has a dev split to preview the fallback on.
+  const chosen = runs.find((r) => String(r.id) === run);
+  const specThreshold = chosen?.confidence_threshold ?? null;
 
   const deploy = async () => {
     setBusy(true);
@@ -82,10 +83,10 @@ export function DeployForm({ projects }: { projects: number[] }) {
               max={1}
               step={0.01}
               aria-label="confidence threshold"
-              value={threshold ?? specThreshold ?? 0.6}
+              value={threshold ?? specThreshold ?? 0.5}
               onChange={(e) => setThreshold(Number(e.target.value))}
             />{" "}
-            <output>{(threshold ?? specThreshold ?? 0.6).toFixed(2)}</output>
+            <output>{(threshold ?? specThreshold ?? 0.5).toFixed(2)}</output>
           </label>
         )}
         <WriterFields value={writer} onChange={setWriter} />
@@ -93,7 +94,12 @@ export function DeployForm({ projects }: { projects: number[] }) {
           Deploy
         </button>
       </form>
-      {run && <FallbackPreview run={Number(run)} threshold={threshold} />}
+      {chosen?.fallback_preview && <FallbackPreview run={chosen.id} threshold={threshold} />}
+      {chosen && !chosen.fallback_preview && (
+        <p className="hint" data-testid="fallback-preview-none">
+          No fallback preview for this team: its environment has no dev split of tickets to replay.
+        </p>
+      )}
       {runs.length === 0 && <p className="hint">No succeeded training run yet: train a team on the Runs page first.</p>}
       {runs.some((r) => !r.deployable) && (
         <details data-testid="undeployable">

@@ -75,6 +75,9 @@ def test_launch_with_baselines_deploy_and_talk_to_the_team(live_services, browse
     deploy = page.get_by_role("form", name="Deploy a run")
     deploy.locator(f"option[value='{run.pk}']").wait_for(state="attached")
     deploy.get_by_label("Trained run").select_option(str(run.pk))
+    # the form shows the run's own breaker threshold, and no preview request for a team without a dev split
+    expect(deploy.locator("output")).to_have_text("0.99")
+    expect(page.get_by_test_id("fallback-preview-none")).to_be_visible()
     deploy.get_by_label("Name").fill("support chat")
     deploy.get_by_role("button", name="Deploy").click()
     page.wait_for_url(re.compile(r"/deployments/\d+/$"))
@@ -150,6 +153,12 @@ def test_an_operator_talks_to_a_deployed_team_reloads_and_reviews_the_conversati
     expect(page.get_by_test_id("conversation-turn")).to_have_count(2)
     say(page, "I'd like a refund please, order 48213", 3)
     expect(console.get_by_test_id("team-said").nth(2)).to_have_attribute("data-event", "answer")
+    # a reply box holds no first-message example, and its three buttons stand apart
+    assert page.get_by_label("Your reply").get_attribute("placeholder") is None
+    boxes = [
+        console.get_by_role("button", name=n, exact=True).bounding_box() for n in ("Send", "That solved it")
+    ]
+    assert boxes[1]["x"] >= boxes[0]["x"] + boxes[0]["width"] + 4
     page.get_by_label("Your reply").fill("No, I wanted a replacement")
     page.get_by_role("button", name="It did not").click()
     expect(page.get_by_test_id("conversation-turn")).to_have_count(4)

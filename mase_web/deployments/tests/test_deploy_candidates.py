@@ -41,3 +41,25 @@ def test_candidates_say_why_a_run_cannot_be_deployed(team, tmp_path):
     assert refused.status_code == 400 and refused.json()["errors"]["run"] == [rows[reinforce.pk]["why"]]
     # those who may not deploy see no candidates
     assert client_for(users[Role.OPERATOR]).get("/api/deployments/candidates/").json() == []
+
+
+def test_a_deployable_candidate_carries_its_own_threshold_and_whether_it_has_a_preview(team, tmp_path):
+    """The deploy form shows the run's own breaker threshold (not a made-up default) and asks for a fallback
+    preview only where the environment has a dev split of tickets to replay."""
+    project, users = team
+    checkpoint = tmp_path / "last"
+    checkpoint.mkdir()
+    (checkpoint / "state.json").write_text("{}")
+    routing, talking = example("customer_service"), example("interactive_support")
+    routing["circuit_breaker"]["confidence_threshold"] = 0.35
+    routing_run = make_trained_run(project, checkpoint, routing)
+    talking_run = make_trained_run(project, checkpoint, talking)
+    rows = {
+        r["id"]: r for r in client_for(users[Role.PRODUCT_MANAGER]).get("/api/deployments/candidates/").json()
+    }
+    assert (
+        rows[routing_run.pk]["confidence_threshold"] == 0.35
+        and rows[routing_run.pk]["fallback_preview"] is True
+    )
+    assert rows[talking_run.pk]["confidence_threshold"] == talking["circuit_breaker"]["confidence_threshold"]
+    assert rows[talking_run.pk]["fallback_preview"] is False
