@@ -50,7 +50,8 @@ class MemberInviteSerializer(serializers.Serializer):
             found = by_email[0] if by_email else None
         if found is None:
             raise serializers.ValidationError(
-                f"No user has the username or email {text!r}: they need an account before they can join."
+                f"No user has the username or email {text!r}: they need an account before they can join "
+                "(a site administrator creates one under Admin → Users)."
             )
         project = self.context["project"]
         existing = Membership.objects.filter(project=project, user=found).first()

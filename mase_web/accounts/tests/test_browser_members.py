@@ -26,7 +26,9 @@ def test_an_admin_invites_changes_the_role_of_and_removes_a_member(live_services
     form = page.get_by_role("form", name="Add a member")
     form.get_by_label("Username or email").fill("nobody@example.org")
     form.get_by_role("button", name="Add member").click()
-    form.get_by_role("alert").filter(has_text="they need an account before they can join").wait_for()
+    form.get_by_role("alert").filter(
+        has_text="they need an account before they can join (a site administrator creates one under Admin → Users)"
+    ).wait_for()
 
     form.get_by_label("Username or email").fill("BEA@example.org")
     form.get_by_label("Role").select_option("operator")
