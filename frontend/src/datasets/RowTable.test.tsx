@@ -15,6 +15,10 @@ describe("RowTable", () => {
     );
     expect(html.match(/unlabelled|out of scope/g)).toEqual(["unlabelled", "out of scope"]);
   });
+  it("names an annotated row's origin as the origin filter does, with who labelled it", () => {
+    const html = renderToStaticMarkup(<RowTable rows={[row({ provenance: "annotated", by: "ann" })]} />);
+    expect(html.replace(/<[^>]+>/g, "")).toContain("annotated by ann");
+  });
   it("shows a corrected row's owner and better reply", () => {
     const html = renderToStaticMarkup(<RowTable rows={[row({ intents: ["damaged_item"], owner: "logistics", reference_reply: "Sorry!" })]} />);
     expect(html).toContain("owner: logistics");

@@ -11,4 +11,11 @@ describe("SplitSummary", () => {
       'href="/api/dataset-versions/7/export/?split=dev"',
     ]);
   });
+  it("says when a split is empty, and why", () => {
+    const summary = { seed: 0, counts: { train: 10, dev: 1, test: 0 }, by_provenance: {} };
+    const html = renderToStaticMarkup(<SplitSummary summary={summary} version={7} />);
+    expect(html).toContain("test holds no row yet");
+    const full = { seed: 0, counts: { train: 8, dev: 1, test: 1 }, by_provenance: {} };
+    expect(renderToStaticMarkup(<SplitSummary summary={full} version={7} />)).not.toContain("holds no row");
+  });
 });
