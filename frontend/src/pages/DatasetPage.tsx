@@ -26,6 +26,7 @@ export function DatasetPage() {
   const project = dataset.data?.project ?? 0;
   const role = me?.memberships.find((m) => m.project === project)?.role ?? "";
   const mayEdit = EDITOR_ROLES.includes(role) || Boolean(me?.is_staff);
+  const mayQueue = ["product_manager", "admin"].includes(role) || Boolean(me?.is_staff); // who manages queues
   const intents = (labels.data?.intents ?? []).map((i) => i.name);
 
   if (dataset.error) {
@@ -73,6 +74,13 @@ export function DatasetPage() {
           <section className="card" aria-label="Label distribution">
             <h2>Labels</h2>
             {labels.data && <LabelChart distribution={labels.data} />}
+            {labels.data && labels.data.unlabelled.count > 0 && mayQueue && (
+              <p className="hint" data-testid="label-unlabelled">
+                {labels.data.unlabelled.count} {labels.data.unlabelled.count === 1 ? "row has" : "rows have"} no label yet:
+                annotators label them in an intents queue (<a href="/feedback/">Feedback</a>, a queue of kind
+                “choose the intents of dataset rows”, then <em>Queue unlabelled rows</em>).
+              </p>
+            )}
           </section>
           <section className="card" aria-label="Splits">
             <h2>Splits</h2>
