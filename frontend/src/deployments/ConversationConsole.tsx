@@ -15,7 +15,7 @@ function rememberedId(deploymentId: number): number | null {
 /** Talk to a conversational team as its customer: each message is one turn; the team asks, answers or hands
  * over to a person. The conversation lives on the server; the page remembers which one it shows, so a
  * reload carries on with it. */
-export function ConversationConsole({ deploymentId }: { deploymentId: number }) {
+export function ConversationConsole({ deploymentId, canReview = true }: { deploymentId: number; canReview?: boolean }) {
   const queryClient = useQueryClient();
   const [conversationId, setConversationId] = useState<number | null>(() => rememberedId(deploymentId));
   const [text, setText] = useState("");
@@ -66,7 +66,7 @@ export function ConversationConsole({ deploymentId }: { deploymentId: number }) 
         You are the customer: each message is one turn. The agents decide whether to ask, search, answer, review or hand
         you to a person.
       </p>
-      {conversation && <ConversationTurns turns={conversation.turn_list} />}
+      {conversation && <ConversationTurns turns={conversation.turn_list} reviewLinks={canReview} />}
       {ended ? (
         <div className="conversation-ended">
           <p data-testid="conversation-ended">{ended}</p>

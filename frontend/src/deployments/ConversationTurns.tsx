@@ -3,7 +3,7 @@ import "./conversation.css";
 
 /** A conversation turn by turn: what the customer said, the decisions the agents took, what the team said
  * back (and which agent's decision that reply says). Used by the console and the review page. */
-export function ConversationTurns({ turns }: { turns: Turn[] }) {
+export function ConversationTurns({ turns, reviewLinks = true }: { turns: Turn[]; reviewLinks?: boolean }) {
   return (
     <ol className="conversation-turns" data-testid="conversation-turns">
       {turns.map((t) => (
@@ -25,7 +25,12 @@ export function ConversationTurns({ turns }: { turns: Turn[] }) {
             <b>Team ({t.speaker}):</b> {t.reply}
           </p>
           <p className="small muted">
-            turn {t.turn} · <a href={`/review/?episode=${t.episode}`}>review this turn</a>
+            turn {t.turn}
+            {reviewLinks && (
+              <>
+                {" "}· <a href={`/review/?episode=${t.episode}`}>review this turn</a>
+              </>
+            )}
           </p>
         </li>
       ))}

@@ -28,17 +28,19 @@ interface Props {
   liveDecisions: Record<string, Decision[]>;
   /** Each reply as the agents write it, chunk by chunk (shown until the whole reply arrives). */
   liveReplyParts?: LiveReplies;
+  /** Whether the user may open /review/ (operators, admins): the answers link there only then. */
+  canReview?: boolean;
 }
 
 /** The deployment's console: a conversation for a conversational team, else one ticket at a time. */
 export function TicketConsole(props: Props) {
-  if (CONVERSATIONAL.has(props.environment ?? "")) return <ConversationConsole deploymentId={props.deploymentId} />;
+  if (CONVERSATIONAL.has(props.environment ?? "")) return <ConversationConsole deploymentId={props.deploymentId} canReview={props.canReview ?? true} />;
   return <TicketForm {...props} />;
 }
 
 /** Type a customer ticket (or a writing request), then watch the agents handle it step by step; the
  * answer re-reads the deployment (its breaker counts moved). */
-function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts }: Props) {
+function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts, canReview = true }: Props) {
   const queryClient = useQueryClient();
   const labels = consoleLabels(environment);
   const [text, setText] = useState("");
@@ -108,7 +110,7 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
           </p>
           <StepList decisions={shown} />
           {!done && requestId && revealed >= stepCount && <ReplyView live={liveReplyParts?.[requestId]} />}
-          {finished && done && <TicketAnswer episode={done.episode} result={done.result} labels={labels} />}
+          {finished && done && <TicketAnswer episode={done.episode} result={done.result} labels={labels} canReview={canReview} />}
         </div>
       )}
       <TicketHistory entries={history} />
@@ -116,7 +118,7 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
   );
 }
 
-function TicketAnswer({ episode, result, labels }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels }) {
+function TicketAnswer({ episode, result, labels, canReview }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels; canReview: boolean }) {
   const intents = result.info.predicted_intents ?? [];
   const answeredBy = result.sources.fallback > 0 ? "fallback" : "model";
   return (
@@ -138,8 +140,12 @@ function TicketAnswer({ episode, result, labels }: { episode: EpisodeSummary; re
       <p className="small muted">
         {result.status} in {stepsText(result.steps)}, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial},
         fallback {stepsText(result.sources.fallback)}
-        {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`} ·{" "}
-        <a href={`/review/?episode=${episode.id}`}>review this episode</a>
+        {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`}
+        {canReview && (
+          <>
+            {" "}· <a href={`/review/?episode=${episode.id}`}>review this episode</a>
+          </>
+        )}
       </p>
       <ReplyView reply={(result as TicketResult & { reply?: Reply }).reply} />
     </div>

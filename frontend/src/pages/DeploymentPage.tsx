@@ -12,7 +12,7 @@ import { TicketConsole } from "../deployments/TicketConsole";
 import { TeamPanel } from "../deployments/team/TeamPanel";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
-import { mayControlBreaker, mayDeploy } from "../deployments/roles";
+import { mayControlBreaker, mayDeploy, mayReview } from "../deployments/roles";
 import { useDeploymentStream } from "../deployments/useDeploymentStream";
 import "../deployments/deployments.css";
 import { formatTime } from "../runs/format";
@@ -90,9 +90,11 @@ export function DeploymentPage() {
               </dd>
             </div>
           </dl>
-          <p className="small">
-            <a href={`/review/?deployment=${deployment.id}`}>Review this deployment's decisions</a>
-          </p>
+          {mayReview(me, deployment.project) && (
+            <p className="small">
+              <a href={`/review/?deployment=${deployment.id}`}>Review this deployment's decisions</a>
+            </p>
+          )}
         </section>
       )}
       {deployment && breaker && (
@@ -116,6 +118,7 @@ export function DeploymentPage() {
           deploymentId={deployment.id}
           environment={deployment.environment}
           username={me.username}
+          canReview={mayReview(me, deployment.project)}
           liveEpisodes={stream.episodes}
           liveDecisions={stream.decisions}
           liveReplyParts={stream.replyParts}

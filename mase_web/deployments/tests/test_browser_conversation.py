@@ -151,6 +151,7 @@ def test_an_operator_talks_to_a_deployed_team_reloads_and_reviews_the_conversati
     expect(console.get_by_test_id("team-said").nth(1)).to_contain_text("a refund, a replacement")
     page.reload()  # the conversation lives on the server
     expect(page.get_by_test_id("conversation-turn")).to_have_count(2)
+    expect(console.get_by_role("link", name="review this turn")).to_have_count(2)  # an operator may review
     say(page, "I'd like a refund please, order 48213", 3)
     expect(console.get_by_test_id("team-said").nth(2)).to_have_attribute("data-event", "answer")
     # a reply box holds no first-message example, and its three buttons stand apart

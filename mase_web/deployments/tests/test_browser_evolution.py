@@ -43,6 +43,7 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     curve = page.get_by_test_id("generation-curve")  # the slice's figure across generations, drawn
     assert "1: 78.0 %, 2: 83.0 %" in curve.get_attribute("aria-label")
     assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
+    assert page.get_by_role("link", name="Review this deployment's decisions").count() == 0  # a 403 for a PM
     said = page.get_by_role("region", name="Generations").inner_text()  # the slice in words a newcomer reads
     assert re.search(
         r"judged on the evaluation slice: \d+ corrected tickets? that no generation trains on", said
