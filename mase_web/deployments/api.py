@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from mase_web.accounts.facade import can, projects_where, role_allows, role_column
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
-from mase_web.deployments import breaker_state, breaker_store, runtimes, writing
+from mase_web.deployments import breaker_state, breaker_store, conversations, runtimes, writing
 from mase_web.deployments.candidates import candidates, spec_problem
 from mase_web.deployments.catalogue import deployment_catalogue
 from mase_web.deployments.corrections import (
@@ -297,6 +297,8 @@ class DeploymentViewSet(
         if not (role_allows(user, "deploy", role) or role_allows(user, "control_breaker", role)):
             raise PermissionDenied("only product managers, operators and admins may send tickets")
         _refuse_if_stopped(deployment)
+        if refusal := conversations.ticket_refusal(deployment):
+            raise ValidationError({"text": [refusal]})
         body = TicketSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

@@ -73,6 +73,20 @@ def is_conversational(deployment: Deployment) -> bool:
     return environment_of(deployment) in LIVE_ENVIRONMENTS
 
 
+def ticket_refusal(deployment: Deployment) -> str | None:
+    """Why the deployment's team takes no single ticket (it holds conversations or plays task streams), or None."""
+    from mase_web.deployments.task_stream import stream_limit
+
+    if is_conversational(deployment):
+        return (
+            "this team holds conversations, one customer message a turn: POST the first message to "
+            f"/api/deployments/{deployment.pk}/conversations/"
+        )
+    if stream_limit(deployment.spec or {}) is not None:
+        return f"this team plays streams of tasks, not tickets: POST /api/deployments/{deployment.pk}/tasks/"
+    return None
+
+
 def _embedder(team: Any) -> Callable[[list[str]], np.ndarray]:
     backbone, lock = runtimes.backbone_for(team), threading.Lock()  # tokenizers are not thread-safe
 

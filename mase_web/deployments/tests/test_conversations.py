@@ -62,6 +62,16 @@ def _say(client, conversation_id, **body):
     return client.post(f"/api/conversations/{conversation_id}/turns/", body, format="json")
 
 
+def test_a_single_ticket_is_refused_on_its_text_with_where_conversations_go(team, deployment):
+    _, users = team
+    answer = client_for(users["operator"]).post(
+        f"/api/deployments/{deployment.pk}/tickets/", {"text": AMBIGUOUS}, format="json"
+    )
+    assert answer.status_code == 400
+    assert "this team holds conversations" in answer.json()["errors"]["text"][0]
+    assert f"/api/deployments/{deployment.pk}/conversations/" in answer.json()["errors"]["text"][0]
+
+
 def test_the_model_decides_a_turn_and_the_state_lives_on_the_server(team, deployment):
     _, users = team
     pm = client_for(users["product_manager"])

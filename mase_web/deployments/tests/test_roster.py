@@ -192,3 +192,14 @@ def test_streams_in_flight_when_an_agent_goes_offline_are_all_answered(deployed)
         assert all(by_step[s]["winner"] != agent for s in range(11, 61))
     handed = [a.result["info"]["load"]["handed_over"] for a in answers]
     assert sum(handed) > 0  # the busiest agent held work in some stream, and it was handed over
+
+
+def test_a_ticket_sent_to_a_task_stream_team_is_refused_on_its_text_with_where_to_send_tasks(deployed):
+    project, deployment = deployed
+    answer = client_for(member(project, Role.OPERATOR, "op")).post(
+        f"/api/deployments/{deployment.pk}/tickets/", {"text": "where is my parcel?"}, format="json"
+    )
+    assert answer.status_code == 400
+    assert answer.json()["errors"]["text"] == [
+        f"this team plays streams of tasks, not tickets: POST /api/deployments/{deployment.pk}/tasks/"
+    ]
