@@ -322,6 +322,8 @@ class DeploymentViewSet(
         if not _may_run_tickets(request.user, deployment.project_id):
             raise PermissionDenied("only product managers, operators and admins may run batches")
         _refuse_if_stopped(deployment)
+        if refusal := conversations.ticket_refusal(deployment):
+            raise ValidationError({"file": [refusal]})
         tickets, errors = parse_ticket_lines(_upload_text(request), catalogue_names(deployment.spec))
         if errors:
             raise ValidationError({"file": errors})

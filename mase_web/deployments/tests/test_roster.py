@@ -200,6 +200,9 @@ def test_a_ticket_sent_to_a_task_stream_team_is_refused_on_its_text_with_where_t
         f"/api/deployments/{deployment.pk}/tickets/", {"text": "where is my parcel?"}, format="json"
     )
     assert answer.status_code == 400
-    assert answer.json()["errors"]["text"] == [
-        f"this team plays streams of tasks, not tickets: POST /api/deployments/{deployment.pk}/tasks/"
-    ]
+    refusal = f"this team plays streams of tasks, not tickets: POST /api/deployments/{deployment.pk}/tasks/"
+    assert answer.json()["errors"]["text"] == [refusal]
+    batch = client_for(member(project, Role.PRODUCT_MANAGER, "pm")).post(
+        f"/api/deployments/{deployment.pk}/batches/", {"jsonl": '{"id": "1", "text": "hi"}'}, format="json"
+    )
+    assert batch.status_code == 400 and batch.json()["errors"]["file"] == [refusal]
