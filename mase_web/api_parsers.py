@@ -150,6 +150,9 @@ def load_json(text: str, root: str = "") -> Any:
         value = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise UnstorableInput({where: ["JSON is nested far too deeply"]}) from None
+    except json.JSONDecodeError as exc:  # said as a person counts: no Python character offset
+        at = f"column {exc.colno}" if exc.lineno == 1 else f"line {exc.lineno}, column {exc.colno}"
+        raise MalformedJSON(where, f"{exc.msg.lower()} at {at}") from None
     except ValueError as exc:
         raise MalformedJSON(where, str(exc)) from None
     problems = problems_in(value, root, strings=_SUSPECT.search(text) is not None)

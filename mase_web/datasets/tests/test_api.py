@@ -187,6 +187,8 @@ def test_bad_rows_are_named_by_line_and_field_and_the_good_ones_kept(people):
     ]
     messages = {e["line"]: e["message"] for e in result["errors"]}
     assert "NUL" in messages[5] and "surrogate" in messages[6] and "UTF-8" in messages[7]
+    # the file's line and the column in it, never Python's "line 1 column 25 (char 24)" beside the file's line
+    assert messages[2] == "is not valid JSON (expecting property name enclosed in double quotes at column 25)"
     assert "unknown intent 'warranty'" in messages[8] and "refund, delivery" in messages[8]
     assert (result["accepted"], result["refused"], result["errors_total"]) == (2, 10, 10)
     rows = all_rows(users["pm"], result["version"]["id"])
