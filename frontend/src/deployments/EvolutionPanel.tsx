@@ -8,6 +8,7 @@ import {
   evolutionApi,
   exportUrl,
   policySummary,
+  sliceShortfall,
   timelineRows,
   type Lineage,
 } from "./evolution";
@@ -72,6 +73,7 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
     rollback.isPending ||
     shadow.isPending;
 
+  const shortfall = data ? sliceShortfall(data.slice_tickets, data.policy) : null;
   return (
     <section className="card" aria-label="Generations">
       <h2>Generations</h2>
@@ -112,6 +114,11 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
               Roll back
             </button>
           )}
+        </p>
+      )}
+      {canEvolve && shortfall && (
+        <p className="small muted" data-testid="slice-shortfall">
+          {shortfall}
         </p>
       )}
       {error && (

@@ -6,6 +6,7 @@ import {
   policySummary,
   proposalSummary,
   figureText,
+  sliceShortfall,
   timelineRows,
   type Generation,
   type Lineage,
@@ -160,5 +161,16 @@ describe("accepting a proposal", () => {
     expect(intentName("charged twice / refund")).toBe("charged_twice_refund");
     expect(intentName("2nd Hand Items")).toBe("nd_hand_items");
     expect(intentName("???")).toBe("new_intent");
+  });
+});
+
+describe("a slice too small to judge", () => {
+  it("says how many tickets the slice holds of those needed, and nothing once enough", () => {
+    expect(sliceShortfall(0, { min_tickets: 100 })).toBe(
+      "The slice holds 0 of the 100 tickets a challenger needs to be judged: one trained now stays a " +
+        "candidate until operators confirm or correct more live tickets in Review.",
+    );
+    expect(sliceShortfall(100, { min_tickets: 100 })).toBeNull();
+    expect(sliceShortfall(3, {})).toBeNull();
   });
 });

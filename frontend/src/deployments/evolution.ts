@@ -216,6 +216,20 @@ export function policySummary(
   );
 }
 
+/** Said beside Evolve while the slice is too small to judge a challenger (the promotion rule's
+ * `min_tickets`): one trained now could only stay a candidate. Null once the slice is large enough. */
+export function sliceShortfall(
+  sliceTickets: number,
+  policy: Record<string, number | boolean>,
+): string | null {
+  const needed = Number(policy.min_tickets ?? 0);
+  if (sliceTickets >= needed) return null;
+  return (
+    `The slice holds ${sliceTickets} of the ${needed} tickets a challenger needs to be judged: ` +
+    "one trained now stays a candidate until operators confirm or correct more live tickets in Review."
+  );
+}
+
 /** Where the lineage downloads (the API's export, `lineage_export.py`). */
 export const exportUrl = (id: number, as: "csv" | "json") =>
   `/api/deployments/${id}/generations/export/?as=${as}`;
