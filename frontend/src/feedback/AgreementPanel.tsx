@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { agreementBasis } from "./agreementText";
 import { feedbackQueries } from "./queries";
 
 const formatAlpha = (alpha: number | null | undefined) => (alpha === null || alpha === undefined ? "n/a" : alpha.toFixed(3));
@@ -18,9 +19,7 @@ export function AgreementPanel({ queue }: { queue: number }) {
       <p data-testid="queue-alpha">
         Krippendorff's α ({agreement.metric}): <strong>{formatAlpha(agreement.alpha)}</strong>
         {agreement.interval_alpha !== undefined && <> · interval {formatAlpha(agreement.interval_alpha)}</>}{" "}
-        <span className="hint">
-          over {agreement.units} items with two or more answers ({agreement.values} answers)
-        </span>
+        <span className="hint">{agreementBasis(agreement.units, agreement.values)}</span>
       </p>
       {agreement.per_intent && <IntentAgreement perIntent={agreement.per_intent} landed={agreement.labelled_rows ?? 0} />}
       {agreement.disagreements.length > 0 && (
