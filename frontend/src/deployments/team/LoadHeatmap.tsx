@@ -7,7 +7,8 @@ import {
   winsShown,
 } from "./teamLoad";
 
-const CELL_HEIGHT = 8;
+/** Row height: readable rows (a 12 px label) up to 30 agents, then thin rows with every k-th agent named. */
+const rowHeight = (agents: number) => (agents <= 30 ? 16 : 8);
 const PLOT_WIDTH = 600;
 const LABEL_WIDTH = 110;
 
@@ -32,6 +33,7 @@ export function LoadHeatmap({
     );
   const cellWidth = PLOT_WIDTH / Math.max(columns.length, 20);
   const labelEvery = Math.max(1, Math.ceil(agents.length / 25));
+  const cellHeight = rowHeight(agents.length);
   const winners = winsShown(columns);
   return (
     <figure className="allocation-heatmap">
@@ -41,7 +43,7 @@ export function LoadHeatmap({
       </figcaption>
       <svg
         width={LABEL_WIDTH + PLOT_WIDTH}
-        height={agents.length * CELL_HEIGHT + 4}
+        height={agents.length * cellHeight + 4}
         role="img"
         aria-label="Backlog heat map, agents by tasks"
         data-testid="load-heatmap"
@@ -52,9 +54,9 @@ export function LoadHeatmap({
             <text
               key={agent}
               x={LABEL_WIDTH - 4}
-              y={row * CELL_HEIGHT + CELL_HEIGHT}
+              y={row * cellHeight + cellHeight - (cellHeight > 8 ? 3 : 0)}
               textAnchor="end"
-              fontSize={9}
+              fontSize={cellHeight > 8 ? 12 : 9}
             >
               {agent}
             </text>
@@ -64,9 +66,9 @@ export function LoadHeatmap({
           <rect
             key={`${c.row}-${c.col}`}
             x={LABEL_WIDTH + c.col * cellWidth}
-            y={c.row * CELL_HEIGHT}
+            y={c.row * cellHeight}
             width={cellWidth}
-            height={CELL_HEIGHT}
+            height={cellHeight}
             fill={c.online ? shadeColor(c.shade) : "#d0d0d8"}
             data-agent={c.agent}
             data-col={c.col}
@@ -83,7 +85,7 @@ export function LoadHeatmap({
             <circle
               key={`w-${c.col}`}
               cx={LABEL_WIDTH + (c.col + 0.5) * cellWidth}
-              cy={c.row * CELL_HEIGHT + CELL_HEIGHT / 2}
+              cy={c.row * cellHeight + cellHeight / 2}
               r={Math.min(2.5, cellWidth / 3)}
               fill="#1d3557"
               data-winner={c.agent}
