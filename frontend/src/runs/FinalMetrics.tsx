@@ -1,3 +1,4 @@
+import { DIAGNOSTICS, splitDiagnostics } from "./diagnostics";
 import { formatNumber } from "./format";
 import type { RunDetail } from "./types";
 
@@ -12,7 +13,9 @@ export function FinalMetrics({ run }: { run: RunDetail }) {
   const numbers = Object.entries(run.metrics ?? {}).filter((entry): entry is [string, number] => typeof entry[1] === "number");
   if (!numbers.length) return null;
   const evalEpisodes = numbers.find(([k]) => k === "episodes")?.[1];
-  const measured = numbers.filter(([k]) => k !== "episodes" && !(k in COUNTS));
+  const { evaluation: measured, diagnostics } = splitDiagnostics(
+    numbers.filter(([k]) => k !== "episodes" && !(k in COUNTS)),
+  );
   const counts = numbers.filter(([k]) => k in COUNTS);
   const budget = (run.spec?.training as { episodes?: unknown } | undefined)?.episodes;
   return (
@@ -26,6 +29,16 @@ export function FinalMetrics({ run }: { run: RunDetail }) {
           {k.replace(/_/g, " ")} <b>{formatNumber(v)}</b>
         </span>
       ))}
+      {diagnostics.length > 0 && (
+        <details className="muted" data-testid="training-diagnostics">
+          <summary>Training diagnostics</summary>
+          {diagnostics.map(([k, v]) => (
+            <span key={k} className="metric-chip" title={DIAGNOSTICS[k].means}>
+              {DIAGNOSTICS[k].name} <b>{formatNumber(v)}</b>
+            </span>
+          ))}
+        </details>
+      )}
       <span className="muted" data-testid="training-budget">
         {counts.map(([k, v]) => `${formatNumber(v)} ${COUNTS[k]}`).join(" · ")}
         {typeof budget === "number" && `${counts.length ? " · " : ""}training budget ${formatNumber(budget)} episodes`}
