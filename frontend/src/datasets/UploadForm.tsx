@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ProjectSelect } from "../components/ProjectSelect";
 import type { Membership } from "../runs/types";
 import { datasetsApi } from "./datasetsApi";
@@ -29,6 +29,7 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
   const [catalogue, setCatalogue] = useState("");
   const [mode, setMode] = useState<UploadMode>("replace");
   const [file, setFile] = useState<File | null>(null);
+  const form = useRef<HTMLFormElement>(null); // the file input is the browser's: cleared by resetting the form
   // A new dataset whose first file was refused stays (empty): a retry under the same name uploads into it
   // instead of failing on the name it took.
   const [made, setMade] = useState<{ id: number; project: number; name: string } | null>(null);
@@ -46,6 +47,8 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
       setName("");
       setCatalogue("");
       setMade(null);
+      setFile(null);
+      form.current?.reset();
       onUploaded?.(result);
     },
   });
@@ -54,6 +57,7 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
 
   return (
     <form
+      ref={form}
       className="card dataset-upload"
       aria-label={datasetId ? "Upload a new version" : "Upload a dataset"}
       onSubmit={(e) => {

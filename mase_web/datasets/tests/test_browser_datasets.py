@@ -43,6 +43,9 @@ def test_upload_a_file_then_read_its_rows_chart_and_splits(live_services, browse
     refused = report.get_by_test_id("row-errors")
     assert "line 14" in refused.inner_text() and "text is required" in refused.inner_text()
     assert "unknown intent 'complaint'" in refused.inner_text()  # not in the catalogue typed above
+    # the form is ready for the next file: the one uploaded no longer shows in it
+    assert form.get_by_label("Dataset file (JSONL or CSV)").input_value() == ""
+    assert form.get_by_role("button", name="Upload").is_disabled()
 
     dataset = Dataset.objects.get(name="Shop tickets")
     form.get_by_role("link", name="Open the dataset").click()
