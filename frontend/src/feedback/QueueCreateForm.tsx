@@ -60,6 +60,10 @@ export function QueueCreateForm({ projects }: Props) {
         Annotators per item (overlap)
         <input type="number" min={1} max={10} value={overlap} onChange={(e) => setOverlap(Number(e.target.value))} />
       </label>
+      <p className="hint" data-testid="overlap-hint">
+        Each item goes to this many different annotators of the project (all of them when it has fewer); agreement
+        is measured on items two or more answered.
+      </p>
       <label className="field">
         Tags (comma-separated)
         <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="wrong intent, rude, great" />

@@ -132,6 +132,7 @@ def test_a_manager_creates_a_queue_sees_disagreement_and_trains_a_reward_model(l
     form = page.get_by_role("form", name="Create a queue")
     form.get_by_label("Name").fill("Refund answers")
     form.get_by_label("Annotators per item (overlap)").fill("2")
+    assert "all of them when it has fewer" in form.get_by_test_id("overlap-hint").inner_text()
     form.get_by_label("Tags (comma-separated)").fill("wrong intent, great")
     form.get_by_label("Guidelines").fill("Rate how well the refund was handled.")
     form.get_by_role("button", name="Create queue").click()
