@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 
-from mase_web.deployments.catalogue import intent_catalogue
+from mase_web.deployments.catalogue import intent_catalogue, team_agents
 from mase_web.deployments.models import Deployment
 from mase_web.workflows.facade import workflow_in_project
 
@@ -63,3 +63,12 @@ def with_accepted_intents(deployment: Deployment, spec: dict) -> tuple[dict, lis
         if given:
             agent["intents"] = [*(agent.get("intents") or []), *given]
     return spec, [i["name"] for i in added]
+
+
+def deployment_catalogue(deployment: Deployment) -> dict:
+    """What a correction may name (review checks against it, the annotation queue offers it): the intents
+    (with descriptions), those accepted onto the deployment's design among them (the next generation learns
+    them from these labels), and the team's agents."""
+    spec = deployment.spec or {}
+    accepted = [{"name": i["name"], "description": i["description"]} for i in accepted_intents(deployment)]
+    return {"intents": intent_catalogue(spec) + accepted, "agents": team_agents(spec)}

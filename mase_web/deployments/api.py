@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from mase_web.accounts.facade import can, projects_where, role_allows, role_column
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_state, breaker_store, conversations, runtimes, writing
+from mase_web.deployments.accepted_intents import deployment_catalogue
 from mase_web.deployments.candidates import candidates, spec_problem
-from mase_web.deployments.catalogue import deployment_catalogue
 from mase_web.deployments.corrections import (
     CatalogueSerializer,
     CorrectionRequestSerializer,

@@ -1,13 +1,12 @@
 """What a deployment's tickets may be labelled with: its intent catalogue (each intent with what it means)
-and its team's agents (who may own a ticket). Corrections in review check against it, and the annotation
-queue offers it (through the facade)."""
+and its team's agents (who may own a ticket). What a deployment's corrections may name adds the intents
+accepted onto its design (`accepted_intents.deployment_catalogue`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agents.spec import intent_catalogues
-from mase_web.deployments.models import Deployment
 
 
 def intent_catalogue(spec: dict) -> list[dict[str, str]]:
@@ -41,13 +40,3 @@ def team_agents(spec: dict) -> list[dict[str, Any]]:
     """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
     agents = spec.get("agents") or []
     return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
-
-
-def deployment_catalogue(deployment: Deployment) -> dict[str, Any]:
-    """What a correction may name: the intents (with descriptions), those accepted onto the deployment's
-    design among them (the next generation learns them from these labels), and the team's agents."""
-    from mase_web.deployments.accepted_intents import accepted_intents
-
-    spec = deployment.spec or {}
-    accepted = [{"name": i["name"], "description": i["description"]} for i in accepted_intents(deployment)]
-    return {"intents": intent_catalogue(spec) + accepted, "agents": team_agents(spec)}

@@ -22,7 +22,8 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, relabel_rows, version_rows
-from mase_web.deployments.catalogue import deployment_catalogue, team_agents
+from mase_web.deployments.accepted_intents import deployment_catalogue
+from mase_web.deployments.catalogue import team_agents
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
 from mase_web.deployments.evolution_eval import maybe_evolve_after_correction

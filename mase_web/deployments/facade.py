@@ -7,7 +7,7 @@ deployments as sources; it reads them here, and the intents a deployment's ticke
 
 from __future__ import annotations
 
-from mase_web.deployments.catalogue import deployment_catalogue
+from mase_web.deployments.accepted_intents import deployment_catalogue
 from mase_web.deployments.models import DecisionStep, Deployment, Episode
 
 __all__ = ["DecisionStep", "Deployment", "Episode", "deployment_catalogue", "deployment_in_project"]
