@@ -70,6 +70,7 @@ from serving.roster import Roster
 from serving.scope import ScopeGate
 from training.events import EventStream
 from training.mappo import load_policy
+from training.reply_writer import PLAIN, load_writer
 
 __all__ = ["RuntimeConfig", "TeamRuntime"]
 
@@ -161,6 +162,7 @@ class TeamRuntime:
         self._ids = itertools.count(1)
         self._stats_lock = threading.Lock()
         self.stats = {"requests": 0, "errors": 0, "steps": 0, "model_steps": 0, "fallback_steps": 0}
+        self.reply_writer: Any = None  # training.reply_writer, saved beside the checkpoint
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
@@ -215,6 +217,7 @@ class TeamRuntime:
             decision_sink=decision_sink,
             step_sink=step_sink,
         )
+        runtime.reply_writer = load_writer(checkpoint_dir)  # None: every reply "plain", as before
         interface = routing(name)
         dev = interface.dev_tickets(params) if interface is not None else None
         if dev:  # a routing team's scope floor is chosen on its dev split (serving.scope)
@@ -282,7 +285,18 @@ class TeamRuntime:
         verdict = self._scope_check(ticket.text)
         if verdict is not None and not verdict["in_scope"]:
             return self._outside_catalogue(request_id, verdict)
-        return self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+        result = self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
+        if self.reply_writer is not None:  # how the reply is written: the writer's style, logged with it
+            result["reply_style"] = self._reply_style(ticket.text)
+        return result
+
+    def _reply_style(self, text: str) -> str:
+        """The writer's style for a ticket; "plain" when the backbone cannot embed it (a fault, not a crash)."""
+        try:
+            embedded = self.model.embed([text])
+        except Exception:  # noqa: BLE001 - the decisions were made; the reply is still written, plainly
+            embedded = None
+        return PLAIN if embedded is None else self.reply_writer.choose(embedded)[0]
 
     def _scope_check(self, text: str) -> dict[str, Any] | None:
         """Whether a routing team's ticket is within its catalogue (`serving.scope`; None: no gate)."""

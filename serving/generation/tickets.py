@@ -20,6 +20,7 @@ from agents.envs.routing import routing
 from serving.breaker import BreakerConfig, CircuitBreaker
 from serving.generation import GenerationConfig, Reach, make_generator
 from serving.generation.guard import GuardedWriter, PartRequest, summarise
+from serving.generation.styles import styled_parts
 from serving.generation.template import join_reply, ticket_context
 from serving.requests import OUT_OF_SCOPE
 from serving.scope import handoff_text
@@ -96,6 +97,8 @@ class TicketWriter:
         fault, …}], "backend", "model", "usage", "cost", "latency_ms", "faults", "fallback", "approved",
         "breaker", "signature"}`` (plain JSON; ``signature``: the team's name the reply is signed with).
         Never raises for a backend fault: the template writes that part.
+        The reply is written in the result's ``reply_style`` ("plain" when it has none, `styled_parts`),
+        recorded as the reply's ``style`` when the result names one.
         ``on_part(index, part dict)`` hears each part as soon as it is settled, ``on_chunk(index, agent,
         text)`` its text as it is written (`GuardedWriter.write`): what a browser shows live."""
         if result.get("status") == OUT_OF_SCOPE:  # outside the catalogue: a person takes it over
@@ -104,8 +107,9 @@ class TicketWriter:
         hear = None if on_part is None else (lambda i, part: on_part(i, part.to_dict()))
         parts = self.writer.write(self.plan(ticket, result), on_part=hear, on_chunk=on_chunk)
         config = self.writer.config
+        style = str(result.get("reply_style") or "plain")  # the team's writer's choice (serving.runtime)
         reply = {
-            "text": join_reply([p.text for p in parts], self.team),
+            "text": join_reply(styled_parts(style, [p.text for p in parts]), self.team),
             "signature": self.team,
             "parts": [p.to_dict() for p in parts],
             **summarise(parts, config.backend, config.model or config.backend),
@@ -113,6 +117,8 @@ class TicketWriter:
             "approved": bool((result.get("info") or {}).get("approved", False)),
             "breaker": self.writer.breaker.state,
         }
+        if "reply_style" in result:  # a team with a writer: the style is logged with the reply
+            reply["style"] = style
         return reply
 
     def handoff(self, result: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,53 @@
+"""A deployed team with a writer saved beside its checkpoint (training/reply_writer.py) writes its replies in
+the style the writer chooses, and the episode records it; without one, replies are plain and name no style."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import torch
+
+from agents.backbone import Backbone
+from mase_web.accounts.models import Role
+from mase_web.deployments import writing
+from mase_web.deployments.models import Reply
+from mase_web.deployments.tests.conftest import client_for, fresh_text, make_trained_run, team_spec
+from serving.generation.styles import APOLOGY
+from training.reply_writer import STYLES, WriterHead, save_writer
+
+pytestmark = pytest.mark.django_db
+
+
+def ask(users, project, checkpoint, backbone_dir) -> dict:
+    run = make_trained_run(project, checkpoint, team_spec(backbone_dir))
+    made = client_for(users[Role.PRODUCT_MANAGER]).post("/api/deployments/", {"run": run.pk}, format="json")
+    assert made.status_code == 201, made.content
+    answered = client_for(users[Role.OPERATOR]).post(
+        f"/api/deployments/{made.json()['id']}/tickets/", {"text": fresh_text()}, format="json"
+    )
+    assert answered.status_code == 201, answered.content
+    return answered.json()
+
+
+def test_the_saved_writer_chooses_the_style_and_the_episode_records_it(
+    team, trained_checkpoint, tiny_backbone_dir, tmp_path
+):
+    project, users = team
+    writing.forget_all()  # writers built by earlier tests hold their own breakers
+    plain = ask(users, project, trained_checkpoint, tiny_backbone_dir)
+    assert "reply_style" not in plain["result"] and "style" not in plain["result"]["reply"]
+    assert APOLOGY not in plain["result"]["reply"]["text"]
+
+    checkpoint = tmp_path / "with_writer"
+    shutil.copytree(trained_checkpoint, checkpoint)
+    head = WriterHead(Backbone.load(str(tiny_backbone_dir), pooling="mean", max_length=32).dim)
+    with torch.no_grad():
+        head.linear.bias[STYLES.index("apologetic")] = 5.0  # every ticket: the apology opener
+    save_writer(head, checkpoint, {"test": True})
+    styled = ask(users, project, checkpoint, tiny_backbone_dir)
+    reply = styled["result"]["reply"]
+    assert styled["result"]["reply_style"] == "apologetic" and reply["style"] == "apologetic"
+    assert reply["text"].startswith(f"Hello,\n\n{APOLOGY}")
+    assert Reply.objects.get(episode_id=styled["episode"]["id"]).text == reply["text"]
+    writing.forget_all()
