@@ -3,6 +3,8 @@
 When a trained team keeps deciding with low confidence, or the model misbehaves (NaN/inf outputs, the
 backbone raising or timing out, an episode looping past the step limit), the runtime stops trusting it:
 the breaker *opens* and the team spec's rule-based fallback answers instead, and an alert goes out.
+(A single decision below the threshold is not executed either: the runtime has the fallback answer that
+decision while the breaker, still closed, counts it towards its streak.)
 After a cool-down the breaker lets one *half-open trial* through to the model; a confident, fault-free
 trial closes it again, anything else re-opens it.
 
@@ -356,7 +358,8 @@ def fallback_preview(
 
     Each ticket is replayed through a real `CircuitBreaker` that starts closed (the cool-down is not
     simulated: tickets are assumed to arrive further apart than it); once it opens, the rest of that
-    ticket is the fallback's. Returns the share of tickets on which it opens (`fallback_ticket_share`),
+    ticket is the fallback's, as is every decision below the threshold before it (the runtime never
+    executes one). Returns the share of tickets on which it opens (`fallback_ticket_share`),
     the share of decisions the model still makes (`model_decision_share`) and the share of decisions
     below the threshold (`low_decision_share`), with the counts behind them.
     """
@@ -372,7 +375,7 @@ def fallback_preview(
             if opened:
                 continue
             if breaker.record_step([float(c) for c in confidences]):
-                model += len(confidences)
+                model += sum(c >= threshold for c in confidences)  # a low decision is the fallback's
             else:
                 opened = True
         tripped += opened

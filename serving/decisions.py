@@ -11,7 +11,9 @@
 calibration (per-agent temperatures fitted on the dev split after training, `training.mappo.calibration`),
 so that 0.6 means "right about 60 % of the time" — (None when the model was not asked or
 failed); ``reason.alternatives`` are the top-k actions with their probabilities; ``reason.rule`` says which
-rule answered when the fallback did; ``reason.text`` (only when the backbone is a causal LM and
+rule answered when the fallback did, and ``reason.proposed`` (``{"action", "confidence"}``) what the model
+proposed when it was asked but the fallback answered (a decision below the confidence threshold, a step that
+opened the breaker); ``reason.text`` (only when the backbone is a causal LM and
 ``RuntimeConfig.explain_tokens`` > 0, only on model-answered steps) is the LM's greedy continuation of
 "Agent … observed: … It chose: … Because", generated for all agents of a step in one batched call;
 ``reason.text_error`` replaces it when generation failed (which never fails the request); ``reason.allocation``
@@ -180,10 +182,13 @@ def step_records(
     state: str,
     fault: tuple[str, str] | None,
     allocation: Mapping[str, Any] | None = None,
+    proposed: Mapping[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per agent that acted (``live``) at one step: its action by name (``names_of``), the
     ``top_k`` alternatives from ``probs`` [N, A], the messages it received and sent from the attention
-    ``alpha`` [N, N] (rows and columns in ``agents`` order), and where the decision came from."""
+    ``alpha`` [N, N] (rows and columns in ``agents`` order), and where the decision came from.
+    ``proposed``: the model's actions that the rules answered instead (``reason.proposed``: the action and
+    its confidence); on a step the model answered, such an agent's decision is the fallback's."""
     index = {a: i for i, a in enumerate(agents)}
     # plain lists once per step: per-element tensor indexing costs microseconds each
     p_rows = probs.tolist() if probs is not None else None
@@ -205,6 +210,13 @@ def step_records(
                     if a_rows[j][i] > 0:
                         messages["sent"].append({"to": other, "weight": round(a_rows[j][i], 4)})
         action = chosen[agent]
+        reason = decision_reason(alternatives, rules.get(agent), allocation)
+        source = route
+        if proposed and agent in proposed:
+            p = proposed[agent]
+            reason["proposed"] = {"action": names[p] if 0 <= p < len(names) else str(p),
+                                  "confidence": confidences.get(agent)}  # fmt: skip
+            source = "fallback" if route == "model" else route  # a failed trial stays logged as the trial
         out.append(
             {
                 "request_id": request_id,
@@ -214,9 +226,9 @@ def step_records(
                 "observation": summarise_observation(situation(observation), summary_chars),
                 "action": names[action] if 0 <= action < len(names) else str(action),
                 "action_index": action,
-                "source": route,
+                "source": source,
                 "confidence": confidences.get(agent),
-                "reason": decision_reason(alternatives, rules.get(agent), allocation),
+                "reason": reason,
                 "messages": messages,
                 "latency_ms": round(model_ms, 3),
                 "reward": float(rewards[agent]) if rewards and agent in rewards else None,

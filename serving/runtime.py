@@ -5,6 +5,9 @@ report topic …) with a trained team (`serving.model.TeamModel` over the team's
 `training.mappo.policy.TeamPolicy`, loaded from a checkpoint or taken from a trainer). Every
 step it asks the `CircuitBreaker` who answers — the team, the half-open trial, or the rule fallback —
 and writes one decision-log record per agent (`serving.decisions`, docs/design.md#runtime-and-decision-log).
+A decision below the breaker's confidence threshold is never executed as it is, even while the breaker stays
+closed: the fallback answers it (logged as ``fallback`` with the model's proposal and confidence), and the
+breaker counts it towards its streak as before.
 
 Faults never fail a request: a backbone that raises or exceeds ``timeout_s``, NaN/inf outputs, or an
 episode past the breaker's step limit open the breaker, and the fallback answers the step. Everything is
@@ -109,6 +112,12 @@ def _choosing(live: Mapping[str, Any]) -> list[str]:
 
     choosing = [a for a, observation in live.items() if choices(observation) > 1]
     return choosing or list(live)
+
+
+def _held_back(live: Mapping[str, Any], confidences: Mapping[str, float], threshold: float) -> dict[str, Any]:
+    """The observations of a model step's decisions below the breaker's threshold (of agents that chose):
+    such a decision is never executed as it is, the rule fallback answers it, whatever the breaker's streak."""
+    return {a: live[a] for a in _choosing(live) if a in confidences and confidences[a] < threshold}
 
 
 class TeamRuntime:
@@ -248,7 +257,8 @@ class TeamRuntime:
         """Play one task (``env.reset(options=...)``) to the end; returns the result dict (never raises
         for model faults: the fallback answers). Keys: request_id, task_id, status ("completed" |
         "truncated" | "step_limit"), steps, reward (sum; None if unknown), info (the env's last info),
-        decisions (per-agent records, when logged), sources (steps per source), faults, latency_ms,
+        decisions (per-agent records, when logged), sources (steps per source), held_back (decisions below
+        the breaker's threshold that the fallback answered while the model was trusted), faults, latency_ms,
         step_latency_ms (per step), breaker (state at the end)."""
         request_id = request_id or f"req-{next(self._ids)}-{uuid.uuid4().hex[:6]}"
         env = self._acquire_env()
@@ -450,7 +460,7 @@ class TeamRuntime:
         faults: list[dict[str, Any]] = []
         step_ms: list[float] = []
         total_reward: float | None = 0.0 if reward_known else None
-        status, step = "completed", 0
+        status, step, held_back = "completed", 0, 0
         while env.agents:
             step += 1
             if step > 2 * limit:  # the fallback could not end it either: stop the loop here
@@ -508,9 +518,14 @@ class TeamRuntime:
                 if route == ROUTE_TRIAL:  # never leave the half-open trial taken but unanswered
                     self.breaker.cancel_trial()
                 raise
+            proposed = dict(chosen)  # the model's own actions (none when it was not asked or failed)
             if route == ROUTE_FALLBACK:
-                for agent, (action, rule) in self.fallback.actions(live).items():
-                    chosen[agent], rules[agent] = int(action), rule
+                ruled = live
+            else:  # closed or a passed trial: a low decision is still the rules' (the streak counts it)
+                ruled = _held_back(live, confidences, self.breaker.config.confidence_threshold)
+                held_back += len(ruled)
+            for agent, (action, rule) in self.fallback.actions(ruled).items():
+                chosen[agent], rules[agent] = int(action), rule
             logged = ROUTE_TRIAL if trial else route
             sources[logged] += 1
             state = HALF_OPEN if trial else self.breaker.state  # the state the trial was decided in
@@ -529,6 +544,7 @@ class TeamRuntime:
                     summary_chars=self.config.summary_chars, request_id=request_id, task_id=task_id,
                     step=step, live=live, chosen=chosen, probs=probs, alpha=alpha,
                     confidences=confidences, rules=rules, route=logged, model_ms=model_ms,
+                    proposed={a: proposed[a] for a in ruled if a in proposed},
                     rewards=rewards if reward_known else None, state=state, fault=fault,
                     allocation=step_info.get(ALLOCATION_INFO),
                 )  # fmt: skip
@@ -567,6 +583,7 @@ class TeamRuntime:
             "info": plain(info),
             "decisions": decisions,
             "sources": sources,
+            "held_back": held_back,
             "faults": faults,
             "latency_ms": latency,
             "step_latency_ms": step_ms,

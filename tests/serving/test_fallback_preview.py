@@ -16,7 +16,8 @@ def test_the_preview_counts_tickets_whose_breaker_opens_and_who_makes_the_decisi
     out = fallback_preview(TICKETS, BreakerConfig(confidence_threshold=0.6, consecutive_low=3))
     assert out["tickets"] == 3 and out["decisions"] == 24
     assert out["fallback_tickets"] == 1 and abs(out["fallback_ticket_share"] - 1 / 3) < 1e-9
-    assert out["model_decision_share"] == 16 / 24  # the tripping step and the rest of its ticket fall back
+    # the tripping step and the rest of its ticket fall back, and so does every low decision before it
+    assert out["model_decision_share"] == 13 / 24
     assert out["low_decision_share"] == 6 / 24
 
 

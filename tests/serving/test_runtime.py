@@ -150,6 +150,17 @@ def test_untrained_team_low_confidence_opens_breaker_and_rules_answer(team, rule
     assert alert["transition"]["reason"] == "low_confidence" and alert["level"] == "critical"
 
 
+def test_a_low_decision_is_answered_by_the_rules_even_while_the_breaker_stays_closed(team, rules):
+    runtime, _, events = make_runtime(team, rules, threshold=0.9, k=10_000)  # a streak that never opens
+    result = runtime.run_ticket(fresh(TICKETS[0]))
+    # the untrained actor is near-uniform: every decision is below 0.9, none is executed as the model's
+    low = [d for d in result["decisions"] if d["confidence"] is not None and d["confidence"] < 0.9]
+    assert low and all(d["source"] == "fallback" and d["reason"]["rule"] for d in low)
+    assert all(d["reason"]["proposed"]["confidence"] == d["confidence"] for d in low)
+    assert result["held_back"] == len(low) and result["breaker"] == "closed" and not breaker_alerts(events)
+    assert result["info"]["exact_match"] is True  # the rules answered the ticket
+
+
 @pytest.mark.parametrize(
     ("mode", "kind"), [("raise", "backbone_error"), ("stall", "timeout"), ("nan", "non_finite")]
 )

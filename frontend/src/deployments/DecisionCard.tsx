@@ -33,6 +33,12 @@ export function DecisionCard({ decision }: { decision: Decision }) {
         </ul>
       )}
       {decision.reason.rule && <p className="small muted decision-rule">rule: {decision.reason.rule}</p>}
+      {decision.reason.proposed && (
+        <p className="small muted" data-testid="decision-proposed">
+          the model proposed {decision.reason.proposed.action} at {percent(decision.reason.proposed.confidence)}; the
+          rules answered instead
+        </p>
+      )}
       {decision.reason.text && (
         <p className="small decision-text" data-testid="decision-text">
           because {decision.reason.text}

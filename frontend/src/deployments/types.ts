@@ -46,7 +46,14 @@ export interface Decision {
   source: DecisionSource;
   confidence: number | null;
   /** `text`: the causal LM backbone's generated explanation; `text_error`: why generating it failed. */
-  reason: { alternatives?: Alternative[]; rule?: string | null; text?: string; text_error?: string };
+  reason: {
+    alternatives?: Alternative[];
+    rule?: string | null;
+    text?: string;
+    text_error?: string;
+    /** what the model proposed when the rules answered instead (below the breaker's threshold, or it opened) */
+    proposed?: { action: string; confidence: number | null };
+  };
   messages: Messages;
   latency_ms: number;
   reward: number | null;

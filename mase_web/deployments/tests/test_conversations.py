@@ -46,6 +46,15 @@ def deployment(team, interactive_checkpoint):
 
 
 @pytest.fixture
+def trusting_deployment(team, interactive_checkpoint):
+    """A breaker with threshold 0: every decision is the model's, however unsure (a decision below the
+    threshold is the rule fallback's, and a team trained for a moment is unsure of its first one)."""
+    project, _ = team
+    spec = interactive_spec(confidence_threshold=0.0)
+    return make_deployment(project, interactive_checkpoint, spec, name="support chat (model only)")
+
+
+@pytest.fixture
 def unsure_deployment(team, interactive_checkpoint):
     """A breaker that opens on the first decision below 0.99: a team trained for a moment is that unsure,
     so its rule fallback (the best support procedure) holds the conversation, the same on every run."""
@@ -72,8 +81,9 @@ def test_a_single_ticket_is_refused_on_its_text_with_where_conversations_go(team
     assert f"/api/deployments/{deployment.pk}/conversations/" in answer.json()["errors"]["text"][0]
 
 
-def test_the_model_decides_a_turn_and_the_state_lives_on_the_server(team, deployment):
+def test_the_model_decides_a_turn_and_the_state_lives_on_the_server(team, trusting_deployment):
     _, users = team
+    deployment = trusting_deployment
     pm = client_for(users["product_manager"])
     talk = _start(pm, deployment).json()
     (turn,) = talk["turn_list"]
@@ -86,6 +96,21 @@ def test_the_model_decides_a_turn_and_the_state_lives_on_the_server(team, deploy
         assert talk["turns"] == 2 and talk["turn_list"][1]["decisions"][0]["step"] == 1
     stored = Conversation.objects.get(pk=talk["id"])
     assert stored.state["turn"] == talk["turns"] and stored.state["steps"] >= talk["turns"]
+
+
+def test_a_decision_under_the_threshold_is_the_fallbacks_with_the_models_proposal_logged(team, deployment):
+    _, users = team
+    (turn,) = _start(client_for(users["product_manager"]), deployment).json()["turn_list"]
+    threshold = interactive_spec()["circuit_breaker"]["confidence_threshold"]
+    steps = DecisionStep.objects.filter(episode=turn["episode"]).order_by("step")
+    assert steps.exists()
+    for step in steps:  # whatever this checkpoint's confidence, no decision under the threshold is executed
+        proposed = step.reason.get("proposed")
+        if step.confidence is not None and step.confidence < threshold:
+            assert step.source == "fallback" and step.reason["rule"]
+            assert proposed["confidence"] == step.confidence
+        elif step.breaker_state == "closed":
+            assert step.source == "model" and proposed is None
 
 
 def test_the_team_asks_before_it_answers_and_the_conversation_ends_on_the_customers_word(
