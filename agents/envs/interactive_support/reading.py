@@ -5,8 +5,8 @@ customer stated it clearly, a clarity cue, and the order number read exactly whe
 message has no hidden facts to draw that from, so the same numbers are read off the text:
 
 - **problem / goal belief**: the backbone's sentence vector of the message against the vectors of a few
-  plain descriptions of each problem and goal (`PROBLEM_TEXTS`, `GOAL_TEXTS`, written once from the
-  environment's names, never fitted to test messages); each class scores its best-matching description,
+  plain descriptions of each problem and goal (`PROBLEM_TEXTS`, `GOAL_TEXTS`, written from what each of the
+  environment's problems is, never fitted to test messages); each class scores its best-matching description,
   and the belief is a softmax of those scores. A fact is *stated* when its best class scores at least
   `STATED_FLOOR`, leads the next class by `STATED_MARGIN` and beats the message's match with a vague
   opening (`GENERIC_TEXTS`: "I have a problem with my order" states no problem); a stated fact's belief
@@ -36,6 +36,7 @@ PROBLEM_TEXTS: dict[str, tuple[str, ...]] = {
         "the item arrived damaged",
         "my product came broken, cracked or torn",
         "the parcel was smashed",
+        "it was already broken when the delivery came",
     ),
     "wrong_item": (
         "I received the wrong item",
@@ -48,13 +49,26 @@ PROBLEM_TEXTS: dict[str, tuple[str, ...]] = {
         "the amount on my bill is wrong",
         "a problem with my payment or invoice",
     ),
-    "account": ("I cannot log in to my account", "I need to reset my password", "my account is locked"),
+    "account": (
+        "I cannot log in to my account",
+        "I need to reset my password",
+        "my account is locked",
+        "I cannot sign in to the website or the app",
+    ),
     "warranty": (
         "it stopped working after a few months",
         "is this repair covered by the warranty",
         "the device is faulty, I want to make a warranty claim",
+        "the appliance has developed a fault during normal use",
+        "it malfunctions and does not work the way it should any more",
+        "the product is defective and needs to be repaired",
     ),
 }
+"""Each problem in several general wordings of what it is — for a product fault, that it developed in use
+(warranty) rather than on the way (damaged) — not a list of symptoms: with only the warranty's words for
+it ("stopped working", "repair", "claim"), a fault the customer describes by its symptom ("my coffee machine
+leaks") matched no description well, and the belief followed the wording the message shared with another
+problem's ("my product came broken", "my account is locked")."""
 GOAL_TEXTS: dict[str, tuple[str, ...]] = {
     "refund": ("I want a refund", "please give me my money back", "refund the payment"),
     "replacement": (
