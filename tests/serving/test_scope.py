@@ -1,6 +1,7 @@
 """The scope gate of a routing team (serving/scope.py) on a catalogue no code knows: the IT-helpdesk
 dataset's intents and labelled tickets on the default backbone, against customer-service requests that are
-outside it. The floor keeps 99 % of the dev tickets; tickets from another domain fall under it."""
+outside it. The floor keeps 99.5 % of the dev tickets (each scored leaving itself out, decision 0031);
+tickets from another domain fall under it."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ def helpdesk():
 @pytest.mark.slow  # embeds the dataset's 356 tickets (~25 s on a busy 2-core machine)
 def test_the_floor_keeps_the_share_of_dev_tickets_it_promises(helpdesk):
     gate, dev = helpdesk
-    scores = gate.scores([r["text"] for r in dev])
-    assert gate.floor_from == "dev" and (scores > gate.floor).mean() >= KEEP - 1e-9
+    assert gate.floor_from == "dev" and len(gate.floor_scores) == len(dev)
+    assert (gate.floor_scores > gate.floor).mean() >= KEEP - 1e-9
+    assert gate.floor_scores.max() < 0.999  # each dev ticket left out of the anchors it is scored against
     assert 0.2 < gate.floor < 0.9  # a cosine, chosen on data, not 0 (everything) or 1 (nothing)
 
 
