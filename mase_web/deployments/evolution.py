@@ -225,6 +225,21 @@ def _champion_tickets(spec: dict) -> list[dict[str, Any]]:
     return [{"id": t.id, "text": t.text, "intents": list(t.intents)} for t in loaded]
 
 
+def _champion_dev(spec: dict) -> list[dict[str, Any]]:
+    """The parent's own dev split (a dataset's ``NAME.validation``), which its challenger selects its best
+    checkpoint and calibrates on too (the shipped catalogue falls back to the shipped split by itself; a
+    dataset's team would have none); [] when the parent has no dev split of its own."""
+    from agents.envs.routing import routing
+
+    environment = (spec or {}).get("environment") or {}
+    interface = routing(environment.get("name"))
+    params = environment.get("params") or {}
+    if interface is None or not interface.has_own_dev_split(params):
+        return []
+    loaded = interface.load_tickets(interface.dev_tickets(params), params)
+    return [{"id": t.id, "text": t.text, "intents": list(t.intents)} for t in loaded]
+
+
 def challenger_spec(
     deployment: Deployment, parent: Generation, number: int, rows: list[dict], weight: int = 1
 ) -> tuple[dict, dict]:
@@ -240,6 +255,9 @@ def challenger_spec(
     ]
     name = f"evolve-d{deployment.pk}-g{number}"
     _write_tickets(name, base + added)
+    dev = _champion_dev(parent.spec)
+    if dev:
+        _write_tickets(f"{name}.validation", dev)
     spec, new_intents = with_accepted_intents(deployment, json.loads(json.dumps(parent.spec)))
     spec.setdefault("environment", {}).setdefault("params", {})["tickets"] = name
     training = spec.setdefault("training", {})
@@ -257,6 +275,7 @@ def challenger_spec(
     return spec, {
         "tickets": name,
         "base_tickets": len(base),
+        "dev_tickets": len(dev),
         "row_weight": max(1, int(weight)),
         "start": start,
         "intents_added": new_intents,

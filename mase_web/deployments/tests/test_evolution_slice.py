@@ -82,3 +82,24 @@ def test_a_challenger_the_rule_promotes_says_so_and_not_a_person(deployment, tra
     promoted = promote(generation, None)
     assert promoted.reason.startswith("promoted by the promotion rule: trained on 40 corrected tickets")
     assert promoted.status == "champion" and promoted.promoted_by is None
+
+
+def test_a_challenger_of_a_team_trained_on_a_dataset_keeps_the_datasets_dev_split(deployment):
+    directory = places.data_dir(places.DataFiles(places.TICKETS_FOLDER, "dataset file"))
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = {
+        "mine": ["where is my parcel", "the mug arrived broken"],
+        "mine.validation": ["parcel still lost"],
+    }
+    for name, texts in rows.items():
+        lines = [
+            json.dumps({"id": f"{name}-{i}", "text": t, "intents": ["order_tracking"]})
+            for i, t in enumerate(texts)
+        ]
+        (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    deployment.spec["environment"]["params"]["tickets"] = "mine"
+    deployment.save(update_fields=["spec"])
+    spec, about = challenger_spec(deployment, first_generation(deployment), 2, [])
+    name = spec["environment"]["params"]["tickets"]
+    dev = [json.loads(x)["text"] for x in (directory / f"{name}.validation.jsonl").read_text().splitlines()]
+    assert dev == ["parcel still lost"] and about["dev_tickets"] == 1 and about["base_tickets"] == 2
