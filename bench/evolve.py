@@ -23,6 +23,8 @@ Sections (`--sections`):
 
     python bench/evolve.py --out F.json [--ks 25 50 100] [--budget 200] [--champion RUN_DIR]
     python bench/evolve.py --quick --out F.json     # tiny team and backbone, a few tickets (a test runs it)
+    python bench/evolve.py --train F --traffic F [--catalogue F] [--dev F] --out F.json   # any routing
+             dataset (`bench/evolve_domain.py`, keys ``evolve.custom.*``: drift and safety on its traffic)
 
 Keys are documented in bench/README.md (section bench/evolve.py).
 """
@@ -181,6 +183,7 @@ def one_generation(deployment, pm) -> dict[str, Any]:
         "slice_challenger": comparison.get("challenger"),
         "rows_total": (generation.data or {}).get("rows_total"),
         "start": (generation.data or {}).get("start"),
+        "dev_tickets": (generation.data or {}).get("dev_tickets"),
         "train_seconds": round(trained, 1),
         "seconds": round(time.perf_counter() - started, 1),
         "spec": generation.spec,
@@ -205,6 +208,8 @@ def drift(project, users, run, spec, stream, unseen, test, k: int, budget: int, 
     cursor, corrections = 0, 0
     while corrections + k <= budget and cursor < len(stream):
         cursor, counts = review_until(deployment, users["operator"], stream, cursor, k, lambda t, p: None)
+        if not counts["corrected"]:
+            break  # the stream's last tickets were all right: nothing new to train on
         corrections += counts["corrected"]
         record = one_generation(deployment, users["pm"])
         record.update(counts)
@@ -289,11 +294,11 @@ def run_checkpoint_of(run) -> str:
     return run_checkpoint(run)
 
 
-def quick_spec(backbone_dir: Path) -> dict:
-    """The shipped template on a tiny backbone with a training budget of a moment (the smoke run)."""
+def quick_spec(backbone_dir: Path, doc: dict | None = None) -> dict:
+    """The shipped template (or ``doc``) on a tiny backbone with a training budget of a moment (smoke run)."""
     from tests.fixtures.quick_team import QUICK_START, QUICK_TEAM
 
-    doc = json.loads(SPEC.read_text())
+    doc = json.loads(json.dumps(doc)) if doc else json.loads(SPEC.read_text())
     doc["backbone"] = {"model": backbone_dir.name, "pooling": "mean", "max_length": 32}
     doc["training"] |= {"episodes": 2, "batch_size": 2, "eval_every": 0, "checkpoint_every": 0} | QUICK_TEAM
     doc["environment"]["params"] |= QUICK_START
@@ -306,6 +311,43 @@ def load_jsonl(path: Path) -> list[dict]:
 
 
 def main() -> None:
+    args = arguments()
+    import torch
+
+    torch.set_num_threads(1)
+    started = time.perf_counter()
+    if args.train:
+        from bench.evolve_domain import custom
+
+        return custom(sys.modules[__name__], args, started)
+    work = Path(tempfile.mkdtemp(prefix="mase-evolve-"))
+    setup(work)
+    project, users = people()
+    if args.quick:
+        spec = quick_spec(tiny_backbone())
+        args.ks, args.budget, args.unseen, args.per_family = [4], 8, 12, 4
+        test = load_jsonl(TEST)[:12]
+    else:
+        spec = json.loads(SPEC.read_text())
+        test = load_jsonl(TEST)
+    policy = policy_for(args)
+    stream = [t | {"intents": sorted(t["intents"])} for t in drift_stream(args.per_family, args.seed)]
+    cut = 240 if args.unseen is None else args.unseen
+    unseen, traffic = stream[:cut], stream[cut:]
+    run = champion_run(project, users["pm"], spec, args.champion)
+    out: dict[str, Any] = {
+        "quick": args.quick,
+        "policy": policy,
+        "traffic": {"unseen": len(unseen), "stream": len(traffic), "test": len(test)},
+        "champion_run_seconds": round(time.perf_counter() - started, 1),
+    }
+    deployed = (project, users, run, spec)
+    measure(args, deployed, traffic, unseen, test, policy, out, lambda: write(args.out, out, started))
+    write(args.out, out, started)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -317,8 +359,14 @@ def main() -> None:
     parser.add_argument("--ks", nargs="+", type=int, default=[100, 50, 25])
     parser.add_argument("--budget", type=int, default=200, help="corrections in all, per K")
     parser.add_argument("--champion", type=Path, help="a trained run directory of the template to deploy")
-    parser.add_argument("--unseen", type=int, default=240, help="drift tickets set aside, never reviewed")
+    parser.add_argument(
+        "--unseen", type=int, help="traffic tickets set aside, never reviewed (240; --traffic: a quarter)"
+    )
     parser.add_argument("--per-family", type=int, default=120, help="tickets of each family written here")
+    parser.add_argument("--train", help="labelled JSONL: the champion is trained on it through the product")
+    parser.add_argument("--traffic", help="labelled JSONL: with --train, the traffic (seeded random order)")
+    parser.add_argument("--catalogue", help='with --train: {"intents": [{"name", "description"}]}')
+    parser.add_argument("--dev", help="with --train: more rows uploaded with it (the product splits both)")
     parser.add_argument("--safety-runs", type=int, default=20)
     parser.add_argument("--safety-k", type=int, default=200)
     parser.add_argument("--corrupt", type=float, default=0.3)
@@ -334,82 +382,63 @@ def main() -> None:
     parser.add_argument("--new-intent-share", type=float, default=0.2, help="its share of traffic")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(1)
-    started = time.perf_counter()
-    work = Path(tempfile.mkdtemp(prefix="mase-evolve-"))
-    setup(work)
-    project, users = people()
+    if bool(args.train) != bool(args.traffic) or (args.train and "new_intent" in args.sections):
+        parser.error("--train and --traffic go together, without --sections new_intent")
     if args.quick:
-        from agents import places
-        from tests.fixtures.tiny_models import build_tiny_causal_lm
-
-        spec = quick_spec(build_tiny_causal_lm(places.places().models_dir / "tiny-lm-evolve"))
-        args.ks, args.budget, args.unseen, args.per_family = [4], 8, 12, 4
         args.safety_runs, args.safety_k = 1, 4
         args.new_intent_k, args.new_intent_generations = 2, 2
-        test = load_jsonl(TEST)[:12]
-    else:
-        spec = json.loads(SPEC.read_text())
-        test = load_jsonl(TEST)
-    policy = {"min_interval_s": 0, "auto_promote": True}
+    return args
+
+
+def tiny_backbone() -> Path:
+    from agents import places
+    from tests.fixtures.tiny_models import build_tiny_causal_lm
+
+    return build_tiny_causal_lm(places.places().models_dir / "tiny-lm-evolve")
+
+
+def policy_for(args: argparse.Namespace) -> dict[str, Any]:
+    """The deployment's evolution policy: the product's defaults but the interval, and the levers given."""
+    policy: dict[str, Any] = {"min_interval_s": 0, "auto_promote": True}
     if args.quick:
         policy |= {"slice_every": 2, "min_tickets": 2, "min_intent_tickets": 100}
     for key, value in (("correction_weight", args.weight), ("slice_every", args.slice_every),
                        ("min_tickets", args.min_tickets)):  # fmt: skip
         if value is not None:
             policy[key] = value
-    stream = [t | {"intents": sorted(t["intents"])} for t in drift_stream(args.per_family, args.seed)]
-    unseen, traffic = stream[: args.unseen], stream[args.unseen :]
-    run = champion_run(project, users["pm"], spec, args.champion)
-    out: dict[str, Any] = {
-        "quick": args.quick,
-        "policy": policy,
-        "traffic": {"unseen": len(unseen), "stream": len(traffic), "test": len(test)},
-        "champion_run_seconds": round(time.perf_counter() - started, 1),
-    }
+    return policy
+
+
+def measure(args, deployed: tuple, traffic, unseen, test, policy: dict, out: dict, save) -> None:
+    """The sections asked for, into ``out`` (``save()`` after each part: a long benchmark keeps what it
+    measured); ``deployed``: (project, users, the champion's run, its spec)."""
+    project, users, run, spec = deployed
     if "drift" in args.sections:
         out["drift"] = {}
         for k in args.ks:
-            out["drift"][str(k)] = drift(
-                project, users, run, spec, traffic, unseen, test, k, args.budget, policy
-            )
-            write(args.out, out, started)
+            figures = drift(project, users, run, spec, traffic, unseen, test, k, args.budget, policy)
+            out["drift"][str(k)] = figures
+            save()
     if "safety" in args.sections:
 
-        def save(figures: dict) -> None:
+        def keep(figures: dict) -> None:
             out["safety"] = figures
-            write(args.out, out, started)
+            save()
 
         safety(
-            project,
-            users,
-            run,
-            spec,
-            traffic,
-            unseen,
-            args.safety_runs,
-            args.safety_k,
-            args.corrupt,
-            args.adversarial,
-            args.safety_seed,
-            policy,
-            save,
-        )
+            project, users, run, spec, traffic, unseen, args.safety_runs, args.safety_k, args.corrupt,
+            args.adversarial, args.safety_seed, policy, keep,
+        )  # fmt: skip
     if "new_intent" in args.sections:
         from bench.evolve_new_intent import new_intent
 
         out["new_intent"] = new_intent(sys.modules[__name__], project, users, run, spec, args, policy)
-    write(args.out, out, started)
-    shutil.rmtree(work, ignore_errors=True)
 
 
 def write(path: str, out: dict, started: float) -> None:
     out["wall_seconds"] = round(time.perf_counter() - started, 1)
-    for section in ("drift",):
-        for figures in (out.get(section) or {}).values():
+    for section in (out.get("drift"), (out.get("custom") or {}).get("drift")):
+        for figures in (section or {}).values():
             figures["median_generation_seconds"] = statistics.median(
                 [g["seconds"] for g in figures["runs"] if "seconds" in g] or [0.0]
             )
