@@ -497,7 +497,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval). */
+        /**
+         * @description Launch a challenger run (400 with the reason when not possible — an empty evaluation slice, a
+         *     challenger in flight —, 429 within the minimum interval).
+         */
         post: operations["deployments_evolve_create"];
         delete?: never;
         options?: never;
@@ -2472,6 +2475,8 @@ export interface components {
                 [key: string]: unknown;
             };
             slice_tickets: number;
+            /** @description why Evolve is refused now (an empty evaluation slice), or null */
+            evolve_refusal: string | null;
         };
         LineageGeneration: {
             readonly number: number;

@@ -43,11 +43,13 @@ DEFAULT_TICKETS = "train"  # what a routing environment reads when its spec name
 
 
 class EvolutionRefused(Exception):
-    """Evolving now is not allowed; the message says why (too soon, a challenger already training…)."""
+    """Evolving now is not allowed; the message says why (too soon, a challenger already training, an empty
+    evaluation slice…). ``waits``: nothing to fix, only to wait (too soon, or a challenger in flight)."""
 
-    def __init__(self, message: str, too_soon: bool = False):
+    def __init__(self, message: str, too_soon: bool = False, waits: bool = False):
         super().__init__(message)
         self.too_soon = too_soon
+        self.waits = waits or too_soon
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,9 @@ def refuse_if_too_soon(deployment: Deployment, policy: EvolutionPolicy) -> None:
     if deployment.generations.filter(
         phase__in=[Generation.Phase.TRAINING, Generation.Phase.EVALUATING]
     ).exists():
-        raise EvolutionRefused("a challenger is already training or being evaluated; wait for its verdict")
+        raise EvolutionRefused(
+            "a challenger is already training or being evaluated; wait for its verdict", waits=True
+        )
     last = deployment.generations.filter(number__gt=1).order_by("-created_at").first()
     if last is None:
         return
@@ -201,6 +205,18 @@ def refuse_if_too_soon(deployment: Deployment, policy: EvolutionPolicy) -> None:
             f"(the deployment's minimum interval between evolutions); evolve again in {wait} s",
             too_soon=True,
         )
+
+
+def empty_slice_refusal(slice_tickets: int, policy: EvolutionPolicy) -> str | None:
+    """Why a deployment cannot evolve while its evaluation slice is empty (None once it holds a ticket): a
+    challenger trained now could never be judged, so no run is spent on it."""
+    if slice_tickets > 0:
+        return None
+    return (
+        "the evaluation slice is empty, so a challenger could not be compared with the champion: the promotion "
+        f"rule judges one on at least {policy.min_tickets} slice tickets, and one in {policy.slice_every} live "
+        "tickets that operators confirm or correct in Review joins the slice; review tickets first"
+    )
 
 
 def _write_tickets(name: str, tickets: list[dict[str, Any]]) -> None:
@@ -293,8 +309,11 @@ def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generati
             raise EvolutionRefused(
                 f"generation {parent.number}'s checkpoint is not on disk: a challenger could not be compared with it"
             )
-        rows, source = training_rows(locked, policy)
         slice_ids = [t["episode"] for t in evaluation_slice(locked, policy)]
+        refusal = empty_slice_refusal(len(slice_ids), policy)
+        if refusal is not None:
+            raise EvolutionRefused(refusal)
+        rows, source = training_rows(locked, policy)
         check_disjoint(slice_ids, [r["episode"] for r in rows if r["episode"] is not None])
         before = int((parent.data or {}).get("rows_total", 0))
         number = (locked.generations.order_by("-number").values_list("number", flat=True).first() or 1) + 1

@@ -17,6 +17,7 @@ from mase_web.accounts.facade import can, projects_where
 from mase_web.api_schema import ApiErrorSerializer
 from mase_web.deployments.evolution import (
     EvolutionRefused,
+    empty_slice_refusal,
     evaluation_slice,
     evolve,
     labelled_traffic,
@@ -62,6 +63,9 @@ class LineageSerializer(serializers.Serializer):
     generations = LineageGenerationSerializer(many=True)
     policy = serializers.DictField()
     slice_tickets = serializers.IntegerField()
+    evolve_refusal = serializers.CharField(
+        allow_null=True, help_text="why Evolve is refused now (an empty evaluation slice), or null"
+    )
 
 
 class PolicySerializer(serializers.Serializer):
@@ -135,10 +139,12 @@ def lineage(deployment: Deployment) -> dict:
         "number"
     )
     policy = policy_of(deployment)
+    slice_tickets = len(evaluation_slice(deployment, policy))
     return {
         "generations": LineageGenerationSerializer(rows, many=True).data,
         "policy": policy_dict(policy),
-        "slice_tickets": len(evaluation_slice(deployment, policy)),
+        "slice_tickets": slice_tickets,
+        "evolve_refusal": empty_slice_refusal(slice_tickets, policy),
     }
 
 
@@ -162,7 +168,8 @@ class EvolveView(APIView):
         },
     )
     def post(self, request, pk: int):
-        """Launch a challenger run (400 with the reason when not possible, 429 within the minimum interval)."""
+        """Launch a challenger run (400 with the reason when not possible — an empty evaluation slice, a
+        challenger in flight —, 429 within the minimum interval)."""
         deployment = _deployment(request.user, pk, write=True)
         try:
             generation = evolve(deployment, request.user)

@@ -200,9 +200,27 @@ def maybe_evolve_after_correction(deployment: Deployment) -> Generation | None:
         new = new.filter(created_at__gt=since)
     if new.count() < policy.after_corrections:
         return None
+    trigger = f"after {policy.after_corrections} corrections"
     try:
-        generation = evolve(deployment, None, trigger=f"after {policy.after_corrections} corrections")
-    except (EvolutionRefused, ValueError, LookupError, OSError):
+        generation = evolve(deployment, None, trigger=trigger)
+    except (EvolutionRefused, ValueError, LookupError, OSError) as exc:
+        record_skipped(deployment, trigger, exc)
         return None
     watch(generation)
     return generation
+
+
+SKIPPED = "evolution_skipped"
+
+
+def record_skipped(deployment: Deployment, trigger: str, exc: Exception) -> Alert | None:
+    """A trigger (the schedule, N corrections) that could not evolve leaves its reason as an alert on the
+    deployment (an empty evaluation slice, an unreadable ticket file…), once while the reason stays the same;
+    one that only has to wait (too soon, a challenger in flight) leaves nothing: it tries again later."""
+    if isinstance(exc, EvolutionRefused) and exc.waits:
+        return None
+    detail = f"{trigger}: evolution skipped: {shown_text(str(exc))}"
+    last = deployment.alerts.filter(name=SKIPPED).first()  # newest first
+    if last is not None and last.detail == detail:
+        return None
+    return Alert.objects.create(deployment=deployment, level="warning", name=SKIPPED, detail=detail)

@@ -3,7 +3,8 @@
 A deployment whose policy declares ``every_s`` evolves when its newest challenger (or, before the first,
 the deployment itself) is at least that old.
 The schedule never overrides the minimum interval: `evolve` refuses a challenger too soon after the last
-one (or while one trains), and the tick then simply waits for the next time. A deployment that is stopped,
+one (or while one trains), and the tick then simply waits for the next time. Any other refusal (an empty
+evaluation slice) is recorded on the deployment as an ``evolution_skipped`` alert with its reason. A deployment that is stopped,
 or whose policy has no schedule, is never touched.
 """
 
@@ -16,7 +17,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from mase_web.deployments.evolution import EvolutionRefused, evolve, policy_of
-from mase_web.deployments.evolution_eval import watch
+from mase_web.deployments.evolution_eval import record_skipped, watch
 from mase_web.deployments.models import Deployment, Generation
 
 log = logging.getLogger(__name__)
@@ -42,12 +43,12 @@ def evolve_due(now: datetime | None = None) -> list[Generation]:
     for deployment in Deployment.objects.filter(status=Deployment.Status.ACTIVE).exclude(evolution={}):
         if not is_due(deployment, now):
             continue
+        trigger = f"schedule (every {policy_of(deployment).every_s} s)"
         try:
-            generation = evolve(
-                deployment, None, trigger=f"schedule (every {policy_of(deployment).every_s} s)"
-            )
+            generation = evolve(deployment, None, trigger=trigger)
         except (EvolutionRefused, ValueError, LookupError, OSError) as exc:
             log.info("deployment %s: scheduled evolution skipped: %s", deployment.pk, exc)
+            record_skipped(deployment, trigger, exc)
             continue
         watch(generation)
         launched.append(generation)

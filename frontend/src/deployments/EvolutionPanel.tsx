@@ -74,6 +74,8 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
     shadow.isPending;
 
   const shortfall = data ? sliceShortfall(data.slice_tickets, data.policy) : null;
+  // the API's own reason to refuse Evolve now (an empty slice): said here instead of a 400 after the click
+  const refusal = data?.evolve_refusal ?? null;
   return (
     <section className="card" aria-label="Generations">
       <h2>Generations</h2>
@@ -101,7 +103,11 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
       )}
       {canEvolve && (
         <p>
-          <button type="button" disabled={busy} onClick={() => evolve.mutate()}>
+          <button
+            type="button"
+            disabled={busy || refusal !== null}
+            onClick={() => evolve.mutate()}
+          >
             Evolve
           </button>{" "}
           {data && canRollBack(data) && (
@@ -116,7 +122,12 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
           )}
         </p>
       )}
-      {canEvolve && shortfall && (
+      {canEvolve && refusal && (
+        <p className="small muted" data-testid="evolve-refusal">
+          Evolve is off: {refusal}.
+        </p>
+      )}
+      {canEvolve && !refusal && shortfall && (
         <p className="small muted" data-testid="slice-shortfall">
           {shortfall}
         </p>

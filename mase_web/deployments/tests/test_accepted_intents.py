@@ -12,6 +12,7 @@ from mase_web.deployments.evolution import evolve
 from mase_web.deployments.models import Deployment, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, team_spec
 from mase_web.deployments.tests.test_corrections import logged_episode
+from mase_web.deployments.tests.test_evolution import give_slice
 from training.mappo.checkpoint import CheckpointError
 
 ACCEPT = {
@@ -53,10 +54,11 @@ def test_evolve_gives_the_challenger_the_accepted_intent_and_its_owner(
 ):
     project, users = team
     deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    give_slice(deployment)
     generation = evolve(deployment, users[Role.PRODUCT_MANAGER])
     assert generation.data["intents_added"] == []  # nothing accepted: the champion's catalogue
     Generation.objects.filter(pk=generation.pk).update(phase=Generation.Phase.FAILED)
-    deployment.evolution = {"min_interval_s": 0}
+    deployment.evolution |= {"min_interval_s": 0}
     deployment.save(update_fields=["evolution"])
     accept(deployment, users[Role.PRODUCT_MANAGER])
     generation = evolve(Deployment.objects.get(pk=deployment.pk), users[Role.PRODUCT_MANAGER])
@@ -98,6 +100,7 @@ def test_a_challenger_with_an_accepted_intent_trains_and_answers_it(
 
     project, users = team
     deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    give_slice(deployment)
     accept(deployment, users[Role.PRODUCT_MANAGER])
     generation = evolve(Deployment.objects.get(pk=deployment.pk), users[Role.PRODUCT_MANAGER])
     with pytest.raises(CheckpointError, match="other action spaces"):

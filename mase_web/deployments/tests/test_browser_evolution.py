@@ -43,6 +43,10 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     curve = page.get_by_test_id("generation-curve")  # the slice's figure across generations, drawn
     assert "1: 78.0 %, 2: 83.0 %" in curve.get_attribute("aria-label")
     assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
+    # no ticket reviewed yet: the slice is empty, so Evolve is off and the page says why and what it needs
+    assert page.get_by_role("button", name="Evolve").is_disabled()
+    refusal = page.get_by_test_id("evolve-refusal").inner_text()
+    assert "the evaluation slice is empty" in refusal and "at least 100 slice tickets" in refusal
     assert page.get_by_role("link", name="Review this deployment's decisions").count() == 0  # a 403 for a PM
     said = page.get_by_role("region", name="Generations").inner_text()  # the slice in words a newcomer reads
     assert re.search(

@@ -46,6 +46,13 @@ def corrected_traffic(deployment: Deployment, n: int, user=None, start: int = 0)
     return episodes
 
 
+def give_slice(deployment: Deployment, n: int = 2) -> list[Episode]:
+    """``n`` corrected tickets, all in the deployment's evaluation slice (Evolve refuses an empty slice)."""
+    deployment.evolution = {**(deployment.evolution or {}), "slice_every": 1}
+    deployment.save(update_fields=["evolution"])
+    return corrected_traffic(deployment, n, start=1000)
+
+
 def challenger_of(deployment: Deployment, checkpoint, tmp_path, number: int = 2) -> Generation:
     """A trained generation of the deployment whose run wrote a copy of ``checkpoint`` (same weights,
     another directory: a runtime of its own)."""
@@ -109,8 +116,25 @@ def test_the_slice_is_frozen_grows_with_traffic_and_is_never_trained_on(deployed
     assert all(in_slice(deployment.pk, e, 3) for e in first)
 
 
+def test_evolve_on_an_empty_slice_is_refused_with_why_and_how_many_tickets_it_needs(deployed):
+    deployment, users = deployed
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    lineage = pm.get(f"/api/deployments/{deployment.pk}/generations/").json()
+    assert lineage["slice_tickets"] == 0 and "evaluation slice is empty" in lineage["evolve_refusal"]
+    answer = pm.post(f"/api/deployments/{deployment.pk}/evolve/")
+    assert answer.status_code == 400, answer.content
+    detail = answer.json()["detail"]
+    assert "evaluation slice is empty" in detail and "at least 100 slice tickets" in detail
+    assert detail == lineage["evolve_refusal"]  # the page says what the API would answer
+    assert not Generation.objects.filter(deployment=deployment, number=2).exists()
+    give_slice(deployment, 1)
+    assert pm.get(f"/api/deployments/{deployment.pk}/generations/").json()["evolve_refusal"] is None
+    assert pm.post(f"/api/deployments/{deployment.pk}/evolve/").status_code == 202
+
+
 def test_evolving_again_within_the_minimum_interval_is_refused_with_the_reason(deployed, settings):
     deployment, users = deployed
+    give_slice(deployment)
     pm = client_for(users[Role.PRODUCT_MANAGER])
     answer = pm.post(f"/api/deployments/{deployment.pk}/evolve/")
     assert answer.status_code == 202, answer.content
@@ -190,7 +214,7 @@ def rows_checkpoint(deployment: Deployment, number: int) -> str:
 
 def test_a_deployment_evolves_by_itself_after_its_declared_number_of_corrections(deployed):
     deployment, users = deployed
-    deployment.evolution = {"after_corrections": 2}
+    deployment.evolution = {"after_corrections": 2, "slice_every": 1}  # both corrections go to the slice
     deployment.save(update_fields=["evolution"])
     episodes = [
         Episode.objects.create(
@@ -205,6 +229,23 @@ def test_a_deployment_evolves_by_itself_after_its_declared_number_of_corrections
         assert answer.status_code == 201, answer.content
     generations = Generation.objects.filter(deployment=deployment).order_by("number")
     assert [(g.number, g.data.get("trigger")) for g in generations] == [(1, None), (2, "after 2 corrections")]
+
+
+def test_a_trigger_that_finds_the_slice_empty_skips_with_the_reason_recorded_once(deployed):
+    from mase_web.deployments.evolution_eval import SKIPPED, maybe_evolve_after_correction
+
+    deployment, _ = deployed
+    deployment.evolution = {"after_corrections": 1, "slice_every": 100}
+    deployment.save(update_fields=["evolution"])
+    for episode in corrected_traffic(deployment, 4):
+        if in_slice(deployment.pk, episode.pk, 100):
+            episode.delete()  # keep only corrections that train: the slice stays empty
+    assert not evaluation_slice(deployment, policy_of(deployment))
+    assert maybe_evolve_after_correction(deployment) is None
+    assert maybe_evolve_after_correction(deployment) is None  # the same reason again: one alert
+    [alert] = deployment.alerts.filter(name=SKIPPED)
+    assert alert.detail.startswith("after 1 corrections: evolution skipped: the evaluation slice is empty")
+    assert not Generation.objects.filter(deployment=deployment, number=2).exists()
 
 
 def test_the_policy_is_set_by_those_who_deploy_with_field_errors_and_a_frozen_slice(deployed):

@@ -13,7 +13,7 @@ from django.test import TestCase
 from mase_web.accounts.models import Role
 from mase_web.deployments.models import Deployment, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, team_spec
-from mase_web.deployments.tests.test_evolution import corrected_traffic
+from mase_web.deployments.tests.test_evolution import corrected_traffic, give_slice
 from mase_web.runs.facade import Run
 
 pytestmark = [
@@ -73,6 +73,7 @@ def test_a_challenger_is_taught_by_the_champions_checkpoint_when_its_run_holds_o
     shutil.copytree(
         trained_checkpoint, Run.objects.get(pk=deployment.run_id).out_dir / "checkpoints/mappo/last"
     )
+    give_slice(deployment)  # Evolve refuses an empty evaluation slice
     started = client_for(users[Role.ADMIN]).post(f"/api/deployments/{deployment.pk}/evolve/")
     assert started.status_code == 202, started.content
     assert started.json()["data"]["start"].startswith("taught by generation 1's checkpoint")

@@ -13,6 +13,7 @@ from mase_web.celery import app
 from mase_web.deployments.evolution_schedule import TASK_NAME, evolve_due, is_due
 from mase_web.deployments.models import Deployment, Generation
 from mase_web.deployments.tests.conftest import client_for, make_deployment, team_spec
+from mase_web.deployments.tests.test_evolution import give_slice
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,8 @@ def test_beat_sends_a_task_the_worker_registers():
 
 def test_a_scheduled_deployment_evolves_when_due_and_not_again_within_its_interval(deployed):
     deployment, _ = deployed
-    deployment.evolution = {"every_s": 3600, "min_interval_s": 7200}
+    give_slice(deployment)
+    deployment.evolution |= {"every_s": 3600, "min_interval_s": 7200}
     deployment.save(update_fields=["evolution"])
     now = timezone.now()
     assert not is_due(deployment, now)  # deployed just now
@@ -46,6 +48,19 @@ def test_a_scheduled_deployment_evolves_when_due_and_not_again_within_its_interv
     Generation.objects.filter(pk=launched[0].pk).update(phase=Generation.Phase.READY)
     assert evolve_due(timezone.now() + timedelta(hours=1, seconds=1)) == []
     assert deployment.generations.count() == 2
+
+
+def test_a_due_deployment_with_an_empty_slice_is_skipped_with_the_reason_recorded(deployed):
+    deployment, _ = deployed
+    deployment.evolution = {"every_s": 3600}
+    deployment.save(update_fields=["evolution"])
+    later = timezone.now() + timedelta(hours=1, seconds=1)
+    assert evolve_due(later) == [] and evolve_due(later) == []
+    [alert] = deployment.alerts.filter(name="evolution_skipped")
+    assert alert.detail.startswith(
+        "schedule (every 3600 s): evolution skipped: the evaluation slice is empty"
+    )
+    assert "at least 100 slice tickets" in alert.detail and deployment.generations.count() <= 1
 
 
 def test_no_schedule_or_a_stopped_deployment_never_evolves(deployed):
