@@ -18,7 +18,8 @@ def test_quick_out_of_scope_part_reports_the_contrast_gate_beside_the_distance_o
         assert isinstance(scope[key], float), key
     assert scope["gate"]["score"] == "contrast_5" and scope["gate"]["outside"] == 600
     assert scope["gate"]["floor_from"] == "dev" and scope["tickets"] == {"in_scope": 100, "out_of_scope": 30}
-    # full run, 2026-12-05: 3.3 % answered (distance only: 36.7 %), 1.3 % of the test split turned away
+    assert scope["gate"]["floor_tickets"] == 600 and scope["gate"]["anchors"] == 8 + 2400 + 600  # dev: anchors too
+    # full run, 2026-12-05 (decision 0031): 3.3 % answered (distance only: 15.0 %), 0.5 % of the test split turned away
     assert scope["answered_share"] <= 0.15 < scope["distance_only"]["answered_share"], scope
     assert scope["in_scope_turned_away"] <= 0.05 and scope["auroc"] >= 0.95, scope
     assert scope["in_scope_exact_match_after"] <= scope["in_scope_exact_match_before"]
