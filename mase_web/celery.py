@@ -34,5 +34,10 @@ app.conf.beat_schedule = {
         "schedule": float(os.environ.get("MASE_EVOLUTION_TICK_S", "300")),
         "options": {"queue": "cpu", "expires": 240},
     },
+    "publish agreed intent labels left pending": {
+        "task": "feedback.publish_stale_labels",  # mase_web.feedback.label_publishing
+        "schedule": float(os.environ.get("MASE_LABELS_TICK_S", "300")),
+        "options": {"queue": "cpu", "expires": 240},
+    },
 }
 app.autodiscover_tasks()

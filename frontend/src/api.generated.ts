@@ -920,7 +920,9 @@ export interface paths {
         put?: never;
         /**
          * @description Choose a dataset row's intents (intents queues); [] says "none of these". Once every annotator of the
-         *     row has answered and they agree, the label lands in the row's dataset (`intent_labels`).
+         *     row has answered and they agree, the label lands in the row's dataset (`intent_labels`) with the other
+         *     labels of its session: when this annotator has answered all their items of the queue, the queue's agreed
+         *     labels land as one new version (else the sweep lands them within minutes; decision 0032).
          */
         post: operations["feedback_intent_labels_create"];
         delete?: never;
@@ -2386,7 +2388,7 @@ export interface components {
             readonly id: number;
             item: number;
             intents: string[];
-            /** @description where the row's agreed label landed, once it has */
+            /** @description where the row's agreed label landed, once it has ({pending: true} until its session ends) */
             readonly landed: {
                 [key: string]: unknown;
             } | null;

@@ -77,7 +77,8 @@ def relabel_rows(
     """A new immutable version of ``dataset`` in which rows get new labels in place, keeping their split.
 
     Each label is ``{"row": a DatasetRow id of any version of this dataset, "intents": [...], "owner"?,
-    "reference_reply"?, "metadata"? (merged over the row's), "source_ref"?}``; the row's text stays. The
+    "reference_reply"?, "metadata"? (merged over the row's), "source_ref"?, "by"? (its author, else
+    ``by``)}``; the row's text stays. The
     labelled row replaces the same row of the latest version (matched by content), so it is not held
     twice and the test slice does not move; a row the latest version no longer holds is appended with its
     old split. Raises RowsRefused (nothing stored) for an unknown row or an invalid label.
@@ -95,6 +96,7 @@ def relabel_rows(
             errors.append({"index": index, "field": "row", "message": "no such row in this dataset"})
             continue
         ref = str(label.pop("source_ref", None) or source_ref or "")[:200]
+        author = label.pop("by", by)
         doc = {
             "text": old.text,
             "intents": label.get("intents", old.intents),
@@ -105,7 +107,7 @@ def relabel_rows(
         row, problems = clean_row(doc, catalogue)
         errors += [{"index": index, "field": field, "message": message} for field, message in problems]
         if row is not None:
-            row.provenance, row.source_ref, row.by_id = provenance, ref, _user_id(by)
+            row.provenance, row.source_ref, row.by_id = provenance, ref, _user_id(author)
             pairs.append((old, row))
     if errors or not pairs:
         raise RowsRefused(errors or [{"index": 0, "field": "rows", "message": "no rows given"}])

@@ -25,7 +25,7 @@ from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import INT64_MAX
 from mase_web.datasets.facade import version_in_project
 from mase_web.deployments.facade import deployment_catalogue, deployment_in_project
-from mase_web.feedback import enqueue, intent_labels, stats
+from mase_web.feedback import enqueue, intent_labels, label_publishing, stats
 from mase_web.feedback.assignment import assign
 from mase_web.feedback.export import export_lines
 from mase_web.feedback.models import (
@@ -402,13 +402,13 @@ class AnswerView(GenericAPIView):
         answer, created = self.model.objects.update_or_create(
             item=item, annotator=request.user, defaults=data
         )
-        self.answered(item)
+        self.answered(item, request.user)
         return Response(
             self.get_serializer(answer).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    def answered(self, item: FeedbackItem) -> None:
+    def answered(self, item: FeedbackItem, annotator) -> None:
         """What an answer sets off beyond being stored (nothing, for ratings and judgements)."""
 
 
@@ -428,13 +428,18 @@ class RatingView(AnswerView):
 @_answer_schema(IntentLabelSerializer)
 class IntentLabelView(AnswerView):
     """Choose a dataset row's intents (intents queues); [] says "none of these". Once every annotator of the
-    row has answered and they agree, the label lands in the row's dataset (`intent_labels`)."""
+    row has answered and they agree, the label lands in the row's dataset (`intent_labels`) with the other
+    labels of its session: when this annotator has answered all their items of the queue, the queue's agreed
+    labels land as one new version (else the sweep lands them within minutes; decision 0032)."""
 
     serializer_class = IntentLabelSerializer
     model = IntentLabel
 
-    def answered(self, item: FeedbackItem) -> None:
+    def answered(self, item: FeedbackItem, annotator) -> None:
         intent_labels.resolve(item)
+        if label_publishing.session_over(item.queue, annotator):
+            label_publishing.publish_queue(item.queue)
+            item.refresh_from_db()  # the answer shows where its label landed, not the pending one cached
 
 
 @_answer_schema(JudgementSerializer)

@@ -13,10 +13,11 @@ row is out of scope if a strict majority answered "none of these"; otherwise the
 row stays unlabelled and is listed among the queue's disagreements (raise the overlap, or relabel). With an
 overlap of 1 the one answer lands as it is; with 2, both must choose an intent; with 3, two of three.
 
-The label lands through `mase_web.datasets.facade` as a new version of the row's dataset holding the row
+The label lands through `mase_web.datasets.facade` in a new version of the row's dataset holding the row
 with its intents, provenance ``annotated``, the annotator whose answer completed it as its author, every
-annotator's name in its metadata (``annotated_by``), and the queue item as its source. An answer changed
-after the label landed changes nothing that landed.
+annotator's name in its metadata (``annotated_by``), and the queue item as its source — one version for a
+labelling session's labels, not one per row (`label_publishing`, decision 0032): the label waits as pending
+until its session ends. An answer changed after the label was agreed changes nothing that lands.
 
 **Agreement** is Krippendorff's alpha (`training.agreement`) with the nominal metric over whole answers
 (two answers agree when they name the same set of intents), and per intent over chosen / not chosen; the
@@ -30,12 +31,12 @@ from typing import Any
 
 from django.db import transaction
 
-from mase_web.datasets.facade import DatasetRow, DatasetVersion, RowsRefused, relabel_rows, version_rows
+from mase_web.datasets.facade import DatasetRow, DatasetVersion, version_rows
+from mase_web.feedback.label_publishing import pending
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue, IntentLabel, RowLabel
 from training.agreement import alpha_by_unit_set
 
 NONE_OF_THESE = "(none of these)"
-PROVENANCE = "annotated"
 
 
 def row_key(version: DatasetVersion, row: DatasetRow) -> str:
@@ -127,34 +128,8 @@ def resolve(item: FeedbackItem) -> RowLabel | None:
     if intents is None:
         return None
     names = [a.annotator.username for a in answers]
-    landed = _land(item, intents, names, by=answers[-1].annotator)
+    landed = pending(item, by=answers[-1].annotator)  # published with its session's labels
     return RowLabel.objects.create(item=item, intents=intents, annotators=names, landed=landed)
-
-
-def _land(item: FeedbackItem, intents: list[str], annotators: list[str], by) -> dict[str, Any]:
-    """The row's new labels, in place, in a new version of its dataset (`datasets.facade.relabel_rows`: the
-    labelled row replaces the unlabelled one and keeps its split); where it landed."""
-    meta = item.snapshot.get("meta") or {}
-    version = DatasetVersion.objects.filter(pk=meta.get("version")).select_related("dataset").first()
-    if version is None:  # the dataset was deleted since the row was queued: the label stays in the queue
-        return {}
-    metadata = {**(meta.get("metadata") or {}), "annotated_by": annotators}
-    if not intents:
-        metadata["out_of_scope"] = True
-    label = {"row": meta.get("row"), "intents": intents, "metadata": metadata}
-    source = f"feedback/queue/{item.queue_id}/item/{item.pk}"
-    try:
-        new_version = relabel_rows(version.dataset, [label], PROVENANCE, by=by, source_ref=source)
-    except RowsRefused as refused:  # e.g. the dataset's catalogue changed since: kept in the queue, said why
-        return {"dataset": version.dataset_id, "refused": str(refused)}
-    stored = new_version.rows.filter(source_ref=source).order_by("-pk").first()
-    return {
-        "dataset": version.dataset_id,
-        "dataset_name": version.dataset.name,
-        "version": new_version.pk,
-        "version_number": new_version.number,
-        "row": stored.pk if stored else None,
-    }
 
 
 def intent_agreement(queue: FeedbackQueue) -> dict[str, Any]:

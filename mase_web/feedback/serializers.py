@@ -249,7 +249,9 @@ class IntentLabelSerializer(serializers.ModelSerializer):
 
     item = AssignedItemField()
     intents = serializers.ListField(child=serializers.CharField(max_length=100), max_length=64)
-    landed = serializers.SerializerMethodField(help_text="where the row's agreed label landed, once it has")
+    landed = serializers.SerializerMethodField(
+        help_text="where the row's agreed label landed, once it has ({pending: true} until its session ends)"
+    )
 
     class Meta:
         model = IntentLabel

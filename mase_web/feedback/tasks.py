@@ -1,9 +1,11 @@
-"""Celery tasks of the feedback app: training a reward model on the cpu queue."""
+"""Celery tasks of the feedback app: training a reward model on the cpu queue; publishing agreed intent labels
+that waited too long for their session to end (Celery beat)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from mase_web.feedback.label_publishing import publish_stale
 from mase_web.feedback.models import RewardModel
 
 
@@ -18,3 +20,8 @@ def dispatch(model: RewardModel) -> str:
     result = train_reward_model.apply_async((model.pk,), queue="cpu")
     RewardModel.objects.filter(pk=model.pk).update(task_id=result.id)
     return result.id
+
+
+@shared_task(name="feedback.publish_stale_labels")
+def publish_stale_labels() -> int:
+    return publish_stale()

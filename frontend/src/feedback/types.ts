@@ -57,8 +57,10 @@ export type Item = Refine<
   }
 >;
 
-/** Where a row's agreed label landed in its dataset (null until the row's annotators agree). */
+/** Where a row's agreed label landed in its dataset (null until the row's annotators agree; `pending` until
+ * its labelling session ends and the session's labels land as one version, decision 0032). */
 export interface LandedRow {
+  pending?: boolean;
   dataset?: number;
   dataset_name?: string;
   version?: number;

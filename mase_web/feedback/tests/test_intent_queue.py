@@ -13,7 +13,9 @@ from mase_web.datasets.facade import version_rows
 from mase_web.datasets.models import Dataset, DatasetRow
 from mase_web.datasets.service import add_rows
 from mase_web.feedback.intent_labels import majority_label
+from mase_web.feedback.label_publishing import publish_queue
 from mase_web.feedback.models import Assignment, RowLabel
+from mase_web.feedback.models import FeedbackQueue as Queue
 from mase_web.feedback.tests.conftest import client_for, make_queue
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +84,11 @@ def test_unlabelled_rows_go_to_two_annotators_each_and_an_agreed_label_lands(que
     assert not RowLabel.objects.exists() and dataset.versions.count() == 1  # waiting for the second
     answered = label(b, first, ["damaged_item", "warranty_claim"])
     assert answered.status_code == 201, answered.content
-    landed = answered.json()["landed"]
+    # agreed, but it waits for the session's other labels: no version per row (decision 0032)
+    assert answered.json()["landed"]["pending"] is True and dataset.versions.count() == 1
+    assert publish_queue(Queue.objects.get(pk=queue["id"])) == 1  # as its session's end or the sweep does
+    landed = RowLabel.objects.get(item_id=first).landed
+    assert label(b, first, ["damaged_item", "warranty_claim"]).json()["landed"] == landed
     row = DatasetRow.objects.get(pk=landed["row"])
     assert (row.text, row.intents, row.provenance, row.by) == (TEXTS[0], ["damaged_item"], "annotated", b)
     assert row.metadata["annotated_by"] == [a.username, b.username]
