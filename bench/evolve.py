@@ -20,6 +20,9 @@ Sections (`--sections`):
   one intent systematically named as another), `--safety-runs` runs (one generation each, traffic
   drawn anew per run); a run counts in `worse_promoted` when the promoted challenger is worse than the
   champion on the unseen traffic (clean labels).
+- ratings: annotators' ratings of replies, simulated from a hidden criterion, train a reward model whose
+  score teaches the team's writer its reply style for one generation (`bench/evolve_ratings.py`; library
+  calls only, no champion run).
 
     python bench/evolve.py --out F.json [--ks 25 50 100] [--budget 200] [--champion RUN_DIR]
     python bench/evolve.py --quick --out F.json     # tiny team and backbone, a few tickets (a test runs it)
@@ -316,6 +319,13 @@ def main() -> None:
 
     torch.set_num_threads(1)
     started = time.perf_counter()
+    ratings = None
+    if "ratings" in args.sections:  # library calls only: no champion run, no database
+        from bench.evolve_ratings import section
+
+        ratings = section(args.quick, args.seed)
+        if set(args.sections) == {"ratings"}:
+            return write(args.out, {"quick": args.quick, "ratings": ratings}, started)
     if args.train:
         from bench.evolve_domain import custom
 
@@ -341,6 +351,8 @@ def main() -> None:
         "traffic": {"unseen": len(unseen), "stream": len(traffic), "test": len(test)},
         "champion_run_seconds": round(time.perf_counter() - started, 1),
     }
+    if ratings is not None:
+        out["ratings"] = ratings
     deployed = (project, users, run, spec)
     measure(args, deployed, traffic, unseen, test, policy, out, lambda: write(args.out, out, started))
     write(args.out, out, started)
@@ -354,7 +366,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument(
-        "--sections", nargs="+", default=["drift", "safety"], choices=["drift", "safety", "new_intent"]
+        "--sections",
+        nargs="+",
+        default=["drift", "safety"],
+        choices=["drift", "safety", "new_intent", "ratings"],
     )
     parser.add_argument("--ks", nargs="+", type=int, default=[100, 50, 25])
     parser.add_argument("--budget", type=int, default=200, help="corrections in all, per K")

@@ -7,7 +7,7 @@ read it and are never trained by its reward (decision 0029).
 
 The policy is a softmax head over the styles on the team's frozen, unit-length ticket embedding x:
 
-    π(a | x) = softmax(W x + b)_a
+    π(a | x) = softmax(W z + b)_a,   z = (x - μ) / σ  (the training tickets' mean and spread)
 
 trained as a contextual bandit with REINFORCE and a baseline (one decision, one reward, no return):
 
@@ -47,9 +47,9 @@ WRITER_FILE = "reply_writer.safetensors"
 class WriterConfig:
     """REINFORCE on the writer head (full sweeps of the tickets, a sampled style per ticket per sweep)."""
 
-    updates: int = 300
+    updates: int = 1000
     batch_size: int = 256
-    lr: float = 0.05
+    lr: float = 0.02
     entropy_coef: float = 0.01
     baseline_decay: float = 0.9  # b̄ ← decay b̄ + (1 - decay) mean(r)
     weight_decay: float = 1e-3
@@ -58,7 +58,9 @@ class WriterConfig:
 
 # ---- the network ----------------------------------------------------------------------------------------
 class WriterHead(torch.nn.Module):
-    """Linear softmax over `STYLES` on a unit-length ticket embedding."""
+    """Standardise the ticket embedding (the training tickets' mean and spread: sentence embeddings share a
+    large common part, and the differences between tickets are small beside it), then a linear softmax
+    over `STYLES`."""
 
     def __init__(self, dim: int, styles: Sequence[str] = STYLES):
         super().__init__()
@@ -66,9 +68,11 @@ class WriterHead(torch.nn.Module):
         self.linear = torch.nn.Linear(dim, len(self.styles))
         torch.nn.init.zeros_(self.linear.weight)  # an untrained head is uniform over the styles
         torch.nn.init.zeros_(self.linear.bias)
+        self.register_buffer("mean", torch.zeros(dim))
+        self.register_buffer("std", torch.ones(dim))
 
     def forward(self, embeddings: torch.Tensor) -> torch.Tensor:
-        return self.linear(embeddings.float())
+        return self.linear((embeddings.float() - self.mean) / self.std)
 
     def choose(self, embeddings: torch.Tensor) -> list[str]:
         """The most likely style of each row (what serving writes: no sampling in front of a customer)."""
@@ -103,6 +107,8 @@ def train_writer(
     torch.manual_seed(config.seed)
     x = embeddings.detach().float()
     head = WriterHead(x.shape[1])
+    head.mean.copy_(x.mean(dim=0))
+    head.std.copy_(x.std(dim=0, unbiased=False).clamp_min(1e-6))
     optimizer = torch.optim.Adam(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     baseline, seen = None, []
     for _ in range(config.updates):
@@ -129,6 +135,24 @@ def train_writer(
         "tickets": len(x),
         "config": asdict(config),
     }
+
+
+# ---- when a reward model may teach the writer -----------------------------------------------------------
+def untrusted_reward_model(accuracy: float, baseline_accuracy: float, n_heldout: int) -> str | None:
+    """Why a ratings reward model must not teach the writer (None: it may). A writer trained on a reward
+    model that predicts held-out ratings no better than always answering the most common star learns that
+    model's noise, and the next generation's replies get worse than plain; such a generation keeps every
+    reply plain instead."""
+    from training.reward_model import MIN_RELIABLE_HELDOUT
+
+    if n_heldout < MIN_RELIABLE_HELDOUT:
+        return f"its held-out accuracy rests on {n_heldout} ratings (fewer than {MIN_RELIABLE_HELDOUT})"
+    if accuracy <= baseline_accuracy:
+        return (
+            f"its held-out accuracy {accuracy:.2f} is no better than always giving the most common star "
+            f"({baseline_accuracy:.2f})"
+        )
+    return None
 
 
 # ---- what the reward model reads ------------------------------------------------------------------------

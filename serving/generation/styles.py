@@ -5,7 +5,7 @@ intent catalogue and any backend:
 
 - ``plain``: the parts as written (the reply of a team without a writer, byte for byte);
 - ``apologetic``: an apology for the trouble opens the reply, before the parts;
-- ``brief``: each part cut to its first two sentences;
+- ``brief``: each part cut to its first sentence;
 - ``steps``: each part's sentences as numbered steps, one a line.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from training.reply_writer import PLAIN, STYLES
 
 APOLOGY = "I'm sorry for the trouble this has caused, and thank you for your patience."
-BRIEF_SENTENCES = 2
+BRIEF_SENTENCES = 1
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

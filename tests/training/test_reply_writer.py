@@ -20,6 +20,7 @@ from training.reply_writer import (
     reinforce_loss,
     save_writer,
     train_writer,
+    untrusted_reward_model,
 )
 
 
@@ -72,3 +73,9 @@ def test_a_writer_saved_beside_a_checkpoint_loads_back_and_none_means_plain(tmp_
 def test_pair_features_hold_both_embeddings_and_their_product():
     t, r = torch.tensor([[3.0, 4.0]]), torch.tensor([[1.0, 0.0]])
     assert torch.allclose(pair_features(t, r), torch.tensor([[0.6, 0.8, 1.0, 0.0, 0.6, 0.0]]))
+
+
+def test_a_reward_model_no_better_than_the_most_common_star_teaches_no_writer():
+    assert untrusted_reward_model(0.45, 0.34, 125) is None
+    assert "no better than always giving the most common star" in untrusted_reward_model(0.30, 0.34, 125)
+    assert "fewer than 30" in untrusted_reward_model(0.9, 0.34, 12)

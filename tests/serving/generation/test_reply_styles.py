@@ -47,7 +47,7 @@ def test_the_chosen_style_writes_the_reply_and_is_recorded(writer):
 
 def test_styles_need_no_domain_words_and_refuse_an_unknown_one():
     part = write_part("question about invoices", ["billing_question"])  # an intent no template knows
-    assert styled_parts("brief", [part]) == [part]  # two sentences: already brief
+    assert styled_parts("brief", [part]) == ["Thanks for your message about billing question."]
     assert styled_parts("steps", [part])[0].startswith("1. Thanks for your message about billing question.")
     assert styled_parts("apologetic", []) == []  # nothing to answer: nothing to apologise before
     with pytest.raises(ValueError, match="unknown reply style 'terse'"):
