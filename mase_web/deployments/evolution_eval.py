@@ -125,6 +125,7 @@ def _fail(generation: Generation, reason: str) -> None:
 @shared_task(name="mase_web.deployments.evaluate_generation")
 def evaluate_generation(generation_id: int) -> str:
     generation = Generation.objects.select_related("deployment", "parent", "run").get(pk=generation_id)
+    _teach_writer(generation)
     try:
         judge(generation)
     except (EvolutionRefused, ValueError, RuntimeInputError, OSError) as exc:
@@ -133,6 +134,21 @@ def evaluate_generation(generation_id: int) -> str:
         log.exception("evaluating generation %s failed", generation_id)
         _fail(generation, "evaluating it failed on the worker; see the worker's log")
     return Generation.objects.get(pk=generation_id).phase
+
+
+def _teach_writer(generation: Generation) -> None:
+    """The challenger's writer from the deployment's ratings (`writer_training`), recorded in its data; a
+    writer that cannot be trained leaves the replies plain and the routing verdict to come."""
+    from mase_web.deployments.writer_training import teach_writer
+
+    try:
+        writer = teach_writer(generation)
+    except Exception as exc:  # noqa: BLE001 - the writer is optional; judging the team goes on
+        log.exception("teaching generation %s's writer failed", generation.pk)
+        writer = {"error": shown_text(str(exc))[:500]}
+    if writer is not None:
+        generation.data = {**(generation.data or {}), "writer": writer}
+        generation.save(update_fields=["data"])
 
 
 def settle(deployment: Deployment) -> None:
