@@ -251,7 +251,8 @@ def pretrain_reader(
     dropout = VECTOR_DROPOUT if vector_width < d else 0.0
     torch.manual_seed(seed)
     params = [reader.l1.weight, reader.l1.bias, reader.l2.weight, reader.l2.bias]
-    if reader.whole is not None:
+    head = reader.whole is not None and not reader.plain  # a plain classifier's head is fitted apart
+    if head:
         params += [reader.whole.weight, reader.whole.bias]
     reader.requires_grad_(True)  # a fixed reader (`MappoConfig.reader_fixed`) is fitted here and only here
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
@@ -263,7 +264,7 @@ def pretrain_reader(
         per_clause = h @ reader.l2.weight[0] + reader.l2.bias[0]
         out = torch.full(y.shape, -1e4)
         out = out.scatter_reduce(0, segments.unsqueeze(1).expand_as(per_clause), per_clause, "amax")
-        if reader.whole is not None:  # the whole ticket's linear head adds its logits
+        if head:  # the whole ticket's linear head adds its logits
             out = out + wholes @ reader.whole.weight[0] + reader.whole.bias[0]
         return out
 
@@ -275,12 +276,20 @@ def pretrain_reader(
             loss.backward()
             optimizer.step()
             fitting.advance()
+    report = {"reader_loss": float(loss.detach()), "texts": len(texts)}
+    if reader.plain:  # averaged with a plain classifier on the whole ticket (`training.evidence`)
+        from training.evidence import fit_plain_head
+
+        report |= fit_plain_head(reader, wholes, y)
     reader.requires_grad_(not trainer.cfg.reader_fixed)
     with torch.no_grad():
         for p in params:
             p[1:] = p[0]  # every agent starts from the same reader
-        exact = float(((pooled() > 0) == y.bool()).all(1).float().mean())
-    return {"reader_loss": float(loss.detach()), "reader_exact_match": exact, "texts": len(texts)}
+        scores = torch.sigmoid(pooled())
+        if reader.plain:
+            scores = 0.5 * (scores + torch.sigmoid(wholes @ reader.whole.weight[0] + reader.whole.bias[0]))
+        report["reader_exact_match"] = float(((scores > 0.5) == y.bool()).all(1).float().mean())
+    return report
 
 
 # ---- a routing team's warm start (shared by bench/workflows.py and `training.mappo.run_spec`) ------------
@@ -386,15 +395,23 @@ def warm_start_from_spec(
         raise ValueError(
             f"the warm start reads labelled tickets; environment {team.environment.name!r} has none"
         )
-    logged = []
-    if start.warm_start_episodes:
+    def logged(tickets: Sequence[Any]) -> list:
+        if not start.warm_start_episodes:
+            return []
         path = Path(log_dir) / f"expert_s{t.seed}_n{start.warm_start_episodes}.jsonl"
-        logged = log_expert_episodes(
-            env(), tickets, start.warm_start_episodes, path, seed=t.seed, events=events
-        )
-    report, _ = warm_start(
-        trainer, tickets, logged, start.reader_epochs, start.warm_start_epochs, seed=t.seed, events=events
-    )
+        return log_expert_episodes(env(), tickets, start.warm_start_episodes, path, seed=t.seed, events=events)
+
+    epochs = start.reader_epochs, start.warm_start_epochs
+    if start.plain_evidence:  # the readers first: the expert then answers what their evidence says
+        from training.evidence import evidence_tickets
+
+        report, read = warm_start(trainer, tickets, [], *epochs, seed=t.seed, events=events)
+        names = _catalogue_names(trainer.env) or ()
+        said = evidence_tickets(trainer.actor, trainer.featurize, tickets, names)
+        report["evidence_relabelled"] = sum(a.intents != b.intents for a, b in zip(said, tickets, strict=True))
+        report |= warm_start(trainer, tickets, logged(said), *epochs, t.seed, read, events)[0]
+    else:
+        report, _ = warm_start(trainer, tickets, logged(tickets), *epochs, seed=t.seed, events=events)
     if events is not None:
         events.emit("log", message=f"warm start: {report}")
     return report

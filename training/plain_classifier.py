@@ -93,7 +93,7 @@ class PlainClassifier:
 
     def predict(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
         """Each text's intents: those at probability ≥ 0.5, and at least the most probable one."""
-        chosen = self._chosen(self.probabilities(texts))
+        chosen = self.chosen(self.probabilities(texts))
         return [tuple(n for n, on in zip(self.intents, row, strict=True) if on) for row in chosen]
 
     def exact_match(self, rows: Sequence[Any]) -> float:
@@ -103,8 +103,22 @@ class PlainClassifier:
         predicted = self.predict([row_text(r) for r in rows])
         return float(np.mean([set(p) == set(row_intents(r)) for p, r in zip(predicted, rows, strict=True)]))
 
+    def linear(self) -> tuple[np.ndarray, np.ndarray]:
+        """The classifier as one linear layer on the unit vectors: (weights [C, D], biases [C]), each
+        intent's probability the sigmoid of its row (a constant intent: zero weights, its log-odds)."""
+        width = next((m.coef_.shape[1] for m in self.models if not isinstance(m, float)), 1)
+        weights, biases = np.zeros((len(self.models), width)), np.zeros(len(self.models))
+        for c, model in enumerate(self.models):
+            if isinstance(model, float):
+                p = min(max(model, 1e-4), 1 - 1e-4)
+                biases[c] = np.log(p / (1 - p))
+            else:
+                weights[c], biases[c] = model.coef_[0], model.intercept_[0]
+        return weights, biases
+
     @staticmethod
-    def _chosen(probabilities: np.ndarray) -> np.ndarray:
+    def chosen(probabilities: np.ndarray) -> np.ndarray:
+        """Which intents are answered [T, C]: probability ≥ 0.5, and at least each row's most probable."""
         chosen = probabilities >= 0.5
         if len(probabilities) and probabilities.shape[1]:
             chosen[np.arange(len(probabilities)), probabilities.argmax(axis=1)] = True

@@ -5,7 +5,7 @@ A routing environment's class names its interface in ``routing`` ("package.modul
 first use, as the registry imports the class), a module with
 
 - ``start(params)``: how a trained team reads and starts (`StartOptions` fields: ``reader``,
-  ``reader_epochs``, ``warm_start_episodes``, ``warm_start_epochs``, optionally ``reader_whole``) and
+  ``reader_epochs``, ``warm_start_episodes``, ``warm_start_epochs``, optionally ``reader_whole``, ``actor_evidence``) and
   ``clause_readers``;
 - ``reader_inputs(params, keywords)``: the intents' description texts (anchors a prompt is compared to)
   and, with ``keywords``, a function of one clause giving the keyword rules' verdict per intent;
@@ -44,6 +44,17 @@ class StartOptions:
     clause_reader: bool = False  # per-clause readers fitted on the tickets' intents
     reader_outputs: int = 8  # a clause reader's scores per clause: one per intent of the catalogue
     reader_whole: bool = False  # clause readers also read the whole ticket's sentence vector
+    actor_evidence: str = "reader"  # "reader_plain…": readers averaged with a plain classifier (evidence)
+
+    @property
+    def plain_evidence(self) -> bool:
+        """The clause readers' scores are averaged with a plain classifier's on the whole ticket's vector."""
+        return self.clause_reader and self.actor_evidence != "reader"
+
+    @property
+    def whole_vector(self) -> bool:
+        """A clause block starts with the whole ticket's sentence vector (its head's or the plain's input)."""
+        return self.reader_whole or self.plain_evidence
 
 
 def routing(name: str | None = None) -> Any | None:
@@ -77,6 +88,7 @@ def start_options(environment: Any) -> StartOptions:
         clause_reader=start.reader in interface.clause_readers,
         reader_outputs=len(interface.catalogue(dict(environment.params)).names),
         reader_whole=bool(getattr(start, "reader_whole", False)),
+        actor_evidence=str(getattr(start, "actor_evidence", "reader")),
     )
 
 

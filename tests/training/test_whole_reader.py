@@ -94,6 +94,7 @@ def test_a_spec_with_whole_readers_trains_and_the_runtime_rebuilds_the_same_team
         "tickets": str(tickets),
         "reader": "clause_keywords",
         "reader_whole": True,
+        "actor_evidence": "reader",  # the whole head fitted with the clauses, not a plain classifier
         "reader_epochs": 5,
         "warm_start_episodes": 4,
         "warm_start_epochs": 1,

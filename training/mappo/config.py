@@ -42,6 +42,7 @@ class CommunicationSettings:
     protocol: str | None = None  # "hcp": messages travel semantically compressed (agents.protocol.link)
     reader_hidden: int = 128  # clause reader (observations ending in a clause block): hidden width
     reader_outputs: int = 8  # clause reader: scores per clause, max-pooled over the clauses
+    actor_evidence: str = "reader"  # what the actors read of their clause readers (environment's actor_evidence)
     reader_fixed: bool = (
         False  # clause readers keep their supervised pre-training (cloning and PPO skip them)
     )

@@ -292,7 +292,7 @@ def featurizer_from_spec(team: Any, backbone: Any) -> Featurizer:
             backbone,
             keywords=start.reader == "clause_keywords",
             environment=team.environment,
-            whole=start.reader_whole,
+            whole=start.whole_vector,
         )
     # an environment may name observation fields a reader skips (research_report: its free-text view)
     from agents.envs import env_class

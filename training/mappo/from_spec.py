@@ -138,6 +138,7 @@ def config_from_spec(team: Any, group: distributed.Group = distributed.SINGLE) -
         # readers fitted on the tickets' labels stay as fitted: the actors learn to act on that reading
         reader_fixed=start.clause_reader and start.reader_epochs > 0,
         reader_outputs=start.reader_outputs,  # one score per intent of the environment's catalogue
+        actor_evidence=start.actor_evidence,  # the readers' scores, or averaged with a plain classifier
         teacher_coef=float(t.teacher_coef) if t.teacher != "none" else 0.0,
         teacher_fade_updates=every(t.teacher_fade_episodes),
         critic_warmup_updates=every(t.critic_warmup_episodes),

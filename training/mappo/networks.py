@@ -55,12 +55,27 @@ class ClauseReader(nn.Module):
     With ``whole`` = W the block starts with the whole ticket's sentence vector (W floats) and a linear head
     on it adds its logits to the clauses' max, so the backbone's general reading of the ticket stays in the
     score (``reader_whole``; measured in docs/experiments/2026-12-05-generalisation.md: it did not lift a
-    team on hand-written tickets, so it is off by default).
+    team on hand-written tickets, so it is off by default). With ``plain`` that head is a plain one-vs-rest
+    logistic regression instead (fitted apart, `training.evidence.fit_plain_head`): the scores are the
+    average of the clauses' and its probabilities (``actor_evidence="reader_plain"``); with
+    ``"reader_plain_answers"`` each score is 1 where that average answers the intent (≥ 0.5, and at least its
+    most probable intent), else 0: the actors see on any ticket the same kind of input as in training.
     """
 
-    def __init__(self, n_agents: int, slots: int, dim: int, hidden: int, outputs: int, whole: int = 0):
+    def __init__(
+        self,
+        n_agents: int,
+        slots: int,
+        dim: int,
+        hidden: int,
+        outputs: int,
+        whole: int = 0,
+        evidence: str = "reader",
+    ):
         super().__init__()
         self.slots, self.dim, self.whole_dim = slots, dim, int(whole)
+        self.plain = bool(whole) and evidence != "reader"  # the whole head is a plain classifier
+        self.answers = self.plain and evidence.endswith("_answers")  # scores become the evidence's answers
         self.l1 = PerAgentLinear(n_agents, dim, hidden)
         self.l2 = PerAgentLinear(n_agents, hidden, outputs, gain=1.0)
         # with a whole-ticket vector before the clauses: a linear head on it, its logits added to the
@@ -73,7 +88,10 @@ class ClauseReader(nn.Module):
 
     def logits(self, block: torch.Tensor) -> torch.Tensor:
         """Max-pooled clause logits [B, N, outputs] from clause blocks [B, N, K·D + K] (with a whole-ticket
-        head: [B, N, W + K·D + K], the whole ticket's logits added)."""
+        head: [B, N, W + K·D + K], the whole ticket's logits added; with ``plain``: the logits of the
+        averaged probabilities)."""
+        if self.plain:
+            return torch.logit(self(block), eps=1e-6)
         if self.whole is None:
             return self._clause_logits(block)
         whole, clauses = block[..., : self.whole_dim], block[..., self.whole_dim :]
@@ -89,7 +107,15 @@ class ClauseReader(nn.Module):
         return per_clause.max(dim=2).values
 
     def forward(self, block: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.logits(block))
+        if not self.plain:
+            return torch.sigmoid(self.logits(block))
+        whole, clauses = block[..., : self.whole_dim], block[..., self.whole_dim :]
+        scores = 0.5 * (torch.sigmoid(self._clause_logits(clauses)) + torch.sigmoid(self.whole(whole)))
+        if not self.answers:
+            return scores
+        # 1 for every intent the evidence answers (at least one half, and at least its most probable), else 0
+        top = scores == scores.max(dim=-1, keepdim=True).values
+        return ((scores >= 0.5) | top).to(scores.dtype)
 
 
 class TeamActor(nn.Module):
@@ -119,7 +145,13 @@ class TeamActor(nn.Module):
         if clause_block is not None:
             slots, dim, *whole = clause_block  # (K, D) or (K, D, W): a whole-ticket vector before the clauses
             self.reader = ClauseReader(
-                n_agents, slots, dim, cfg.reader_hidden, cfg.reader_outputs, whole=whole[0] if whole else 0
+                n_agents,
+                slots,
+                dim,
+                cfg.reader_hidden,
+                cfg.reader_outputs,
+                whole=whole[0] if whole else 0,
+                evidence=cfg.actor_evidence,
             )
             obs_dim = obs_dim - self.reader.width + cfg.reader_outputs
         self.max_actions = max(n_actions)

@@ -28,6 +28,11 @@ READERS = ("whole", "clause", "clause_keywords")
 """How a trained team's actors read a ticket (the ``reader`` parameter): one embedding per text, or per-clause
 readers fitted on the training tickets' intents ("_keywords": that also see the keyword patterns' verdicts)."""
 CLAUSE_READERS = READERS[1:]
+ACTOR_EVIDENCE = ("reader", "reader_plain", "reader_plain_answers")
+"""What a clause-reading team's actors act on (the ``actor_evidence`` parameter): the clause readers' scores,
+or those averaged with a plain one-vs-rest logistic regression on the whole ticket's sentence vector, the
+actors then warm-started from a team that answers what that evidence says ("_answers": the actors see only
+which intents it answers, 1 or 0; `training.evidence`, decision 0030)."""
 
 
 def _cost(default: float, help: str) -> Any:
@@ -117,6 +122,15 @@ class CustomerServiceParams(EnvParams):
         "Clause readers also read the whole ticket's sentence vector (a linear head beside the clauses'). "
         "Experimental: it did not lift a team on hand-written tickets (docs/experiments/"
         "2026-12-05-generalisation.md).",
+    )
+    actor_evidence: str = param(
+        "reader",
+        '"reader": the actors act on their clause readers\' scores; "reader_plain": on those averaged with '
+        "a plain logistic regression on the whole ticket's sentence vector (fitted in the warm start), and "
+        "the warm start clones a team that answers every intent that evidence puts above one half; "
+        '"reader_plain_answers": the actors see only which intents that evidence answers (1 or 0) '
+        "(docs/experiments/2026-12-05-generalisation.md)",
+        choices=ACTOR_EVIDENCE,
     )
     warm_start_episodes: int = param(
         0, "episodes of the labelled rule team logged and cloned before PPO; 0 = off", low=0, high=1_000_000
