@@ -70,6 +70,8 @@ from agents.envs.scripted import scripted_team  # noqa: E402
 from agents.spec import load_spec  # noqa: E402
 from serving.scope import ScopeGate  # noqa: E402
 from training import api  # noqa: E402
+from training.cli import add_settings_argument, apply_settings  # noqa: E402
+from training.evidence import evidence_agreement  # noqa: E402
 from training.plain_classifier import PlainClassifier  # noqa: E402
 
 DATA = ROOT / "data"
@@ -243,9 +245,11 @@ def routing_dataset(
     dev = product.split_rows(web, up["version"], "dev")
     holdout = product.split_rows(web, up["version"], "test")
     doc = team_document(catalogue, up["tickets"], args.seed, args.quick, base=product.template(web))
+    apply_settings(doc, dict(getattr(args, "set", None) or []))  # --set: an experiment's change
     run, seconds = product.train(web, f"{name} routing team", doc)
     deployment = product.deploy(web, run, f"{name} routing team")
     given = product.answers(web, deployment, test)
+    breaker = web.call("get", f"/api/deployments/{deployment}/")["breaker"]  # why tickets fell back
     held = product.answers(web, deployment, holdout)
     plain = PlainClassifier.fit(backbone.encode, train, [c["name"] for c in catalogue])
     team = load_spec(doc, require_environment=True)
@@ -269,11 +273,18 @@ def routing_dataset(
             "test": len(test),
         },
         "answered_by": dict(Counter(str(g["by"]) for g in given)),
+        "breaker_after_test": {"counts": breaker["counts"], "last_transition": breaker["last_transition"]},
         "statuses": dict(Counter(str(g["status"]) for g in given)),
         "path": {"dataset": up["dataset"], "version": up["version"], "run": run, "deployment": deployment},
     }
+    policy = load_policy(team, resolve_checkpoint(Run.objects.get(pk=run).out_dir), backbone)
+    greedy = policy.policy(greedy=True)  # the deployed checkpoint's actors alone: no breaker, no fallback
+    out["model_exact_match"] = mean(exact_per_ticket(routing_env(team, test, "bench_test"), greedy))
+    out["model_holdout_exact_match"] = mean(exact_per_ticket(routing_env(team, holdout, "bench_hold"), greedy))
+    if policy.actor.reader is not None and dev:  # does the greedy team answer what its evidence says?
+        dev_env = routing_env(team, dev, "bench_dev")
+        out["dev_evidence"] = evidence_agreement(dev_env, greedy, policy.actor, policy.featurize)
     if files.get("out_of_scope"):
-        policy = load_policy(team, resolve_checkpoint(Run.objects.get(pk=run).out_dir), backbone)
         outside = read_rows(files["out_of_scope"])
         out["out_of_scope"] = out_of_scope(team, policy.policy(greedy=True), test, outside, backbone, dev=dev)
     return out
@@ -423,6 +434,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="new_intent: the team's environment.params.min_rows_per_intent (oversampling; 0 = off)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    add_settings_argument(
+        parser, "domains: change the routing template for an experiment (e.g. environment.params.actor_evidence=reader)"
+    )
     args = parser.parse_args(argv)
     if bool(args.train) != bool(args.test):
         parser.error("--train and --test go together")
@@ -432,6 +446,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "quick": bool(args.quick),
         "seed": args.seed,
+        "settings": dict(args.set),  # {} = the template as shipped
         "backbone": backbone.describe(),
         "datasets": {},
     }

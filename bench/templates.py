@@ -51,7 +51,7 @@ from agents.envs.customer_service.tickets import load_tickets  # noqa: E402
 from agents.envs.scripted import scripted_team  # noqa: E402
 from agents.spec import load_spec  # noqa: E402
 from training import api  # noqa: E402
-from training.cli import parse_setting  # noqa: E402
+from training.cli import add_settings_argument, apply_settings  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 TEMPLATES = ("number_guessing", "customer_service", "research_report", "collaborative_writing", "code_generation")
@@ -72,13 +72,7 @@ def template(name: str, seed: int) -> dict[str, Any]:
     `--set` overrides of an experiment)."""
     doc = json.loads((EXAMPLES / f"{name}.json").read_text())
     doc["training"]["seed"] = int(seed)
-    for dotted, value in SETTINGS.items():  # e.g. environment.params.reader_epochs
-        *sections, key = dotted.split(".")
-        place = doc
-        for section in sections:
-            place = place.setdefault(section, {})
-        place[key] = value
-    return doc
+    return apply_settings(doc, SETTINGS)
 
 
 def train(doc: dict[str, Any], out: Path, backbone: Backbone) -> tuple[Any, float]:
@@ -338,13 +332,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: small ops, busy CPU)")
     parser.add_argument("--work", help="keep the run directories here (default: a temporary directory)")
-    parser.add_argument(
-        "--set",
-        action="append",
-        type=parse_setting,
-        default=[],
-        metavar="SECTION.KEY=VALUE",
-        help="change a template setting for an experiment (e.g. environment.params.warm_start_epochs=24); repeatable",
+    add_settings_argument(
+        parser,
+        "change a template setting for an experiment (e.g. environment.params.warm_start_epochs=24); repeatable",
     )
     args = parser.parse_args(argv)
     SETTINGS.update(dict(args.set))

@@ -16,7 +16,7 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agents.advisor import advise
@@ -160,6 +160,24 @@ def parse_setting(text: str) -> tuple[str, object]:
         return key, json.loads(raw)
     except json.JSONDecodeError:
         return key, raw
+
+
+def add_settings_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """A repeatable ``--set SECTION.KEY=VALUE`` (`parse_setting`) on a benchmark's ``parser``."""
+    parser.add_argument(
+        "--set", action="append", type=parse_setting, default=[], metavar="SECTION.KEY=VALUE", help=help
+    )
+
+
+def apply_settings(doc: dict, settings: Mapping[str, object]) -> dict:
+    """``doc`` (a spec document) with each dotted ``SECTION.KEY`` of ``settings`` set to its value, in place."""
+    for dotted, value in settings.items():  # e.g. environment.params.reader_epochs
+        *sections, key = dotted.split(".")
+        place = doc
+        for section in sections:
+            place = place.setdefault(section, {})
+        place[key] = value
+    return doc
 
 
 def _parse_overrides(pairs: Sequence[str]) -> dict:
