@@ -135,11 +135,12 @@ def review_until(deployment, operator, stream: list[dict], start: int, k: int, c
     """Play tickets from ``stream[start:]`` through the deployment and review each (confirm or correct),
     until ``k`` are corrected; ``corrupt(ticket, predicted)`` gives the intents a bad correction names
     (None: the true ones). Returns where the next batch starts and the batch's counts."""
+    from bench.datasets_product import answered
     from mase_web.deployments.corrections import correct
     from mase_web.deployments.episode_review import review_episode
     from mase_web.deployments.inference import TicketRequest, run_ticket
 
-    counts = {"played": 0, "confirmed": 0, "corrected": 0, "corrupted": 0}
+    counts = dict.fromkeys(("played", "confirmed", "corrected", "corrupted", "fallback", "out_of_scope"), 0)
     i = start
     while i < len(stream) and counts["corrected"] < k:
         ticket = stream[i]
@@ -147,6 +148,9 @@ def review_until(deployment, operator, stream: list[dict], start: int, k: int, c
         episode, result = run_ticket(deployment, TicketRequest(text=ticket["text"]), "api")
         counts["played"] += 1
         predicted = sorted((result.get("info") or {}).get("predicted_intents") or [])
+        by = answered({"result": result})["by"]  # the model, the breaker's rules or the scope gate
+        counts["fallback"] += by in ("fallback", "mixed")
+        counts["out_of_scope"] += by == "out_of_scope"
         if predicted == ticket["intents"]:
             review_episode(episode, operator, {"status": "ok", "reason": ""})
             counts["confirmed"] += 1
