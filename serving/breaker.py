@@ -36,6 +36,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from agents.envs import UNMEASURED_STEP_LIMIT
 from agents.envs.routing import ROUTING_ENVIRONMENTS, routing
 from agents.envs.scripted import scripted_team
@@ -492,3 +494,22 @@ def make_fallback(
         rules = _field(spec, "rules") if not isinstance(spec, str) else ()
         return KeywordRouterFallback(interface.keyword_fallback(rules or (), params, team))
     raise ValueError(f"fallback.kind must be 'none', 'keyword_router' or 'scripted', got {kind!r}")
+
+
+def choosing_agents(live: Mapping[str, Any]) -> list[str]:
+    """The agents of a step that had a choice: an agent whose action mask leaves one action (a turn-taking
+    team's idle agents, who can only wait) decides nothing, and its certain "wait" must not reset the
+    breaker's low-confidence streak. All of them when none had a choice or observations carry no mask."""
+
+    def choices(observation: Any) -> int:
+        mask = observation.get("action_mask") if isinstance(observation, Mapping) else None
+        return 2 if mask is None else int(np.asarray(mask).sum())
+
+    choosing = [a for a, observation in live.items() if choices(observation) > 1]
+    return choosing or list(live)
+
+
+def low_decisions(live: Mapping[str, Any], confidences: Mapping[str, float], threshold: float) -> dict[str, Any]:
+    """The observations of a model step's decisions below the breaker's threshold (of agents that chose):
+    such a decision is never executed as it is, the rule fallback answers it, whatever the breaker's streak."""
+    return {a: live[a] for a in choosing_agents(live) if a in confidences and confidences[a] < threshold}

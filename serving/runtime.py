@@ -64,6 +64,8 @@ from serving.breaker import (
     BreakerConfig,
     CircuitBreaker,
     Fallback,
+    choosing_agents,
+    low_decisions,
     make_fallback,
 )
 from serving.decisions import ALLOCATION_INFO, action_names, explain_prompt, plain, step_records
@@ -102,22 +104,14 @@ class RuntimeConfig:
     scope_gate: bool = False  # routing teams: turn away tickets outside the catalogue (serving.scope)
 
 
-def _choosing(live: Mapping[str, Any]) -> list[str]:
-    """The agents of a step that had a choice: an agent whose action mask leaves one action (a turn-taking
-    team's idle agents, who can only wait) decides nothing, and its certain "wait" must not reset the
-    breaker's low-confidence streak. All of them when none had a choice or observations carry no mask."""
-    def choices(observation: Any) -> int:
-        mask = observation.get("action_mask") if isinstance(observation, Mapping) else None
-        return 2 if mask is None else int(np.asarray(mask).sum())
-
-    choosing = [a for a, observation in live.items() if choices(observation) > 1]
-    return choosing or list(live)
-
-
-def _held_back(live: Mapping[str, Any], confidences: Mapping[str, float], threshold: float) -> dict[str, Any]:
-    """The observations of a model step's decisions below the breaker's threshold (of agents that chose):
-    such a decision is never executed as it is, the rule fallback answers it, whatever the breaker's streak."""
-    return {a: live[a] for a in _choosing(live) if a in confidences and confidences[a] < threshold}
+def _not_played(request_id: str, detail: str, breaker_state: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The result of a request nothing was played for (out of scope): no step, no decision, one fault."""
+    return {
+        "request_id": request_id, "task_id": None, "status": OUT_OF_SCOPE, "steps": 0, "reward": None,
+        "info": {}, "decisions": [], "sources": {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0},
+        "faults": [{"step": 0, "kind": OUT_OF_SCOPE, "detail": detail}], "latency_ms": 0.0,
+        "step_latency_ms": [], "breaker": breaker_state, "request": request,
+    }  # fmt: skip
 
 
 class TeamRuntime:
@@ -347,12 +341,7 @@ class TeamRuntime:
             f"nearest intent {verdict['nearest']!r} at similarity {verdict['score']:.2f}, not above the "
             f"scope floor {verdict['floor']:.2f}: handed to a person"
         )
-        return {
-            "request_id": request_id, "task_id": None, "status": OUT_OF_SCOPE, "steps": 0, "reward": None,
-            "info": {}, "decisions": [], "sources": {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0},
-            "faults": [{"step": 0, "kind": OUT_OF_SCOPE, "detail": detail}], "latency_ms": 0.0,
-            "step_latency_ms": [], "breaker": self.breaker.state, "request": {**verdict, "handoff": True},
-        }  # fmt: skip
+        return _not_played(request_id, detail, self.breaker.state, {**verdict, "handoff": True})
 
     def _routing_ticket(self, ticket_id: str, text: str, intents: tuple[str, ...] = ()) -> Any:
         """A ticket of this team's routing environment: a text typed by a user (no intents known) or a
@@ -375,21 +364,8 @@ class TeamRuntime:
         )
         with self._stats_lock:
             self.stats["requests"] += 1
-        return {
-            "request_id": request_id,
-            "task_id": None,
-            "status": OUT_OF_SCOPE,
-            "steps": 0,
-            "reward": None,
-            "info": {},
-            "decisions": [],
-            "sources": {ROUTE_MODEL: 0, ROUTE_TRIAL: 0, ROUTE_FALLBACK: 0},
-            "faults": [{"step": 0, "kind": OUT_OF_SCOPE, "detail": detail}],
-            "latency_ms": 0.0,
-            "step_latency_ms": [],
-            "breaker": self.breaker.state,
-            "request": {**match, "offers": self.requests.offers(), "items": len(self.requests.ids)},
-        }
+        request = {**match, "offers": self.requests.offers(), "items": len(self.requests.ids)}
+        return _not_played(request_id, detail, self.breaker.state, request)
 
     def run_batch(
         self, tasks: Iterable[Mapping[str, Any] | Any], concurrency: int = 8, tickets: bool | None = None
@@ -510,7 +486,7 @@ class TeamRuntime:
                             action = int(torch.multinomial(probs[index[agent]], 1))
                         chosen[agent], confidences[agent] = action, float(row[action])
                     closed = self.breaker.record_step(
-                        [confidences[a] for a in _choosing(live)], trial=route == ROUTE_TRIAL
+                        [confidences[a] for a in choosing_agents(live)], trial=route == ROUTE_TRIAL
                     )
                     if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
                         route = ROUTE_FALLBACK
@@ -522,7 +498,7 @@ class TeamRuntime:
             if route == ROUTE_FALLBACK:
                 ruled = live
             else:  # closed or a passed trial: a low decision is still the rules' (the streak counts it)
-                ruled = _held_back(live, confidences, self.breaker.config.confidence_threshold)
+                ruled = low_decisions(live, confidences, self.breaker.config.confidence_threshold)
                 held_back += len(ruled)
             for agent, (action, rule) in self.fallback.actions(ruled).items():
                 chosen[agent], rules[agent] = int(action), rule

@@ -12,7 +12,7 @@ from agents.envs.interactive_support.env import ACTIONS
 from agents.envs.interactive_support.live import LiveSupportEnv
 from agents.envs.interactive_support.words import reply_text
 from agents.envs.interactive_support.world import GOALS, PROBLEMS
-from serving.runtime import _choosing
+from serving.breaker import choosing_agents
 
 RULES = Procedure(clarify="always", article="verified", review="always")
 
@@ -95,6 +95,6 @@ def test_a_team_that_only_asks_loses_the_customer_to_patience():
 def test_the_breaker_hears_only_agents_that_had_a_choice():
     waiting = {"action_mask": np.array([1, 0, 0])}
     choosing = {"action_mask": np.array([0, 1, 1])}
-    assert _choosing({"triage": choosing, "knowledge": waiting, "resolver": waiting}) == ["triage"]
-    assert _choosing({"a": waiting, "b": waiting}) == ["a", "b"]  # nobody chose: all of them, as before
-    assert _choosing({"a": "a text observation", "b": choosing}) == ["a", "b"]
+    assert choosing_agents({"triage": choosing, "knowledge": waiting, "resolver": waiting}) == ["triage"]
+    assert choosing_agents({"a": waiting, "b": waiting}) == ["a", "b"]  # nobody chose: all of them, as before
+    assert choosing_agents({"a": "a text observation", "b": choosing}) == ["a", "b"]
