@@ -62,7 +62,9 @@ def test_each_clause_of_the_block_carries_its_own_verdict(backbone):
 def test_the_shipped_template_reads_clauses_with_keywords(backbone):
     spec = load_spec(json.loads(EXAMPLE.read_text()))
     assert spec.environment.params["reader"] == "clause_keywords"
-    assert featurizer_from_spec(spec, backbone).clause_block == (CLAUSE_SLOTS, backbone.dim + len(INTENTS))
+    block = (CLAUSE_SLOTS, backbone.dim + len(INTENTS))
+    # actor_evidence "reader_plain_answers" (decision 0030): the whole ticket's vector comes first
+    assert featurizer_from_spec(spec, backbone).clause_block == (*block, backbone.dim)
 
 
 def test_pretraining_hides_a_share_of_sentence_vectors_and_never_the_keywords(backbone):

@@ -58,6 +58,8 @@ def test_clause_reader_spec_trains_and_the_runtime_rebuilds_the_same_team(tmp_pa
     assert all(torch.equal(v[1:], v[:1].expand_as(v[1:])) for v in reader.values())
     # with keywords every clause carries one pattern verdict per intent beside its sentence vector
     assert runtime.model.policy.actor.reader.dim == backbone.dim + (8 if reading == "clause_keywords" else 0)
+    # the template's actors read 0/1 answers of the readers averaged with a plain classifier (decision 0030)
+    assert runtime.model.policy.actor.reader.answers and weights["actor.reader.whole.weight"].abs().sum() > 0
     answer = runtime.run_ticket("my lamp arrived broken and I want a refund")
     assert answer["decisions"] and answer["sources"]["model"] == answer["steps"] > 0
 
