@@ -357,6 +357,7 @@ def test_environment_tab_edits_the_environments_own_parameters(live_services, br
         "reader_epochs": 300,
         "warm_start_episodes": 1200,
         "warm_start_epochs": 16,
+        "actor_evidence": "reader_plain_answers",
         "delayed_reward": True,
         "supervisor_view": "draft",
         "role_view": "triage",
