@@ -157,19 +157,21 @@ def ratings(
     seed: int = 0,
     backbone: str | None = "default",
     updates: int = 1000,
-    reader: str = "joined",
+    reader: str = "crossed",
+    explore: float = 0.75,
 ) -> dict[str, Any]:
     """``evolve.ratings``: the criterion's share on unseen traffic before and after one generation."""
     import torch
 
     from training.reply_writer import (
+        EMBEDDING,
         STYLES,
+        SURFACE,
+        WITH_SURFACE,
         WriterConfig,
-        pair_features,
+        ticket_features,
         train_writer,
-        untrusted_reward_model,
     )
-    from training.reward_model import train_reward_model
 
     started = time.perf_counter()
     pool = traffic(seed)
@@ -182,42 +184,58 @@ def ratings(
         pool[end - n_unseen : end],
     )
     ticket_encoder, reply_encoder = encoders(backbone)
+    embedded = {}
 
-    def tickets_of(rows: list[dict]) -> torch.Tensor:  # what the writer reads: unit length, as serving embeds
-        return torch.nn.functional.normalize(ticket_encoder.encode([r["text"] for r in rows]).float(), dim=-1)
+    def vectors(rows: list[dict]) -> torch.Tensor:  # the ticket's embedding, unit length, as serving embeds
+        key = id(rows)
+        if key not in embedded:
+            raw = ticket_encoder.encode([r["text"] for r in rows]).float()
+            embedded[key] = torch.nn.functional.normalize(raw, dim=-1)
+        return embedded[key]
 
-    def judged(rows: list[dict], styles: list[str]) -> torch.Tensor:  # what the reward model reads
-        replies = [reply_text(t, s) for t, s in zip(rows, styles, strict=True)]
-        if reader == "joined":  # one embedding of ticket and reply, as the product's reward models
-            return reply_encoder.encode(
-                [judged_text(t["text"], r) for t, r in zip(rows, replies, strict=True)]
-            )
-        return pair_features(tickets_of(rows), reply_encoder.encode(replies))  # "pair"
+    inputs = EMBEDDING if reader in ("crossed_embedding", "joined", "pair") else WITH_SURFACE
 
-    # the ratings: the exploring deployment serves a style drawn per rated ticket; ``raters`` annotators each
+    def writer_rows(rows: list[dict], what: str = inputs) -> torch.Tensor:  # what the writer reads
+        return (
+            ticket_features(vectors(rows), [r["text"] for r in rows])
+            if what == WITH_SURFACE
+            else vectors(rows)
+        )
+
+    # the ratings: the deployment serves its champion's style (plain) to the rated tickets but a declared share
+    # ``explore`` of them, which get one of the other styles drawn uniformly (0.75: every style equally often)
     rng = random.Random(seed + 1)
-    served = [rng.choice(STYLES) for _ in rated]
+    served = [STYLES[0] if rng.random() >= explore else rng.choice(STYLES[1:]) for _ in rated]
     stars = [
         sum(rate(t["text"], s, rng) for _ in range(raters)) / raters
         for t, s in zip(rated, served, strict=True)
     ]
-    reward_model, metrics = train_reward_model(judged(rated, served), stars, seed=seed)
+    if reader.startswith("crossed"):
+        table, refused, model_figures = crossed_table(
+            writer_rows(rated),
+            served,
+            stars,
+            writer_rows(writer),
+            seed,
+            tail=len(SURFACE) if inputs == WITH_SURFACE else 0,
+        )
+    else:
+        table, refused, model_figures = text_table(
+            rated, served, stars, writer, reader, vectors, reply_encoder, seed
+        )
 
-    # one generation: the writer learns from the reward model's score of each (ticket, styled reply)
-    table = torch.stack(
-        [reward_model.reward(judged(writer, [s] * len(writer))) for s in STYLES], dim=1
-    )  # [tickets, styles], scored once per pair: REINFORCE still sees only the sampled style's reward
-    head, trained = train_writer(
-        tickets_of(writer), lambda idx, act: table[idx, act], WriterConfig(updates=updates, seed=seed)
-    )
-    refused = untrusted_reward_model(metrics.accuracy, metrics.baseline_accuracy, metrics.n_heldout)
-    trained_choice = head.choose(tickets_of(unseen))
+    def train(reward: torch.Tensor, what: str = inputs):  # one generation of the writer on ``reward``
+        return train_writer(writer_rows(writer, what), lambda idx, act: reward[idx, act],
+                            WriterConfig(updates=updates, seed=seed), inputs=what)  # fmt: skip
+
+    head, trained = train(table)
+    trained_choice = head.choose(writer_rows(unseen))
     chosen = [STYLES[0]] * len(unseen) if refused else trained_choice  # refused: the generation stays plain
-    # the writer's ceiling: the same training with the annotators' noiseless mean as reward (no reward model)
+    # the writer's ceilings: the same training with the annotators' noiseless mean as reward (no reward model),
+    # on its inputs and on the ticket's embedding alone (the writer of decision 0029)
     truth = torch.tensor([[(mean_stars(t["text"], s) - 1) / 4 for s in STYLES] for t in writer])
-    ceiling, _ = train_writer(
-        tickets_of(writer), lambda idx, act: truth[idx, act], WriterConfig(updates=updates, seed=seed)
-    )
+    ceiling, _ = train(truth)
+    embedding_ceiling, _ = train(truth, EMBEDDING)
     wanted = [wanted_style(t["text"]) for t in unseen]
     before, after = share([STYLES[0]] * len(unseen), unseen), share(chosen, unseen)
     return {
@@ -226,19 +244,20 @@ def ratings(
         "gain_points": 100 * (after - before),
         "writer_refused": refused,
         "after_if_not_refused": share(trained_choice, unseen),
-        "after_with_true_reward": share(ceiling.choose(tickets_of(unseen)), unseen),
+        "after_with_true_reward": share(ceiling.choose(writer_rows(unseen)), unseen),
+        "after_with_true_reward_embedding_only": share(
+            embedding_ceiling.choose(writer_rows(unseen, EMBEDDING)), unseen
+        ),
+        "criterion_ceiling": 1.0,  # the criterion is a function of the ticket's text: a learner that knew it
         "ratings": len(rated) * raters,
         "rated_items": len(rated),
+        "explore": explore,
+        "served_share": {s: served.count(s) / len(served) for s in STYLES},
         "writer_tickets": len(writer),
         "unseen": len(unseen),
         "wanted_share": {s: wanted.count(s) / len(wanted) for s in STYLES},
         "chosen_share": {s: chosen.count(s) / len(chosen) for s in STYLES},
-        "reward_model": {
-            "accuracy": metrics.accuracy,
-            "baseline_accuracy": metrics.baseline_accuracy,
-            "mae": metrics.mae,
-            "n_heldout": metrics.n_heldout,
-        },
+        "reward_model": model_figures,
         "writer": {k: v for k, v in trained.items() if k != "chosen"},
         "encoder": backbone or "hashed words (--quick)",
         "reader": reader,
@@ -246,17 +265,56 @@ def ratings(
     }
 
 
+def crossed_table(rated_rows, served, stars, writer_rows, seed: int, tail: int):
+    """The (ticket, style) reward model (`training.style_reward`) on the writer's inputs: its [writer tickets,
+    styles] rewards, why it is refused (None: trusted) and its held-out figures."""
+    from dataclasses import asdict
+
+    from training.style_reward import train_style_reward, untrusted_style_reward
+
+    model, metrics = train_style_reward(rated_rows, served, stars, seed=seed, tail=tail)
+    return model.reward(writer_rows), untrusted_style_reward(metrics), asdict(metrics)
+
+
+def text_table(rated, served, stars, writer, reader: str, vectors, reply_encoder, seed: int):
+    """The feedback app's ratings reward model (`RatingHead`) on the judged text (``joined``: one embedding of
+    "Task / Reply"; ``pair``: `pair_features` of ticket and reply apart), as decision 0029 measured it."""
+    import torch
+
+    from training.reply_writer import STYLES, pair_features, untrusted_reward_model
+    from training.reward_model import train_reward_model
+
+    def judged(rows: list[dict], styles: list[str]) -> torch.Tensor:
+        replies = [reply_text(t, s) for t, s in zip(rows, styles, strict=True)]
+        if reader == "joined":
+            return reply_encoder.encode(
+                [judged_text(t["text"], r) for t, r in zip(rows, replies, strict=True)]
+            )
+        return pair_features(vectors(rows), reply_encoder.encode(replies))
+
+    model, m = train_reward_model(judged(rated, served), stars, seed=seed)
+    table = torch.stack([model.reward(judged(writer, [s] * len(writer))) for s in STYLES], dim=1)
+    refused = untrusted_reward_model(m.accuracy, m.baseline_accuracy, m.n_heldout)
+    figures = {
+        "accuracy": m.accuracy,
+        "baseline_accuracy": m.baseline_accuracy,
+        "mae": m.mae,
+        "n_heldout": m.n_heldout,
+    }
+    return table, refused, figures
+
+
 QUICK = {"n_ratings": 500, "n_writer": 800, "n_unseen": 400, "backbone": None}
 
 
 def section(
-    quick: bool, seed: int = 0, n_ratings: int | None = None, reader: str = "joined"
+    quick: bool, seed: int = 0, n_ratings: int | None = None, reader: str = "crossed", explore: float = 0.75
 ) -> dict[str, Any]:
     """``evolve.ratings`` as `bench/evolve.py --sections ratings` measures it (``--quick``: `QUICK`)."""
     kwargs: dict[str, Any] = dict(QUICK) if quick else {}
     if n_ratings is not None:
         kwargs["n_ratings"] = n_ratings
-    kwargs["reader"] = reader
+    kwargs["reader"], kwargs["explore"] = reader, explore
     return {"quick": quick, **ratings(seed=seed, **kwargs)}
 
 
@@ -272,13 +330,19 @@ def main() -> None:
     parser.add_argument("--ratings", type=int, default=None, help="rated replies (default 500; --quick 300)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--reader", choices=["joined", "pair"], default="joined", help="what the ratings reward model reads"
+        "--reader",
+        choices=["crossed", "crossed_embedding", "joined", "pair"],
+        default="crossed",
+        help="what the ratings reward model reads",
+    )
+    parser.add_argument(
+        "--explore", type=float, default=0.75, help="share of rated replies in a non-plain style"
     )
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
-    figures = section(args.quick, args.seed, args.ratings, args.reader)
+    figures = section(args.quick, args.seed, args.ratings, args.reader, args.explore)
     Path(args.out).write_text(json.dumps({"evolve": {"ratings": figures}}, indent=2))
     print(json.dumps(figures, indent=2))
 

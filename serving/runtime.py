@@ -39,6 +39,7 @@ from __future__ import annotations
 import concurrent.futures as futures
 import itertools
 import queue
+import random
 import threading
 import time
 import uuid
@@ -75,7 +76,7 @@ from serving.roster import Roster
 from serving.scope import ScopeGate
 from training.events import EventStream
 from training.mappo import load_policy
-from training.reply_writer import PLAIN, load_writer
+from training.reply_writer import PLAIN, explored_style, load_writer
 
 __all__ = ["RuntimeConfig", "TeamRuntime"]
 
@@ -102,6 +103,10 @@ class RuntimeConfig:
     protocol_every: int = 20  # requests between "metrics" events of the HCP link's statistics
     explain_tokens: int = 24  # causal LM backbones: tokens of generated "reason" text per decision (0 = off)
     scope_gate: bool = False  # routing teams: turn away tickets outside the catalogue (serving.scope)
+    style_explore: float = 0.0  # share of replies written in another style, for ratings to contrast (≤ 0.2)
+
+    def __post_init__(self) -> None:
+        explored_style(PLAIN, self.style_explore, random.Random(0))  # refuses a share outside [0, MAX_EXPLORE]
 
 
 def _not_played(request_id: str, detail: str, breaker_state: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -166,6 +171,7 @@ class TeamRuntime:
         self._stats_lock = threading.Lock()
         self.stats = {"requests": 0, "errors": 0, "steps": 0, "model_steps": 0, "fallback_steps": 0}
         self.reply_writer: Any = None  # training.reply_writer, saved beside the checkpoint
+        self._style_rng = random.Random()  # the explored share of styles (RuntimeConfig.style_explore)
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
@@ -290,17 +296,22 @@ class TeamRuntime:
         if verdict is not None and not verdict["in_scope"]:
             return self._outside_catalogue(request_id, verdict)
         result = self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
-        if self.reply_writer is not None:  # how the reply is written: the writer's style, logged with it
+        if self.reply_writer is not None or self.config.style_explore > 0:  # the reply's style, logged with it
             result["reply_style"] = self._reply_style(ticket.text)
+            other = explored_style(result["reply_style"], self.config.style_explore, self._style_rng)
+            if other is not None:  # a declared exploration (decision 0035): the reply says so
+                result["reply_style"], result["reply_style_explored"] = other, True
         return result
 
     def _reply_style(self, text: str) -> str:
-        """The writer's style for a ticket; "plain" when the backbone cannot embed it (a fault, not a crash)."""
+        """The writer's style for a ticket; "plain" without a writer or when the backbone cannot embed it."""
+        if self.reply_writer is None:
+            return PLAIN
         try:
             embedded = self.model.embed([text])
         except Exception:  # noqa: BLE001 - the decisions were made; the reply is still written, plainly
             embedded = None
-        return PLAIN if embedded is None else self.reply_writer.choose(embedded)[0]
+        return PLAIN if embedded is None else self.reply_writer.choose_for(embedded, [text])[0]
 
     def _scope_check(self, text: str) -> dict[str, Any] | None:
         """Whether a routing team's ticket is within its catalogue (`serving.scope`; None: no gate)."""

@@ -30,6 +30,7 @@ not prefer an apology for one ticket and a brief answer for another.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -60,11 +61,13 @@ class WriterConfig:
 class WriterHead(torch.nn.Module):
     """Standardise the ticket embedding (the training tickets' mean and spread: sentence embeddings share a
     large common part, and the differences between tickets are small beside it), then a linear softmax
-    over `STYLES`."""
+    over `STYLES`. ``inputs``: what a row is — `EMBEDDING` (the ticket's vector alone, the first writers) or
+    `WITH_SURFACE` (`ticket_features`: the vector and the ticket's length and tone)."""
 
-    def __init__(self, dim: int, styles: Sequence[str] = STYLES):
+    def __init__(self, dim: int, styles: Sequence[str] = STYLES, inputs: str = "embedding"):
         super().__init__()
         self.styles = tuple(styles)
+        self.inputs = inputs
         self.linear = torch.nn.Linear(dim, len(self.styles))
         torch.nn.init.zeros_(self.linear.weight)  # an untrained head is uniform over the styles
         torch.nn.init.zeros_(self.linear.bias)
@@ -78,6 +81,36 @@ class WriterHead(torch.nn.Module):
         """The most likely style of each row (what serving writes: no sampling in front of a customer)."""
         with torch.no_grad():
             return [self.styles[int(i)] for i in self(embeddings).argmax(dim=-1)]
+
+    def choose_for(self, embeddings: torch.Tensor, texts: Sequence[str]) -> list[str]:
+        """`choose` on what this head reads of tickets given as their embeddings and texts (serving)."""
+        rows = ticket_features(embeddings, texts) if self.inputs == WITH_SURFACE else embeddings
+        return self.choose(rows)
+
+
+# ---- what the writer and the ratings reward model read of a ticket --------------------------------------
+EMBEDDING, WITH_SURFACE = "embedding", "embedding+surface"
+SURFACE = ("log_words", "exclamations", "questions", "capitals")
+"""The ticket's length and tone as its text shows them, whatever its language's words: a mean-pooled
+sentence vector keeps what a ticket is about and loses most of how long and how heated it is."""
+
+
+def surface_features(texts: Sequence[str]) -> torch.Tensor:
+    """[n, len(SURFACE)]: log(1 + words), "!" and "?" counts (at most 3), share of capitals among letters."""
+    rows = []
+    for text in texts:
+        letters = [c for c in text if c.isalpha()]
+        capitals = sum(c.isupper() for c in letters) / len(letters) if letters else 0.0
+        rows.append(
+            [math.log1p(len(text.split())), min(text.count("!"), 3), min(text.count("?"), 3), capitals]
+        )
+    return torch.tensor(rows, dtype=torch.float32).reshape(len(rows), len(SURFACE))
+
+
+def ticket_features(embeddings: torch.Tensor, texts: Sequence[str]) -> torch.Tensor:
+    """[unit-length ticket embedding, `surface_features`]: the writer's and the style reward model's input."""
+    unit = torch.nn.functional.normalize(embeddings.detach().float(), dim=-1)
+    return torch.cat([unit, surface_features(texts)], dim=-1)
 
 
 # ---- the loss -------------------------------------------------------------------------------------------
@@ -97,16 +130,20 @@ RewardOf = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 def train_writer(
-    embeddings: torch.Tensor, reward_of: RewardOf, config: WriterConfig = WriterConfig()
+    embeddings: torch.Tensor,
+    reward_of: RewardOf,
+    config: WriterConfig = WriterConfig(),
+    inputs: str = EMBEDDING,
 ) -> tuple[WriterHead, dict]:
-    """Train a writer head on tickets' unit-length embeddings ``[n, dim]`` with ``reward_of``.
+    """Train a writer head on tickets' rows ``[n, dim]`` with ``reward_of``: unit-length embeddings, or
+    `ticket_features` with ``inputs=WITH_SURFACE``.
 
     Returns the head and what training saw: the mean reward of the first and last tenth of the updates
     (of the sampled styles) and the share of each style the trained head chooses on these tickets."""
     generator = torch.Generator().manual_seed(config.seed)
     torch.manual_seed(config.seed)
     x = embeddings.detach().float()
-    head = WriterHead(x.shape[1])
+    head = WriterHead(x.shape[1], inputs=inputs)
     head.mean.copy_(x.mean(dim=0))
     head.std.copy_(x.std(dim=0, unbiased=False).clamp_min(1e-6))
     optimizer = torch.optim.Adam(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -135,6 +172,22 @@ def train_writer(
         "tickets": len(x),
         "config": asdict(config),
     }
+
+
+# ---- exploring styles on live traffic (decision 0035) ----------------------------------------------------
+MAX_EXPLORE = 0.2
+"""The largest share of live replies a deployment may write in a style other than its writer's choice."""
+
+
+def explored_style(chosen: str, share: float, rng) -> str | None:
+    """With probability ``share`` (at most `MAX_EXPLORE`), another style than ``chosen`` drawn uniformly: a
+    writer that always serves one style collects ratings that say nothing about the others (None: serve
+    ``chosen``)."""
+    if not 0.0 <= share <= MAX_EXPLORE:
+        raise ValueError(f"the explored share of reply styles must lie in [0, {MAX_EXPLORE}], got {share}")
+    if share == 0.0 or rng.random() >= share:
+        return None
+    return rng.choice([s for s in STYLES if s != chosen])
 
 
 # ---- when a reward model may teach the writer -----------------------------------------------------------
@@ -172,6 +225,7 @@ def save_writer(head: WriterHead, checkpoint_dir: str | Path, metadata: dict) ->
     path = Path(checkpoint_dir) / WRITER_FILE
     tensors = {k: v.detach().contiguous() for k, v in head.state_dict().items()}
     header = {"mase": json.dumps(metadata), "mase_styles": json.dumps(list(head.styles))}
+    header["mase_inputs"] = head.inputs
     save_file(tensors, str(path), metadata=header)
     return path
 
@@ -185,12 +239,16 @@ def load_writer(checkpoint_dir: str | Path) -> WriterHead | None:
         return None
     with safe_open(str(path), framework="pt") as handle:
         tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118 (not a dict)
-        styles = json.loads((handle.metadata() or {}).get("mase_styles", json.dumps(list(STYLES))))
+        header = handle.metadata() or {}
+        styles = json.loads(header.get("mase_styles", json.dumps(list(STYLES))))
+        inputs = header.get("mase_inputs", EMBEDDING)  # a writer saved before 0035 read the embedding alone
     unknown = set(styles) - set(STYLES)
     if unknown:
         raise ValueError(
             f"the reply writer {path.name} names styles this version does not know: {sorted(unknown)}"
         )
-    head = WriterHead(int(tensors["linear.weight"].shape[1]), styles)
+    if inputs not in (EMBEDDING, WITH_SURFACE):
+        raise ValueError(f"the reply writer {path.name} reads {inputs!r}, which this version does not know")
+    head = WriterHead(int(tensors["linear.weight"].shape[1]), styles, inputs)
     head.load_state_dict(tensors)
     return head

@@ -92,7 +92,8 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 backbone=backbone_for(team),
                 # routing teams: turn away tickets outside the catalogue (off by default: decision 0020)
                 config=RuntimeConfig(
-                    timeout_s=timeout, scope_gate=bool(getattr(settings, "MASE_SCOPE_GATE", False))
+                    timeout_s=timeout, scope_gate=bool(getattr(settings, "MASE_SCOPE_GATE", False)),
+                    style_explore=float(getattr(settings, "MASE_STYLE_EXPLORE", 0.0)),  # decision 0035
                 ),
                 step_sink=_dispatch,
                 names_only=True,

@@ -1,52 +1,50 @@
-"""A deployment's ratings reward model as the reward of its team's writer (decision 0029).
+"""A deployment's rated replies as what its team's writer learns from (decisions 0029 and 0035).
 
-The reward model that speaks for a deployment is the newest trained one of a rating queue holding that
-deployment's episodes. It scores a reply as it scores a rated episode: the episode's snapshot text
-(`snapshot_text`: task, answer, reply, decisions), with the reply replaced by the one to judge.
+A rating judges a reply to a ticket, written in the style the writer served (`reply.style` of the episode;
+"plain" when it records none). The writer's reward model (`training.style_reward`) is fitted on these
+(ticket, style, stars) triples, crossing the ticket's features with the style: a model of the snapshot text
+alone scored a style nearly the same way for every ticket (decision 0029's measurement).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from mase_web.feedback.models import FeedbackItem, FeedbackQueue, RewardModel
-from mase_web.feedback.snapshots import episode_snapshot, snapshot_text
+from mase_web.feedback.models import FeedbackItem, FeedbackQueue
 
 
 @dataclass(frozen=True)
-class RatingsReward:
-    """A trained ratings reward model of a deployment: its row id, held-out figures and a scorer."""
+class RatedReply:
+    """One rated reply of a deployment: its ticket's text, the style it was written in, its mean stars."""
 
-    model_id: int
-    metrics: dict
-    score: Callable[[list[str]], list[float]]  # snapshot texts -> rewards in [0, 1]
+    ticket: str
+    style: str
+    stars: float
+    explored: bool  # served as a declared exploration of another style (serving.runtime's style_explore)
 
 
-def deployment_ratings_reward(deployment_id: int) -> RatingsReward | None:
-    """The newest succeeded reward model of a rating queue with this deployment's episodes (None: none)."""
-    queues = (
+def deployment_rated_replies(deployment_id: int) -> list[RatedReply]:
+    """Every rated episode of this deployment in a rating queue, with a written reply."""
+    items = (
         FeedbackItem.objects.filter(
-            episode_key__startswith=f"deployment/{deployment_id}/", queue__kind=FeedbackQueue.Kind.RATING
+            episode_key__startswith=f"deployment/{deployment_id}/",
+            queue__kind=FeedbackQueue.Kind.RATING,
+            episode__isnull=False,
         )
-        .values_list("queue_id", flat=True)
-        .distinct()
+        .select_related("episode")
+        .prefetch_related("ratings")
     )
-    model = (
-        RewardModel.objects.filter(queue_id__in=list(queues), state=RewardModel.State.SUCCEEDED)
-        .order_by("-finished_at", "-id")
-        .first()
-    )
-    if model is None:
-        return None
-    from mase_web.feedback.training_job import load_scorer
-
-    scorer = load_scorer(model, text_of=lambda key: None)
-    return RatingsReward(model.pk, dict(model.metrics or {}), scorer.score_texts)
-
-
-def reply_texts(episode, replies: list[str]) -> list[str]:
-    """What the reward model reads for each of ``replies`` given as the reply to ``episode``."""
-    snapshot = episode_snapshot(episode)
-    base = snapshot.get("reply") or {"backend": "", "parts": []}
-    return [snapshot_text({**snapshot, "reply": {**base, "text": reply}}) for reply in replies]
+    out = []
+    for item in items:
+        values = [r.value for r in item.ratings.all()]
+        reply = (item.episode.result or {}).get("reply") or {}
+        if values and item.episode.task_text and reply.get("parts"):
+            out.append(
+                RatedReply(
+                    ticket=item.episode.task_text,
+                    style=str(reply.get("style") or "plain"),
+                    stars=sum(values) / len(values),
+                    explored=bool(reply.get("explored")),
+                )
+            )
+    return out

@@ -119,6 +119,8 @@ class TicketWriter:
         }
         if "reply_style" in result:  # a team with a writer: the style is logged with the reply
             reply["style"] = style
+            if result.get("reply_style_explored"):  # served to explore (decision 0035), not the writer's choice
+                reply["explored"] = True
         return reply
 
     def handoff(self, result: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """bench/evolve.py --sections ratings --quick (bench/evolve_ratings.py): the documented keys are there, the
 writer learns the hidden criterion from a reward (it fails on a learning regression), and a generation
-whose ratings reward model is untrusted keeps every reply plain."""
+whose ratings reward model crosses the ticket with the style teaches the writer."""
 
 from __future__ import annotations
 
@@ -36,13 +36,16 @@ def test_quick_ratings_section_learns_and_refuses_an_untrusted_reward_model(tmp_
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())["evolve"]["ratings"]
     for key in ("before", "after", "ratings", "gain_points", "writer_refused", "after_if_not_refused",
-                "after_with_true_reward", "wanted_share", "chosen_share", "reward_model", "writer"):  # fmt: skip
+                "after_with_true_reward", "after_with_true_reward_embedding_only", "criterion_ceiling", "explore",
+                "served_share", "wanted_share", "chosen_share", "reward_model", "writer"):  # fmt: skip
         assert key in figures, key
     assert figures["quick"] is True and figures["ratings"] == 500
     # the writer learns the criterion from its reward (hashed words: about 0.64 -> 0.80)
     assert figures["after_with_true_reward"] >= figures["before"] + 0.08
     assert figures["writer"]["reward_last"] > figures["writer"]["reward_first"]
-    if figures["writer_refused"]:  # an untrusted reward model teaches nothing: every reply stays plain
-        assert figures["after"] == figures["before"] and figures["chosen_share"]["plain"] == 1.0
-    else:
-        assert figures["after"] == figures["after_if_not_refused"]
+    # the (ticket, style) reward model (decision 0035) predicts held-out stars better than the style alone,
+    # and the writer it teaches moves the criterion (hashed words: 0.64 -> 0.77)
+    assert figures["reader"] == "crossed" and figures["writer_refused"] is None
+    model = figures["reward_model"]
+    assert model["mse"] < model["mse_style_only"] < model["mse_constant"]
+    assert figures["after"] == figures["after_if_not_refused"] >= figures["before"] + 0.08

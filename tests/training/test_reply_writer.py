@@ -5,20 +5,27 @@ checkpoint, and a checkpoint without one gives none (every reply plain)."""
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 import torch
 
 from training.reply_writer import (
+    EMBEDDING,
+    MAX_EXPLORE,
     PLAIN,
     STYLES,
+    SURFACE,
+    WITH_SURFACE,
     WRITER_FILE,
     WriterConfig,
     WriterHead,
+    explored_style,
     load_writer,
     pair_features,
     reinforce_loss,
     save_writer,
+    ticket_features,
     train_writer,
     untrusted_reward_model,
 )
@@ -79,3 +86,40 @@ def test_a_reward_model_no_better_than_the_most_common_star_teaches_no_writer():
     assert untrusted_reward_model(0.45, 0.34, 125) is None
     assert "no better than always giving the most common star" in untrusted_reward_model(0.30, 0.34, 125)
     assert "fewer than 30" in untrusted_reward_model(0.9, 0.34, 12)
+
+
+def test_ticket_features_add_length_and_tone_to_the_unit_embedding_and_a_writer_reading_them_round_trips(
+    tmp_path,
+):
+    rows = ticket_features(torch.tensor([[3.0, 4.0], [1.0, 0.0]]), ["Where is it?!", "HELP now"])
+    assert rows.shape == (2, 2 + len(SURFACE))
+    torch.testing.assert_close(rows[0, :2], torch.tensor([0.6, 0.8]))
+    torch.testing.assert_close(rows[0, 2:], torch.tensor([math.log1p(3), 1.0, 1.0, 1 / 9]))
+    torch.testing.assert_close(rows[1, 2:], torch.tensor([math.log1p(2), 0.0, 0.0, 4 / 7]))
+    head = WriterHead(rows.shape[1], inputs=WITH_SURFACE)
+    with torch.no_grad():
+        head.linear.weight[STYLES.index("apologetic"), 2 + SURFACE.index("exclamations")] = 5.0
+    save_writer(head, tmp_path, {})
+    loaded = load_writer(tmp_path)
+    assert loaded.inputs == WITH_SURFACE
+    assert loaded.choose_for(torch.tensor([[3.0, 4.0], [1.0, 0.0]]), ["Where is it?!", "fine"]) == [
+        "apologetic",
+        "plain",
+    ]
+
+
+def test_an_older_writer_reads_the_embedding_alone():
+    head = WriterHead(2)
+    assert head.inputs == EMBEDDING
+    assert head.choose_for(torch.ones(1, 2), ["any text!"]) == ["plain"]
+
+
+def test_explored_styles_are_a_bounded_declared_share_of_other_styles():
+    rng = random.Random(0)
+    drawn = [explored_style("brief", 0.2, rng) for _ in range(5000)]
+    explored = [d for d in drawn if d is not None]
+    assert abs(len(explored) / len(drawn) - 0.2) < 0.02
+    assert set(explored) == set(STYLES) - {"brief"}
+    assert explored_style("plain", 0.0, rng) is None
+    with pytest.raises(ValueError, match="explored share"):
+        explored_style("plain", MAX_EXPLORE + 0.01, rng)

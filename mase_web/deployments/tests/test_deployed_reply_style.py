@@ -3,6 +3,7 @@ the style the writer chooses, and the episode records it; without one, replies a
 
 from __future__ import annotations
 
+import random
 import shutil
 
 import pytest
@@ -10,9 +11,16 @@ import torch
 
 from agents.backbone import Backbone
 from mase_web.accounts.models import Role
-from mase_web.deployments import writing
+from mase_web.deployments import runtimes, writing
+from mase_web.deployments.inference import TicketRequest, run_ticket
 from mase_web.deployments.models import Reply
-from mase_web.deployments.tests.conftest import client_for, fresh_text, make_trained_run, team_spec
+from mase_web.deployments.tests.conftest import (
+    client_for,
+    fresh_text,
+    make_deployment,
+    make_trained_run,
+    team_spec,
+)
 from serving.generation.styles import APOLOGY
 from training.reply_writer import STYLES, WriterHead, save_writer
 
@@ -50,4 +58,23 @@ def test_the_saved_writer_chooses_the_style_and_the_episode_records_it(
     assert styled["result"]["reply_style"] == "apologetic" and reply["style"] == "apologetic"
     assert reply["text"].startswith(f"Hello,\n\n{APOLOGY}")
     assert Reply.objects.get(episode_id=styled["episode"]["id"]).text == reply["text"]
+    writing.forget_all()
+
+
+def test_a_declared_share_of_replies_explores_another_style_and_says_so(
+    team, trained_checkpoint, tiny_backbone_dir, settings
+):
+    """MASE_STYLE_EXPLORE (decision 0035): without a writer the champion writes plain, but a share of its
+    replies is written in another style so that ratings contrast styles; each says it explored."""
+    project, _ = team
+    writing.forget_all()
+    settings.MASE_STYLE_EXPLORE = 0.2
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    runtime = runtimes.runtime_for(deployment)
+    assert runtime.config.style_explore == 0.2
+    runtime._style_rng = random.Random(4)
+    replies = [run_ticket(deployment, TicketRequest(text=fresh_text()), "api")[1]["reply"] for _ in range(30)]
+    explored = [r for r in replies if r.get("explored")]
+    assert 0 < len(explored) < 15 and all(r["style"] != "plain" for r in explored)
+    assert all(r["style"] == "plain" for r in replies if not r.get("explored"))
     writing.forget_all()
