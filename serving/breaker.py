@@ -3,14 +3,18 @@
 When a trained team keeps deciding with low confidence, or the model misbehaves (NaN/inf outputs, the
 backbone raising or timing out, an episode looping past the step limit), the runtime stops trusting it:
 the breaker *opens* and the team spec's rule-based fallback answers instead, and an alert goes out.
-(A single decision below the threshold is not executed either: the runtime has the fallback answer that
-decision while the breaker, still closed, counts it towards its streak.)
+The low-confidence streak counts *tickets* (requests), not decisions: a ticket on which at least one decision
+fell below the threshold counts once, however many of its agents or steps were unsure, and a ticket whose
+step was confident ends the streak; K such tickets in a row open the breaker. (Counting decisions let one
+ambiguous ticket with three unsure specialists open it for a whole cool-down.) A single decision below the
+threshold is not executed either: the runtime has the fallback answer that decision while the breaker,
+still closed, counts its ticket towards the streak.
 After a cool-down the breaker lets one *half-open trial* through to the model; a confident, fault-free
 trial closes it again, anything else re-opens it.
 
 States and transitions::
 
-    closed ──(K consecutive decisions below the threshold | a fault)──▶ open
+    closed ──(K consecutive tickets with a decision below the threshold | a fault)──▶ open
     open ──(cooldown_s elapsed, next request)──▶ half_open
     half_open ──(trial step: every decision confident, no fault)──▶ closed
     half_open ──(trial step low or faulty)──▶ open
@@ -67,7 +71,7 @@ class BreakerConfig:
     """Thresholds of one breaker (the team spec's ``circuit_breaker`` section, plus runtime knobs)."""
 
     confidence_threshold: float = 0.5  # a decision below this probability counts as low-confidence
-    consecutive_low: int = 3  # K: this many low decisions in a row open the breaker
+    consecutive_low: int = 3  # K: this many tickets in a row with a low decision open the breaker
     cooldown_s: float = 30.0  # open → half-open after this long
     step_limit: int = UNMEASURED_STEP_LIMIT  # past this many steps: a loop (the runtime derives it)
     history: int = 500  # transitions / alerts kept in memory
@@ -90,7 +94,7 @@ class CircuitBreaker:
 
     Call `route()` before each step: ``"model"`` (closed: use the team), ``"trial"`` (half-open: this
     step is the one trial; report it with ``trial=True``), or ``"fallback"``. Report model steps with
-    `record_step(confidences, trial=...)` and faults with `record_fault(kind, detail, trial=...)`.
+    `record_step(confidences, trial=..., ticket=...)` and faults with `record_fault(kind, detail, trial=...)`.
     """
 
     def __init__(
@@ -118,7 +122,8 @@ class CircuitBreaker:
         self._lock = threading.RLock()
         self.state = CLOSED
         self.forced = False  # an operator holds it open
-        self.consecutive_low = 0
+        self.consecutive_low = 0  # tickets in a row with a low decision
+        self.low_tickets: list[str] = []  # the named ones among them (a ticket counts once per streak)
         self.opened_at: float | None = None
         self._trial_in_flight = False
         self.transitions: deque[dict[str, Any]] = deque(maxlen=config.history)
@@ -150,15 +155,19 @@ class CircuitBreaker:
             self._note("cancel_trial")
 
     # ---- outcomes --------------------------------------------------------------------------------
-    def record_step(self, confidences: Sequence[float], trial: bool = False) -> bool:
-        """Feed one model step's per-agent confidences (in agent order); True when the breaker is closed after it.
+    def record_step(
+        self, confidences: Sequence[float], trial: bool = False, ticket: str | None = None
+    ) -> bool:
+        """Feed one model step of ``ticket`` (per-agent confidences); True when the breaker is closed after it.
 
-        Closed: each decision below the threshold extends the low streak, a confident one resets it;
-        the streak reaching K opens the breaker. Trial: closes when every decision is confident.
+        Closed: a step with a decision below the threshold counts its ticket towards the low streak, once
+        per streak (``ticket=None``: the step counts as a ticket of its own); a confident step of a ticket
+        not counted yet resets the streak; K counted tickets open the breaker. Trial: closes when every
+        decision is confident.
         """
         threshold = self.config.confidence_threshold
         with self._lock:
-            self._note("step", [float(c) for c in confidences], trial)
+            self._note("step", [float(c) for c in confidences], trial, ticket)
             lows = [c < threshold for c in confidences]
             self.counts["decisions"] += len(lows)
             self.counts["low"] += sum(lows)
@@ -170,20 +179,24 @@ class CircuitBreaker:
                     worst = min(confidences)
                     self._open("low_confidence", f"half-open trial decided with confidence {worst:.3f}")
                 else:
-                    self.consecutive_low = 0
                     self._move(CLOSED, "half-open trial was confident")
                 return self.state == CLOSED
             if self.state != CLOSED:
                 return False
-            for low, confidence in zip(lows, confidences, strict=True):
-                self.consecutive_low = self.consecutive_low + 1 if low else 0
-                if self.consecutive_low >= self.config.consecutive_low:
-                    self._open(
-                        "low_confidence",
-                        f"{self.consecutive_low} consecutive decisions below {threshold:g} "
-                        f"(last {confidence:.3f})",
-                    )
-                    break
+            if ticket is not None and str(ticket) in self.low_tickets:
+                return True  # this ticket already counts in the streak, whatever this step decided
+            if not any(lows):
+                self.consecutive_low, self.low_tickets = 0, []
+                return True
+            self.consecutive_low += 1
+            if ticket is not None:
+                self.low_tickets.append(str(ticket))
+            if self.consecutive_low >= self.config.consecutive_low:
+                self._open(
+                    "low_confidence",
+                    f"{self.consecutive_low} consecutive tickets with a decision below {threshold:g} "
+                    f"(last {min(confidences):.3f})",
+                )
             return self.state == CLOSED
 
     def record_fault(self, kind: str, detail: str = "", trial: bool = False) -> None:
@@ -259,6 +272,7 @@ class CircuitBreaker:
                 "state": self.state,
                 "forced": self.forced,
                 "consecutive_low": self.consecutive_low,
+                "low_tickets": list(self.low_tickets),
                 "opened_at": opened,
                 "counts": dict(self.counts),
             }
@@ -276,6 +290,7 @@ class CircuitBreaker:
             self.state = state
             self.forced = bool(saved.get("forced", False))
             self.consecutive_low = int(saved.get("consecutive_low", 0))
+            self.low_tickets = [str(t) for t in saved.get("low_tickets") or ()]
             self.opened_at = (
                 None if opened is None else self.clock() - max(0.0, self.wall_clock() - float(opened))
             )
@@ -328,7 +343,7 @@ class CircuitBreaker:
             "at": self.wall_clock(),
         }
         self.state = to
-        self.consecutive_low = 0  # a streak belongs to one closed period
+        self.consecutive_low, self.low_tickets = 0, []  # a streak belongs to one closed period
         self.transitions.append(record)
         level = {OPEN: "critical", HALF_OPEN: "warning", CLOSED: "info"}[to]
         self._alert(to, detail, level=level, transition=record)
@@ -358,29 +373,32 @@ def fallback_preview(
     confidences the team gave on some tickets (`tickets`: per ticket, per step, the acting agents'
     confidences in team order — what `training.mappo.calibration` stores with a checkpoint).
 
-    Each ticket is replayed through a real `CircuitBreaker` that starts closed (the cool-down is not
-    simulated: tickets are assumed to arrive further apart than it); once it opens, the rest of that
-    ticket is the fallback's, as is every decision below the threshold before it (the runtime never
-    executes one). Returns the share of tickets on which it opens (`fallback_ticket_share`),
-    the share of decisions the model still makes (`model_decision_share`) and the share of decisions
-    below the threshold (`low_decision_share`), with the counts behind them.
+    The tickets go in order through one real `CircuitBreaker`, routed step by step as the runtime routes
+    them; they are assumed to arrive further apart than the cool-down, so the ticket after an opening is
+    the half-open trial. A step the breaker does not give the model (open, a failed trial, the step that
+    opens it) is the fallback's, as is every decision below the threshold (the runtime never executes one).
+    Returns the share of tickets the fallback answered at least in part because of the breaker
+    (`fallback_ticket_share`), the share of decisions the model still makes (`model_decision_share`) and
+    the share of decisions below the threshold (`low_decision_share`), with the counts behind them.
     """
-    breaker = CircuitBreaker(config, clock=lambda: 0.0, wall_clock=lambda: 0.0, name="preview")
+    now = [0.0]
+    breaker = CircuitBreaker(config, clock=lambda: now[0], wall_clock=lambda: 0.0, name="preview")
     threshold = breaker.config.confidence_threshold
     tripped = model = total = low = 0
-    for steps in tickets:
-        breaker.restore({})
-        opened = False
+    for number, steps in enumerate(tickets):
+        now[0] = number * (breaker.config.cooldown_s + 1.0)
+        fell_back = False
         for confidences in steps:
             total += len(confidences)
             low += sum(c < threshold for c in confidences)
-            if opened:
-                continue
-            if breaker.record_step([float(c) for c in confidences]):
+            route = breaker.route()
+            if route != ROUTE_FALLBACK and breaker.record_step(
+                [float(c) for c in confidences], trial=route == ROUTE_TRIAL, ticket=str(number)
+            ):
                 model += sum(c >= threshold for c in confidences)  # a low decision is the fallback's
             else:
-                opened = True
-        tripped += opened
+                fell_back = True
+        tripped += fell_back
     n = len(tickets)
     return {
         "confidence_threshold": threshold,

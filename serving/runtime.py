@@ -7,7 +7,7 @@ step it asks the `CircuitBreaker` who answers — the team, the half-open trial,
 and writes one decision-log record per agent (`serving.decisions`, docs/design.md#runtime-and-decision-log).
 A decision below the breaker's confidence threshold is never executed as it is, even while the breaker stays
 closed: the fallback answers it (logged as ``fallback`` with the model's proposal and confidence), and the
-breaker counts it towards its streak as before.
+breaker counts its ticket towards the low streak (once per ticket, however many decisions were low).
 
 Faults never fail a request: a backbone that raises or exceeds ``timeout_s``, NaN/inf outputs, or an
 episode past the breaker's step limit open the breaker, and the fallback answers the step. Everything is
@@ -496,9 +496,8 @@ class TeamRuntime:
                         else:
                             action = int(torch.multinomial(probs[index[agent]], 1))
                         chosen[agent], confidences[agent] = action, float(row[action])
-                    closed = self.breaker.record_step(
-                        [confidences[a] for a in choosing_agents(live)], trial=route == ROUTE_TRIAL
-                    )
+                    chose = [confidences[a] for a in choosing_agents(live)]  # its ticket counts once
+                    closed = self.breaker.record_step(chose, trial=route == ROUTE_TRIAL, ticket=request_id)
                     if not closed:  # this step tripped the breaker (or failed the trial): rules answer it
                         route = ROUTE_FALLBACK
             except BaseException:
@@ -508,7 +507,7 @@ class TeamRuntime:
             proposed = dict(chosen)  # the model's own actions (none when it was not asked or failed)
             if route == ROUTE_FALLBACK:
                 ruled = live
-            else:  # closed or a passed trial: a low decision is still the rules' (the streak counts it)
+            else:  # closed or a passed trial: a low decision is still the rules' (its ticket counts once)
                 ruled = low_decisions(live, confidences, self.breaker.config.confidence_threshold)
                 held_back += len(ruled)
             for agent, (action, rule) in self.fallback.actions(ruled).items():

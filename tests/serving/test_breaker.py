@@ -41,14 +41,15 @@ def make(threshold=0.5, k=3, cooldown=10.0, step_limit=20):
     return breaker, clock, events
 
 
-def test_opens_after_k_consecutive_low_decisions_not_before():
+def test_opens_after_k_consecutive_low_tickets_not_before():
     breaker, _, events = make(k=3)
     assert breaker.route() == "model"
-    assert breaker.record_step([0.2, 0.3]) is True  # two lows: still closed
-    assert breaker.record_step([0.9]) is True  # a confident one resets the streak
-    assert breaker.record_step([0.1, 0.2]) is True
-    assert breaker.state == CLOSED
-    assert breaker.record_step([0.4]) is False  # third low in a row
+    assert breaker.record_step([0.2, 0.3], ticket="a") is True  # one ticket, two lows: a streak of one
+    assert breaker.record_step([0.9], ticket="b") is True  # a confident ticket resets the streak
+    assert breaker.record_step([0.1, 0.2], ticket="c") is True
+    assert breaker.record_step([0.3], ticket="d") is True
+    assert breaker.state == CLOSED and breaker.consecutive_low == 2
+    assert breaker.record_step([0.4], ticket="e") is False  # third low ticket in a row
     assert breaker.state == OPEN
     assert breaker.route() == "fallback"
     [alert] = [e for e in events if e.type == "alert"]
@@ -57,6 +58,20 @@ def test_opens_after_k_consecutive_low_decisions_not_before():
     assert alert.payload["level"] == "critical"
     assert alert.payload["transition"]["reason"] == "low_confidence"
     assert alert.payload["transition"]["consecutive_low"] == 3
+
+
+def test_one_ticket_with_three_unsure_agents_does_not_open_it_k_unsure_tickets_in_a_row_do():
+    breaker, _, _ = make(threshold=0.6, k=3)
+    assert breaker.record_step([0.4, 0.5, 0.55], ticket="ambiguous") is True  # three unsure specialists
+    assert breaker.record_step([0.3, 0.2], ticket="ambiguous") is True  # its next step: still one ticket
+    assert breaker.record_step([0.9, 0.9], ticket="ambiguous") is True  # nor does its sure step reset it
+    assert breaker.state == CLOSED and breaker.consecutive_low == 1 and breaker.counts["low"] == 5
+    assert breaker.record_step([0.5, 0.9, 0.9], ticket="second") is True
+    assert breaker.record_step([0.9, 0.1, 0.9], ticket="third") is False  # K = 3 unsure tickets
+    assert breaker.state == OPEN and breaker.transitions[-1]["consecutive_low"] == 3
+    assert "3 consecutive tickets" in breaker.transitions[-1]["detail"]
+    unnamed, _, _ = make(threshold=0.6, k=3)  # no ticket given: each step counts as a ticket of its own
+    assert [unnamed.record_step([0.1]) for _ in range(3)] == [True, True, False]
 
 
 def test_half_open_trial_closes_on_confidence_and_reopens_on_low():
@@ -212,15 +227,17 @@ def test_keyword_router_fallback_uses_the_router_when_no_rule_matches():
 def test_state_survives_export_and_restore_in_another_process():
     """A breaker restored from `export_state` (e.g. a database row) continues where the first one was."""
     first, clock, _ = make(threshold=0.5, k=3, cooldown=10.0)
-    first.record_step([0.1, 0.2])
+    first.record_step([0.1, 0.2], ticket="t1")
+    first.record_step([0.3], ticket="t2")
     saved = first.export_state()
-    assert saved["state"] == CLOSED and saved["consecutive_low"] == 2
+    assert saved["state"] == CLOSED and saved["consecutive_low"] == 2 and saved["low_tickets"] == ["t1", "t2"]
     # "another process": its own monotonic clock far from the first one's; only wall time is shared
     other_clock = Clock()
     other_clock.now = 5.0
     second = CircuitBreaker(BreakerConfig(0.5, 3, 10.0, 20), clock=other_clock, wall_clock=clock)
     second.restore(saved)
-    assert second.record_step([0.1]) is False and second.state == OPEN  # the streak carried over
+    assert second.record_step([0.1], ticket="t2") is True  # t2 counted already, in the other process
+    assert second.record_step([0.1], ticket="t3") is False and second.state == OPEN  # the streak carried over
     opened = second.export_state()
     third = CircuitBreaker(BreakerConfig(0.5, 3, 10.0, 20), clock=Clock(), wall_clock=clock)
     third.restore(opened)
@@ -250,15 +267,16 @@ def test_a_journal_replayed_onto_a_state_that_moved_applies_the_outcomes_there()
     first, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
     second, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
     second.journal = []
-    first.record_step([0.1, 0.2])  # two lows: closed, streak 2
+    first.record_step([0.1], ticket="a")
+    first.record_step([0.2], ticket="b")  # two low tickets: closed, streak 2
     assert second.route() == "model"
-    second.record_step([0.3])  # one low on its own copy: still closed there
-    assert second.state == CLOSED and second.journal == [("step", [0.3], False)]
+    second.record_step([0.3], ticket="c")  # one low ticket on its own copy: still closed there
+    assert second.state == CLOSED and second.journal == [("step", [0.3], False, "c")]
 
     merged, _, _ = make(threshold=0.5, k=3, cooldown=10.0)
     merged.restore(first.export_state())
     merged.replay(second.journal)
-    assert merged.state == OPEN and merged.counts["decisions"] == 3  # 2 + 1 lows in a row reach K
+    assert merged.state == OPEN and merged.counts["decisions"] == 3  # 2 + 1 low tickets in a row reach K
     assert [t["reason"] for t in merged.transitions] == ["low_confidence"]
 
 
@@ -271,7 +289,7 @@ def test_a_replayed_trial_moves_nothing_where_no_trial_is_due():
     assert copy.route() == "trial"
     copy.record_step([0.9, 0.9], trial=True)
     assert copy.state == CLOSED
-    assert copy.journal == [("trial",), ("step", [0.9, 0.9], True)]
+    assert copy.journal == [("trial",), ("step", [0.9, 0.9], True, None)]
 
     held, _, _ = make(cooldown=10.0)
     held.force_open("ops", "maintenance")

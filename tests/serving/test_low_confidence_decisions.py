@@ -70,7 +70,7 @@ def test_an_unsure_escalation_is_answered_by_the_rules_and_logged_with_the_model
     assert proposed["action"] == "escalate" and abs(proposed["confidence"] - 0.22) < 1e-6
     assert proposed["confidence"] == first["confidence"]
     assert result["info"]["live"]["event"]["kind"] != "escalated" and result["held_back"] >= 1
-    # the breaker counts as before: one low decision is a streak of one, it stays closed
+    # the breaker counts the ticket: one ticket with a low decision is a streak of one, it stays closed
     assert breaker.state == "closed" and breaker.counts["low"] >= 1
 
 

@@ -139,8 +139,13 @@ def test_the_step_sink_gets_each_step_whole_and_in_order(team, rules):
 
 def test_untrained_team_low_confidence_opens_breaker_and_rules_answer(team, rules):
     runtime, _, events = make_runtime(team, rules, threshold=0.9, k=3)
-    result = runtime.run_ticket(TICKETS[0])
-    # an untrained actor is near-uniform (confidence ≈ 1/3): 3 decisions of step 1 trip the breaker
+    # an untrained actor is near-uniform (confidence ≈ 1/3): every ticket is unsure; the streak counts
+    # tickets, so the first two stay with a closed breaker (the rules answer their low decisions) ...
+    for ticket in TICKETS[1:3]:
+        unsure = runtime.run_ticket(ticket)
+        assert unsure["breaker"] == "closed" and unsure["sources"]["model"] >= 1 and unsure["held_back"] >= 1
+    assert not breaker_alerts(events)
+    result = runtime.run_ticket(TICKETS[0])  # ... and the third in a row trips it on its first step
     first = [d for d in result["decisions"] if d["step"] == 1]
     assert all(d["source"] == "fallback" and d["reason"]["rule"] for d in first)
     assert all(d["confidence"] is not None and d["confidence"] < 0.9 for d in first)

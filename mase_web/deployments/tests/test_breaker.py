@@ -91,15 +91,20 @@ def test_backbone_fault_opens_the_breaker_the_fallback_answers_and_a_trial_recov
 
 def test_low_confidence_streak_opens_the_breaker(team, trained_checkpoint, tiny_backbone_dir):
     project, users = team
-    # A barely trained team is never 99% sure: three low decisions in a row open the breaker.
+    # A barely trained team is never 99% sure: three tickets in a row with low decisions open the breaker,
+    # one ticket alone does not (however many of its decisions were low: the rules answered those).
     cautious = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir, threshold=0.99))
+    for _ in range(2):
+        unsure = send(users[Role.OPERATOR], cautious)
+        assert unsure["breaker"] == "closed" and unsure["held_back"] >= 1
     result = send(users[Role.OPERATOR], cautious)
     assert result["faults"] == [] and result["breaker"] == "open"
     assert result["sources"]["fallback"] == result["steps"]  # the tripping step is answered by the rules
     [(start, end, reason)] = moves(cautious)
     assert (start, end, reason) == ("closed", "open", "low_confidence")
     transition = BreakerTransition.objects.get(deployment=cautious)
-    assert "consecutive decisions below 0.99" in transition.detail and transition.actor is None
+    assert "3 consecutive tickets with a decision below 0.99" in transition.detail
+    assert transition.actor is None
     assert Alert.objects.get(transition=transition).level == "critical"
 
 
@@ -160,10 +165,13 @@ def test_operator_forces_open_with_a_reason_and_the_next_ticket_gets_the_fallbac
 
 
 def low_streak(decisions: list[dict], threshold: float, start: int = 0) -> int:
-    """The breaker's count of consecutive low-confidence decisions after ``decisions``."""
+    """The breaker's count of consecutive low-confidence tickets after one ticket's ``decisions``: the
+    ticket counts once from its first step with a low decision; a confident step before that resets."""
     streak = start
-    for d in decisions:
-        streak = streak + 1 if d["confidence"] < threshold else 0
+    for step in sorted({d["step"] for d in decisions}):
+        if any(d["confidence"] < threshold for d in decisions if d["step"] == step):
+            return streak + 1
+        streak = 0
     return streak
 
 

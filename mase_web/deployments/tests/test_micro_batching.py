@@ -168,15 +168,18 @@ def store_played(deployment, breaker, seen) -> None:
 def test_two_processes_playing_at_once_merge_their_low_streaks_into_one_opening(team, deployment):
     deployment.spec["circuit_breaker"] |= {"confidence_threshold": 0.5, "consecutive_low": 3}
     deployment.save(update_fields=["spec"])
-    two_lows = lambda b: b.record_step([0.2, 0.1])  # noqa: E731 - each group alone stays under K = 3
-    first, first_seen = play_unlocked(deployment, two_lows)
-    second, second_seen = play_unlocked(deployment, two_lows)  # read before the first group stored
+
+    def two_low_tickets(group: str):  # each group alone stays under K = 3 (the streak counts tickets)
+        return lambda b: [b.record_step([0.2, 0.1], ticket=f"{group}-{n}") for n in (1, 2)]
+
+    first, first_seen = play_unlocked(deployment, two_low_tickets("first"))
+    second, second_seen = play_unlocked(deployment, two_low_tickets("second"))  # read before the first stored
     assert first.state == second.state == "closed"
     store_played(deployment, first, first_seen)
     store_played(deployment, second, second_seen)  # the row moved: its two lows go on top of the first's
 
     deployment.refresh_from_db()
-    assert deployment.breaker_state == "open" and deployment.breaker["counts"]["decisions"] == 4
+    assert deployment.breaker_state == "open" and deployment.breaker["counts"]["decisions"] == 8
     assert moves(deployment) == [("closed", "open", "low_confidence")]  # stored once
     assert Alert.objects.filter(deployment=deployment, name="circuit_breaker.open").count() == 1
 
