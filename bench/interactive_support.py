@@ -5,6 +5,7 @@ template trained with IPPO and with MAPPO through `training.api.train`, per seed
     python bench/interactive_support.py --out F.json [--quick] [--seeds 0 1] [--train-episodes 2560]
         [--eval-episodes 500] [--runs DIR]   # DIR/<algorithm>-s<seed>: a run there is reused, else trained
         [--rules grid|shipped] [--algorithms ippo mappo] [--world basic|uncertain]
+        [--training KEY=VALUE ...]   # the template's training options for this run (VALUE read as JSON)
 
 ``--rules shipped`` skips the search over the grid and uses the procedure it chose last for the world
 (`baselines.SHIPPED`, recorded with the grid's figures in the study); ``--world`` sets the environment's
@@ -48,15 +49,21 @@ SUMMARY_KEYS = ("resolution", "satisfaction", "escalations", "cost", "heldout_re
 
 
 def trained_policy(
-    run_dir: Path, algorithm: str, seed: int, episodes: int, world: str = "basic"
+    run_dir: Path,
+    algorithm: str,
+    seed: int,
+    episodes: int,
+    world: str = "basic",
+    training: dict[str, Any] | None = None,
 ) -> tuple[Any, float]:
-    """The best checkpoint of the template trained with ``algorithm`` and ``seed`` in ``run_dir`` (trained
-    now unless a finished run is there), greedy; and the training seconds (0 when reused)."""
+    """The best checkpoint of the template trained with ``algorithm`` and ``seed`` (and the ``training``
+    options given) in ``run_dir`` (trained now unless a finished run is there), greedy; and the training
+    seconds (0 when reused)."""
     best = run_dir / "checkpoints" / "mappo" / "best"
     seconds = 0.0
     if not (best / "state.json").is_file():
         spec = json.loads(TEMPLATE.read_text())
-        spec["training"].update(algorithm=algorithm, seed=seed)
+        spec["training"].update(training or {}, algorithm=algorithm, seed=seed)
         spec["environment"]["params"]["world"] = world
         started = time.perf_counter()
         train(spec, run_dir, episodes=episodes, resume=False)
@@ -99,7 +106,9 @@ def main() -> None:
     parser.add_argument("--rules", choices=("grid", "shipped"), default="grid")
     parser.add_argument("--algorithms", nargs="+", choices=("ippo", "mappo"), default=["ippo", "mappo"])
     parser.add_argument("--world", choices=tuple(SHIPPED), default="basic", help="the environment's world")
+    parser.add_argument("--training", nargs="+", default=[], metavar="KEY=VALUE", help="training options")
     args = parser.parse_args()
+    training = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.training)}
     torch.set_num_threads(1)  # many small networks: threads only contend on a shared machine
     quick = args.quick
     eval_episodes = 20 if quick else args.eval_episodes
@@ -130,7 +139,7 @@ def main() -> None:
         }
         for algorithm in args.algorithms:
             arms[algorithm], seconds[algorithm][seed] = trained_policy(
-                runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes, args.world
+                runs / f"{algorithm}-s{seed}", algorithm, seed, train_episodes, args.world, training
             )
         per_seed[seed] = {**scripted, **compare_arms(arms, eval_episodes, params=params)}
         if "mappo" in arms:
@@ -149,6 +158,7 @@ def main() -> None:
             "differences": {str(s): v for s, v in differences.items()},
             "train_seconds": seconds,
             "train_episodes": train_episodes,
+            "training": training,
             "eval_episodes": eval_episodes,
             "seconds": time.perf_counter() - started,
         }

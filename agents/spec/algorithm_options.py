@@ -111,3 +111,12 @@ class PpoOptions:
     teacher_fade_episodes: Annotated[
         int, _int(0, 10_000_000, "the teacher's weight falls linearly to 0 over these episodes; 0 = never")
     ] = 0
+    teacher_clone_episodes: Annotated[
+        int,
+        _int(
+            0,
+            10_000_000,
+            "MAPPO/IPPO: the teacher plays these episodes and the actors start as its clone, the first "
+            "`best` candidate (the run never serves below it on validation); 0 = off",
+        ),
+    ] = 0

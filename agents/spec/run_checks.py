@@ -228,9 +228,9 @@ class _RunChecks(_Checks):
         """MAPPO/IPPO settings (`v`: the checked values): their cross-field rules, each at its own path."""
         algorithm = sec.get("algorithm", DEFAULT_ALGORITHM)
         teacher = v["teacher"]
-        fade = v["teacher_fade_episodes"]
-        if fade not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
-            self.err(f"{p}.teacher_fade_episodes", "fades a teacher: set training.teacher first")
+        for key, what in (("teacher_fade_episodes", "fades"), ("teacher_clone_episodes", "clones")):
+            if v[key] not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
+                self.err(f"{p}.{key}", f"{what} a teacher: set training.teacher first")
         self.teacher_checkpoint(sec, p, teacher, v["teacher_checkpoint"])
         if v["counterfactual"] is True and not has_centralised_critic(algorithm):
             self.err(

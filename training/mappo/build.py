@@ -21,6 +21,7 @@ from training import distributed
 from training.events import EventStream
 from training.mappo.attention import attention_reporter
 from training.mappo.from_spec import calibrate_run, config_from_spec, team_trainer
+from training.mappo.teacher_clone import clone_teacher
 from training.mappo.trainer import MappoTrainer
 from training.mappo.vector_features import is_vector_env
 from training.offline import warm_start_from_spec
@@ -83,12 +84,14 @@ def build_trainer(
 def _warm_start(
     team: Any, out: Path, events: EventStream, group: distributed.Group
 ) -> Callable[[MappoTrainer], None]:
-    """A fresh run's start: the spec's warm start (rank 0 logs it under the run; another rank runs the
-    same one in a scratch directory, which also fills its text cache, and then takes rank 0's networks)."""
+    """A fresh run's start: the spec's warm start, then the teacher's clone (`teacher_clone`; rank 0 logs
+    them under the run; another rank runs the warm start in a scratch directory, which also fills its text
+    cache, and then takes rank 0's networks)."""
 
     def start(trainer: MappoTrainer) -> None:
         if group.is_main:
             warm_start_from_spec(trainer, team, out / "warm_start", events)
+            clone_teacher(trainer, trainer.cfg.teacher_clone_episodes, trainer.cfg.seed, events)
             return
         with tempfile.TemporaryDirectory(prefix="mase-warm-start-") as scratch:
             warm_start_from_spec(trainer, team, Path(scratch), None)

@@ -74,6 +74,7 @@ class PpoSettings:
     sil_batch_size: int = 128  # replayed steps per self-imitation minibatch (half from the elite buffer)
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
     critic_warmup_updates: int = 0  # first updates fit the critic alone: the actors keep their start
+    teacher_clone_episodes: int = 0  # the teacher plays these before the first update; the actors clone it
 
 
 @dataclass
