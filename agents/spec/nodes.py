@@ -264,13 +264,13 @@ class CurriculumSpec(_SpecNode):
 
 @dataclass(frozen=True)
 class CircuitBreakerSpec(_SpecNode):
-    """Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence decisions."""
+    """Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence tickets."""
 
     confidence_threshold: Annotated[
         float, Field(ge=0, le=1, description="a decision below this confidence counts as low")
     ] = 0.5
     consecutive_low: Annotated[
-        int, Field(ge=1, le=10_000, description="low-confidence decisions in a row that trip the breaker")
+        int, Field(ge=1, le=10_000, description="tickets in a row with a low decision that trip the breaker")
     ] = 3
     cooldown_s: Annotated[
         float, Field(ge=0, le=86_400, description="seconds on the fallback before the team is tried again")

@@ -19,10 +19,10 @@ export function SafetyEditor({ catalogue }: { catalogue: Catalogue }) {
   return (
     <div className="safety-editor">
       <h2>Circuit breaker</h2>
-      <p className="hint">After several low-confidence decisions in a row the team hands over to the fallback rules, then retries after a cooldown.</p>
+      <p className="hint">After several tickets in a row with a low-confidence decision the team hands over to the fallback rules, then retries after a cooldown.</p>
       <fieldset>
         <NumberField path="$.circuit_breaker.confidence_threshold" label="Low confidence below" min={0} max={1} step={0.05} value={shown.confidence_threshold} onChange={(confidence_threshold) => saveBreaker({ confidence_threshold })} />
-        <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low decisions" integer min={1} value={shown.consecutive_low} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
+        <NumberField path="$.circuit_breaker.consecutive_low" label="Consecutive low tickets" integer min={1} value={shown.consecutive_low} onChange={(consecutive_low) => saveBreaker({ consecutive_low })} />
         <NumberField path="$.circuit_breaker.cooldown_s" label="Cooldown (seconds)" min={0} value={shown.cooldown_s} onChange={(cooldown_s) => saveBreaker({ cooldown_s })} />
         <NumberField path="$.circuit_breaker.step_limit" label="Step limit per task" integer min={1} value={shown.step_limit ?? undefined} hint="Empty: the environment's longest episode plus a margin" onChange={(step_limit) => saveBreaker({ step_limit })} />
       </fieldset>

@@ -446,7 +446,7 @@ export interface ResourcesSpec {
   devices?: number;
 }
 /**
- * Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence decisions.
+ * Circuit breaker (docs/design.md#circuit-breaker): switch to the rule fallback after consecutive low-confidence tickets.
  */
 export interface CircuitBreakerSpec {
   /**
@@ -454,7 +454,7 @@ export interface CircuitBreakerSpec {
    */
   confidence_threshold?: number;
   /**
-   * low-confidence decisions in a row that trip the breaker
+   * tickets in a row with a low decision that trip the breaker
    */
   consecutive_low?: number;
   /**

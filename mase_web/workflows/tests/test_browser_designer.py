@@ -241,7 +241,7 @@ def test_cycle_undo_redo_copy_paste_and_layout(live_services, browser_page):
     page.get_by_role("tab", name="Schedule").click()
     page.get_by_label("Threshold that ends the exploration phase").fill("0.25")
     page.get_by_role("tab", name="Safety").click()
-    page.get_by_label("Consecutive low decisions").fill("5")
+    page.get_by_label("Consecutive low tickets").fill("5")
     page.get_by_label("Fallback", exact=True).select_option("keyword_router")
     page.get_by_role("button", name="Add rule").click()
     page.get_by_label("Keywords").fill("refund, return")
