@@ -561,20 +561,11 @@ class TeamRuntime:
         ):
             self.events.emit("metrics", step=requests, **link.metrics())
         result = {
-            "request_id": request_id,
-            "task_id": task_id,
-            "status": status,
-            "steps": len(step_ms),
-            "reward": total_reward,
-            "info": plain(info),
-            "decisions": decisions,
-            "sources": sources,
-            "held_back": held_back,
-            "faults": faults,
-            "latency_ms": latency,
-            "step_latency_ms": step_ms,
+            "request_id": request_id, "task_id": task_id, "status": status, "steps": len(step_ms),
+            "reward": total_reward, "info": plain(info), "decisions": decisions, "sources": sources,
+            "held_back": held_back, "faults": faults, "latency_ms": latency, "step_latency_ms": step_ms,
             "breaker": self.breaker.state,
-        }
+        }  # fmt: skip
         if self.events is not None:
             self.events.emit(
                 "log",
