@@ -350,6 +350,10 @@ export interface MappoTraining {
    * the teacher's weight falls linearly to 0 over these episodes; 0 = never
    */
   teacher_fade_episodes?: number;
+  /**
+   * MAPPO/IPPO: the teacher plays these episodes and the actors start as its clone, the first `best` candidate (the run never serves below it on validation); 0 = off
+   */
+  teacher_clone_episodes?: number;
 }
 /**
  * ippo's training section.
@@ -431,6 +435,10 @@ export interface IppoTraining {
    * the teacher's weight falls linearly to 0 over these episodes; 0 = never
    */
   teacher_fade_episodes?: number;
+  /**
+   * MAPPO/IPPO: the teacher plays these episodes and the actors start as its clone, the first `best` candidate (the run never serves below it on validation); 0 = off
+   */
+  teacher_clone_episodes?: number;
 }
 /**
  * What a run needs from its worker (training.distributed): data-parallel processes, and GPUs.
