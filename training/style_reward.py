@@ -16,8 +16,10 @@ out and scored: `mse` against the constant (`mse_constant`, the training split's
 the ticket-blind model of the style alone (`mse_style_only`). Regression on the stars, not a softmax over
 five classes: a rating is a noisy number, and its exact star is mostly noise.
 
-The writer may only learn from a model that predicts held-out ratings better than the constant
-(`untrusted_style_reward`), on at least `MIN_RELIABLE_HELDOUT` held-out ratings.
+The writer may only learn from a model that predicts held-out ratings better than the constant and whose
+preferred styles earn more stars than plain replies on ratings it was not fitted on (`gain_over_plain`:
+an inverse-propensity estimate from the logged ratings, each rating judged out of fold), on at least
+`MIN_RELIABLE_HELDOUT` held-out ratings (`untrusted_style_reward`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
-from training.reply_writer import STYLES, SURFACE
+from training.reply_writer import PLAIN, STYLES, SURFACE
 
 LAMBDAS = (1.0, 10.0, 100.0, 1000.0, 10000.0)  # the ridge penalties cross-validation chooses among
 FOLDS = 5
@@ -43,6 +45,7 @@ class StyleRewardMetrics:
     n_heldout: int
     ratings_per_style: dict
     ridge: tuple  # the chosen λ of the embedding's columns and of the surface features
+    gain_over_plain: float | None = None  # stars of its best style − of plain, out of fold (`_policy_gain`)
 
 
 class StyleReward(torch.nn.Module):
@@ -101,7 +104,7 @@ def _penalties(dim: int, tail: int) -> list[tuple[tuple[float, float], torch.Ten
 def _choose_ridge(
     z, styles, y, n_styles: int, tail: int, seed: int
 ) -> tuple[tuple[float, float], torch.Tensor]:
-    """The penalties of `_penalties` with the least k-fold cross-validated squared error on the training split."""
+    """The penalties of `_penalties` with the least k-fold cross-validated squared error (training split)."""
     folds = torch.randperm(len(y), generator=torch.Generator().manual_seed(seed)) % FOLDS
     best, best_error = None, float("inf")
     for lams, penalty in _penalties(z.shape[1], tail):
@@ -156,18 +159,54 @@ def train_style_reward(
         n_heldout=len(held),
         ratings_per_style={v: int((s == k).sum()) for k, v in enumerate(STYLES)},
         ridge=lam,
+        gain_over_plain=_policy_gain(_out_of_fold_best(z, s, y, penalty, seed), s, y, s),
     )
     return model, metrics
 
 
+def _out_of_fold_best(z, styles, y, penalty: torch.Tensor, seed: int) -> torch.Tensor:
+    """Each rated ticket's preferred style by a model fitted on the other folds (every rating is judged by a
+    model that did not see it, and all of them count: the explored styles are few)."""
+    folds = torch.randperm(len(y), generator=torch.Generator().manual_seed(seed + 1)) % FOLDS
+    best = torch.zeros(len(y), dtype=torch.long)
+    for k in range(FOLDS):
+        fit, val = folds != k, folds == k
+        w, b = _fit_blocks(z[fit], styles[fit], y[fit], penalty, len(STYLES))
+        best[val] = (z[val] @ w.T + b).argmax(dim=1)
+    return best
+
+
+def _policy_gain(
+    chosen: torch.Tensor, served: torch.Tensor, y: torch.Tensor, logged: torch.Tensor
+) -> float | None:
+    """Stars the model's best style would earn minus those of plain, from the logged ratings alone (each
+    choice made out of fold): the ratings of items whose served style is the one it chooses, each weighted
+    by 1 / the share of that style among all rated items (self-normalised inverse propensity; fair when
+    which style was served did not depend on the ticket, as under uniform exploration). None: no item to
+    weigh or no plain reply to compare with."""
+    share = torch.bincount(logged, minlength=len(STYLES)).double() / len(logged)
+    weight = (chosen == served).double() / share[served].clamp_min(1e-9)
+    plain = served == STYLES.index(PLAIN)
+    if float(weight.sum()) == 0 or not bool(plain.any()):
+        return None
+    return float((weight * y).sum() / weight.sum() - y[plain].mean())
+
+
 def untrusted_style_reward(metrics: StyleRewardMetrics) -> str | None:
-    """Why the model must not teach the writer (None: it may): too few held-out ratings, or held-out ratings
-    predicted no better than by the training mean star."""
+    """Why the model must not teach the writer (None: it may): too few held-out ratings, held-out ratings
+    predicted no better than by the training mean star, or its preferred styles earning no more stars than
+    plain replies on ratings it was not fitted on (`gain_over_plain`; a model can predict ratings well
+    through the styles' averages and still prefer the wrong style for the tickets it would change)."""
     if metrics.n_heldout < MIN_RELIABLE_HELDOUT:
         return f"its held-out error rests on {metrics.n_heldout} ratings (fewer than {MIN_RELIABLE_HELDOUT})"
     if metrics.mse >= metrics.mse_constant:
         return (
             f"it predicts held-out ratings no better than the mean star (squared error {metrics.mse:.2f} "
             f"against {metrics.mse_constant:.2f})"
+        )
+    if metrics.gain_over_plain is not None and metrics.gain_over_plain <= 1e-9:
+        return (
+            f"the styles it prefers would earn no more stars than plain replies on ratings it did not see "
+            f"({metrics.gain_over_plain:+.2f})"
         )
     return None

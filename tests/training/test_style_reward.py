@@ -36,7 +36,7 @@ def test_the_crossed_model_learns_which_ticket_wants_which_style_from_noisy_star
     model, metrics = train_style_reward(*rated(800, 0), tail=0)
     assert metrics.n_heldout == 200 and sum(metrics.ratings_per_style.values()) == 800
     assert metrics.mse < metrics.mse_style_only < metrics.mse_constant
-    assert untrusted_style_reward(metrics) is None
+    assert untrusted_style_reward(metrics) is None and metrics.gain_over_plain > 0.5
     x, wanted = tickets(400, 1)  # tickets it never saw
     best = [STYLES[int(i)] for i in model.stars(x).argmax(dim=1)]
     assert sum(b == w for b, w in zip(best, wanted, strict=True)) / 400 > 0.9
@@ -62,6 +62,8 @@ def test_stars_that_say_nothing_are_refused():
     assert "no better than the mean star" in untrusted_style_reward(metrics)
     few = StyleRewardMetrics(0.5, 1.0, 0.9, 60, 20, {}, (1.0, 1.0))
     assert "fewer than 30" in untrusted_style_reward(few)
+    wrong = StyleRewardMetrics(0.5, 1.0, 0.9, 300, 100, {}, (1.0, 1.0), gain_over_plain=-0.1)
+    assert "no more stars than plain" in untrusted_style_reward(wrong)
 
 
 def test_the_surface_columns_get_their_own_penalty_and_bad_input_is_refused():
