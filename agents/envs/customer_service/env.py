@@ -57,6 +57,7 @@ from agents.envs.customer_service.params import (
     CustomerServiceParams,
     team_start,
 )
+from agents.envs.customer_service.restyle import with_styles
 from agents.envs.customer_service.roster import (
     DEFAULT_ROSTER,
     Roster,
@@ -160,7 +161,11 @@ class CustomerServiceEnv(ParallelEnv):
         source = p.tickets if tickets is None or isinstance(tickets, str | Path) else tickets
         self.catalogue = team.catalogue if isinstance(team, Roster) else make_catalogue(p.intents)
         self.tickets: list[Ticket] = (
-            training_tickets(load_tickets(source, self.catalogue), source, p.min_rows_per_intent)
+            with_styles(
+                training_tickets(load_tickets(source, self.catalogue), source, p.min_rows_per_intent),
+                source,
+                p.augment_styles,
+            )
             if isinstance(source, str | Path)
             else list(source)
         )

@@ -65,6 +65,14 @@ class CustomerServiceParams(EnvParams):
         low=0,
         high=100_000,
     )
+    augment_styles: int = param(
+        0,
+        "Style copies of every training ticket: each is also played rewritten in another register (a casual "
+        "note in lower case with a typo, or a formal letter; generic transforms that keep its meaning). Dev, "
+        "test and out-of-scope files are never restyled. 0 = off.",
+        low=0,
+        high=10,
+    )
     max_steps: int = param(6, "Steps the team gets per ticket before it times out.", low=2, high=100)
     correct_reward: float = _cost(1.0, "Team reward for each of the ticket's intents answered.")
     wrong_penalty: float = _cost(0.5, "Team penalty for each answer to an intent the ticket does not have.")
