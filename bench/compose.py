@@ -50,6 +50,7 @@ from agents.envs.customer_service.prompt_team import PromptTeam, PromptTeamConfi
 from agents.envs.customer_service.roster import Roster, drawn_roster  # noqa: E402
 from agents.envs.customer_service.rules import KeywordRouter, ScriptedTeam  # noqa: E402
 from agents.envs.customer_service.tickets import load_tickets, write_tickets  # noqa: E402
+from training.cli import add_settings_argument, apply_settings  # noqa: E402
 
 SUPERVISOR = {
     "id": "quality_supervisor",
@@ -217,6 +218,7 @@ def mappo_arm(args: argparse.Namespace, train: list, test: list, backbone: Backb
 
     doc = split_logistics(json.loads(TEMPLATE.read_text()))
     doc["training"]["seed"] = args.seed
+    apply_settings(doc, dict(args.set))  # --set: an experiment's change to the template
     with tempfile.TemporaryDirectory(prefix="mase-compose-") as tmp:
         work = Path(args.work or tmp)
         if args.quick:  # the training env reads the quick subset of training tickets from a file
@@ -278,6 +280,9 @@ def main(argv: list[str] | None = None) -> dict:
         "trains, 4 specialists (compose.mappo.4...); all: both",
     )
     parser.add_argument("--work", help="mappo arm: keep the run directory here (default: a temporary one)")
+    add_settings_argument(
+        parser, "mappo arm: change the template for an experiment (e.g. environment.params.actor_evidence=reader)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
@@ -328,6 +333,7 @@ def main(argv: list[str] | None = None) -> dict:
         "tickets": {"train": len(train), "test": len(test)},
         "epochs": epochs,
         "seed": args.seed,
+        "settings": dict(args.set),  # {} = the template as shipped
         "threads": args.threads,
         "quick": args.quick,
         "backbone": getattr(backbone, "name", "default"),
