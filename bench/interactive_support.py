@@ -45,6 +45,7 @@ from training.api import train  # noqa: E402
 from training.mappo.from_spec import load_policy  # noqa: E402
 
 TEMPLATE = ROOT / "examples" / "interactive_support.json"
+TEMPLATE_CLONE_EPISODES = json.loads(TEMPLATE.read_text())["training"].get("teacher_clone_episodes", 0)
 SUMMARY_KEYS = ("resolution", "satisfaction", "escalations", "cost", "heldout_resolution", "return")
 
 
@@ -109,6 +110,8 @@ def main() -> None:
     parser.add_argument("--training", nargs="+", default=[], metavar="KEY=VALUE", help="training options")
     args = parser.parse_args()
     training = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.training)}
+    if args.quick:  # a smoke run clones the teacher from as few episodes as the imitation arm's
+        training.setdefault("teacher_clone_episodes", min(100, TEMPLATE_CLONE_EPISODES))
     torch.set_num_threads(1)  # many small networks: threads only contend on a shared machine
     quick = args.quick
     eval_episodes = 20 if quick else args.eval_episodes

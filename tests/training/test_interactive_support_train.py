@@ -30,7 +30,8 @@ def one_thread():
 def test_the_template_trains_on_a_tiny_budget_and_its_checkpoint_plays(tmp_path, algorithm, one_thread):
     spec = json.loads(TEMPLATE.read_text())
     spec["training"].update(
-        algorithm=algorithm, batch_size=16, eval_every=0, checkpoint_every=0, teacher_fade_episodes=16
+        algorithm=algorithm, batch_size=16, eval_every=0, checkpoint_every=0, teacher_fade_episodes=16,
+        teacher_clone_episodes=32,  # the template's clone stage, on a tiny budget too
     )
     result = train(spec, tmp_path, episodes=32, resume=False)
     assert result.status == "succeeded" and result.episodes == 32

@@ -28,7 +28,9 @@ def single_thread():
 def _trainer(tmp_path: Path, **training):
     doc = json.loads(TEMPLATE.read_text())
     doc["environment"]["params"]["world"] = "uncertain"
-    doc["training"] |= {"batch_size": 4, "episodes": 8, "eval_every": 8, "eval_episodes": 20} | training
+    # no clone unless a test asks for one (the template ships with one: decision 0036)
+    small = {"batch_size": 4, "episodes": 8, "eval_every": 8, "eval_episodes": 20, "teacher_clone_episodes": 0}
+    doc["training"] |= small | training
     return build_trainer(load_spec(doc), tmp_path)
 
 

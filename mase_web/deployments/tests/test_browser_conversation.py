@@ -36,6 +36,7 @@ def quick_spec(tmp_path: Path) -> Path:
     spec["training"].update(
         episodes=64, eval_every=0, eval_episodes=8, checkpoint_every=0, teacher_fade_episodes=64
     )
+    spec["training"]["teacher_clone_episodes"] = 0  # random actors trained for a moment: unsure, as the breaker needs
     spec["circuit_breaker"].update(confidence_threshold=0.99, consecutive_low=1)
     path = tmp_path / "interactive_support_quick.json"
     path.write_text(json.dumps(spec))
