@@ -55,20 +55,6 @@ def env_int_at_least(name: str, default: int, minimum: int = 1) -> int:
     return value
 
 
-def env_share(name: str, default: float, maximum: float = 1.0) -> float:
-    """A share from 0 to `maximum` (a fraction of traffic)."""
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if not 0.0 <= value <= maximum:
-        raise ConfigError(f"{name}={value} must lie from 0 to {maximum}")
-    return value
-
-
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if not raw:

@@ -175,9 +175,6 @@ DATASET_MAX_ROWS = config.env_int_at_least("MASE_DATASET_MAX_ROWS", 100_000)
 # Routing deployments turn away tickets outside their intent catalogue (serving/scope.py) when on; off by
 # default while its in-scope cost is over one point (docs/decisions/0020-out-of-scope-gate.md).
 MASE_SCOPE_GATE = config.env_bool("MASE_SCOPE_GATE", False)
-# The share of a deployment's replies written in a reply style other than its writer's choice, so that
-# annotators' ratings contrast styles (decision 0035); 0 (off) by default, at most 0.2.
-MASE_STYLE_EXPLORE = config.env_share("MASE_STYLE_EXPLORE", 0.0, maximum=0.2)
 
 # --- Generation backends a deployment may use ------------------------------------------------------
 # The hosts an openai_compatible writer may connect to and the environment variables that may hold its key

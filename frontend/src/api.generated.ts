@@ -741,6 +741,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/style-explore/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The share of replies written in another style for ratings to contrast; POST changes it. */
+        get: operations["deployments_style_explore_retrieve"];
+        put?: never;
+        /** @description The share of replies written in another style for ratings to contrast; POST changes it. */
+        post: operations["deployments_style_explore_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/tasks/": {
         parameters: {
             query?: never;
@@ -2145,6 +2163,11 @@ export interface components {
             readonly generation: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: double
+             * @description Share of replies written in another style and marked explored, for ratings to contrast (decision 0035; deployments.style_explore bounds it).
+             */
+            readonly style_explore: number;
         };
         DeploymentDetail: {
             readonly id: number;
@@ -2167,6 +2190,11 @@ export interface components {
             readonly generation: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: double
+             * @description Share of replies written in another style and marked explored, for ratings to contrast (decision 0035; deployments.style_explore bounds it).
+             */
+            readonly style_explore: number;
             readonly breaker: {
                 [key: string]: unknown;
             };
@@ -3127,6 +3155,13 @@ export interface components {
             count?: number;
             /** @description the stream's seed (default: random) */
             seed?: number;
+        };
+        StyleExplore: {
+            /**
+             * Format: double
+             * @description share of replies written in another style, marked explored (0 to 0.2)
+             */
+            style_explore: number;
         };
         Switch: {
             /** @description the member's name, e.g. guides_3 */
@@ -5813,6 +5848,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeploymentDetail"];
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_style_explore_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StyleExplore"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_style_explore_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StyleExplore"];
+                "application/x-www-form-urlencoded": components["schemas"]["StyleExplore"];
+                "multipart/form-data": components["schemas"]["StyleExplore"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StyleExplore"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */

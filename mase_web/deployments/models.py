@@ -55,6 +55,11 @@ class Deployment(models.Model):
         blank=True,
         help_text="Agents an operator took offline (large teams; deployments.roster), applied by every runtime.",
     )
+    style_explore = models.FloatField(
+        default=0.0,
+        help_text="Share of replies written in another style and marked explored, for ratings to contrast "
+        "(decision 0035; deployments.style_explore bounds it).",
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -93,7 +93,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 # routing teams: turn away tickets outside the catalogue (off by default: decision 0020)
                 config=RuntimeConfig(
                     timeout_s=timeout, scope_gate=bool(getattr(settings, "MASE_SCOPE_GATE", False)),
-                    style_explore=float(getattr(settings, "MASE_STYLE_EXPLORE", 0.0)),  # decision 0035
+                    style_explore=deployment.style_explore,  # decision 0035
                 ),
                 step_sink=_dispatch,
                 names_only=True,
@@ -102,6 +102,7 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
             runtime.roster.set(deployment.offline_agents or [])
             _share_tuned_router(runtime)
             _runtimes[key] = runtime
+        runtime.config.style_explore = deployment.style_explore  # as stored now (deployments.style_explore)
         return runtime
 
 

@@ -39,7 +39,7 @@ class DeploymentSerializer(serializers.ModelSerializer):
         model = Deployment
         fields = [
             "id", "project", "project_name", "name", "workflow", "run", "run_name", "checkpoint", "status",
-            "created_by", "created_at", "breaker_state", "environment", "agents", "generation",
+            "created_by", "created_at", "breaker_state", "environment", "agents", "generation", "style_explore",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -18,6 +18,7 @@ from mase_web.deployments.lineage_export import LineageExportView
 from mase_web.deployments.preview import FallbackPreviewView
 from mase_web.deployments.roster import RosterView
 from mase_web.deployments.shadow_api import ShadowView, StartShadowView
+from mase_web.deployments.style_explore import StyleExploreView
 from mase_web.deployments.task_stream import TaskStreamView
 
 router = IdRouter()
@@ -53,6 +54,7 @@ urlpatterns += [
         name="deployment-start-shadow",
     ),
     path("deployments/<int:pk>/evolution/", PolicyView.as_view(), name="deployment-evolution"),
+    path("deployments/<int:pk>/style-explore/", StyleExploreView.as_view(), name="deployment-style-explore"),
     path(
         "deployments/<int:pk>/intent-proposals/",
         IntentProposalsView.as_view(),

@@ -1,5 +1,5 @@
 /** Typed calls of the deployments REST API (mase_web/deployments/api.py). */
-import { api } from "../api";
+import { api, type Schema } from "../api";
 import type { Paginated } from "../runs/types";
 import type {
   AlertRow,
@@ -31,6 +31,9 @@ export const deploymentsApi = {
     api<DeploymentDetail>("deployments/", post(body)),
   stop: (id: number) => api<DeploymentDetail>(`deployments/${id}/stop/`, post({})),
   resume: (id: number) => api<DeploymentDetail>(`deployments/${id}/resume/`, post({})),
+  /** The share of replies written in another style, marked explored (decision 0035). */
+  setStyleExplore: (id: number, share: number) =>
+    api<Schema<"StyleExplore">>(`deployments/${id}/style-explore/`, post({ style_explore: share })),
   sendTicket: (id: number, text: string) =>
     api<{ episode: EpisodeSummary; result: TicketResult }>(`deployments/${id}/tickets/`, post({ text, source: "browser" })),
   uploadBatch: (id: number, jsonl: string) => api<Batch>(`deployments/${id}/batches/`, post({ jsonl })),

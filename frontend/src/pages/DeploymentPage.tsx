@@ -12,6 +12,7 @@ import { TicketConsole } from "../deployments/TicketConsole";
 import { TeamPanel } from "../deployments/team/TeamPanel";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
+import { StyleExploreControl } from "../deployments/StyleExploreControl";
 import { mayControlBreaker, mayDeploy, mayReview } from "../deployments/roles";
 import { useDeploymentStream } from "../deployments/useDeploymentStream";
 import "../deployments/deployments.css";
@@ -137,6 +138,9 @@ export function DeploymentPage() {
             ))}
           </ul>
         </section>
+      )}
+      {deployment && takesTickets(deployment.environment) && (
+        <StyleExploreControl deployment={deployment} canEdit={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
       {deployment && (
         <EvolutionPanel deploymentId={deployment.id} canEvolve={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />

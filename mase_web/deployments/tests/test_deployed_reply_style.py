@@ -13,7 +13,7 @@ from agents.backbone import Backbone
 from mase_web.accounts.models import Role
 from mase_web.deployments import runtimes, writing
 from mase_web.deployments.inference import TicketRequest, run_ticket
-from mase_web.deployments.models import Reply
+from mase_web.deployments.models import Deployment, Reply
 from mase_web.deployments.tests.conftest import (
     client_for,
     fresh_text,
@@ -62,19 +62,51 @@ def test_the_saved_writer_chooses_the_style_and_the_episode_records_it(
 
 
 def test_a_declared_share_of_replies_explores_another_style_and_says_so(
-    team, trained_checkpoint, tiny_backbone_dir, settings
+    team, trained_checkpoint, tiny_backbone_dir
 ):
-    """MASE_STYLE_EXPLORE (decision 0035): without a writer the champion writes plain, but a share of its
-    replies is written in another style so that ratings contrast styles; each says it explored."""
+    """The deployment's style_explore (decision 0035): without a writer the champion writes plain, but a share
+    of its replies is written in another style so that ratings contrast styles; each says it explored. A
+    deployment at 0 explores none, and a share changed after the runtime is built applies on the next ticket."""
     project, _ = team
     writing.forget_all()
-    settings.MASE_STYLE_EXPLORE = 0.2
-    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
-    runtime = runtimes.runtime_for(deployment)
+    explores = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="explores")
+    Deployment.objects.filter(pk=explores.pk).update(style_explore=0.2)
+    explores.refresh_from_db()
+    runtime = runtimes.runtime_for(explores)
     assert runtime.config.style_explore == 0.2
     runtime._style_rng = random.Random(4)
-    replies = [run_ticket(deployment, TicketRequest(text=fresh_text()), "api")[1]["reply"] for _ in range(30)]
+    replies = [run_ticket(explores, TicketRequest(text=fresh_text()), "api")[1]["reply"] for _ in range(30)]
     explored = [r for r in replies if r.get("explored")]
     assert 0 < len(explored) < 15 and all(r["style"] != "plain" for r in explored)
     assert all(r["style"] == "plain" for r in replies if not r.get("explored"))
+
+    plain = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="plain")
+    assert plain.style_explore == 0.0 and runtimes.runtime_for(plain).config.style_explore == 0.0
+    replies = [run_ticket(plain, TicketRequest(text=fresh_text()), "api")[1]["reply"] for _ in range(30)]
+    assert not any(r.get("explored") for r in replies)
+
+    Deployment.objects.filter(pk=explores.pk).update(style_explore=0.0)  # a product manager turns it off
+    explores.refresh_from_db()
+    replies = [run_ticket(explores, TicketRequest(text=fresh_text()), "api")[1]["reply"] for _ in range(20)]
+    assert runtime.config.style_explore == 0.0 and not any(r.get("explored") for r in replies)
     writing.forget_all()
+
+
+def test_the_share_is_set_by_who_may_deploy_and_bounded(team, trained_checkpoint, tiny_backbone_dir):
+    project, users = team
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    url = f"/api/deployments/{deployment.pk}/style-explore/"
+    manager = client_for(users[Role.PRODUCT_MANAGER])
+    assert manager.get(url).json() == {"style_explore": 0.0}
+    answer = manager.post(url, {"style_explore": 0.15}, format="json")
+    assert answer.status_code == 200 and answer.json() == {"style_explore": 0.15}
+    assert manager.get(f"/api/deployments/{deployment.pk}/").json()["style_explore"] == 0.15
+
+    refused = manager.post(url, {"style_explore": 0.3}, format="json")
+    assert refused.status_code == 400 and "style_explore" in refused.json()["errors"]
+    assert manager.post(url, {"style_explore": -0.1}, format="json").status_code == 400
+    operator = client_for(users[Role.OPERATOR])
+    assert operator.get(url).status_code == 200
+    assert operator.post(url, {"style_explore": 0.1}, format="json").status_code == 403
+    deployment.refresh_from_db()
+    assert deployment.style_explore == 0.15
