@@ -135,12 +135,16 @@ def imitation_policy(
     episodes: int = IMITATION_EPISODES,
     epochs: int = IMITATION_EPOCHS,
 ) -> Policy:
-    """Supervised learning without RL: the spec's own supervised start, else behaviour cloning of the rules."""
+    """Supervised learning without RL: the spec's own supervised start (its warm start, then its clone of the
+    teacher where it declares one: what its MAPPO run starts from), else behaviour cloning of the rules."""
+    from training.mappo.teacher_clone import clone_teacher
     from training.offline import load_episodes, log_episodes, pretrain, warm_start_from_spec
 
     events = events if events is not None else EventStream()
     trainer = _fresh_trainer(team, backbone, events)
     started = warm_start_from_spec(trainer, team, Path(work_dir) / "imitation", events)
+    clone = trainer.cfg.teacher_clone_episodes
+    started = bool(clone_teacher(trainer, clone, trainer.cfg.seed, events)) or started
     if not started:
         name = team.environment.name
         env = make_env(name, dict(team.environment.params), **team_kwargs(name, team.agents, team.edges))

@@ -142,11 +142,15 @@ def score_arm(
 
 def _points(x: float) -> str:
     points = abs(x) * 100
-    return f"{points:.1f}" if 0 < points < 0.95 else f"{points:.0f}"  # never "0" for a gain that is not
+    if 0 < points < 0.95:
+        return f"{points:.1f}"  # never "0" for a gain that is not
+    return str(int(points + 0.5))  # halves away from zero: 2.5 points is "3", not the even "2"
 
 
 def _signed_points(x: float) -> str:
-    return f"{'−' if round(x * 100) < 0 else ''}{_points(x)}"
+    """Points with a minus sign for a loss, whenever the number shown is not 0 (-0.5 is "−0.5")."""
+    shown = _points(x)
+    return f"{'−' if x < 0 and shown != '0' else ''}{shown}"
 
 
 def _cost_words(learned: ArmScore, baseline: ArmScore, slack: float) -> tuple[bool, str]:

@@ -134,3 +134,24 @@ def test_run_baselines_on_a_small_budget(tmp_path):
     team = load_spec(doc, require_environment=True)
     rules = play_episodes(evaluation_env(team), rules_policy(team), 12)
     assert verdict.arms[0].mean == pytest.approx(sum(rules.scores) / 12)
+
+
+def test_imitation_is_the_templates_own_clone_of_its_teacher_where_it_declares_one(tmp_path):
+    """The interactive template's MAPPO starts from a clone of its rules (decision 0036): the imitation arm is
+    that same start, so it resolves most held-out customers (behaviour cloning of 400 episodes did not)."""
+    import torch
+
+    from training.baselines import imitation_policy
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        doc = template("interactive_support", teacher_clone_episodes=300, eval_every=0, checkpoint_every=0)
+        team = load_spec(doc, require_environment=True)
+        seen = []
+        policy = imitation_policy(team, None, tmp_path, events=EventStream([seen.append]), episodes=0)
+        played = play_episodes(evaluation_env(team), policy, 20)
+    finally:
+        torch.set_num_threads(threads)
+    assert any("teacher clone" in str(e.payload.get("message", "")) for e in seen)
+    assert sum(played.scores) / 20 >= 0.6

@@ -125,3 +125,16 @@ def test_a_bound_under_one_point_is_not_written_as_zero():
     mixed = judge({"rules": [0.0] * 1000, "mappo": [1.0] * 12 + [0.0] * 988})
     assert 0 < mixed.low < 0.0095
     assert f"CI {mixed.low * 100:.1f} to" in mixed.sentence
+
+
+def test_a_small_loss_keeps_its_minus_sign_and_halves_round_away_from_zero():
+    # MAPPO misses one of 200 episodes the rules resolve: -0.5 points, which must not read as a gain
+    rules = [1.0] * 200
+    mappo = [0.0] + [1.0] * 199
+    v = judge({"rules": rules, "mappo": mappo})
+    assert v.difference == pytest.approx(-0.005)
+    assert "(−0.5 points" in v.sentence
+    # -2.5 and 2.5 points are "−3" and "3" (not banker's "2")
+    from training.verdict import _signed_points
+
+    assert _signed_points(-0.025) == "−3" and _signed_points(0.025) == "3" and _signed_points(0.0) == "0"
