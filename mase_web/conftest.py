@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,40 @@ def _end_orphaned_service_connections(connection) -> None:
             " WHERE datname = current_database() AND application_name = %s",
             [SERVICES_APP_NAME],
         )
+
+
+@pytest.fixture(autouse=True)
+def services_quiet_before_flush(request, django_db_blocker):
+    """Wait, after a test that used the live services, until their PostgreSQL sessions are idle.
+
+    The test's teardown flushes the database with one TRUNCATE of every table; a service still writing (a
+    decision logged after its answer was sent, a socket's goodbye) holds a lock on one table and asks for
+    another, and PostgreSQL ends the deadlock by failing the flush. Autouse fixtures set up after the
+    database's, so this teardown runs before the flush (and after the page's, which closes the sockets).
+    """
+    yield
+    if "live_services" not in request.fixturenames:
+        return
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock():
+        _wait_for_idle_services(connection)
+
+
+def _wait_for_idle_services(connection, timeout: float = 30.0) -> None:
+    deadline, quiet_polls = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline and quiet_polls < 3:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND application_name = %s AND state <> 'idle'",
+                [SERVICES_APP_NAME],
+            )
+            busy = cursor.fetchone()[0]
+        quiet_polls = quiet_polls + 1 if busy == 0 else 0
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="session")
