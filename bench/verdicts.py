@@ -5,9 +5,10 @@ environment's scripted team), imitation (`training.baselines.imitation_policy`: 
 start, else behaviour cloning of the rules), independent PPO and MAPPO, each trained with the template's
 own budget through `training.api.train`, all playing the same held-out evaluation episodes
 (`training.baselines`); a routing team (customer service) also gets `plain`, a plain classifier on the same
-backbone read by the rules team (`training.baselines.plain_policy`); then `training.verdict.judge` (MAPPO
-against the best of rules, imitation and plain) and the complexity advisor's prediction
-(`agents.advisor.advise`) beside it.
+backbone read by the rules team (`training.baselines.plain_policy`); the large team (twenty bidders, one
+shared policy) is scored by its share of tasks done in time, its rules being its rule bidders; then
+`training.verdict.judge` (MAPPO against the best of rules, imitation and plain) and the complexity advisor's
+prediction (`agents.advisor.advise`) beside it.
 
 Number guessing and its 64-number variant (`number_guess_n64`) have no rule procedure (their only actions
 are guesses; the clues are in other agents' hands): their arms are the template as shipped (learned
@@ -42,6 +43,7 @@ PPO_TEMPLATES = (
     "collaborative_writing",
     "code_generation",
     "interactive_support",
+    "large_team",  # the rules are its rule bidders (also its MAPPO's fading teacher); score: tasks done in time
 )
 GUESS_TEMPLATES = ("number_guessing", "number_guess_n64")
 QUICK = {"episodes": 64, "eval_episodes": 8, "guess_episodes": 2000}
