@@ -120,3 +120,12 @@ class PpoOptions:
             "`best` candidate (the run never serves below it on validation); 0 = off",
         ),
     ] = 0
+    clone_kl: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=100,
+            description="MAPPO/IPPO: weight of KL(clone ‖ policy) on every PPO step, anchoring the actors "
+            "to the teacher's clone they started as; 0 = off",
+        ),
+    ] = 0.0

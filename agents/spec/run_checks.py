@@ -231,6 +231,10 @@ class _RunChecks(_Checks):
         for key, what in (("teacher_fade_episodes", "fades"), ("teacher_clone_episodes", "clones")):
             if v[key] not in (MISSING, _BAD, 0) and teacher in (MISSING, "none"):
                 self.err(f"{p}.{key}", f"{what} a teacher: set training.teacher first")
+        if v["clone_kl"] not in (MISSING, _BAD, 0) and v["teacher_clone_episodes"] in (MISSING, _BAD, 0):
+            self.err(
+                f"{p}.clone_kl", "anchors to the teacher's clone: set training.teacher_clone_episodes first"
+            )
         self.teacher_checkpoint(sec, p, teacher, v["teacher_checkpoint"])
         if v["counterfactual"] is True and not has_centralised_critic(algorithm):
             self.err(

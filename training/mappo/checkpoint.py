@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from training.mappo.clone_anchor import anchor_for
+
 
 class CheckpointError(ValueError):
     """A checkpoint cannot be used to resume; the message says why."""
@@ -25,6 +27,8 @@ def _tensors(trainer: Any) -> dict[str, torch.Tensor]:
         out.update({f"value_norm.{k}": v for k, v in trainer.value_norm.state_dict().items()})
     if trainer.q_norm is not None:
         out.update({f"q_norm.{k}": v for k, v in trainer.q_norm.state_dict().items()})
+    if getattr(trainer, "clone_anchor", None) is not None:
+        out.update({f"clone_anchor.{k}": v for k, v in trainer.clone_anchor.state_dict().items()})
     opt = trainer.optimizer.state_dict()
     for pid, st in opt["state"].items():
         for k, v in st.items():
@@ -138,6 +142,7 @@ def load(trainer: Any, directory: str | Path) -> int:
             trainer.value_norm.load_state_dict(part("value_norm"))
         if trainer.q_norm is not None:
             trainer.q_norm.load_state_dict(part("q_norm"))
+        trainer.clone_anchor = anchor_for(trainer, part("clone_anchor"))  # none saved: the resumed actors
     except RuntimeError as exc:
         raise CheckpointError(
             f"checkpoint {str(directory)!r} does not fit this team: {str(exc).splitlines()[0]}"

@@ -75,6 +75,7 @@ class PpoSettings:
     useful_eps: float = 0.05  # a student sample is "useful" when its advantage exceeds this
     critic_warmup_updates: int = 0  # first updates fit the critic alone: the actors keep their start
     teacher_clone_episodes: int = 0  # the teacher plays these before the first update; the actors clone it
+    clone_kl: float = 0.0  # weight of KL(start ‖ policy) on every step (`clone_anchor`; 0 = off)
 
 
 @dataclass
@@ -98,6 +99,8 @@ class MappoConfig(PpoSettings, CommunicationSettings, TrainerSettings):
             raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
         if self.critic_warmup_updates < 0:
             raise ValueError(f"critic_warmup_updates must be >= 0, got {self.critic_warmup_updates}")
+        if self.clone_kl < 0:
+            raise ValueError(f"clone_kl must be >= 0, got {self.clone_kl}")
         if self.teacher_fade_updates < 0:
             raise ValueError(f"teacher_fade_updates must be >= 0, got {self.teacher_fade_updates}")
         names = ("updates", "episodes_per_update", "epochs", "minibatches", "hidden", "replay_capacity")

@@ -19,6 +19,7 @@ from agents.spec.algorithms import has_centralised_critic
 from training import distributed
 from training.events import EventStream
 from training.mappo import checkpoint, learning_aids
+from training.mappo.clone_anchor import anchor_for, anchor_kl
 from training.mappo.config import MappoConfig
 from training.mappo.data_parallel import DataParallel
 from training.mappo.featurizer import Featurizer
@@ -117,6 +118,7 @@ class MappoTrainer(Rollouts):
         if self.q_critic is not None:
             params += list(self.q_critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.lr, eps=1e-5)
+        self.clone_anchor: nn.Module | None = None  # `clone_kl`: the actors as the run started, frozen
         self.update_index = 0
         self.episodes_done = 0
         self.episode_prefix = "episode/"  # human-feedback keys are f"{episode_prefix}{episode number}"
@@ -155,8 +157,9 @@ class MappoTrainer(Rollouts):
 
         The loss is PPO's: clipped policy loss + value_coef · clipped value loss − entropy_coef · entropy.
         The optional terms are named hooks, each off unless its feature is on: `_q_critic_loss`
-        (counterfactual credit), `_teacher_loss` (cloning the teacher's corrections); `_updating_agents`
-        holds agents outside their update period (and every actor in the critic's warm-up) where they are.
+        (counterfactual credit), `_teacher_loss` (cloning the teacher's corrections), `anchor_kl` (the
+        start's anchor, `clone_kl`); `_updating_agents` holds agents outside their update period (and
+        every actor in the critic's warm-up) where they are.
         """
         adv, returns, q_targets = self.advantages(b)
         mask = b.present
@@ -170,16 +173,15 @@ class MappoTrainer(Rollouts):
             old_v = self.critic(b.state, b.obs)
         updating = self._updating_agents()
         T = b.obs.shape[0]
-        losses = ("policy_loss", "value_loss", "entropy", "clip_frac", "teacher_loss")
+        losses = ("policy_loss", "value_loss", "entropy", "clip_frac", "teacher_loss", "clone_kl")
         stats: dict[str, list[float]] = {name: [] for name in losses}
         self.parallel.check_step_count(self._planned_optimiser_steps(T))
         for _ in range(self.cfg.epochs):
             for idx in self.parallel.minibatches(torch.randperm(T), self.cfg.minibatches):
                 m = mask[idx] & updating
                 heard = b.heard[idx] if b.heard is not None else None
-                logits, _ = self.actor(
-                    b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx], heard
-                )
+                inputs = (b.obs[idx], b.noise[idx], b.beta[idx], b.present[idx], b.valid[idx], heard)
+                logits, _ = self.actor(*inputs)
                 dist = torch.distributions.Categorical(logits=logits)
                 new_logp = dist.log_prob(b.actions[idx])
                 pl = ppo_clip_loss(new_logp, b.logp[idx], adv_n[idx], self.cfg.clip, m)
@@ -191,6 +193,9 @@ class MappoTrainer(Rollouts):
                 tl = self._teacher_loss(logits, b.teacher_actions[idx], m, teacher_weight)
                 if tl is not None:
                     loss = loss + teacher_weight * tl
+                kl = None if self.clone_anchor is None else anchor_kl(self.clone_anchor, inputs, logits, m)
+                if kl is not None:  # every present step, not only the teacher's corrections
+                    loss = loss + self.cfg.clone_kl * kl
                 self._optimiser_step(loss, updating)
                 with torch.no_grad():
                     clipped = ((new_logp - b.logp[idx]).abs() > math.log(1 + self.cfg.clip)) & m
@@ -199,6 +204,7 @@ class MappoTrainer(Rollouts):
                 stats["entropy"].append(float(ent.detach()))
                 stats["clip_frac"].append(float(clipped.float().sum() / m.sum().clamp(min=1)))
                 stats["teacher_loss"].append(float(tl.detach()) if tl is not None else 0.0)
+                stats["clone_kl"].append(float(kl.detach()) if kl is not None else 0.0)
         if self.cfg.self_imitation > 0 and self.replay is not None and len(self.replay):
             stats |= self._self_imitation(updating)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
@@ -377,6 +383,8 @@ class MappoTrainer(Rollouts):
         if resume_from is not None:
             resumed = self.load_checkpoint(resume_from)
         self._start_together(resumed)
+        if resumed is None:  # a fresh run anchors to its start (the clone); a resumed one restored its anchor
+            self.clone_anchor = anchor_for(self)
         if not self.group.is_main:
             checkpoint_dir = None  # rank 0 alone writes checkpoints
         self.events.emit(

@@ -354,6 +354,10 @@ export interface MappoTraining {
    * MAPPO/IPPO: the teacher plays these episodes and the actors start as its clone, the first `best` candidate (the run never serves below it on validation); 0 = off
    */
   teacher_clone_episodes?: number;
+  /**
+   * MAPPO/IPPO: weight of KL(clone ‖ policy) on every PPO step, anchoring the actors to the teacher's clone they started as; 0 = off
+   */
+  clone_kl?: number;
 }
 /**
  * ippo's training section.
@@ -439,6 +443,10 @@ export interface IppoTraining {
    * MAPPO/IPPO: the teacher plays these episodes and the actors start as its clone, the first `best` candidate (the run never serves below it on validation); 0 = off
    */
   teacher_clone_episodes?: number;
+  /**
+   * MAPPO/IPPO: weight of KL(clone ‖ policy) on every PPO step, anchoring the actors to the teacher's clone they started as; 0 = off
+   */
+  clone_kl?: number;
 }
 /**
  * What a run needs from its worker (training.distributed): data-parallel processes, and GPUs.
