@@ -153,6 +153,11 @@ def _signed_points(x: float) -> str:
     return f"{'−' if x < 0 and shown != '0' else ''}{shown}"
 
 
+def _with_unit(shown: str) -> str:
+    """The number shown with its unit: "1 point", "−1 point", "0.5 points", "12 points"."""
+    return f"{shown} {'point' if shown.lstrip('−') == '1' else 'points'}"
+
+
 def _cost_words(learned: ArmScore, baseline: ArmScore, slack: float) -> tuple[bool, str]:
     """(costs no more, words): the learned arm's cost against the baseline's, `slack` a relative tolerance."""
     if learned.cost is None or baseline.cost is None:
@@ -208,10 +213,10 @@ def judge(
     if low > margin:
         outcome = "marl_paid" if cheap else "marl_paid_costlier"
         verdict = "MARL paid" if cheap else "MARL paid, at a higher cost"
-        sentence = f"{words} scores {_points(diff)} points more {score_name} than {base_words} {interval}{cost_text}: {verdict}"
+        sentence = f"{words} scores {_with_unit(_points(diff))} more {score_name} than {base_words} {interval}{cost_text}: {verdict}"
     elif high < 0:
         outcome = "worse"
-        sentence = f"{words} scores {_points(diff)} points fewer {score_name} than {base_words} {interval}: use {best.name}, MARL did not pay"
+        sentence = f"{words} scores {_with_unit(_points(diff))} fewer {score_name} than {base_words} {interval}: use {best.name}, MARL did not pay"
     else:
         outcome = "no_better"
         enough = {
@@ -219,5 +224,5 @@ def judge(
             "rules": "rules are enough",
             "plain": "a plain classifier is enough",
         }.get(best.name, f"{best.name} is enough")
-        sentence = f"{words} is no better than {base_words} within noise ({_signed_points(diff)} points, CI {_signed_points(low)} to {_signed_points(high)}): {enough}"
+        sentence = f"{words} is no better than {base_words} within noise ({_with_unit(_signed_points(diff))}, CI {_signed_points(low)} to {_signed_points(high)}): {enough}"
     return Verdict(learned, best.name, diff, low, high, outcome, sentence, arms, level)

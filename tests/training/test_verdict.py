@@ -138,3 +138,18 @@ def test_a_small_loss_keeps_its_minus_sign_and_halves_round_away_from_zero():
     from training.verdict import _signed_points
 
     assert _signed_points(-0.025) == "−3" and _signed_points(0.025) == "3" and _signed_points(0.0) == "0"
+
+
+def test_one_point_is_singular():
+    # MAPPO misses 2 of 200 episodes the rules resolve: "1 point fewer", never "1 points"
+    rules = [1.0] * 200
+    mappo = [0.0, 0.0] + [1.0] * 198
+    v = judge({"rules": rules, "mappo": mappo})
+    assert "1 point," in v.sentence and "1 points" not in v.sentence, v.sentence
+    from training.verdict import _with_unit
+
+    assert (
+        _with_unit("−1") == "−1 point"
+        and _with_unit("0.5") == "0.5 points"
+        and _with_unit("12") == "12 points"
+    )

@@ -87,7 +87,7 @@ def test_the_run_report_carries_the_verdict(team):
 
     project, users = team
     run = Run.objects.create(project=project, name="judged", spec=code_spec(), state=Run.State.SUCCEEDED)
-    sentence = "MAPPO is no better than the best rules within noise (+1 points, CI −3 to 5): rules are enough"
+    sentence = "MAPPO is no better than the best rules within noise (1 point, CI −3 to 5): rules are enough"
     arms = [
         {"name": "rules", "mean": 0.64, "low": 0.57, "high": 0.71, "episodes": 8, "cost": 9.9},
         {"name": "mappo", "mean": 0.65, "low": 0.58, "high": 0.72, "episodes": 8, "cost": 4.0},
