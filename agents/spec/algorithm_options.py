@@ -129,3 +129,12 @@ class PpoOptions:
             "to the teacher's clone they started as; 0 = off",
         ),
     ] = 0.0
+    actor_lr_scale: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=1,
+            description="MAPPO/IPPO: the actors' PPO step as a share of `lr` (the critic keeps `lr`; a "
+            "teacher's clone is fitted at `lr`); 1 = the same",
+        ),
+    ] = 1.0

@@ -38,5 +38,5 @@ def test_a_checkpoint_config_saved_before_the_split_loads_and_saves_the_same_key
     config = MappoConfig.from_dict(SAVED_BEFORE_THE_SPLIT)
     assert (config.algorithm, config.updates, config.lr, config.sharing) == ("ippo", 7, 0.001, "independent")
     # what a checkpoint now writes: the same keys, plus those added since at their defaults (the old behaviour)
-    added_since = {"actor_evidence": "reader", "teacher_clone_episodes": 0, "clone_kl": 0.0}
+    added_since = {"actor_evidence": "reader", "teacher_clone_episodes": 0, "clone_kl": 0.0, "actor_lr_scale": 1.0}
     assert dataclasses.asdict(config) == {**SAVED_BEFORE_THE_SPLIT, **added_since}

@@ -76,6 +76,7 @@ class PpoSettings:
     critic_warmup_updates: int = 0  # first updates fit the critic alone: the actors keep their start
     teacher_clone_episodes: int = 0  # the teacher plays these before the first update; the actors clone it
     clone_kl: float = 0.0  # weight of KL(start ‖ policy) on every step (`clone_anchor`; 0 = off)
+    actor_lr_scale: float = 1.0  # the actors' PPO step is lr × this (the critic's stays lr)
 
 
 @dataclass
@@ -99,6 +100,8 @@ class MappoConfig(PpoSettings, CommunicationSettings, TrainerSettings):
             raise ValueError(f"self_imitation must be >= 0, got {self.self_imitation}")
         if self.critic_warmup_updates < 0:
             raise ValueError(f"critic_warmup_updates must be >= 0, got {self.critic_warmup_updates}")
+        if not 0 < self.actor_lr_scale <= 1:
+            raise ValueError(f"actor_lr_scale must be in (0, 1], got {self.actor_lr_scale}")
         if self.clone_kl < 0:
             raise ValueError(f"clone_kl must be >= 0, got {self.clone_kl}")
         if self.teacher_fade_updates < 0:

@@ -114,10 +114,17 @@ class MappoTrainer(Rollouts):
         )
         self.value_norm = ValueNorm((self.n,)) if self.cfg.value_norm else None
         self.q_norm = ValueNorm(()) if (self.cfg.value_norm and self.q_critic is not None) else None
-        params = list(self.actor.parameters()) + list(self.critic.parameters())
+        critics = list(self.critic.parameters())
         if self.q_critic is not None:
-            params += list(self.q_critic.parameters())
-        self.optimizer = torch.optim.Adam(params, lr=self.cfg.lr, eps=1e-5)
+            critics += list(self.q_critic.parameters())
+        actors = list(self.actor.parameters())
+        # one group unless the actors step slower (`actor_lr_scale`): a checkpoint's optimiser keeps its shape
+        groups: list[dict[str, Any]] = (
+            [{"params": actors + critics}]
+            if self.cfg.actor_lr_scale == 1
+            else [{"params": actors, "lr": self.cfg.lr * self.cfg.actor_lr_scale}, {"params": critics}]
+        )
+        self.optimizer = torch.optim.Adam(groups, lr=self.cfg.lr, eps=1e-5)
         self.clone_anchor: nn.Module | None = None  # `clone_kl`: the actors as the run started, frozen
         self.update_index = 0
         self.episodes_done = 0

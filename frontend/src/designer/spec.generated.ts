@@ -358,6 +358,10 @@ export interface MappoTraining {
    * MAPPO/IPPO: weight of KL(clone ‖ policy) on every PPO step, anchoring the actors to the teacher's clone they started as; 0 = off
    */
   clone_kl?: number;
+  /**
+   * MAPPO/IPPO: the actors' PPO step as a share of `lr` (the critic keeps `lr`; a teacher's clone is fitted at `lr`); 1 = the same
+   */
+  actor_lr_scale?: number;
 }
 /**
  * ippo's training section.
@@ -447,6 +451,10 @@ export interface IppoTraining {
    * MAPPO/IPPO: weight of KL(clone ‖ policy) on every PPO step, anchoring the actors to the teacher's clone they started as; 0 = off
    */
   clone_kl?: number;
+  /**
+   * MAPPO/IPPO: the actors' PPO step as a share of `lr` (the critic keeps `lr`; a teacher's clone is fitted at `lr`); 1 = the same
+   */
+  actor_lr_scale?: number;
 }
 /**
  * What a run needs from its worker (training.distributed): data-parallel processes, and GPUs.
