@@ -76,7 +76,7 @@ from serving.roster import Roster
 from serving.scope import ScopeGate
 from training.events import EventStream
 from training.mappo import load_policy
-from training.reply_writer import PLAIN, explored_style, load_writer
+from training.reply_writer import PLAIN, explored_style, load_writer, style_propensity
 
 __all__ = ["RuntimeConfig", "TeamRuntime"]
 
@@ -296,11 +296,15 @@ class TeamRuntime:
         if verdict is not None and not verdict["in_scope"]:
             return self._outside_catalogue(request_id, verdict)
         result = self.run({"ticket": ticket}, request_id=request_id, reward_known=known)
-        if self.reply_writer is not None or self.config.style_explore > 0:  # the reply's style, logged with it
-            result["reply_style"] = self._reply_style(ticket.text)
-            other = explored_style(result["reply_style"], self.config.style_explore, self._style_rng)
+        share = self.config.style_explore  # read once: an operator may change it between tickets
+        if self.reply_writer is not None or share > 0:  # the reply's style, logged with it
+            chosen = self._reply_style(ticket.text)
+            other = explored_style(chosen, share, self._style_rng)
+            result["reply_style"] = other or chosen
+            # the probability this style was served with, so that ratings can judge another writer (0039)
+            result["reply_style_propensity"] = style_propensity(chosen, result["reply_style"], share)
             if other is not None:  # a declared exploration (decision 0035): the reply says so
-                result["reply_style"], result["reply_style_explored"] = other, True
+                result["reply_style_explored"] = True
         return result
 
     def _reply_style(self, text: str) -> str:

@@ -190,6 +190,14 @@ def explored_style(chosen: str, share: float, rng) -> str | None:
     return rng.choice([s for s in STYLES if s != chosen])
 
 
+def style_propensity(chosen: str, served: str, share: float) -> float:
+    """The probability that a ticket's reply is written in ``served`` when the writer chose ``chosen`` (its
+    most likely style: serving never samples) and ``explored_style`` draws another style with probability
+    ``share``: 1 - share for the writer's choice, share / (other styles) for each other one. Logged with the
+    reply, it lets the ratings judge another writer fairly when this one chose by ticket (decision 0039)."""
+    return 1.0 - share if served == chosen else share / (len(STYLES) - 1)
+
+
 # ---- when a reward model may teach the writer -----------------------------------------------------------
 def untrusted_reward_model(accuracy: float, baseline_accuracy: float, n_heldout: int) -> str | None:
     """Why a ratings reward model must not teach the writer (None: it may). A writer trained on a reward

@@ -18,8 +18,9 @@ five classes: a rating is a noisy number, and its exact star is mostly noise.
 
 The writer may only learn from a model that predicts held-out ratings better than the constant and whose
 preferred styles earn more stars than plain replies on ratings it was not fitted on (`gain_over_plain`:
-an inverse-propensity estimate from the logged ratings, each rating judged out of fold), on at least
-`MIN_RELIABLE_HELDOUT` held-out ratings (`untrusted_style_reward`).
+an inverse-propensity estimate from the logged ratings, each rating judged out of fold, weighted by the
+probability its style was served with as logged — decision 0039), on at least `MIN_RELIABLE_HELDOUT`
+held-out ratings (`untrusted_style_reward`).
 """
 
 from __future__ import annotations
@@ -126,12 +127,16 @@ def train_style_reward(
     heldout_share: float = 0.25,
     seed: int = 0,
     tail: int = len(SURFACE),
+    propensities: Sequence[float | None] | None = None,
 ) -> tuple[StyleReward, StyleRewardMetrics]:
     """Fit `StyleReward` on rated (ticket features, style served, stars); score it on a held-out share.
     ``tail``: the last columns of ``features`` get their own ridge penalty (`ticket_features`' surface
-    features; 0: one penalty for all)."""
+    features; 0: one penalty for all). ``propensities``: the probability each reply's style was served with,
+    as logged (`training.reply_writer.style_propensity`; None for a reply served before they were logged)."""
     if not len(features) == len(styles) == len(ratings):
         raise ValueError(f"{len(features)} tickets, {len(styles)} styles and {len(ratings)} ratings")
+    if propensities is not None and len(propensities) != len(ratings):
+        raise ValueError(f"{len(propensities)} propensities for {len(ratings)} ratings")
     unknown = set(styles) - set(STYLES)
     if unknown:
         raise ValueError(f"unknown reply styles {sorted(unknown)}; one of {', '.join(STYLES)}")
@@ -159,7 +164,7 @@ def train_style_reward(
         n_heldout=len(held),
         ratings_per_style={v: int((s == k).sum()) for k, v in enumerate(STYLES)},
         ridge=lam,
-        gain_over_plain=_policy_gain(_out_of_fold_best(z, s, y, penalty, seed), s, y, s),
+        gain_over_plain=_policy_gain(_out_of_fold_best(z, s, y, penalty, seed), s, y, propensities),
     )
     return model, metrics
 
@@ -176,20 +181,40 @@ def _out_of_fold_best(z, styles, y, penalty: torch.Tensor, seed: int) -> torch.T
     return best
 
 
-def _policy_gain(
-    chosen: torch.Tensor, served: torch.Tensor, y: torch.Tensor, logged: torch.Tensor
+def _propensities(served: torch.Tensor, logged: Sequence[float | None] | None) -> torch.Tensor:
+    """Each rating's probability of its served style: as logged where it was (decision 0039), else the
+    style's share among all rated items — the assumption of the ratings logged before, fair only when which
+    style was served did not depend on the ticket (uniform exploration)."""
+    share = torch.bincount(served, minlength=len(STYLES)).double() / len(served)
+    out = share[served].clone()
+    for i, p in enumerate(logged or ()):
+        if p is not None:
+            out[i] = float(p)
+    return out.clamp_min(1e-9)
+
+
+def _policy_value(
+    policy: torch.Tensor, served: torch.Tensor, y: torch.Tensor, p: torch.Tensor
 ) -> float | None:
-    """Stars the model's best style would earn minus those of plain, from the logged ratings alone (each
-    choice made out of fold): the ratings of items whose served style is the one it chooses, each weighted
-    by 1 / the share of that style among all rated items (self-normalised inverse propensity; fair when
-    which style was served did not depend on the ticket, as under uniform exploration). None: no item to
-    weigh or no plain reply to compare with."""
-    share = torch.bincount(logged, minlength=len(STYLES)).double() / len(logged)
-    weight = (chosen == served).double() / share[served].clamp_min(1e-9)
-    plain = served == STYLES.index(PLAIN)
-    if float(weight.sum()) == 0 or not bool(plain.any()):
-        return None
-    return float((weight * y).sum() / weight.sum() - y[plain].mean())
+    """The mean stars a policy (a style per rated ticket) would earn, from the logged ratings alone: the
+    ratings of items served the style it picks, each weighted by 1 / the probability it was served with
+    (self-normalised inverse propensity). None: no such item."""
+    weight = (policy == served).double() / p
+    return None if float(weight.sum()) == 0 else float((weight * y).sum() / weight.sum())
+
+
+def _policy_gain(
+    chosen: torch.Tensor, served: torch.Tensor, y: torch.Tensor, logged: Sequence[float | None] | None = None
+) -> float | None:
+    """Stars the model's best style would earn minus those of plain everywhere, from the logged ratings
+    alone (each choice made out of fold), both estimated by `_policy_value` with `_propensities`: a writer
+    that chose by ticket served plain to some kinds of ticket more often than to others, so neither the
+    raw share of a style nor the plain replies' mean star is fair without the logged probabilities. None:
+    no item to weigh or no plain reply to compare with."""
+    p = _propensities(served, logged)
+    best = _policy_value(chosen, served, y, p)
+    plain = _policy_value(torch.full_like(served, STYLES.index(PLAIN)), served, y, p)
+    return None if best is None or plain is None else best - plain
 
 
 def untrusted_style_reward(metrics: StyleRewardMetrics) -> str | None:

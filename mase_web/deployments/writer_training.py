@@ -61,11 +61,15 @@ def teach_writer(generation: Generation) -> dict[str, Any] | None:
         return ticket_features(backbone.encode(texts).float(), texts)
 
     model, metrics = train_style_reward(
-        features([r.ticket for r in rated]), [r.style for r in rated], [r.stars for r in rated]
+        features([r.ticket for r in rated]),
+        [r.style for r in rated],
+        [r.stars for r in rated],
+        propensities=[r.propensity for r in rated],  # as served (decision 0039); None for older replies
     )
     figures = {
         "ratings": len(rated),
         "explored": sum(r.explored for r in rated),
+        "logged_propensities": sum(r.propensity is not None for r in rated),
         "reward_model": asdict(metrics),
     }
     refused, tickets = untrusted_style_reward(metrics), _answered(deployment)

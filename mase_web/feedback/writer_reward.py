@@ -21,6 +21,7 @@ class RatedReply:
     style: str
     stars: float
     explored: bool  # served as a declared exploration of another style (serving.runtime's style_explore)
+    propensity: float | None = None  # the probability the style was served with (None: logged before 0039)
 
 
 def deployment_rated_replies(deployment_id: int) -> list[RatedReply]:
@@ -45,6 +46,17 @@ def deployment_rated_replies(deployment_id: int) -> list[RatedReply]:
                     style=str(reply.get("style") or "plain"),
                     stars=sum(values) / len(values),
                     explored=bool(reply.get("explored")),
+                    propensity=_propensity(reply.get("propensity")),
                 )
             )
     return out
+
+
+def _propensity(value) -> float | None:
+    """A logged propensity in (0, 1], or None (a reply served before they were logged, or a broken value:
+    the reward model then assumes the style's share among the ratings, as before decision 0039)."""
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        return None
+    return p if 0.0 < p <= 1.0 else None

@@ -98,7 +98,8 @@ class TicketWriter:
         "breaker", "signature"}`` (plain JSON; ``signature``: the team's name the reply is signed with).
         Never raises for a backend fault: the template writes that part.
         The reply is written in the result's ``reply_style`` ("plain" when it has none, `styled_parts`),
-        recorded as the reply's ``style`` when the result names one.
+        recorded as the reply's ``style`` when the result names one (with ``propensity``, the probability
+        it was served with, when the result logs it).
         ``on_part(index, part dict)`` hears each part as soon as it is settled, ``on_chunk(index, agent,
         text)`` its text as it is written (`GuardedWriter.write`): what a browser shows live."""
         if result.get("status") == OUT_OF_SCOPE:  # outside the catalogue: a person takes it over
@@ -121,6 +122,8 @@ class TicketWriter:
             reply["style"] = style
             if result.get("reply_style_explored"):  # served to explore (decision 0035), not the writer's choice
                 reply["explored"] = True
+            if result.get("reply_style_propensity") is not None:  # the probability it was served with (0039)
+                reply["propensity"] = float(result["reply_style_propensity"])
         return reply
 
     def handoff(self, result: Mapping[str, Any]) -> dict[str, Any]:

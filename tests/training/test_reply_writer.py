@@ -25,6 +25,7 @@ from training.reply_writer import (
     pair_features,
     reinforce_loss,
     save_writer,
+    style_propensity,
     ticket_features,
     train_writer,
     untrusted_reward_model,
@@ -123,3 +124,15 @@ def test_explored_styles_are_a_bounded_declared_share_of_other_styles():
     assert explored_style("plain", 0.0, rng) is None
     with pytest.raises(ValueError, match="explored share"):
         explored_style("plain", MAX_EXPLORE + 0.01, rng)
+
+
+def test_the_logged_propensity_is_the_probability_each_style_is_served_with():
+    """Decision 0039: the writer's choice is served with 1 - share, each other style with share / 3; the
+    probabilities sum to one and match how often `explored_style` serves each style."""
+    rng, share = random.Random(1), 0.2
+    served = [explored_style("brief", share, rng) or "brief" for _ in range(20000)]
+    for style in STYLES:
+        p = style_propensity("brief", style, share)
+        assert 0.0 < p <= 1.0 and abs(served.count(style) / len(served) - p) < 0.01
+    assert math.isclose(sum(style_propensity("brief", s, share) for s in STYLES), 1.0)
+    assert style_propensity("plain", "plain", 0.0) == 1.0  # a writer that never explores: its choice, surely

@@ -10,8 +10,13 @@ import random
 import pytest
 import torch
 
-from training.reply_writer import STYLES, WITH_SURFACE, WriterConfig, train_writer
-from training.style_reward import StyleRewardMetrics, train_style_reward, untrusted_style_reward
+from training.reply_writer import STYLES, WITH_SURFACE, WriterConfig, style_propensity, train_writer
+from training.style_reward import (
+    StyleRewardMetrics,
+    _policy_gain,
+    train_style_reward,
+    untrusted_style_reward,
+)
 
 
 def tickets(n: int, seed: int) -> tuple[torch.Tensor, list[str]]:
@@ -74,3 +79,51 @@ def test_the_surface_columns_get_their_own_penalty_and_bad_input_is_refused():
         train_style_reward(x[:2], ["plain", "shouting"], [3.0, 4.0])
     with pytest.raises(ValueError, match="2 tickets"):
         train_style_reward(x[:2], ["plain"], [3.0, 4.0])
+
+
+def logged_by_a_writer_that_chose_by_ticket(share: float = 0.2, per_kind: int = 300):
+    """Two kinds of ticket, equally many: the logging writer chose "apologetic" for angry ones and "plain"
+    for calm ones, exploring each other style with share / 3 (rows in exactly those proportions). Stars
+    without noise: angry — apologetic 3, else 1; calm — plain 5, apologetic 4, else 2. Always apologetic
+    truly earns (3 + 4) / 2 = 3.5 stars, always plain (1 + 5) / 2 = 3: a true gain of +0.5."""
+    stars = {"angry": {"apologetic": 3.0}, "calm": {"plain": 5.0, "apologetic": 4.0}}
+    served, y, p = [], [], []
+    for kind, chosen, other in (("angry", "apologetic", 1.0), ("calm", "plain", 2.0)):
+        for style in STYLES:
+            n = round(per_kind * style_propensity(chosen, style, share))
+            served += [STYLES.index(style)] * n
+            y += [stars[kind].get(style, other)] * n
+            p += [style_propensity(chosen, style, share)] * n
+    return torch.tensor(served), torch.tensor(y, dtype=torch.float64), p
+
+
+def test_logged_propensities_judge_a_writer_fairly_where_the_share_of_styles_misleads():
+    """Decision 0039: the plain replies went mostly to calm tickets (5 stars) and the apologies to angry ones
+    (3), so the styles' shares among the ratings make "always apologetic" look 1.6 stars worse than plain;
+    weighted by the probabilities the styles were served with, the estimate is the true +0.5."""
+    served, y, p = logged_by_a_writer_that_chose_by_ticket()
+    always = torch.full_like(served, STYLES.index("apologetic"))
+    assert _policy_gain(always, served, y) < -1.5  # the old assumption: refused, wrongly
+    assert _policy_gain(always, served, y, p) == pytest.approx(0.5)
+    plain = torch.zeros_like(served)
+    assert _policy_gain(plain, served, y, p) == pytest.approx(0.0)
+
+
+def test_ratings_logged_before_propensities_keep_todays_estimate():
+    """Rows without a logged propensity (None) fall back to the style's share among the ratings: all of them
+    None gives exactly the figure of before; a mix is accepted and training takes them as they come."""
+    served, y, p = logged_by_a_writer_that_chose_by_ticket()
+    always = torch.full_like(served, STYLES.index("apologetic"))
+    legacy = _policy_gain(always, served, y)
+    assert _policy_gain(always, served, y, [None] * len(p)) == legacy
+    mixed = [q if i % 2 else None for i, q in enumerate(p)]
+    assert _policy_gain(always, served, y, mixed) is not None
+    x, styles, stars = rated(400, 0)
+    _, before = train_style_reward(x, styles, stars, tail=0)
+    _, none_logged = train_style_reward(x, styles, stars, tail=0, propensities=[None] * 400)
+    _, uniform = train_style_reward(x, styles, stars, tail=0, propensities=[0.25] * 400)
+    assert none_logged == before and uniform.gain_over_plain == pytest.approx(
+        before.gain_over_plain, abs=0.05
+    )
+    with pytest.raises(ValueError, match="3 propensities"):
+        train_style_reward(x, styles, stars, propensities=[0.25] * 3)

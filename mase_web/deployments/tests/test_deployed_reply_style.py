@@ -56,6 +56,9 @@ def test_the_saved_writer_chooses_the_style_and_the_episode_records_it(
     styled = ask(users, project, checkpoint, tiny_backbone_dir)
     reply = styled["result"]["reply"]
     assert styled["result"]["reply_style"] == "apologetic" and reply["style"] == "apologetic"
+    # the writer serves its most likely style and nothing explores: served with probability 1 (decision 0039)
+    assert styled["result"]["reply_style_propensity"] == 1.0 and reply["propensity"] == 1.0
+    assert "propensity" not in plain["result"]["reply"]
     assert reply["text"].startswith(f"Hello,\n\n{APOLOGY}")
     assert Reply.objects.get(episode_id=styled["episode"]["id"]).text == reply["text"]
     writing.forget_all()
@@ -79,6 +82,10 @@ def test_a_declared_share_of_replies_explores_another_style_and_says_so(
     explored = [r for r in replies if r.get("explored")]
     assert 0 < len(explored) < 15 and all(r["style"] != "plain" for r in explored)
     assert all(r["style"] == "plain" for r in replies if not r.get("explored"))
+    # each reply logs the probability its style was served with (decision 0039): the writer's choice (plain)
+    # 1 - 0.2, each of the three other styles 0.2 / 3
+    assert all(r["propensity"] == pytest.approx(0.2 / 3) for r in explored)
+    assert all(r["propensity"] == pytest.approx(0.8) for r in replies if not r.get("explored"))
 
     plain = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir), name="plain")
     assert plain.style_explore == 0.0 and runtimes.runtime_for(plain).config.style_explore == 0.0

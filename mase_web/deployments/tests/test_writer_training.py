@@ -35,17 +35,21 @@ def challenger(project, deployment, checkpoint, tmp_path) -> Generation:
     )  # fmt: skip
 
 
-def rate_replies(project, deployment, annotator, n: int = 160, stars_of=None) -> None:
+def rate_replies(project, deployment, annotator, n: int = 160, stars_of=None, logged=lambda i: None) -> None:
     """``n`` answered tickets, half angry, each served a style drawn uniformly (an exploring deployment) and
-    rated: by default 5 stars for an apology to an angry ticket or a plain reply to a calm one, else 2."""
+    rated: by default 5 stars for an apology to an angry ticket or a plain reply to a calm one, else 2.
+    ``logged(i)``: the reply's logged propensity (None: a reply served before they were logged)."""
     rng = random.Random(0)
     stars_of = stars_of or (lambda angry, style: 5 if style == ("apologetic" if angry else "plain") else 2)
     queue = FeedbackQueue.objects.create(project=project, name="replies")
     for i in range(n):
         angry, style = i % 2 == 0, rng.choice(STYLES)
+        reply = {"parts": [{"text": "Done."}], "style": style, "explored": True}
+        if logged(i) is not None:
+            reply["propensity"] = logged(i)
         episode = Episode.objects.create(
             deployment=deployment, request_id=f"rated-{i}", task_text=(ANGRY if angry else CALM).format(i),
-            status="completed", result={"reply": {"parts": [{"text": "Done."}], "style": style, "explored": True}},
+            status="completed", result={"reply": reply},
         )  # fmt: skip
         item = FeedbackItem.objects.create(
             queue=queue,
@@ -67,6 +71,7 @@ def test_rated_replies_teach_the_challengers_writer_which_ticket_wants_which_sty
     rate_replies(project, deployment, users[Role.OPERATOR])
     taught = teach_writer(generation)
     assert taught["ratings"] == 160 and taught["explored"] == 160 and taught["tickets"] == 160
+    assert taught["logged_propensities"] == 0  # replies served before decision 0039: the old assumption
     assert taught["reward_model"]["mse"] < taught["reward_model"]["mse_style_only"]
     writer = load_writer(generation.checkpoint)
     assert writer.inputs == WITH_SURFACE
@@ -92,3 +97,23 @@ def test_ratings_that_say_nothing_are_refused_and_a_parents_writer_is_carried(
     taught = teach_writer(generation)
     assert "no better than the mean star" in taught["refused"] and taught["carried_from_generation"] == 1
     torch.testing.assert_close(load_writer(generation.checkpoint).linear.weight, torch.zeros(4, 4))
+
+
+def test_logged_propensities_reach_the_reward_model_and_odd_ones_count_as_unlogged(
+    team, trained_checkpoint, tiny_backbone_dir, tmp_path
+):
+    """Decision 0039: a rated reply's logged propensity is carried into the ratings the reward model is fitted
+    on; replies without one (older) or with a value outside (0, 1] fall back to the style's share."""
+    from mase_web.feedback.facade import deployment_rated_replies
+
+    project, users = team
+    deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
+    odd = {1: 0.0, 3: "x", 5: 1.5}
+    rate_replies(
+        project, deployment, users[Role.OPERATOR], logged=lambda i: odd.get(i, 0.25 if i < 120 else None)
+    )
+    rated = {r.ticket: r.propensity for r in deployment_rated_replies(deployment.pk)}
+    assert rated[CALM.format(7)] == 0.25 and rated[CALM.format(121)] is None
+    assert all(rated[CALM.format(i)] is None for i in odd)
+    taught = teach_writer(challenger(project, deployment, trained_checkpoint, tmp_path))
+    assert taught["logged_propensities"] == 117 and taught["reward_model"]["gain_over_plain"] > 0
