@@ -99,6 +99,16 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 @pytest.fixture
+def single_thread():
+    """Small networks on a shared machine: one torch thread for the test (restored after)."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield torch.set_num_threads(1)
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
 def run_quick_bench(tmp_path):
     """Run `bench/NAME.py --quick` for real and return the JSON it wrote."""
     import json

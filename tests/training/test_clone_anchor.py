@@ -19,12 +19,7 @@ from training.mappo.from_spec import config_from_spec
 TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "interactive_support.json"
 
 
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Small networks on a shared machine: one thread (restored after)."""
-    before = torch.get_num_threads()
-    yield torch.set_num_threads(1)
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # small networks on a shared machine
 
 
 def _doc(**training) -> dict:

@@ -20,12 +20,7 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "interactive_suppo
 HIDDEN = len(PROBLEMS) + len(GOALS) + 3 + CANDIDATES + 2
 
 
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Small networks on a shared machine: one thread (restored after)."""
-    before = torch.get_num_threads()
-    yield torch.set_num_threads(1)
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # small networks on a shared machine
 
 
 def test_the_state_ends_with_the_hidden_facts_in_the_uncertain_world():

@@ -17,12 +17,7 @@ from training.mappo.teacher_clone import clone_teacher, teacher_episodes
 TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "interactive_support.json"
 
 
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Small networks on a shared machine: one thread (restored after)."""
-    before = torch.get_num_threads()
-    yield torch.set_num_threads(1)
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # small networks on a shared machine
 
 
 def _trainer(tmp_path: Path, **training):
