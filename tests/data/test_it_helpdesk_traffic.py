@@ -23,12 +23,12 @@ def words(text: str) -> set[str]:
 def test_every_traffic_row_names_the_catalogues_intents():
     catalogue = {entry["name"] for entry in json.loads((FOLDER / "catalogue.json").read_text())["intents"]}
     traffic = rows("traffic")
-    assert len(traffic) >= 400
+    assert len(traffic) >= 700  # the evolution slice needs ~700 tickets to reach its 100 (issue 36)
     for row in traffic:
         assert row["text"].strip() and 1 <= len(row["intents"]) <= 2, row["id"]
         assert set(row["intents"]) <= catalogue and len(set(row["intents"])) == len(row["intents"]), row["id"]
     per_intent = Counter(intent for row in traffic for intent in row["intents"])
-    assert set(per_intent) == catalogue and min(per_intent.values()) >= 15, per_intent
+    assert set(per_intent) == catalogue and min(per_intent.values()) >= 50, per_intent
     assert len({row["id"] for row in traffic}) == len(traffic)
 
 
