@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -181,10 +182,13 @@ def routing_env(team: Any, rows: list[dict[str, Any]], name: str) -> Any:
     return env_class(env_name)(**params, **team_kwargs(env_name, team.agents, team.edges))
 
 
-def exact_per_ticket(env: Any, policy: Any) -> list[bool]:
-    """Each ticket of ``env`` played once in file order by ``policy``: whether its intents came out exact."""
+def exact_per_ticket(env: Any, policy: Any, before_each: Callable[[], None] | None = None) -> list[bool]:
+    """Each ticket of ``env`` played once in file order by ``policy``: whether its intents came out exact
+    (``before_each``, if given, is called as each ticket starts: a recording policy's ticket boundary)."""
     exact = []
     for index in range(len(env.unwrapped.tickets)):
+        if before_each is not None:
+            before_each()
         observations, _ = env.reset(seed=index, options={"ticket_index": index})
         info: dict[str, Any] = {}
         while env.agents:

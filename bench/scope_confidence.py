@@ -68,20 +68,13 @@ def play(
     team: Any, team_policy: Any, rows: list, name: str
 ) -> tuple[list[bool], list[float], list[list[float]]]:
     """Per ticket: exact match, the least sure decision of the episode, and every decision's confidence."""
+    record: list[float] = []
+    starts: list[int] = []
     env = ds.routing_env(team, rows, name)
-    exact, least, steps = [], [], []
-    for index in range(len(env.unwrapped.tickets)):
-        record: list[float] = []
-        act = recording_policy(team_policy, record)
-        observations, _ = env.reset(seed=index, options={"ticket_index": index})
-        info: dict[str, Any] = {}
-        while env.agents:
-            observations, _, _, _, infos = env.step(act(observations))
-            info = next(iter(infos.values()))
-        exact.append(bool(info["exact_match"]))
-        least.append(min(record) if record else 1.0)
-        steps.append(record)
-    return exact, least, steps
+    act = recording_policy(team_policy, record)
+    exact = ds.exact_per_ticket(env, act, before_each=lambda: starts.append(len(record)))
+    steps = [record[a:b] for a, b in zip(starts, starts[1:] + [len(record)], strict=True)]
+    return exact, [min(s) if s else 1.0 for s in steps], steps
 
 
 SIGNALS = {
