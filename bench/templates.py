@@ -19,7 +19,7 @@ medians over seeds, wall time included (backbone loaded once, embedding caches c
   briefs or tasks.
 
     python bench/templates.py --out FILE.json [--seeds 0 1 2 3 4] [--templates customer_service]
-                              [--tickets FILE] [--quick]
+                              [--tickets FILE] [--also-tickets FILE ...] [--backbone NAME] [--quick]
 
 Keys are documented in bench/README.md (section bench/templates.py).
 """
@@ -54,7 +54,13 @@ from training import api  # noqa: E402
 from training.cli import add_settings_argument, apply_settings  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
-TEMPLATES = ("number_guessing", "customer_service", "research_report", "collaborative_writing", "code_generation")
+TEMPLATES = (
+    "number_guessing",
+    "customer_service",
+    "research_report",
+    "collaborative_writing",
+    "code_generation",
+)
 DEFAULT = ("number_guessing", "customer_service")
 NG_TARGET = {
     "success": 0.99,
@@ -188,7 +194,7 @@ def cs_seed(backbone: Backbone, work: Path, seed: int, files: dict[str, list]) -
         policy = team_policy.policy(greedy=True)
         scores = {name: cs_evaluate(cs_env(team, tickets), policy) for name, tickets in files.items()}
         share = decision_share(runtime, files["test"])
-        also = decision_share(runtime, files["also"]) if "also" in files else None
+        also = {key: decision_share(runtime, files[key]) for key in files if key.startswith("also")}
         tripped = faults_trip(runtime, files["test"][0])
         calibration = load_calibration(checkpoint) or {}
         test_ece = calibration_error(team_policy, cs_env(team, files["test"]), runtime.model.temperature)
@@ -210,9 +216,9 @@ def cs_seed(backbone: Backbone, work: Path, seed: int, files: dict[str, list]) -
         "breaker_trips_on_faults": tripped,
         "train_seconds": round(seconds, 2),
     }
-    if also is not None:
-        run["also_exact_match"] = scores["also"]["exact_match"]
-        run["also_model_decision_share"] = also["model_decision_share"]
+    for key, shares in also.items():
+        run[f"{key}_exact_match"] = scores[key]["exact_match"]
+        run[f"{key}_model_decision_share"] = shares["model_decision_share"]
     print(f"[templates] customer_service seed {seed}: {run}", file=sys.stderr, flush=True)
     return run
 
@@ -226,6 +232,12 @@ def plain_baseline(backbone: Backbone, files: dict[str, list]) -> dict[str, floa
     return {name: baseline.exact_match(tickets) for name, tickets in files.items()}
 
 
+def also_keys(paths: list[str] | None) -> dict[str, str]:
+    """The result key of each `--also-tickets` file: `also` for the first (as before several were
+    accepted), then `also_2`, `also_3`, ..."""
+    return {("also" if i == 1 else f"also_{i}"): path for i, path in enumerate(paths or [], start=1)}
+
+
 def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -> dict[str, Any]:
     files = {
         "test": load_tickets(args.tickets) if args.tickets else load_tickets("test"),
@@ -233,8 +245,8 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
     }
     if args.quick:
         files = {"test": files["test"][:200], "holdout": files["holdout"][:100]}
-    if args.also_tickets:  # scored like the test tickets, in the same runs (no retraining)
-        files["also"] = load_tickets(args.also_tickets)
+    extra = also_keys(args.also_tickets)  # scored like the test tickets, in the same runs (no retraining)
+    files |= {key: load_tickets(path) for key, path in extra.items()}
     team = load_spec(template("customer_service", 0), require_environment=True)
     name, params = team.environment.name, dict(team.environment.params)
     rules_team = scripted_team(name, params, team=team_kwargs(name, team.agents, team.edges).get("team"))
@@ -251,18 +263,17 @@ def customer_service(args: argparse.Namespace, backbone: Backbone, work: Path) -
         "test_calibration_error",
         "train_seconds",
     )
-    also = {}
-    if "also" in files:
-        also = {
-            "also": {
-                "file": str(args.also_tickets),
-                "tickets": len(files["also"]),
-                "exact_match": median([r["also_exact_match"] for r in runs]),
-                "rules_exact_match": rules["also"],
-                "plain_exact_match": plain["also"],
-                "model_decision_share": median([r["also_model_decision_share"] for r in runs]),
-            }
+    also = {
+        key: {
+            "file": str(path),
+            "tickets": len(files[key]),
+            "exact_match": median([r[f"{key}_exact_match"] for r in runs]),
+            "rules_exact_match": rules[key],
+            "plain_exact_match": plain[key],
+            "model_decision_share": median([r[f"{key}_model_decision_share"] for r in runs]),
         }
+        for key, path in extra.items()
+    }
     return (
         also
         | {k: median([r[k] for r in runs]) for k in keys}
@@ -310,7 +321,7 @@ RUNNERS = {
 }
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Train the shipped templates, defaults untouched, as the product does."
     )
@@ -325,7 +336,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument(
         "--also-tickets",
-        help="customer service: also score each seed's deployed team on this JSONL ticket file (key `also`)",
+        nargs="+",
+        help="customer service: also score each seed's deployed team on these JSONL ticket files "
+        "(keys `also`, `also_2`, ...)",
+    )
+    parser.add_argument(
+        "--backbone",
+        default="default",
+        help="the backbone every arm reads (team spec's backbone.model, plain baseline): "
+        '"default" (MiniLM) or a model name in MASE_MODELS_DIR / a model directory',
     )
     parser.add_argument(
         "--ng-episodes", type=int, default=None, help="number guessing: evaluation episodes (1000)"
@@ -336,14 +355,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser,
         "change a template setting for an experiment (e.g. environment.params.warm_start_epochs=24); repeatable",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
     SETTINGS.update(dict(args.set))
     out_settings = dict(args.set)
+    if args.backbone != "default":  # the trained teams read the same vectors as the plain baseline
+        SETTINGS["backbone.model"] = args.backbone
     args.seeds = args.seeds or ([0] if args.quick else [0, 1, 2, 3, 4])
     args.ng_episodes = args.ng_episodes or (500 if args.quick else 1000)
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    backbone = Backbone.load("default")
+    backbone = Backbone.load(args.backbone)
     out: dict[str, Any] = {"quick": bool(args.quick), "seeds": args.seeds, "backbone": backbone.describe()}
     out["settings"] = out_settings  # {} = every template exactly as shipped
     out["templates"] = {}
