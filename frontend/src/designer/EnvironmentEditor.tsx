@@ -1,6 +1,6 @@
 import { IntentCatalogueEditor } from "./IntentCatalogue";
 import { NumberField } from "./NumberField";
-import { TicketsField } from "./TicketsField";
+import { TicketsField, paramsForDataset } from "./TicketsField";
 import { useDesigner } from "./store";
 import type { Catalogue, EnvParam, Json } from "./types";
 
@@ -114,6 +114,12 @@ export function EnvironmentEditor({ catalogue, project }: { catalogue: Catalogue
                     value={typeof params.tickets === "string" ? params.tickets : ""}
                     placeholder={String(param.default)}
                     onChange={(value) => save(withParam(params, param, value))}
+                    onDataset={(tickets, declared) => {
+                      // only an environment with an intent catalogue of its own takes the dataset's
+                      const next = paramsForDataset(params, tickets, described.some((p) => p.name === "intents") ? declared : []);
+                      save(next.params);
+                      return next.adopted;
+                    }}
                   />
                 ) : (
                   <ParamField param={param} value={params[param.name] ?? param.default} onChange={(value) => save(withParam(params, param, value))} />

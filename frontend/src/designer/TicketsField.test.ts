@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Dataset } from "../datasets/types";
-import { countsText, trainableVersions } from "./TicketsField";
+import { countsText, paramsForDataset, trainableVersions } from "./TicketsField";
 
 const dataset = (id: number, project: number, latest: Dataset["latest_version"]) =>
   ({ id, project, name: `set ${id}`, latest_version: latest }) as unknown as Dataset;
@@ -13,10 +13,33 @@ describe("the datasets a routing spec can train on", () => {
       dataset(2, 7, null),
       dataset(3, 8, { id: 30, number: 1, row_count: 5 } as Dataset["latest_version"]),
     ];
-    expect(trainableVersions(datasets, 7)).toEqual([{ version: 12, label: "set 1 · v2 (60 rows)" }]);
+    expect(trainableVersions(datasets, 7)).toEqual([{ version: 12, label: "set 1 · v2 (60 rows)", intents: [] }]);
   });
 
   it("say how many labelled rows each split holds", () => {
     expect(countsText({ train: 40, test: 6 })).toBe("train 40 · dev 0 · test 6");
+  });
+});
+
+describe("a dataset with its own intents", () => {
+  const bikes = {
+    ...dataset(4, 7, { id: 40, number: 1, row_count: 74 } as Dataset["latest_version"]),
+    catalogue: { intents: [{ name: "rental", description: "hire a bike", keywords: [] }, { name: "warranty", description: "" }] },
+  } as unknown as Dataset;
+
+  it("offers its catalogue as the spec declares one (no empty description or keywords)", () => {
+    expect(trainableVersions([bikes], 7)[0].intents).toEqual([{ name: "rental", description: "hire a bike" }, { name: "warranty" }]);
+  });
+
+  it("brings that catalogue into the spec with the ticket name, so the team is not trained on the shipped intents", () => {
+    const intents = trainableVersions([bikes], 7)[0].intents;
+    const used = paramsForDataset({ shuffle: false }, "dataset-4-abc-labelled", intents);
+    expect(used).toEqual({ params: { shuffle: false, tickets: "dataset-4-abc-labelled", intents }, adopted: true });
+    expect(paramsForDataset(used.params, "dataset-4-abc-labelled", intents).adopted).toBe(false);
+  });
+
+  it("leaves the catalogue alone when the dataset declares none", () => {
+    const declared = [{ name: "password_reset", description: "locked out" }];
+    expect(paramsForDataset({ intents: declared }, "set", [])).toEqual({ params: { intents: declared, tickets: "set" }, adopted: false });
   });
 });

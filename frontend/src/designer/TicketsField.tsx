@@ -3,6 +3,8 @@ import { useState } from "react";
 import { api, fieldErrorText } from "../api";
 import { datasetQueries } from "../datasets/queries";
 import type { Dataset } from "../datasets/types";
+import type { DeclaredIntent } from "./IntentCatalogue";
+import type { Json } from "./types";
 
 /** What `POST /api/dataset-versions/<id>/training-files/` answers: the name the spec gives, rows per split. */
 interface TrainingFiles {
@@ -13,13 +15,44 @@ interface TrainingFiles {
 export interface TrainableVersion {
   version: number;
   label: string;
+  /** The dataset's own intent catalogue ([] when it declares none): the intents its rows may carry. */
+  intents: DeclaredIntent[];
+}
+
+/** A dataset's catalogue as a spec declares it (`environment.params.intents`): an empty description or
+ * keyword list is left out, as the spec's validator asks. */
+export function declaredIntents(catalogue: Dataset["catalogue"]): DeclaredIntent[] {
+  return (catalogue?.intents ?? []).map((i) => ({
+    name: i.name,
+    ...(i.description?.trim() ? { description: i.description.trim() } : {}),
+    ...(i.keywords?.length ? { keywords: i.keywords } : {}),
+  }));
+}
+
+/** The environment's params training on `tickets`: a dataset that declares its own intents brings them as the
+ * spec's catalogue (its rows may hold no other intent, and a team trained under another catalogue fails on its
+ * first row), so `adopted` says whether the catalogue changed. */
+export function paramsForDataset(
+  params: Record<string, Json>,
+  tickets: string,
+  intents: DeclaredIntent[],
+): { params: Record<string, Json>; adopted: boolean } {
+  const next: Record<string, Json> = { ...params, tickets };
+  if (!intents.length) return { params: next, adopted: false };
+  const adopted = JSON.stringify(params.intents ?? null) !== JSON.stringify(intents);
+  next.intents = intents as unknown as Json;
+  return { params: next, adopted };
 }
 
 /** The project's datasets a team can train on, each by its newest version, named as a user knows them. */
 export function trainableVersions(datasets: Dataset[], project: number): TrainableVersion[] {
   return datasets
     .filter((d) => d.project === project && d.latest_version)
-    .map((d) => ({ version: d.latest_version!.id, label: `${d.name} · v${d.latest_version!.number} (${d.latest_version!.row_count} rows)` }));
+    .map((d) => ({
+      version: d.latest_version!.id,
+      label: `${d.name} · v${d.latest_version!.number} (${d.latest_version!.row_count} rows)`,
+      intents: declaredIntents(d.catalogue),
+    }));
 }
 
 /** The labelled rows per split in words: "train 40 · dev 6 · test 6". */
@@ -34,19 +67,26 @@ interface Props {
   value: string;
   placeholder: string;
   onChange: (value: string | undefined) => void;
+  /** A dataset chosen: its ticket name and its own intents ([] when it declares none); answers whether the
+   * spec's catalogue changed. Without it, only the ticket name is set. */
+  onDataset?: (tickets: string, intents: DeclaredIntent[]) => boolean;
 }
 
 /** The tickets a routing team trains on: a split name or file typed as before, or one of the project's
  * datasets chosen by name, whose labelled rows are then written where the environment reads them. */
-export function TicketsField({ project, label, hint, value, placeholder, onChange }: Props) {
+export function TicketsField({ project, label, hint, value, placeholder, onChange, onDataset }: Props) {
   const { data: versions = [] } = useQuery({ ...datasetQueries.list(), select: (body) => trainableVersions(body.results, project) });
   const [chosen, setChosen] = useState("");
   const [used, setUsed] = useState("");
   const write = useMutation({
     mutationFn: (version: number) => api<TrainingFiles>(`dataset-versions/${version}/training-files/`, { method: "POST" }),
-    onSuccess: (body) => {
-      onChange(body.tickets);
-      setUsed(`Training on its labelled rows: ${countsText(body.counts)}.`);
+    onSuccess: (body, version) => {
+      const intents = versions.find((v) => v.version === version)?.intents ?? [];
+      const adopted = onDataset ? onDataset(body.tickets, intents) : (onChange(body.tickets), false);
+      const catalogue = adopted
+        ? ` Its ${intents.length} intents are now the team's catalogue: give each to a specialist (select the agent, then tick its intents).`
+        : "";
+      setUsed(`Training on its labelled rows: ${countsText(body.counts)}.${catalogue}`);
     },
   });
   return (
