@@ -172,8 +172,9 @@ DATASETS_DIR = config.env_path("MASE_DATASETS_DIR", DATA_DIR / "datasets")  # on
 # whole with a message naming the setting. 10,000 rows validate and split in a few seconds.
 DATASET_MAX_BYTES = config.env_int_at_least("MASE_DATASET_MAX_BYTES", 20 * 1024 * 1024)
 DATASET_MAX_ROWS = config.env_int_at_least("MASE_DATASET_MAX_ROWS", 100_000)
-# Routing deployments turn away tickets outside their intent catalogue (serving/scope.py) when on; off by
-# default while its in-scope cost is over one point (docs/decisions/0020-out-of-scope-gate.md).
+# Where a new routing deployment's scope gate starts (serving/scope.py: tickets outside the intent catalogue
+# go to a person); each deployment then chooses on its page (docs/decisions/0040-scope-gate-per-deployment.md).
+# Off while its in-scope cost is over one point (docs/decisions/0031-scope-floor-from-dev-anchors.md).
 MASE_SCOPE_GATE = config.env_bool("MASE_SCOPE_GATE", False)
 
 # --- Generation backends a deployment may use ------------------------------------------------------

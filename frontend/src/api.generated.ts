@@ -706,6 +706,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{id}/scope-gate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Whether the team hands tickets outside its catalogue to a person; POST changes it. */
+        get: operations["deployments_scope_gate_retrieve"];
+        put?: never;
+        /** @description Whether the team hands tickets outside its catalogue to a person; POST changes it. */
+        post: operations["deployments_scope_gate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{id}/shadow/": {
         parameters: {
             query?: never;
@@ -2168,6 +2186,10 @@ export interface components {
              * @description Share of replies written in another style and marked explored, for ratings to contrast (decision 0035; deployments.style_explore bounds it).
              */
             readonly style_explore: number;
+            /** @description Routing teams: hand a ticket outside the intent catalogue to a person instead of answering it (serving.scope; decisions 0020, 0031). New deployments start from MASE_SCOPE_GATE. */
+            readonly scope_gate: boolean;
+            /** @description whether the team routes tickets by intents */
+            readonly routing: boolean;
         };
         DeploymentDetail: {
             readonly id: number;
@@ -2195,6 +2217,10 @@ export interface components {
              * @description Share of replies written in another style and marked explored, for ratings to contrast (decision 0035; deployments.style_explore bounds it).
              */
             readonly style_explore: number;
+            /** @description Routing teams: hand a ticket outside the intent catalogue to a person instead of answering it (serving.scope; decisions 0020, 0031). New deployments start from MASE_SCOPE_GATE. */
+            readonly scope_gate: boolean;
+            /** @description whether the team routes tickets by intents */
+            readonly routing: boolean;
             readonly breaker: {
                 [key: string]: unknown;
             };
@@ -3028,6 +3054,12 @@ export interface components {
             payload?: unknown;
             /** Format: date-time */
             time: string;
+        };
+        ScopeGate: {
+            /** @description hand tickets outside the intent catalogue to a person instead of answering them */
+            scope_gate: boolean;
+            /** @description whether the team routes tickets by intents (the gate applies only then) */
+            readonly routing: boolean;
         };
         Shadow: {
             /** @description the generation in shadow, if any */
@@ -5713,6 +5745,99 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The input was refused; `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_scope_gate_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeGate"];
+                };
+            };
+            /** @description Not signed in, or your role in the project does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such object among those you may see (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deployments_scope_gate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopeGate"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScopeGate"];
+                "multipart/form-data": components["schemas"]["ScopeGate"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeGate"];
                 };
             };
             /** @description The input was refused; `errors` names each field at fault. */

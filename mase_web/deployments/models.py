@@ -10,9 +10,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from agents.envs.routing import routing
 from mase_web.runs.facade import shown_checkpoint_path
 
 BREAKER_STATES = [("closed", "closed"), ("open", "open"), ("half_open", "half-open")]
+
+
+def site_scope_gate() -> bool:
+    """A new deployment's scope gate: the site's ``MASE_SCOPE_GATE`` (off unless the operator set it)."""
+    return bool(getattr(settings, "MASE_SCOPE_GATE", False))
 
 
 class Deployment(models.Model):
@@ -60,12 +66,23 @@ class Deployment(models.Model):
         help_text="Share of replies written in another style and marked explored, for ratings to contrast "
         "(decision 0035; deployments.style_explore bounds it).",
     )
+    scope_gate = models.BooleanField(
+        default=site_scope_gate,
+        help_text="Routing teams: hand a ticket outside the intent catalogue to a person instead of answering "
+        "it (serving.scope; decisions 0020, 0031). New deployments start from MASE_SCOPE_GATE.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"deployment {self.pk} {self.name}"
+
+    @property
+    def routes_tickets(self) -> bool:
+        """Whether the team answers tickets by intents: the teams a scope gate applies to."""
+        name = (self.spec.get("environment") or {}).get("name")
+        return isinstance(name, str) and routing(name) is not None
 
     @property
     def shown_checkpoint(self) -> str:

@@ -90,10 +90,9 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 team,
                 deployment.checkpoint,
                 backbone=backbone_for(team),
-                # routing teams: turn away tickets outside the catalogue (off by default: decision 0020)
+                # routing teams: turn away tickets outside the catalogue (the deployment's choice: scope_gate)
                 config=RuntimeConfig(
-                    timeout_s=timeout, scope_gate=bool(getattr(settings, "MASE_SCOPE_GATE", False)),
-                    style_explore=deployment.style_explore,  # decision 0035
+                    timeout_s=timeout, scope_gate=deployment.scope_gate, style_explore=deployment.style_explore
                 ),
                 step_sink=_dispatch,
                 names_only=True,
@@ -102,7 +101,9 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
             runtime.roster.set(deployment.offline_agents or [])
             _share_tuned_router(runtime)
             _runtimes[key] = runtime
-        runtime.config.style_explore = deployment.style_explore  # as stored now (deployments.style_explore)
+        # as stored now: a product manager may change either between tickets (style_explore, scope_gate)
+        runtime.config.style_explore = deployment.style_explore
+        runtime.config.scope_gate = deployment.scope_gate
         return runtime
 
 

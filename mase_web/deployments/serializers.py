@@ -34,12 +34,16 @@ class DeploymentSerializer(serializers.ModelSerializer):
     environment = serializers.SerializerMethodField()
     agents = serializers.SerializerMethodField()
     generation = serializers.SerializerMethodField()
+    routing = serializers.BooleanField(
+        source="routes_tickets", read_only=True, help_text="whether the team routes tickets by intents"
+    )
 
     class Meta:
         model = Deployment
         fields = [
             "id", "project", "project_name", "name", "workflow", "run", "run_name", "checkpoint", "status",
             "created_by", "created_at", "breaker_state", "environment", "agents", "generation", "style_explore",
+            "scope_gate", "routing",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -17,6 +17,7 @@ from mase_web.deployments.evolution_api import (
 from mase_web.deployments.lineage_export import LineageExportView
 from mase_web.deployments.preview import FallbackPreviewView
 from mase_web.deployments.roster import RosterView
+from mase_web.deployments.scope_gate import ScopeGateView
 from mase_web.deployments.shadow_api import ShadowView, StartShadowView
 from mase_web.deployments.style_explore import StyleExploreView
 from mase_web.deployments.task_stream import TaskStreamView
@@ -55,6 +56,7 @@ urlpatterns += [
     ),
     path("deployments/<int:pk>/evolution/", PolicyView.as_view(), name="deployment-evolution"),
     path("deployments/<int:pk>/style-explore/", StyleExploreView.as_view(), name="deployment-style-explore"),
+    path("deployments/<int:pk>/scope-gate/", ScopeGateView.as_view(), name="deployment-scope-gate"),
     path(
         "deployments/<int:pk>/intent-proposals/",
         IntentProposalsView.as_view(),

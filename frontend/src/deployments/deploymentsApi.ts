@@ -34,6 +34,8 @@ export const deploymentsApi = {
   /** The share of replies written in another style, marked explored (decision 0035). */
   setStyleExplore: (id: number, share: number) =>
     api<Schema<"StyleExplore">>(`deployments/${id}/style-explore/`, post({ style_explore: share })),
+  setScopeGate: (id: number, on: boolean) =>
+    api<Schema<"ScopeGate">>(`deployments/${id}/scope-gate/`, post({ scope_gate: on })),
   sendTicket: (id: number, text: string) =>
     api<{ episode: EpisodeSummary; result: TicketResult }>(`deployments/${id}/tickets/`, post({ text, source: "browser" })),
   uploadBatch: (id: number, jsonl: string) => api<Batch>(`deployments/${id}/batches/`, post({ jsonl })),

@@ -12,6 +12,7 @@ import { TicketConsole } from "../deployments/TicketConsole";
 import { TeamPanel } from "../deployments/team/TeamPanel";
 import { deploymentQueries, setBreaker } from "../deployments/queries";
 import { ServingControl } from "../deployments/ServingControl";
+import { ScopeGateControl } from "../deployments/ScopeGateControl";
 import { StyleExploreControl } from "../deployments/StyleExploreControl";
 import { mayControlBreaker, mayDeploy, mayReview } from "../deployments/roles";
 import { useDeploymentStream } from "../deployments/useDeploymentStream";
@@ -138,6 +139,9 @@ export function DeploymentPage() {
             ))}
           </ul>
         </section>
+      )}
+      {deployment?.routing && (
+        <ScopeGateControl deployment={deployment} canEdit={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />
       )}
       {deployment && takesTickets(deployment.environment) && (
         <StyleExploreControl deployment={deployment} canEdit={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)} />

@@ -1,7 +1,8 @@
-"""A routing deployment with the scope gate on (``MASE_SCOPE_GATE``, decision 0020): a ticket outside the
+"""A routing deployment with the scope gate on (its ``scope_gate``, decision 0020): a ticket outside the
 catalogue gets a reply that says in words that a person takes it over, is logged as out of scope (the
 episode's status, the reply's fault, review's fault filter) and plays nothing; the gate contrasts with the
-generated out-of-scope tickets the routing interface offers. Off (the default), the same ticket is played.
+generated out-of-scope tickets the routing interface offers. Turned off by a product manager, the same
+ticket is played on the next request (the cached runtime takes the stored choice).
 The team is the shipped customer-service template trained for a moment on the tiny backbone, whose vectors
 barely mean anything, so the first of a few out-of-scope tickets the gate turns away is used (the default
 backbone's decisions on such tickets: tests/serving/test_scope.py)."""
@@ -33,7 +34,7 @@ def test_a_routing_deployment_hands_a_ticket_outside_its_catalogue_to_a_person(
     team, trained_checkpoint, tiny_backbone_dir, settings
 ):
     project, users = team
-    settings.MASE_SCOPE_GATE = True
+    settings.MASE_SCOPE_GATE = True  # the site's default, where a new deployment's choice starts
     deployment = make_deployment(project, trained_checkpoint, team_spec(tiny_backbone_dir))
     texts = [row["text"] for row in out_of_scope_tickets({})[:40:2]]
     asked = ((text, ask(users, deployment.pk, text)) for text in texts)
@@ -52,7 +53,9 @@ def test_a_routing_deployment_hands_a_ticket_outside_its_catalogue_to_a_person(
     assert found.status_code == 200, found.content
     assert [e["id"] for e in found.json()["results"]] == [episode.pk]
 
-    runtimes.forget_all()
-    settings.MASE_SCOPE_GATE = False  # the default: the same ticket is played by the team
-    again = ask(users, deployment.pk, text)
+    turned_off = client_for(users[Role.PRODUCT_MANAGER]).post(
+        f"/api/deployments/{deployment.pk}/scope-gate/", {"scope_gate": False}, format="json"
+    )
+    assert turned_off.status_code == 200, turned_off.content
+    again = ask(users, deployment.pk, text)  # the same runtime, built with the gate on
     assert again["result"]["status"] != "out_of_scope" and again["result"]["steps"] > 0
