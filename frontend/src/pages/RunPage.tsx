@@ -20,6 +20,7 @@ import { TERMINAL_STATES } from "../runs/types";
 import { useRunStream } from "../runs/useRunStream";
 import { useWorkers } from "../runs/useWorkers";
 import { VerdictPanel } from "../runs/VerdictPanel";
+import { missingVerdict } from "../runs/verdict";
 import { AllocationPanel } from "../runs/AllocationPanel";
 
 type Control = "cancel" | "resume" | "cpu" | "gpu";
@@ -82,7 +83,7 @@ export function RunPage() {
         />
       )}
       <RunProgress stages={stream.stages} live={!terminal} />
-      <VerdictPanel verdict={stream.verdict} />
+      <VerdictPanel verdict={stream.verdict} missing={missingVerdict(stream.stages, stream.feed)} />
       <MetricCurves series={stream.series} />
       <AttentionReplay
         frames={stream.attention}

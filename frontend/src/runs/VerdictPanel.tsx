@@ -8,8 +8,16 @@ const barStyle = (low: number, high: number) => ({ left: `${Math.max(0, low)}%`,
  * Learned vs rules vs imitation on the same held-out episodes, with confidence intervals, and the one
  * sentence that says whether MARL paid for this team (the run's "verdict" event).
  */
-export function VerdictPanel({ verdict }: { verdict: VerdictPayload | null }) {
-  if (!verdict) return null;
+export function VerdictPanel({ verdict, missing = null }: { verdict: VerdictPayload | null; missing?: string | null }) {
+  if (!verdict)
+    return missing ? (
+      <section className="card verdict-panel" data-testid="verdict-missing" aria-label="Did MARL pay?">
+        <h2>Did MARL pay?</h2>
+        <p className="verdict-sentence" role="status">
+          No verdict for this run: {missing}.
+        </p>
+      </section>
+    ) : null;
   const rows = verdictRows(verdict);
   const difference = differenceText(verdict);
   const episodes = rows[0]?.episodes;

@@ -2,8 +2,9 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { VerdictPayload } from "./events.generated";
 import { applyEvents, emptyStream } from "./runStream";
+import type { RunEventMessage } from "./types";
 import { VerdictPanel } from "./VerdictPanel";
-import { differenceText, isVerdict, verdictRows, verdictTone } from "./verdict";
+import { differenceText, isVerdict, missingVerdict, verdictRows, verdictTone } from "./verdict";
 
 /** A "verdict" event's payload as training/baselines.py emits it (training.verdict.Verdict.to_dict). */
 const payload: VerdictPayload = {
@@ -78,5 +79,26 @@ describe("VerdictPanel", () => {
     expect(html).toContain("61.0 – 79.0");
     expect(html).toContain("the same 100 held-out evaluation episodes");
     expect(html).toContain("+12 points (95% CI +8 to +17)");
+  });
+});
+
+describe("a run whose baselines could not be played", () => {
+  const why = "the baselines could not be evaluated: SpecValidationError: invalid team spec: $.environment.params.tickets: unknown intent 'damaged_item'";
+  const events: RunEventMessage[] = [
+    { seq: 1, type: "progress", payload: { phase: "baselines", label: "Evaluating the team beside its baselines", done: 0, total: 4, unit: "arms", elapsed_s: 0, eta_s: null, state: "running" }, time: 1 },
+    { seq: 2, type: "progress", payload: { phase: "baselines", label: "Evaluating the team beside its baselines", done: 0, total: 4, unit: "arms", elapsed_s: 0, eta_s: null, state: "stopped" }, time: 2 },
+    { seq: 3, type: "log", payload: { message: why }, time: 3 },
+  ];
+
+  it("says why there is no verdict, instead of showing nothing", () => {
+    const s = applyEvents(emptyStream, events);
+    expect(missingVerdict(s.stages, s.feed)).toBe(why);
+    const html = renderToStaticMarkup(<VerdictPanel verdict={null} missing={missingVerdict(s.stages, s.feed)} />);
+    expect(html).toContain("No verdict for this run: the baselines could not be evaluated");
+  });
+
+  it("says nothing while the baselines are being played or when they were never started", () => {
+    expect(missingVerdict(applyEvents(emptyStream, events.slice(0, 1)).stages, [])).toBeNull();
+    expect(missingVerdict([], [])).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  * draws, and the words around them.
  */
 import type { VerdictPayload } from "./events.generated";
+import type { FeedItem, StageProgress } from "./types";
 
 export interface VerdictRow {
   name: string;
@@ -81,4 +82,14 @@ export function isVerdict(payload: unknown): payload is VerdictPayload {
     Array.isArray(p.arms) &&
     p.arms.every((a) => typeof a?.name === "string" && typeof a.mean === "number" && typeof a.low === "number" && typeof a.high === "number")
   );
+}
+
+/** Why a run that set out to compare its team with the baselines has no verdict: the "baselines" stage
+ * stopped, and the log line training/baselines.py writes then ("the baselines could not be evaluated: …")
+ * says why. Null while the stage runs, when it finished or was never started. */
+export function missingVerdict(stages: StageProgress[], feed: FeedItem[]): string | null {
+  const stage = stages.find((s) => s.phase === "baselines");
+  if (!stage || stage.state !== "stopped") return null;
+  const reason = [...feed].reverse().find((item) => item.kind === "log" && item.detail.startsWith("the baselines could not"));
+  return reason ? reason.detail : "the baselines stage stopped before every arm was played";
 }
