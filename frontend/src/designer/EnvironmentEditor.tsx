@@ -114,6 +114,7 @@ export function EnvironmentEditor({ catalogue, project }: { catalogue: Catalogue
                     value={typeof params.tickets === "string" ? params.tickets : ""}
                     placeholder={String(param.default)}
                     onChange={(value) => save(withParam(params, param, value))}
+                    shipped={intents?.map((i) => i.name)}
                     onDataset={(tickets, declared) => {
                       // only an environment with an intent catalogue of its own takes the dataset's
                       const next = paramsForDataset(params, tickets, described.some((p) => p.name === "intents") ? declared : []);

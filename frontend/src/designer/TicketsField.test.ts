@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import type { Dataset } from "../datasets/types";
-import { countsText, paramsForDataset, trainableVersions } from "./TicketsField";
+import type { Dataset, LabelDistribution } from "../datasets/types";
+import { countsText, labelledIntents, paramsForDataset, trainableVersions } from "./TicketsField";
 
 const dataset = (id: number, project: number, latest: Dataset["latest_version"]) =>
   ({ id, project, name: `set ${id}`, latest_version: latest }) as unknown as Dataset;
@@ -41,5 +41,19 @@ describe("a dataset with its own intents", () => {
   it("leaves the catalogue alone when the dataset declares none", () => {
     const declared = [{ name: "password_reset", description: "locked out" }];
     expect(paramsForDataset({ intents: declared }, "set", [])).toEqual({ params: { intents: declared, tickets: "set" }, adopted: false });
+  });
+});
+
+describe("a dataset without a catalogue", () => {
+  const labels = (...names: [string, number][]) =>
+    ({ intents: names.map(([name, count]) => ({ name, count, train: count, dev: 0, test: 0 })), unlabelled: {}, out_of_scope: {} }) as unknown as LabelDistribution;
+  const shipped = ["order_tracking", "return_refund"];
+
+  it("brings the intents its rows carry, by name, when the environment lacks one of them", () => {
+    expect(labelledIntents(labels(["rental", 12], ["order_tracking", 4], ["unused", 0]), shipped)).toEqual([{ name: "rental" }, { name: "order_tracking" }]);
+  });
+
+  it("brings none when its labels are all the environment's own", () => {
+    expect(labelledIntents(labels(["order_tracking", 4], ["return_refund", 2]), shipped)).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, fieldErrorText } from "../api";
+import { datasetsApi } from "../datasets/datasetsApi";
 import { datasetQueries } from "../datasets/queries";
-import type { Dataset } from "../datasets/types";
+import type { Dataset, LabelDistribution } from "../datasets/types";
 import type { DeclaredIntent } from "./IntentCatalogue";
 import type { Json } from "./types";
 
@@ -27,6 +28,13 @@ export function declaredIntents(catalogue: Dataset["catalogue"]): DeclaredIntent
     ...(i.description?.trim() ? { description: i.description.trim() } : {}),
     ...(i.keywords?.length ? { keywords: i.keywords } : {}),
   }));
+}
+
+/** The intents a dataset that declares no catalogue must be trained under: those its rows carry, by name
+ * (the designer then asks for each new one's description); none when the shipped catalogue holds them all. */
+export function labelledIntents(labels: LabelDistribution, shipped: string[]): DeclaredIntent[] {
+  const names = labels.intents.filter((i) => i.count > 0).map((i) => i.name);
+  return names.every((name) => shipped.includes(name)) ? [] : names.map((name) => ({ name }));
 }
 
 /** The environment's params training on `tickets`: a dataset that declares its own intents brings them as the
@@ -70,18 +78,26 @@ interface Props {
   /** A dataset chosen: its ticket name and its own intents ([] when it declares none); answers whether the
    * spec's catalogue changed. Without it, only the ticket name is set. */
   onDataset?: (tickets: string, intents: DeclaredIntent[]) => boolean;
+  /** The environment's own intents by name: a dataset without a catalogue whose labels are all among them
+   * leaves the spec's catalogue as it is. */
+  shipped?: string[];
 }
 
 /** The tickets a routing team trains on: a split name or file typed as before, or one of the project's
  * datasets chosen by name, whose labelled rows are then written where the environment reads them. */
-export function TicketsField({ project, label, hint, value, placeholder, onChange, onDataset }: Props) {
+export function TicketsField({ project, label, hint, value, placeholder, onChange, onDataset, shipped = [] }: Props) {
   const { data: versions = [] } = useQuery({ ...datasetQueries.list(), select: (body) => trainableVersions(body.results, project) });
   const [chosen, setChosen] = useState("");
   const [used, setUsed] = useState("");
   const write = useMutation({
-    mutationFn: (version: number) => api<TrainingFiles>(`dataset-versions/${version}/training-files/`, { method: "POST" }),
-    onSuccess: (body, version) => {
-      const intents = versions.find((v) => v.version === version)?.intents ?? [];
+    mutationFn: async (version: number) => {
+      const files = await api<TrainingFiles>(`dataset-versions/${version}/training-files/`, { method: "POST" });
+      const declared = versions.find((v) => v.version === version)?.intents ?? [];
+      const intents = declared.length || !onDataset ? declared : labelledIntents(await datasetsApi.labels(version), shipped);
+      return { ...files, intents };
+    },
+    onSuccess: (body) => {
+      const intents = body.intents;
       const adopted = onDataset ? onDataset(body.tickets, intents) : (onChange(body.tickets), false);
       const catalogue = adopted
         ? ` Its ${intents.length} intents are now the team's catalogue: give each to a specialist (select the agent, then tick its intents).`
