@@ -1,4 +1,4 @@
-import { decisionText, type Turn } from "./conversation";
+import { customerWords, decisionText, type Turn } from "./conversation";
 import "./conversation.css";
 
 /** A conversation turn by turn: what the customer said, the decisions the agents took, what the team said
@@ -9,7 +9,7 @@ export function ConversationTurns({ turns, reviewLinks = true }: { turns: Turn[]
       {turns.map((t) => (
         <li key={t.episode} className="conversation-turn" data-testid="conversation-turn">
           <p className="said customer" data-testid="customer-said">
-            <b>Customer:</b> {t.customer || <i className="muted">(no words: {t.event?.kind === "accepted" ? "accepted the answer" : "replied"})</i>}
+            <b>Customer:</b> {customerWords(t).spoken ? t.customer : <i className="muted">{customerWords(t).text}</i>}
           </p>
           {t.decisions.length > 0 && (
             <ul className="turn-decisions small muted" data-testid="turn-decisions">

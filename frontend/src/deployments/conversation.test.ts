@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { awaitingText, decisionText, endedText } from "./conversation";
+import { awaitingText, customerWords, decisionText, endedText } from "./conversation";
 
 describe("conversation words", () => {
   it("says who decided what, and whether the model or the rules did", () => {
@@ -15,5 +15,12 @@ describe("conversation words", () => {
     expect(awaitingText("answer:goal")).toBe("The team waits for the customer's answer (goal).");
     expect(awaitingText("feedback")).toContain("word on its answer");
     expect(awaitingText(null)).toBe("");
+  });
+  it("says the customer's word on an answer when they gave it without words", () => {
+    expect(customerWords({ customer: "it blinks orange", event: { kind: "answer" } })).toEqual({ text: "it blinks orange", spoken: true });
+    expect(customerWords({ customer: "", event: { kind: "accepted" } }).text).toBe("(no words: the answer solved it)");
+    // "It did not": the team answers again (or hands over); the turn must not read as if they just "replied"
+    expect(customerWords({ customer: "", event: { kind: "answer" } }).text).toBe("(no words: the answer did not solve it)");
+    expect(customerWords({ customer: "", event: { kind: "escalated" } }).text).toBe("(no words: the answer did not solve it)");
   });
 });

@@ -65,6 +65,13 @@ export const conversationsApi = {
 /** Where the console keeps the conversation it shows, so a reload carries on with it. */
 export const storageKey = (deployment: number) => `mase.conversation.${deployment}`;
 
+/** What the customer said in a turn; a turn without words is their word on the team's answer (the console's
+ * "That solved it" or "It did not": the server takes an empty message only then), so it says which. */
+export function customerWords(t: Pick<Turn, "customer" | "event">): { text: string; spoken: boolean } {
+  if (t.customer) return { text: t.customer, spoken: true };
+  return { text: t.event?.kind === "accepted" ? "(no words: the answer solved it)" : "(no words: the answer did not solve it)", spoken: false };
+}
+
 /** One decision in words: "triage: ask problem (rules, 100%)". */
 export function decisionText(d: TurnDecision): string {
   const who = d.source === "fallback" ? "rules" : d.source === "trial" ? "trial" : "model";
