@@ -117,7 +117,7 @@ export function EnvironmentEditor({ catalogue, project }: { catalogue: Catalogue
                     shipped={intents?.map((i) => i.name)}
                     onDataset={(tickets, declared) => {
                       // only an environment with an intent catalogue of its own takes the dataset's
-                      const next = paramsForDataset(params, tickets, described.some((p) => p.name === "intents") ? declared : []);
+                      const next = paramsForDataset(params, tickets, described.some((p) => p.name === "intents") ? declared : [], intents?.map((i) => i.name));
                       save(next.params);
                       return next.adopted;
                     }}

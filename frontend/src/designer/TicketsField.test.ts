@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Dataset, LabelDistribution } from "../datasets/types";
+import type { Json } from "./types";
 import { countsText, labelledIntents, paramsForDataset, trainableVersions } from "./TicketsField";
 
 const dataset = (id: number, project: number, latest: Dataset["latest_version"]) =>
@@ -33,9 +34,20 @@ describe("a dataset with its own intents", () => {
 
   it("brings that catalogue into the spec with the ticket name, so the team is not trained on the shipped intents", () => {
     const intents = trainableVersions([bikes], 7)[0].intents;
-    const used = paramsForDataset({ shuffle: false }, "dataset-4-abc-labelled", intents);
+    const used = paramsForDataset({ shuffle: false }, "dataset-4-abc-labelled", intents, ["order_tracking", "return_refund"]);
     expect(used).toEqual({ params: { shuffle: false, tickets: "dataset-4-abc-labelled", intents }, adopted: true });
     expect(paramsForDataset(used.params, "dataset-4-abc-labelled", intents).adopted).toBe(false);
+  });
+
+  it("keeps the spec's catalogue, and its words, when it already holds every intent of the dataset", () => {
+    const shipped = ["order_tracking", "return_refund"];
+    const mine: Record<string, Json>[] = [{ name: "order_tracking" }, { name: "cancel_subscription", description: "stop a plan, in my words" }];
+    const theirs = [{ name: "cancel_subscription", description: "cancel" }, { name: "order_tracking", description: "order tracking" }];
+    expect(paramsForDataset({ intents: mine }, "set", theirs, shipped)).toEqual({ params: { intents: mine, tickets: "set" }, adopted: false });
+    expect(paramsForDataset({}, "set", [{ name: "return_refund", description: "refund" }], shipped)).toEqual({ params: { tickets: "set" }, adopted: false });
+    // one intent the spec lacks: the dataset's intents, the spec's own words kept for those it declared
+    const more = [...theirs, { name: "rental", description: "hire a bike" }];
+    expect(paramsForDataset({ intents: mine }, "set", more, shipped).params.intents).toEqual([mine[1], mine[0], more[2]]);
   });
 
   it("leaves the catalogue alone when the dataset declares none", () => {

@@ -37,19 +37,25 @@ export function labelledIntents(labels: LabelDistribution, shipped: string[]): D
   return names.every((name) => shipped.includes(name)) ? [] : names.map((name) => ({ name }));
 }
 
-/** The environment's params training on `tickets`: a dataset that declares its own intents brings them as the
- * spec's catalogue (its rows may hold no other intent, and a team trained under another catalogue fails on its
- * first row), so `adopted` says whether the catalogue changed. */
+/** The environment's params training on `tickets`. The spec's catalogue (its own, else the environment's
+ * `shipped` one) stays when it already holds every intent of the dataset; otherwise the dataset's intents
+ * become the catalogue (its rows may hold no other intent, and a team trained under a catalogue that lacks
+ * one fails on its first such row), each keeping the spec's own words where it declared that intent already.
+ * `adopted` says whether the catalogue changed. */
 export function paramsForDataset(
   params: Record<string, Json>,
   tickets: string,
   intents: DeclaredIntent[],
+  shipped: string[] = [],
 ): { params: Record<string, Json>; adopted: boolean } {
   const next: Record<string, Json> = { ...params, tickets };
-  if (!intents.length) return { params: next, adopted: false };
-  const adopted = JSON.stringify(params.intents ?? null) !== JSON.stringify(intents);
-  next.intents = intents as unknown as Json;
-  return { params: next, adopted };
+  const own = (Array.isArray(params.intents) ? params.intents : []).filter(
+    (i): i is Record<string, Json> => typeof i === "object" && i !== null && !Array.isArray(i) && typeof i.name === "string",
+  );
+  const current = own.length ? own.map((i) => i.name as string) : shipped;
+  if (intents.every((i) => current.includes(i.name))) return { params: next, adopted: false };
+  next.intents = intents.map((i) => own.find((o) => o.name === i.name) ?? i) as unknown as Json;
+  return { params: next, adopted: true };
 }
 
 /** The project's datasets a team can train on, each by its newest version, named as a user knows them. */
