@@ -136,6 +136,7 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
           errors={result.errors}
           errorsTotal={result.errors_total}
           duplicates={result.duplicates}
+          version={result.version}
         />
       )}
       {result && !datasetId && (

@@ -1,5 +1,5 @@
-import { problemsByLine } from "./logic";
-import type { Duplicates, RowError } from "./types";
+import { problemsByLine, storedText } from "./logic";
+import type { DatasetVersion, Duplicates, RowError } from "./types";
 
 interface Props {
   /** Rows stored and refused; null when nothing was stored. */
@@ -8,17 +8,17 @@ interface Props {
   errors: RowError[];
   errorsTotal: number;
   duplicates?: Duplicates;
+  /** The version the upload made. */
+  version?: Pick<DatasetVersion, "number" | "row_count">;
 }
 
 /** What an upload kept and what it refused, each refused line with its fields' problems. */
-export function UploadReport({ accepted, refused, errors, errorsTotal, duplicates }: Props) {
+export function UploadReport({ accepted, refused, errors, errorsTotal, duplicates, version }: Props) {
   const lines = problemsByLine(errors);
   return (
     <div className="dataset-report" data-testid="upload-report">
       {accepted !== null && (
-        <p>
-          <strong>{accepted}</strong> rows stored{refused > 0 ? `, ${refused} refused` : ""}.
-        </p>
+        <p data-testid="upload-stored">{storedText(accepted, refused, version)}</p>
       )}
       {lines.length > 0 && (
         <div className="field-errors" role="alert" data-testid="row-errors">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api";
-import { labelBars, parseCatalogue, problemsByLine, refusedUpload, rowQuery, splitShare } from "./logic";
+import { labelBars, parseCatalogue, problemsByLine, refusedUpload, rowQuery, splitShare, storedText } from "./logic";
 import { NO_FILTERS } from "./types";
 
 describe("rowQuery", () => {
@@ -97,5 +97,12 @@ describe("parseCatalogue", () => {
   });
   it("is null without any intent", () => {
     expect(parseCatalogue(" \n\n")).toBeNull();
+  });
+});
+
+describe("an upload's outcome in words", () => {
+  it("counts the file's rows in the singular or plural, and says what an appended version holds", () => {
+    expect(storedText(1, 4, { number: 2, row_count: 75 })).toBe("1 row from the file stored, 4 refused: version v2 holds 75 rows.");
+    expect(storedText(74, 0)).toBe("74 rows from the file stored.");
   });
 });

@@ -25,6 +25,14 @@ export interface LineProblems {
 }
 
 /** Problems of the rows of an upload, one entry per line in file order. */
+/** An upload's outcome in words: the file's rows kept and refused, and what the new version holds (an
+ * appended file's rows join the latest version's, so the two counts differ). */
+export function storedText(accepted: number, refused: number, version?: { number: number; row_count: number }): string {
+  const rows = (n: number) => `${n.toLocaleString()} ${n === 1 ? "row" : "rows"}`;
+  const kept = `${rows(accepted)} from the file stored${refused > 0 ? `, ${refused.toLocaleString()} refused` : ""}`;
+  return version ? `${kept}: version v${version.number} holds ${rows(version.row_count)}.` : `${kept}.`;
+}
+
 export function problemsByLine(errors: RowError[]): LineProblems[] {
   const byLine = new Map<number, LineProblems>();
   for (const error of errors) {

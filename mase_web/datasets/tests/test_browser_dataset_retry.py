@@ -34,7 +34,7 @@ def test_a_refused_first_file_then_a_corrected_one_fills_the_same_dataset(live_s
     form.get_by_role("textbox", name="Intents (optional)").fill("refund: money back\ndelay: late parcel")
     choose_file(form, b'{"text": "my money back please", "intents": ["refund"]}\n{"text": "it is late"}\n')
     form.get_by_role("button", name="Upload").click()
-    form.get_by_text("rows stored").wait_for()
+    form.get_by_text("from the file stored").wait_for()
     assert "unique set" not in form.inner_text()
     (dataset,) = Dataset.objects.all()  # one dataset: the retry filled the one the first try made
     assert dataset.name == "Shop tickets" and dataset.versions.count() == 1

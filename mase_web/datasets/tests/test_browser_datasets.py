@@ -39,7 +39,7 @@ def test_upload_a_file_then_read_its_rows_chart_and_splits(live_services, browse
     )
     form.get_by_role("button", name="Upload").click()
     report = form.get_by_test_id("upload-report")
-    report.get_by_text("20 rows stored, 1 refused.").wait_for()
+    report.get_by_text("20 rows from the file stored, 1 refused: version v1 holds 20 rows.").wait_for()
     refused = report.get_by_test_id("row-errors")
     assert "line 14" in refused.inner_text() and "text is required" in refused.inner_text()
     assert "unknown intent 'complaint'" in refused.inner_text()  # not in the catalogue typed above

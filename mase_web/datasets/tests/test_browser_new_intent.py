@@ -105,7 +105,7 @@ def test_an_uploaded_intent_is_labelled_trained_deployed_and_answered_by_its_own
         {"name": "tickets.jsonl", "mimeType": "application/jsonl", "buffer": content}
     )
     form.get_by_role("button", name="Upload").click()
-    form.get_by_test_id("upload-report").get_by_text(f"{len(rows)} rows stored").wait_for()
+    form.get_by_test_id("upload-report").get_by_text(f"{len(rows)} rows from the file stored").wait_for()
     dataset = Dataset.objects.get(project=project, name="Shop tickets")
 
     # Queue the unlabelled rows for annotators.
