@@ -2144,6 +2144,8 @@ export interface components {
              * @description the circuit breaker's confidence threshold (default: the run's spec's; GET deployments/preview/ shows how often the team would fall back at it)
              */
             confidence_threshold?: number;
+            /** @description routing teams: hand tickets outside the intent catalogue to a person (default: the site's) */
+            scope_gate?: boolean;
         };
         /** @description A succeeded training run offered for deployment; `why` says what keeps it from being deployed. */
         DeployCandidate: {
@@ -2157,6 +2159,10 @@ export interface components {
              * @description the run's own breaker threshold, kept unless the deploy form moves it
              */
             confidence_threshold: number | null;
+            /** @description whether the team routes tickets by intents (a scope gate applies) */
+            routing: boolean;
+            /** @description where its scope gate starts unless the form changes it */
+            scope_gate: boolean;
             /** @description whether /api/deployments/preview/ can replay this run's dev split (its environment has one) */
             fallback_preview: boolean;
         };

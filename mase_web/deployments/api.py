@@ -222,6 +222,7 @@ class DeploymentViewSet(
         data = body.validated_data
         run = _deployable_run(request.user, data["run"])
         checkpoint = _checkpoint_of(run, data.get("checkpoint"))
+        gate = {"scope_gate": data["scope_gate"]} if "scope_gate" in data else {}  # else the site's default
         workflow_id = run.source.get("workflow") if run.source.get("kind") == "workflow" else None
         deployment = Deployment.objects.create(
             project_id=run.project_id,
@@ -232,6 +233,7 @@ class DeploymentViewSet(
             spec=_with_threshold(run.spec, data.get("confidence_threshold")),
             created_by=request.user,
             **_generation_fields(data.get("generation") or {}),
+            **gate,
         )
         return Response(DeploymentDetailSerializer(deployment).data, status=status.HTTP_201_CREATED)
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.envs.routing import routing
 from agents.spec import load_spec
 from agents.spec.algorithms import is_deployable
 from agents.spec.paths import refuse_paths
+from mase_web.deployments.models import site_scope_gate
 from mase_web.runs.facade import Run
 from serving.model import RuntimeInputError, resolve_checkpoint
 
@@ -53,10 +55,14 @@ def undeployable_reason(run: Run) -> str | None:
     return None
 
 
+UNSERVABLE = {"confidence_threshold": None, "fallback_preview": False, "routing": False, "scope_gate": False}
+
+
 def breaker_facts(run: Run) -> dict:
-    """The run's own breaker threshold (what a deployment keeps unless the form moves it) and whether its
-    fallback can be previewed (an environment with a dev split of tickets); None/False for a spec that
-    cannot be served."""
+    """The run's own breaker threshold (what a deployment keeps unless the form moves it), whether its
+    fallback can be previewed (an environment with a dev split of tickets), whether it routes tickets by
+    intents and, then, where its scope gate starts (the site's default); `UNSERVABLE` for a spec that cannot
+    be served."""
     from serving.breaker import BreakerConfig
     from training.mappo.calibration import dev_params
 
@@ -65,8 +71,14 @@ def breaker_facts(run: Run) -> dict:
         threshold = BreakerConfig.from_spec(team.circuit_breaker).confidence_threshold
         previewable = dev_params(team.environment.name, dict(team.environment.params)) is not None
     except ValueError:
-        return {"confidence_threshold": None, "fallback_preview": False}
-    return {"confidence_threshold": threshold, "fallback_preview": previewable}
+        return dict(UNSERVABLE)
+    routes = routing(team.environment.name) is not None
+    return {
+        "confidence_threshold": threshold,
+        "fallback_preview": previewable,
+        "routing": routes,
+        "scope_gate": routes and site_scope_gate(),
+    }
 
 
 def candidates(runs) -> list[dict]:
@@ -77,9 +89,7 @@ def candidates(runs) -> list[dict]:
         :MAX_CANDIDATES
     ]:
         why = undeployable_reason(run)
-        facts = (
-            breaker_facts(run) if why is None else {"confidence_threshold": None, "fallback_preview": False}
-        )
+        facts = breaker_facts(run) if why is None else dict(UNSERVABLE)
         rows.append(
             {"id": run.pk, "name": run.name, "project": run.project_id, "deployable": why is None, "why": why}
             | facts

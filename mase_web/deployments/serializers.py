@@ -115,6 +115,10 @@ class DeploySerializer(serializers.Serializer):
         help_text="the circuit breaker's confidence threshold (default: the run's spec's; "
         "GET deployments/preview/ shows how often the team would fall back at it)",
     )
+    scope_gate = serializers.BooleanField(
+        required=False,
+        help_text="routing teams: hand tickets outside the intent catalogue to a person (default: the site's)",
+    )
 
 
 class DeployCandidateSerializer(serializers.Serializer):
@@ -128,6 +132,10 @@ class DeployCandidateSerializer(serializers.Serializer):
     confidence_threshold = serializers.FloatField(
         allow_null=True, help_text="the run's own breaker threshold, kept unless the deploy form moves it"
     )
+    routing = serializers.BooleanField(
+        help_text="whether the team routes tickets by intents (a scope gate applies)"
+    )
+    scope_gate = serializers.BooleanField(help_text="where its scope gate starts unless the form changes it")
     fallback_preview = serializers.BooleanField(
         help_text="whether /api/deployments/preview/ can replay this run's dev split (its environment has one)"
     )
@@ -168,6 +176,8 @@ class EpisodeSerializer(serializers.ModelSerializer):
         if not reply:
             return None
         keys = ("text", "backend", "model", "usage", "cost", "latency_ms", "fallback", "faults")
+        if isinstance(reply, str):  # a conversation's turn keeps the words the team said (deployments.conversations)
+            return {k: None for k in keys} | {"text": reply, "backend": "template"}
         return {k: reply.get(k) for k in keys}
 
     def get_answer(self, episode: Episode) -> list[str] | None:

@@ -6,6 +6,7 @@ import { errorLines } from "./format";
 import { ErrorList } from "./ErrorList";
 import { DEFAULT_WRITER, WriterFields, writerRequest } from "./WriterFields";
 import { FallbackPreview } from "./FallbackPreview";
+import { SCOPE_GATE_TRADE } from "./ScopeGateControl";
 import { deploymentQueries } from "./queries";
 
 /** Deploy the checkpoint of a succeeded run (product managers and admins). Runs that cannot be deployed
@@ -16,6 +17,8 @@ export function DeployForm({ projects }: { projects: number[] }) {
   const [writer, setWriter] = useState(DEFAULT_WRITER);
   // the breaker's confidence threshold: null = the run's spec's (shown once the preview reports it)
   const [threshold, setThreshold] = useState<number | null>(null);
+  // routing teams: whether tickets outside the catalogue go to a person; null = where the run starts
+  const [scopeGate, setScopeGate] = useState<boolean | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const candidates = useQuery(deploymentQueries.candidates()).data ?? [];
@@ -32,6 +35,7 @@ export function DeployForm({ projects }: { projects: number[] }) {
         ...(name.trim() ? { name: name.trim() } : {}),
         ...(writerRequest(writer) ? { generation: writerRequest(writer) } : {}),
         ...(threshold !== null ? { confidence_threshold: threshold } : {}),
+        ...(scopeGate !== null && chosen?.routing ? { scope_gate: scopeGate } : {}),
       });
       window.location.assign(`/deployments/${created.id}/`);
     } catch (e) {
@@ -59,6 +63,7 @@ export function DeployForm({ projects }: { projects: number[] }) {
             onChange={(e) => {
               setRun(e.target.value);
               setThreshold(null);
+              setScopeGate(null);
             }}
             required
           >
@@ -87,6 +92,16 @@ export function DeployForm({ projects }: { projects: number[] }) {
               onChange={(e) => setThreshold(Number(e.target.value))}
             />{" "}
             <output>{(threshold ?? specThreshold ?? 0.5).toFixed(2)}</output>
+          </label>
+        )}
+        {chosen?.routing && (
+          <label title={SCOPE_GATE_TRADE}>
+            <input
+              type="checkbox"
+              checked={scopeGate ?? chosen.scope_gate}
+              onChange={(e) => setScopeGate(e.target.checked)}
+            />{" "}
+            Hand tickets outside the catalogue to a person
           </label>
         )}
         <WriterFields value={writer} onChange={setWriter} />

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { fieldErrorText } from "../api";
 import { deploymentsApi } from "./deploymentsApi";
 import { patchDeployment } from "./queries";
@@ -25,10 +26,13 @@ interface Props {
  * turn it on or off, and the next ticket follows. */
 export function ScopeGateControl({ deployment, canEdit }: Props) {
   const queryClient = useQueryClient();
+  // the switch moves at once; the sentence above it says what the server stored
+  const [switched, setSwitched] = useState(deployment.scope_gate);
   const save = useMutation({
     mutationFn: (on: boolean) => deploymentsApi.setScopeGate(deployment.id, on),
     onSuccess: (fresh) =>
       patchDeployment(queryClient, deployment.id, { scope_gate: fresh.scope_gate }),
+    onError: () => setSwitched(deployment.scope_gate),
   });
 
   return (
@@ -40,9 +44,12 @@ export function ScopeGateControl({ deployment, canEdit }: Props) {
         <label>
           <input
             type="checkbox"
-            checked={deployment.scope_gate}
+            checked={switched}
             disabled={save.isPending}
-            onChange={(e) => save.mutate(e.target.checked)}
+            onChange={(e) => {
+              setSwitched(e.target.checked);
+              save.mutate(e.target.checked);
+            }}
           />{" "}
           Hand tickets outside the catalogue to a person
         </label>

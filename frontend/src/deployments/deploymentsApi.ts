@@ -27,7 +27,13 @@ const post = (body: unknown) => ({ method: "POST", body: JSON.stringify(body) })
 export const deploymentsApi = {
   list: () => api<Paginated<DeploymentSummary>>("deployments/?page_size=100"),
   get: (id: number) => api<DeploymentDetail>(`deployments/${id}/`),
-  create: (body: { run: number; name?: string; generation?: WriterRequest; confidence_threshold?: number }) =>
+  create: (body: {
+    run: number;
+    name?: string;
+    generation?: WriterRequest;
+    confidence_threshold?: number;
+    scope_gate?: boolean;
+  }) =>
     api<DeploymentDetail>("deployments/", post(body)),
   stop: (id: number) => api<DeploymentDetail>(`deployments/${id}/stop/`, post({})),
   resume: (id: number) => api<DeploymentDetail>(`deployments/${id}/resume/`, post({})),

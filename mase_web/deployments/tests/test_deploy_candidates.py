@@ -63,3 +63,12 @@ def test_a_deployable_candidate_carries_its_own_threshold_and_whether_it_has_a_p
     )
     assert rows[talking_run.pk]["confidence_threshold"] == talking["circuit_breaker"]["confidence_threshold"]
     assert rows[talking_run.pk]["fallback_preview"] is False
+    # a routing team's scope gate starts where the site's does, and the form may choose it (decision 0040)
+    assert rows[routing_run.pk]["routing"] is True and rows[routing_run.pk]["scope_gate"] is False
+    assert rows[talking_run.pk]["routing"] is False and rows[talking_run.pk]["scope_gate"] is False
+    pm = client_for(users[Role.PRODUCT_MANAGER])
+    gated = pm.post("/api/deployments/", {"run": routing_run.pk, "scope_gate": True}, format="json")
+    assert gated.status_code == 201, gated.content
+    assert gated.json()["scope_gate"] is True and gated.json()["routing"] is True
+    plain = pm.post("/api/deployments/", {"run": routing_run.pk}, format="json")
+    assert plain.status_code == 201 and plain.json()["scope_gate"] is False
