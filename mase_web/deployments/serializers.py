@@ -176,7 +176,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
         if not reply:
             return None
         keys = ("text", "backend", "model", "usage", "cost", "latency_ms", "fallback", "faults")
-        if isinstance(reply, str):  # a conversation's turn keeps the words the team said (deployments.conversations)
+        if isinstance(reply, str):  # a conversation's turn keeps the words said (deployments.conversations)
             return {k: None for k in keys} | {"text": reply, "backend": "template"}
         return {k: reply.get(k) for k in keys}
 
