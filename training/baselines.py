@@ -13,7 +13,8 @@ The arms a team is compared with:
   with the template's own budget.
 
 Every arm plays the same evaluation episodes: the spec's environment on its held-out split
-(`EVALUATION_PARAMS`), episode k reset with seed `EVALUATION_SEED + k`, greedy. An episode's score is the
+(`evaluation_params`: a routing team's test split of the tickets it trained on, else `EVALUATION_PARAMS`),
+episode k reset with seed `EVALUATION_SEED + k`, greedy. An episode's score is the
 environment's own success measure (exact match, the judge's score, the guess), its cost the environment's
 `cost` when it reports one, else the steps taken.
 
@@ -40,6 +41,7 @@ __all__ = [
     "EVALUATION_PARAMS",
     "EVALUATION_SEED",
     "ArmEpisodes",
+    "evaluation_params",
     "has_baselines",
     "evaluation_env",
     "play_episodes",
@@ -54,13 +56,13 @@ __all__ = [
 ]
 
 EVALUATION_PARAMS: dict[str, dict[str, Any]] = {
-    "customer_service": {"tickets": "test"},
     "research_report": {"split": "test"},
     "collaborative_writing": {"split": "test", "shuffle": True},
     "code_generation": {"split": "test", "shuffle": True},
     "interactive_support": {"split": "heldout"},  # customers of product families kept out of training
 }
-"""Per environment: the parameters that turn the training environment into its held-out evaluation one."""
+"""Per environment: the parameters that turn the training environment into its held-out evaluation one. A
+routing environment's come from the tickets it trained on (`evaluation_params`): a dataset's own test split."""
 
 EVALUATION_SEED = 50_000
 """Episode k of an evaluation is reset with seed EVALUATION_SEED + k (apart from training's and validation's)."""
@@ -88,10 +90,24 @@ def has_baselines(spec: TeamSpec | Mapping[str, Any]) -> bool:
     return team.environment.name in SCRIPTED_ENVIRONMENTS and is_ppo(team.training.algorithm)
 
 
+def evaluation_params(team: TeamSpec) -> dict[str, Any]:
+    """What turns the spec's environment into its held-out evaluation one: a routing team's test split of
+    the tickets it trained on (a dataset's ``NAME.test``, the shipped test split for the shipped catalogue;
+    a ValueError saying so when there is none), else `EVALUATION_PARAMS`."""
+    name, params = team.environment.name, dict(team.environment.params)
+    interface = routing(name)
+    if interface is None:
+        return EVALUATION_PARAMS.get(name, {})
+    test = interface.test_tickets(params)
+    if test is None:
+        raise ValueError(f"the tickets {params.get('tickets')!r} have no test split to judge the team on")
+    return {"tickets": test}
+
+
 def evaluation_env(team: TeamSpec) -> Any:
-    """The spec's environment on its held-out evaluation split (`EVALUATION_PARAMS`)."""
+    """The spec's environment on its held-out evaluation split (`evaluation_params`)."""
     name = team.environment.name
-    params = {**dict(team.environment.params), **EVALUATION_PARAMS.get(name, {})}
+    params = {**dict(team.environment.params), **evaluation_params(team)}
     return make_env(name, params, **team_kwargs(name, team.agents, team.edges))
 
 
@@ -256,7 +272,8 @@ def run_baselines(
         return None
     events = events if events is not None else EventStream()
     n = int(episodes or team.training.eval_episodes)
-    served_checkpoint(run_dir)  # nothing to judge without one: say so before the slow arms
+    served_checkpoint(run_dir)  # nothing to judge without one, or without a test split:
+    evaluation_params(team)  # say so before the slow arms
     backbone = backbone if backbone is not None else _load_backbone(team)
     learned = team.training.algorithm
     arms: dict[str, ArmEpisodes] = {}
@@ -328,5 +345,5 @@ def train_with_baselines(
 
 
 def _split_words(team: TeamSpec) -> str:
-    params = EVALUATION_PARAMS.get(team.environment.name, {})
+    params = evaluation_params(team)
     return str(params.get("split", params.get("tickets", "the training environment")))

@@ -13,7 +13,8 @@ first use, as the registry imports the class), a module with
 - ``correct_actions(names, observation, truth, owned, catalogue)``: the right actions of one agent (calibration);
 - ``keyword_fallback(rules, params, team)`` and ``rules_router(params)``: the rule fallback and its router;
 - ``make_ticket(id, text, intents)``, ``load_tickets(name, params)``, ``ticket_problem(row, params)``;
-- ``reply(intent, ticket)``: the template reply sentence to one intent (None: not one of its own).
+- ``reply(intent, ticket)``: the template reply sentence to one intent (None: not one of its own);
+- ``dev_tickets(params)``, ``test_tickets(params)``: the held-out splits of the tickets trained on (None: none).
 
 An instance of the environment holds its ``catalogue`` (``names``, ``actions``, ``action_intents``).
 `ROUTING_ENVIRONMENTS` lists the registered ones (a new routing domain adds its name there).

@@ -29,12 +29,13 @@ from agents.envs.customer_service.tickets import load_tickets as _load_tickets
 __all__ = [
     "clause_readers", "catalogue", "start", "reader_inputs", "expert_team", "correct_actions",
     "keyword_fallback", "rules_router", "make_ticket", "load_tickets", "ticket_problem", "reply", "dev_tickets",
-    "has_own_dev_split", "scripted_team", "role_intents", "answered_intent", "reviewer_roles",
+    "test_tickets", "has_own_dev_split", "scripted_team", "role_intents", "answered_intent", "reviewer_roles",
     "out_of_scope_tickets",
 ]  # fmt: skip
 
 clause_readers = CLAUSE_READERS
 DEV_SPLIT = "validation"
+TEST_SPLIT = "test"
 reviewer_roles = REVIEWER_ROLES
 
 
@@ -140,16 +141,27 @@ def load_tickets(name: str, params: Mapping[str, Any] | None = None) -> list[Tic
     return _load_tickets(name, catalogue(params))
 
 
-def dev_tickets(params: Mapping[str, Any] | None) -> str | None:
-    """The dev split of the tickets ``params`` name (selection of `best`, calibration): a dataset NAME's
-    ``NAME.validation`` when there is one; the shipped validation split for the shipped catalogue (also
-    when it trains on another file, as before datasets); None for a catalogue of one's own without one."""
+def _split_of(params: Mapping[str, Any] | None, suffix: str, shipped: str) -> str | None:
+    """A held-out split of the tickets ``params`` name: a dataset NAME's ``NAME<suffix>`` when there is one;
+    the shipped ``shipped`` split for the shipped catalogue (also when it trains on another file, as before
+    datasets); None for a catalogue of one's own without one."""
     params = params or {}
-    tickets = str(params.get("tickets", "train"))
-    own = f"{tickets}.validation"
+    own = f"{params.get('tickets', 'train')}{suffix}"
     if places.is_name(own) and places.named_path(own, TICKET_FILES) is not None:
         return own
-    return DEV_SPLIT if catalogue(params).shipped else None
+    return shipped if catalogue(params).shipped else None
+
+
+def dev_tickets(params: Mapping[str, Any] | None) -> str | None:
+    """The dev split of the tickets ``params`` name (selection of `best`, calibration): ``NAME.validation``,
+    else the shipped validation split for the shipped catalogue (`_split_of`)."""
+    return _split_of(params, ".validation", DEV_SPLIT)
+
+
+def test_tickets(params: Mapping[str, Any] | None) -> str | None:
+    """The test split of the tickets ``params`` name (a run's verdict beside its baselines): ``NAME.test``
+    of a dataset, else the shipped test split for the shipped catalogue (`_split_of`); None: no test split."""
+    return _split_of(params, ".test", TEST_SPLIT)
 
 
 def has_own_dev_split(params: Mapping[str, Any] | None) -> bool:
