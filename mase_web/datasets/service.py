@@ -118,9 +118,21 @@ def _user_id(user) -> int | None:
     return user.pk if user is not None and getattr(user, "is_authenticated", False) else None
 
 
-def deployment_dataset(deployment_id: int, project: Project | int, by=None) -> Dataset:
-    """The dataset a deployment's corrections land in, made on first use. Raises LookupError when the
-    deployment is not one of ``project``'s."""
+def deployment_dataset(
+    deployment_id: int, project: Project | int, by=None, catalogue: dict | None = None
+) -> Dataset:
+    """The dataset a deployment's corrections land in, made on first use. ``catalogue``: the deployment's
+    intents now (``{"intents": [{"name", "description"}, ...]}``), kept as the dataset's, so that its rows are
+    checked against them and a team trained on it brings their descriptions (None: left as it is). Raises
+    LookupError when the deployment is not one of ``project``'s."""
+    dataset = _corrections_dataset(deployment_id, project, by)
+    if catalogue is not None and dataset.catalogue != catalogue:
+        dataset.catalogue = catalogue
+        dataset.save(update_fields=["catalogue"])
+    return dataset
+
+
+def _corrections_dataset(deployment_id: int, project: Project | int, by=None) -> Dataset:
     project_id = project.pk if isinstance(project, Project) else int(project)
     deployment = deployment_in_project(deployment_id, project_id)
     if deployment is None:

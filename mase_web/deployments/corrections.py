@@ -192,7 +192,8 @@ def land_in_dataset(correction: Correction, replaces: int | None = None) -> dict
     400 and nothing of the correction is kept."""
     episode, user = correction.episode, correction.corrected_by
     deployment = episode.deployment
-    dataset = deployment_dataset(deployment.pk, deployment.project_id, by=user)
+    catalogue = {"intents": deployment_catalogue(deployment)["intents"]}  # its rows name these
+    dataset = deployment_dataset(deployment.pk, deployment.project_id, by=user, catalogue=catalogue)
     row = {
         "text": episode.task_text,
         "intents": correction.intents,

@@ -65,6 +65,9 @@ def test_an_operator_corrects_a_decision_and_it_lands_in_the_deployments_dataset
     landed = stored["dataset_row"]
     dataset = Dataset.objects.get(pk=landed["dataset"])
     assert dataset.deployment_id == episode.deployment_id and dataset.project_id == project.pk
+    # the dataset carries the deployment's intents with their descriptions: a team trained on it brings them
+    catalogue = {i["name"]: i["description"] for i in dataset.catalogue["intents"]}
+    assert {"delivery_delay", "damaged_item"} <= set(catalogue) and all(catalogue.values())
     row = DatasetRow.objects.get(pk=landed["row"])
     assert (row.version_id, row.text, row.intents, row.owner, row.reference_reply) == (
         landed["version"], episode.task_text, ["damaged_item", "delivery_delay"], "dispute_mediator", "Sorry: refund.",
