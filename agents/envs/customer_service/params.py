@@ -6,19 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from agents import places
-from agents.envs.customer_service.catalogue import catalogue_problems, make_catalogue
+from agents.envs.customer_service.catalogue import Catalogue, catalogue_problems, make_catalogue
 from agents.envs.customer_service.tickets import (
     HOLDOUT_STYLES,
     SPLITS,
     SUPERVISOR_VIEWS,
     TICKET_FILES,
     TicketFileError,
+    UnknownIntentError,
     load_tickets,
     resolve_ticket_path,
+    unknown_intents,
 )
 from agents.envs.customer_service.triage import ROLE_VIEWS
 from agents.envs.params import EnvParams, param
@@ -147,8 +150,10 @@ class CustomerServiceParams(EnvParams):
 
     @classmethod
     def related_problems(cls, merged: Mapping[str, Any], bad: set[str]) -> list[SpecError]:
-        """The catalogue must be well formed, the ticket file must exist (a split name or a JSONL file) and,
-        under a catalogue of the spec's own, hold only its intents; triage queues follow the shipped rules."""
+        """The catalogue must be well formed, the ticket file must exist (a split name or a JSONL file) and
+        hold only the catalogue's intents, as must a dataset's dev and test files (the shipped catalogue when
+        the spec declares none; a path, on one's own machine, is read only under a catalogue of the spec's
+        own); triage queues follow the shipped rules."""
         problems = [SpecError(path, message) for path, message in catalogue_problems(merged["intents"])]
         tickets = merged["tickets"]
         if not isinstance(tickets, str | Path) or not str(tickets).strip():
@@ -160,17 +165,49 @@ class CustomerServiceParams(EnvParams):
         if not resolve_ticket_path(str(tickets)).is_file():
             shown = places.shown(resolve_ticket_path(tickets))
             return [*problems, SpecError("$.tickets", f"ticket file not found: {shown}")]
-        if problems or not merged["intents"]:
+        if problems:
             return problems
-        if merged["role_view"] == "triage":
+        if merged["intents"] and merged["role_view"] == "triage":
             problems.append(
                 SpecError("$.role_view", "triage queues follow the shipped intents' rules: use ticket")
             )
-        try:
-            load_tickets(str(tickets), make_catalogue(merged["intents"]))
-        except TicketFileError as exc:
-            problems.append(SpecError("$.tickets", str(exc)))
+        catalogue = make_catalogue(merged["intents"])
+        named = places.named_path(str(tickets), TICKET_FILES)
+        if named is None and merged["intents"]:  # a path (one's own machine): read for its own catalogue
+            named = resolve_ticket_path(tickets)
+        for path in (*((named,) if named is not None else ()), *_held_out_files(str(tickets))):
+            stat = path.stat()
+            problem = _file_problem(path, (stat.st_mtime_ns, stat.st_size), catalogue)
+            if problem is not None:
+                problems.append(SpecError("$.tickets", problem))
         return problems
+
+
+def _held_out_files(tickets: str) -> tuple[Path, ...]:
+    """The dev and test files a dataset's name comes with (``NAME.validation``, ``NAME.test``): a run reads
+    them in the same catalogue."""
+    found = (places.named_path(f"{tickets}{suffix}", TICKET_FILES) for suffix in (".validation", ".test"))
+    return tuple(path for path in found if path is not None)
+
+
+@lru_cache(maxsize=64)
+def _file_problem(path: Path, stamp: tuple[int, int], catalogue: Catalogue) -> str | None:
+    """What makes the ticket file at ``path`` unusable in ``catalogue`` (None: nothing); ``stamp`` (its
+    modification time and size) keeps the answer only while the file is unchanged."""
+    try:
+        load_tickets(path, catalogue)
+    except UnknownIntentError:
+        found = unknown_intents(path, catalogue)
+        listed = ", ".join(f"{name} ({count} row{'s' * (count != 1)})" for name, count in found.items())
+        which = "the shipped" if catalogue.shipped else "the spec's"
+        return (
+            f"{places.shown(path)}: rows carry intents {which} catalogue lacks ({', '.join(catalogue.names)}): "
+            f"{listed}. Declare each in intents ([{{name, description}}]; an empty list means the shipped "
+            "catalogue) and give it to a specialist (agents[].intents), or remove those rows"
+        )
+    except TicketFileError as exc:
+        return str(exc)
+    return None
 
 
 DEFAULTS: dict[str, Any] = CustomerServiceParams.defaults()

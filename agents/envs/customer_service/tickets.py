@@ -119,6 +119,10 @@ class TicketFileError(ValueError):
     """A ticket file cannot be used; the message names the file, the line and what to change."""
 
 
+class UnknownIntentError(TicketFileError):
+    """A ticket row carries an intent the catalogue lacks (`unknown_intents` lists them all)."""
+
+
 @dataclass(frozen=True)
 class Ticket:
     """One customer message and the intents the team must handle (in `INTENTS` order)."""
@@ -205,10 +209,27 @@ def _ticket(line: str, where: str, default_id: str, catalogue: Catalogue) -> Tic
         raise TicketFileError(f"{where}: intents must be a non-empty list of intent names")
     unknown = [name for name in intents if name not in catalogue.names]
     if unknown:
-        raise TicketFileError(
+        raise UnknownIntentError(
             f"{where}: unknown intent {unknown[0]!r}; valid intents: {', '.join(catalogue.names)}"
         )
     return Ticket(id=str(ticket_id), text=row["text"], intents=catalogue.order(intents))
+
+
+def unknown_intents(split_or_path: str | Path, catalogue: Catalogue = SHIPPED) -> dict[str, int]:
+    """Each intent the rows of a ticket file carry that ``catalogue`` lacks, with how many rows carry it
+    (in order of first appearance); rows that are not tickets are skipped (`load_tickets` names them)."""
+    found: dict[str, int] = {}
+    with resolve_ticket_path(split_or_path).open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                row = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                continue
+            intents = row.get("intents") if isinstance(row, dict) else None
+            names = {i for i in intents if isinstance(i, str)} if isinstance(intents, list) else set()
+            for name in sorted(names - set(catalogue.names)):
+                found[name] = found.get(name, 0) + 1
+    return found
 
 
 def write_tickets(tickets: Sequence[Ticket], path: str | Path) -> None:

@@ -281,3 +281,30 @@ def test_checkpoint_paths_are_shown_relative_to_the_run(team):
     for body in (str(events), str(checkpoints), report):
         assert str(settings.DATA_DIR) not in body
     assert Checkpoint.objects.get(run=run).path == where  # the server still finds it
+
+
+def test_a_dataset_beyond_the_catalogue_is_a_400_at_its_parameter(team, tmp_path):
+    """A launch that skips the designer (the API) is refused before training when the dataset's rows
+    carry intents the spec's catalogue lacks: the field error names them."""
+    import json
+    from pathlib import Path
+
+    from agents import places
+
+    (tmp_path / "customer_service").mkdir()
+    (tmp_path / "customer_service" / "shop.jsonl").write_text(
+        json.dumps({"text": "I want to rent a bike for the weekend", "intents": ["rental"]}) + "\n"
+    )
+    example = Path(__file__).resolve().parents[3] / "examples" / "customer_service.json"
+    spec = json.loads(example.read_text())
+    spec["environment"]["params"]["tickets"] = "shop"
+    saved = places.places()
+    places.configure(None, None, None, tmp_path)
+    try:
+        response = launch(team[1][Role.PRODUCT_MANAGER], team[0], spec=spec)
+    finally:
+        places.configure(saved.models_dir, saved.tickets_dir, saved.runs_dir, saved.datasets_dir)
+    assert response.status_code == 400, response.content
+    errors = response.json()["errors"]
+    assert "rental (1 row)" in " ".join(errors["spec.$.environment.params.tickets"]), errors
+    assert Run.objects.count() == 0

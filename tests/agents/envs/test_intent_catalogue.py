@@ -150,3 +150,20 @@ def test_a_catalogue_of_its_own_trains_and_serves_through_the_product_path(helpd
     assert answer["status"] != "error", answer
     assert set(answer["info"]["predicted_intents"]) <= set(TEXTS)
     assert {d["agent"] for d in answer["decisions"]} <= {"accounts", "desk", "lead"}
+
+
+def test_the_validator_refuses_a_dataset_beyond_the_shipped_catalogue(helpdesk_dataset):
+    """No catalogue declared (the shipped one): a dataset whose rows carry other intents is refused at
+    $.tickets, every unknown intent named (the dataset's dev split too), before a run fails on its first
+    row at training time."""
+    from agents.envs.customer_service.env import CustomerServiceEnv
+
+    found = CustomerServiceEnv.validate_params({"tickets": helpdesk_dataset})
+    assert {e.path for e in found} == {"$.tickets"}, found
+    assert [m.split(":")[0] for m in (e.message for e in found)] == [
+        "customer_service/helpdesk.jsonl",
+        "customer_service/helpdesk.validation.jsonl",
+    ]
+    assert all(f"{name} (10 rows)" in found[0].message for name in TEXTS), found[0].message
+    assert "Declare each in intents" in found[0].message and "agents[].intents" in found[0].message
+    assert CustomerServiceEnv.validate_params({"tickets": helpdesk_dataset, "intents": HELPDESK}) == []
