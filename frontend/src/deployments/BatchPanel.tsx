@@ -14,6 +14,13 @@ interface Props {
   live: Record<number, Batch>;
 }
 
+/** The hint's example ticket line: labelled with the deployment's own first intent, or without intents
+ * while its catalogue loads (or when it has none). */
+export function exampleTicket(intent?: string): string {
+  const intents = intent ? `, "intents": [${JSON.stringify(intent)}]` : "";
+  return `{"id": "t-1", "text": "the customer's message"${intents}}`;
+}
+
 /** Upload a JSONL file of tickets ({"id", "text", "intents"?} per line); a worker runs them, progress streams in.
  * The new batch is put at the top of the cached list. */
 export function BatchPanel({ deploymentId, live }: Props) {
@@ -25,6 +32,7 @@ export function BatchPanel({ deploymentId, live }: Props) {
     onSuccess: (batch) => queryClient.setQueryData(list.queryKey, (old) => [batch, ...(old ?? [])]),
   });
   const busy = uploading.isPending;
+  const firstIntent = useQuery(deploymentQueries.catalogue(deploymentId)).data?.intents[0]?.name;
   const upload = (file: File) => uploading.mutate(file);
 
   const shown = batches.map((b) => live[b.id] ?? b);
@@ -48,7 +56,7 @@ export function BatchPanel({ deploymentId, live }: Props) {
           />
         </label>
       </div>
-      <p className="hint">One ticket per line: {'{"id": "t-1", "text": "where is my parcel?", "intents": ["order_tracking"]}'} (intents optional: with them each answer is scored).</p>
+      <p className="hint">One ticket per line: <code>{exampleTicket(firstIntent)}</code> (intents optional: with them each answer is scored).</p>
       <ErrorList lines={apiErrorLines(uploading.error)} />
       {shown.length > 0 && (
         <table className="run-table" data-testid="batches">
