@@ -66,16 +66,11 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
       }}
     >
       <h2>{datasetId ? "Upload a new version" : "New dataset"}</h2>
-      <p className="hint">
-        JSONL, one row a line: {'{"text": "where is my parcel?", "intents": ["order_tracking"]}'}, or CSV with a
-        <code> text</code> column (and <code>intents</code> as a JSON list or names separated by <code>;</code>, <code>owner</code>,
-        <code> reference_reply</code>; other columns are kept as metadata).
-      </p>
       {!datasetId && projects.length > 1 && (
-        <ProjectSelect className="field" projects={projects} value={project} onChange={setProject} />
+        <ProjectSelect className="field column" projects={projects} value={project} onChange={setProject} />
       )}
       {!datasetId && (
-        <label className="field">
+        <label className="field column">
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
         </label>
@@ -93,7 +88,7 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
         </label>
       )}
       {datasetId && (
-        <label className="field">
+        <label className="field column">
           Rows
           <select value={mode} onChange={(e) => setMode(e.target.value as UploadMode)} aria-label="Rows of the new version">
             <option value="replace">the file's rows only</option>
@@ -101,7 +96,12 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
           </select>
         </label>
       )}
-      <label className="field">
+      <p className="hint">
+        JSONL, one row a line: {'{"text": "where is my parcel?", "intents": ["order_tracking"]}'}, or CSV with a
+        <code> text</code> column (and <code>intents</code> as a JSON list or names separated by <code>;</code>, <code>owner</code>,
+        <code> reference_reply</code>; other columns are kept as metadata).
+      </p>
+      <label className="field column">
         File
         <input
           type="file"

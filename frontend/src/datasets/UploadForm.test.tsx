@@ -1,0 +1,43 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { readFileSync } from "node:fs";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { Membership } from "../runs/types";
+import { UploadForm } from "./UploadForm";
+
+const projects = [
+  { project: 1, project_name: "support", role: "admin" },
+  { project: 2, project_name: "billing", role: "product_manager" },
+] as Membership[];
+
+const render = (props: Parameters<typeof UploadForm>[0]) =>
+  renderToStaticMarkup(
+    <QueryClientProvider client={new QueryClient()}>
+      <UploadForm {...props} />
+    </QueryClientProvider>,
+  );
+
+describe("UploadForm", () => {
+  it("asks for the project and the name first, as stacked labelled fields, before the file format hint", () => {
+    const html = render({ projects });
+    const name = html.indexOf(">Name<");
+    expect(name).toBeGreaterThan(html.indexOf(">Project<"));
+    expect(name).toBeLessThan(html.indexOf('class="hint"'));
+    expect(name).toBeLessThan(html.indexOf("Dataset file (JSONL or CSV)"));
+    // every field of the form is a label above its box, none a box pushed to the card's right edge
+    const fields = html.match(/<label class="field[^"]*"/g) ?? [];
+    expect(fields.length).toBe(4);
+    expect(fields.every((f) => f.includes("field column"))).toBe(true);
+  });
+
+  it("keeps the stacked fields to a normal width (datasets.css)", () => {
+    const css = readFileSync(new URL("./datasets.css", import.meta.url), "utf8");
+    expect(css).toMatch(/\.dataset-upload \.field\s*\{[^}]*max-width/);
+  });
+
+  it("uploads a new version without a name", () => {
+    const html = render({ datasetId: 3 });
+    expect(html).not.toContain(">Name<");
+    expect(html).toContain("Rows of the new version");
+  });
+});
