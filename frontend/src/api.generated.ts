@@ -2385,6 +2385,9 @@ export interface components {
             readonly confidence: number | null;
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
+            readonly event: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description * `jsonl` - jsonl

@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { Filters } from "./ReviewFilters";
 import { EpisodeTable } from "./EpisodeTable";
-import { decidedBy, episodeQuery, isIdle } from "./episodeRows";
+import { decidedBy, episodeQuery, isIdle, ticketWords } from "./episodeRows";
 import type { EpisodeRow } from "./types";
 
 const ROW = {
@@ -47,6 +47,25 @@ describe("EpisodeTable", () => {
     expect(html).toContain("Steps (8)");
     expect(html).not.toContain("pass");
     expect(html).toContain('data-testid="episode-review-7"');
+  });
+
+  it("says what the customer did in a conversation turn without words: solved, or it did not", () => {
+    const turn = (kind: "accepted" | "answer", id: number) => ({ ...ROW, id, task_text: "", event: { kind } }) as EpisodeRow;
+    const html = renderToStaticMarkup(
+      <EpisodeTable
+        rows={[turn("accepted", 8), turn("answer", 9)]}
+        expanded={null}
+        onExpand={noop}
+        onReviewed={noop}
+        onOpenStep={noop}
+        onStepReviewed={noop}
+      />,
+    );
+    expect(html).toContain("(no words: the answer solved it)");
+    expect(html).toContain("(no words: the answer did not solve it)");
+    // a turn with words, and a ticket, read as written
+    expect(ticketWords({ task_text: "it blinks orange", event: { kind: "answer" } })).toEqual({ text: "it blinks orange", spoken: true });
+    expect(ticketWords({ task_text: ROW.task_text, event: null }).text).toBe(ROW.task_text);
   });
 
   it("says so when nobody decided or nothing matches", () => {

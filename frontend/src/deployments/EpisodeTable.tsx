@@ -2,7 +2,7 @@ import { Fragment } from "react";
 import { spoken, words } from "../feedback/words";
 import { formatTime } from "../runs/format";
 import { BreakerBadge } from "./BreakerBadge";
-import { DECIDED_SOURCE_LABEL, decidedBy } from "./episodeRows";
+import { DECIDED_SOURCE_LABEL, decidedBy, ticketWords } from "./episodeRows";
 import { EpisodeSteps } from "./EpisodeSteps";
 import { percent } from "./format";
 import { EpisodeReviewControl } from "./ReviewControl";
@@ -41,11 +41,14 @@ export function EpisodeTable({ rows, expanded, onExpand, onReviewed, onOpenStep,
         {rows.map((row) => {
           const open = expanded === row.id;
           const toggle = () => onExpand(open ? null : row.id);
+          const said = ticketWords(row);
           return (
             <Fragment key={row.id}>
               <tr className={open ? "episode-row open" : "episode-row"} data-testid={`episode-${row.id}`} onClick={toggle}>
                 <td className="episode-ticket">
-                  <span className="clamp">{row.task_text}</span>
+                  <span className={said.spoken ? "clamp" : "clamp muted"} data-testid="episode-ticket-text">
+                    {said.spoken ? said.text : <i>{said.text}</i>}
+                  </span>
                   <span className="small muted">
                     #{row.id} · {row.deployment_name} · {formatTime(row.created_at)}
                   </span>

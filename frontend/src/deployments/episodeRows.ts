@@ -1,5 +1,6 @@
 /** What the review list says about a ticket (an `EpisodeRow`), and the list's query. */
 import { words, spoken } from "../feedback/words";
+import { customerWords } from "./conversation";
 import { type Filters, filterQuery } from "./ReviewFilters";
 import type { DecisionRow, EpisodeRow } from "./types";
 
@@ -14,6 +15,13 @@ export const DECIDED_SOURCE_LABEL: Record<string, string> = {
 export function decidedBy(row: Pick<EpisodeRow, "decided_by">): string {
   if (row.decided_by.length === 0) return "nobody decided";
   return row.decided_by.map((d) => `${spoken(d.agent)}: ${words(d.action)}`).join(" → ");
+}
+
+/** What the customer wrote; a conversation turn without words (the customer's "That solved it" or "It did
+ * not") says which, in the conversation view's words (`customerWords`). */
+export function ticketWords(row: Pick<EpisodeRow, "task_text" | "event">): { text: string; spoken: boolean } {
+  if (row.task_text || !row.event) return { text: row.task_text, spoken: true };
+  return customerWords({ customer: row.task_text, event: row.event });
 }
 
 /** An agent's idle action (index 0 in every environment: pass, wait, continue): it held back this step. */

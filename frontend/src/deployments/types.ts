@@ -1,5 +1,6 @@
 import type { Refine, Schema } from "../api";
 import type { RequestMatch } from "./consoleLabels";
+import type { TurnEvent } from "./conversation";
 import type { BatchWriting, ReplyPart } from "./reply";
 import type { AllocationEvent, RosterEvent } from "./team/teamTypes";
 
@@ -80,8 +81,12 @@ export interface EpisodeReply {
   fallback?: boolean;
 }
 
-/** A ticket as the review list shows it (GET /api/episodes/): its text, the reply, who decided and how sure. */
-export type EpisodeRow = Refine<Schema<"EpisodeReviewRow">, EpisodeJson & { reply: EpisodeReply | null }>;
+/** A ticket as the review list shows it (GET /api/episodes/): its text, the reply, who decided and how sure;
+ * a conversation turn's `event` (null for a ticket). */
+export type EpisodeRow = Refine<
+  Schema<"EpisodeReviewRow">,
+  EpisodeJson & { reply: EpisodeReply | null; event: TurnEvent | null }
+>;
 
 export type EpisodeDetail = Refine<
   Schema<"EpisodeDetail">,

@@ -21,5 +21,8 @@ def test_a_conversation_turn_is_listed_for_review_with_its_words(team, unsure_de
     assert listed.status_code == 200, listed.content[:300]
     (row,) = listed.json()["results"]
     assert row["reply"]["text"] == turn["reply"] and row["reply"]["backend"] == "template"
+    # its event too, as the conversation's turns carry it: a turn the customer answered with "That solved it"
+    # or "It did not" has no words, and the list says which from it
+    assert turn["event"] and row["event"] == turn["event"]
     detail = operator.get(f"/api/episodes/{turn['episode']}/")
     assert detail.status_code == 200 and detail.json()["reply"]["text"] == turn["reply"]
