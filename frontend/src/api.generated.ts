@@ -2346,6 +2346,9 @@ export interface components {
             readonly reply: {
                 [key: string]: unknown;
             } | null;
+            readonly event: {
+                [key: string]: unknown;
+            } | null;
             readonly result: unknown;
             readonly agents: string[];
             readonly steps: components["schemas"]["DecisionStep"][];
@@ -2379,15 +2382,15 @@ export interface components {
             readonly reply: {
                 [key: string]: unknown;
             } | null;
+            readonly event: {
+                [key: string]: unknown;
+            } | null;
             readonly decided_by: components["schemas"]["Decider"][];
             readonly decided_source: (components["schemas"]["DecidedSourceEnum"] | components["schemas"]["NullEnum"]) | null;
             /** Format: double */
             readonly confidence: number | null;
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
-            readonly event: {
-                [key: string]: unknown;
-            } | null;
         };
         /**
          * @description * `jsonl` - jsonl

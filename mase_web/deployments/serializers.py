@@ -160,14 +160,21 @@ class EpisodeSerializer(serializers.ModelSerializer):
     answer = serializers.SerializerMethodField()
     sources = serializers.SerializerMethodField()
     reply = serializers.SerializerMethodField()
+    event = serializers.SerializerMethodField()
 
     class Meta:
         model = Episode
         fields = [
             "id", "deployment", "deployment_name", "run", "request_id", "task_id", "task_text", "source", "batch",
-            "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources", "reply",
+            "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources", "reply", "event",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(NULLABLE_OBJECT)
+    def get_event(self, episode: Episode) -> dict | None:
+        """A conversation turn's event (its `kind`: what the turn came to; "accepted": the customer's "That
+        solved it"), as the conversation's turns carry it; null for a ticket."""
+        return (episode.result or {}).get("event") if episode.conversation_id else None
 
     @extend_schema_field(NULLABLE_OBJECT)
     def get_reply(self, episode: Episode) -> dict | None:
@@ -208,20 +215,12 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     confidence = serializers.FloatField(read_only=True, allow_null=True)
     step_count = serializers.IntegerField(read_only=True)
     review_status = serializers.SerializerMethodField()
-    event = serializers.SerializerMethodField()
 
     class Meta(EpisodeSerializer.Meta):
         fields = [
             *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
-            "event",
         ]  # fmt: skip
         read_only_fields = fields
-
-    @extend_schema_field(NULLABLE_OBJECT)
-    def get_event(self, episode: Episode) -> dict | None:
-        """A conversation turn's event (its `kind`: what the turn came to; "accepted": the customer's "That
-        solved it"), as the conversation's turns carry it; null for a ticket."""
-        return (episode.result or {}).get("event") if episode.conversation_id else None
 
     @extend_schema_field(serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True))
     def get_decided_source(self, episode: Episode) -> str | None:

@@ -5,6 +5,7 @@ import { formatTime } from "../runs/format";
 import type { AttentionFrame } from "../runs/types";
 import { BreakerBadge } from "./BreakerBadge";
 import { DecisionCard } from "./DecisionCard";
+import { ticketWords } from "./episodeRows";
 import { attentionMatrix, bySteps } from "./format";
 import { deploymentQueries } from "./queries";
 
@@ -45,7 +46,7 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
         </button>
       </div>
       <p>
-        “{episode.task_text}”{" "}
+        <TicketText said={ticketWords(episode)} />{" "}
         <span className="muted small">
           {episode.source} · {formatTime(episode.created_at)} · {episode.status} · answer{" "}
           {(episode.answer ?? []).join(", ") || "–"}
@@ -78,4 +79,9 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
       </div>
     </section>
   );
+}
+
+/** The ticket in quotes, or in italics what a turn without words came to ("the answer solved it"). */
+function TicketText({ said }: { said: { text: string; spoken: boolean } }) {
+  return said.spoken ? <>“{said.text}”</> : <i className="muted">{said.text}</i>;
 }

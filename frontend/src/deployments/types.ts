@@ -90,7 +90,12 @@ export type EpisodeRow = Refine<
 
 export type EpisodeDetail = Refine<
   Schema<"EpisodeDetail">,
-  EpisodeJson & { result: Record<string, unknown>; steps: DecisionRow[]; reply: EpisodeReply | null }
+  EpisodeJson & {
+    result: Record<string, unknown>;
+    steps: DecisionRow[];
+    reply: EpisodeReply | null;
+    event: TurnEvent | null;
+  }
 >;
 
 /** The runtime's result of one ticket (POST /api/deployments/<id>/tickets/). */

@@ -26,3 +26,4 @@ def test_a_conversation_turn_is_listed_for_review_with_its_words(team, unsure_de
     assert turn["event"] and row["event"] == turn["event"]
     detail = operator.get(f"/api/episodes/{turn['episode']}/")
     assert detail.status_code == 200 and detail.json()["reply"]["text"] == turn["reply"]
+    assert detail.json()["event"] == turn["event"]  # the trajectory view words a turn without words from it
