@@ -6,7 +6,8 @@ import type { StreamingPart } from "./replyStream";
  * in. A writing team's text (a report, a post, code) is shown whole (`WrittenText`). */
 export function ReplyView({ reply, parts, live }: { reply?: Reply; parts?: ReplyPart[]; live?: StreamingPart[] }) {
   if (!reply && live?.length) return <LiveReply parts={live} />;
-  if (reply?.sections) return <WrittenText reply={reply} />;
+  // a writing team's text, or the words of a ticket handed to a person (no agent wrote a part)
+  if (reply?.sections || (reply && !reply.parts.length && reply.text)) return <WrittenText reply={reply} />;
   const shown = reply?.parts ?? parts ?? [];
   if (!shown.length) return null;
   return (

@@ -4,7 +4,7 @@ import { deploymentsApi } from "./deploymentsApi";
 import { apiErrorLines, bySteps, stepsText } from "./format";
 import { deploymentQueries } from "./queries";
 import { StepList } from "./StepList";
-import type { Reply } from "./reply";
+import { handedToPerson, type Reply } from "./reply";
 import type { LiveReplies } from "./replyStream";
 import { ReplyView } from "./ReplyView";
 import { WriterPanel } from "./WriterPanel";
@@ -113,18 +113,19 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
           {finished && done && <TicketAnswer episode={done.episode} result={done.result} labels={labels} canReview={canReview} />}
         </div>
       )}
-      <TicketHistory entries={history} />
+      <TicketHistory entries={history} canReview={canReview} />
     </section>
   );
 }
 
-function TicketAnswer({ episode, result, labels, canReview }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels; canReview: boolean }) {
+export function TicketAnswer({ episode, result, labels, canReview }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels; canReview: boolean }) {
   const intents = result.info.predicted_intents ?? [];
+  const handedOver = handedToPerson(result);
   const answeredBy = result.sources.fallback > 0 ? "fallback" : "model";
   return (
     <div className="ticket-answer" data-testid="ticket-answer">
       <p>
-        {result.request ? (
+        {result.request && labels.item ? (
           <span data-testid="request-match">
             <b>{labels.item ?? "Item"}:</b> {describeMatch(result.request)}
           </span>
@@ -134,7 +135,7 @@ function TicketAnswer({ episode, result, labels, canReview }: { episode: Episode
           </>
         )}{" "}
         <span className={`source-badge source-${answeredBy}`} data-testid="answered-by">
-          answered by {answeredBy}
+          {handedOver ? "handed to a person" : `answered by ${answeredBy}`}
         </span>
       </p>
       <p className="small muted">

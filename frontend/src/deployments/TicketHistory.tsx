@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { formatTime } from "../runs/format";
+import { handedToPerson } from "./reply";
 import type { EpisodeSummary, TicketResult } from "./types";
 
 const LIMIT = 50;
@@ -8,7 +9,7 @@ export interface SentTicket {
   episode: number;
   text: string;
   intents: string[];
-  answeredBy: "model" | "fallback";
+  answeredBy: "model" | "fallback" | "person";
   steps: number;
   at: string;
 }
@@ -34,7 +35,7 @@ export function useTicketHistory(deploymentId: number): [SentTicket[], (episode:
         episode: episode.id,
         text: episode.task_text,
         intents: result.info.predicted_intents ?? [],
-        answeredBy: result.sources.fallback > 0 ? "fallback" : "model",
+        answeredBy: handedToPerson(result) ? "person" : result.sources.fallback > 0 ? "fallback" : "model",
         steps: result.steps,
         at: episode.created_at,
       };
@@ -53,8 +54,9 @@ export function useTicketHistory(deploymentId: number): [SentTicket[], (episode:
   return [entries, add];
 }
 
-/** The list of tickets sent from this page: what was asked, what the team answered, and by whom. */
-export function TicketHistory({ entries }: { entries: SentTicket[] }) {
+/** The list of tickets sent from this page: what was asked, what the team answered, and by whom (a link to
+ * each one's review only for those who may review: a product manager would get a 403 page). */
+export function TicketHistory({ entries, canReview = true }: { entries: SentTicket[]; canReview?: boolean }) {
   if (entries.length === 0) return null;
   return (
     <details className="ticket-history-box" open data-testid="ticket-history">
@@ -70,7 +72,7 @@ export function TicketHistory({ entries }: { entries: SentTicket[] }) {
             <span>{e.intents.length ? e.intents.join(", ").replace(/_/g, " ") : "no intent"}</span>
             <span className={`source-badge source-${e.answeredBy}`}>{e.answeredBy}</span>
             <span className="muted small">{formatTime(e.at)}</span>
-            <a href={`/review/?episode=${e.episode}`}>review</a>
+            {canReview && <a href={`/review/?episode=${e.episode}`}>review</a>}
           </li>
         ))}
       </ul>

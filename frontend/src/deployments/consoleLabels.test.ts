@@ -34,4 +34,9 @@ describe("describeMatch", () => {
     const under = { item: "cw08", score: 0.41, runner_up: "cw05", by: "meaning" as const, floor: 0.43, in_scope: false };
     expect(describeMatch(under)).toBe("none: the nearest, cw08, scores 0.41, not above the floor 0.43");
   });
+  it("reads a routing team's scope-gate check, which names the nearest intent (no item)", () => {
+    const gate = { in_scope: false, score: -0.1138, floor: 0.0591, nearest: "damaged_item", by: "example" as const };
+    expect(describeMatch(gate)).toBe("none: the nearest, damaged item, scores -0.11, not above the floor 0.06");
+    expect(describeMatch({ ...gate, in_scope: true, score: 0.4 })).toBe("damaged item (matched by example, similarity 0.40)");
+  });
 });

@@ -51,20 +51,24 @@ export function takesTickets(environment: string | null | undefined): boolean {
 /** "heat pumps (matched by meaning, similarity 0.62; next: ebikes)" for a result's ``request``; for one
  * under the similarity floor, "none: the nearest, …, scores 0.41, not above the floor 0.50". */
 export function describeMatch(match: RequestMatch): string {
-  const name = (id: string) => id.replace(/_/g, " ");
+  const name = (id: string | undefined) => (id ?? "unknown").replace(/_/g, " ");
+  // a routing team's scope gate names the nearest intent, not an item
+  const item = match.item ?? match.nearest;
   if (match.in_scope === false)
-    return `none: the nearest, ${name(match.item)}, scores ${match.score.toFixed(2)}, not above the floor ${(match.floor ?? 0).toFixed(2)}`;
+    return `none: the nearest, ${name(item)}, scores ${match.score.toFixed(2)}, not above the floor ${(match.floor ?? 0).toFixed(2)}`;
   const how =
     match.by === "name" ? "named in the request" : `matched by ${match.by}, similarity ${match.score.toFixed(2)}`;
-  return `${name(match.item)} (${how}${match.runner_up ? `; next: ${name(match.runner_up)}` : ""})`;
+  return `${name(item)} (${how}${match.runner_up ? `; next: ${name(match.runner_up)}` : ""})`;
 }
 
 /** Which item of the team's data a typed request was matched to (serving.requests). */
 export interface RequestMatch {
-  item: string;
+  item?: string;
+  /** The scope gate's check of a ticket (serving.scope) names the nearest intent instead. */
+  nearest?: string;
   score: number;
-  runner_up: string | null;
-  by: "name" | "meaning" | "words";
+  runner_up?: string | null;
+  by: "name" | "meaning" | "words" | "example" | "description";
   /** The similarity a request must beat: the best a request of another team's kind reaches. */
   floor?: number;
   /** False: the team cannot do the request, nothing was played (status ``out_of_scope``). */

@@ -38,6 +38,8 @@ export interface Reply {
   breaker?: string;
   /** The deployed team's name, which signs the reply (the spec's name). */
   signature?: string;
+  /** True when the scope gate handed the ticket to a person instead of the team answering it. */
+  handed_to_person?: boolean;
   /** A writing team's text: its section names (absent for a customer-service reply). */
   sections?: string[];
 }
@@ -114,4 +116,9 @@ export function replyFacts(reply: Pick<Reply, "usage" | "latency_ms" | "cost" | 
   const shown = tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens);
   const cost = reply.cost > 0 ? ` · ${reply.cost.toFixed(4)} cost` : "";
   return `${reply.backend} · ${shown} tokens · ${reply.latency_ms.toFixed(0)} ms${cost}`;
+}
+
+/** Whether the scope gate handed a ticket to a person instead of the team answering it (serving.scope). */
+export function handedToPerson(result: object): boolean {
+  return (result as { reply?: Reply }).reply?.handed_to_person === true;
 }

@@ -109,7 +109,8 @@ export interface TicketResult {
   latency_ms: number;
   breaker: BreakerState;
   info: { predicted_intents?: string[] } & Record<string, unknown>;
-  /** A writing team's request: the topic, brief or task it was matched to. */
+  /** A writing team's request: the topic, brief or task it was matched to; for a routing team with its scope
+   * gate on, the gate's check of a ticket it handed to a person (``nearest`` intent instead of an item). */
   request?: RequestMatch;
 }
 
