@@ -109,6 +109,11 @@ export function DeployForm({ projects }: { projects: number[] }) {
           Deploy
         </button>
       </form>
+      {chosen?.routing && (
+        <p className="hint" data-testid="scope-gate-trade">
+          Tickets outside the catalogue: {SCOPE_GATE_TRADE}
+        </p>
+      )}
       {chosen?.fallback_preview && <FallbackPreview run={chosen.id} threshold={threshold} />}
       {chosen && !chosen.fallback_preview && (
         <p className="hint" data-testid="fallback-preview-none">

@@ -26,8 +26,8 @@ export function ProposalsPanel({
       )}
       {data && data.proposals.length === 0 && (
         <p className="muted">
-          No group yet among the {data.tickets} tickets the team could not
-          place.
+          No group yet among the {data.tickets} ticket
+          {data.tickets === 1 ? "" : "s"} the team could not place.
         </p>
       )}
       {data && data.proposals.length > 0 && (

@@ -118,6 +118,12 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
   );
 }
 
+/** A ticket the scope gate handed to a person: none of the team's intents, and the nearest one. */
+export function outsideWords(result: TicketResult): string {
+  const nearest = result.request?.nearest;
+  return `none: outside the team's intents${nearest ? ` (nearest: ${nearest.replace(/_/g, " ")})` : ""}`;
+}
+
 export function TicketAnswer({ episode, result, labels, canReview }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels; canReview: boolean }) {
   const intents = result.info.predicted_intents ?? [];
   const handedOver = handedToPerson(result);
@@ -131,7 +137,8 @@ export function TicketAnswer({ episode, result, labels, canReview }: { episode: 
           </span>
         ) : (
           <>
-            <b>Answer:</b> {intents.length ? intents.join(", ").replace(/_/g, " ") : "no intent answered"}
+            <b>Answer:</b>{" "}
+            {handedOver ? outsideWords(result) : intents.length ? intents.join(", ").replace(/_/g, " ") : "no intent answered"}
           </>
         )}{" "}
         <span className={`source-badge source-${answeredBy}`} data-testid="answered-by">
@@ -139,7 +146,7 @@ export function TicketAnswer({ episode, result, labels, canReview }: { episode: 
         </span>
       </p>
       <p className="small muted">
-        {result.status} in {stepsText(result.steps)}, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial},
+        {handedOver ? "out of scope, not played" : `${result.status} in ${stepsText(result.steps)}`}, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial},
         fallback {stepsText(result.sources.fallback)}
         {result.faults.length > 0 && ` · faults: ${result.faults.map((f) => f.kind).join(", ")}`}
         {canReview && (

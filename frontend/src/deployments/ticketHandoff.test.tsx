@@ -66,7 +66,8 @@ describe("TicketAnswer for a routing team with its scope gate on", () => {
       <TicketAnswer episode={{ id: 9 } as EpisodeSummary} result={result} labels={consoleLabels("customer_service")} canReview={false} />,
     );
     expect(html).toContain("handed to a person");
-    expect(html).toContain("no intent answered");
+    expect(html).toContain("none: outside the team&#x27;s intents (nearest: complaint)");
+    expect(html).toContain("out of scope, not played");
     expect(html).toContain("passed your message to a member of staff");
   });
 });
