@@ -2391,6 +2391,7 @@ export interface components {
             readonly confidence: number | null;
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
+            readonly out_of_scope: components["schemas"]["OutOfScope"] | null;
         };
         /**
          * @description * `jsonl` - jsonl
@@ -2616,6 +2617,13 @@ export interface components {
         ModeEnum: "replace" | "append";
         /** @enum {unknown} */
         NullEnum: null;
+        /** @description Why a ticket was not played: the check that turned it away (the runtime's ``request``). */
+        OutOfScope: {
+            /** @description the scope gate handed it to a person (a routing team) */
+            handoff: boolean;
+            /** @description the nearest intent (the scope gate) or item (a writing team), if known */
+            nearest: string | null;
+        };
         /** @description Launch-time changes to the spec that keep its provenance (recorded in the run's `source`). */
         Overrides: {
             /** @description the training episode budget */

@@ -206,6 +206,15 @@ class DeciderSerializer(serializers.Serializer):
     confidence = serializers.FloatField(allow_null=True)
 
 
+class OutOfScopeSerializer(serializers.Serializer):
+    """Why a ticket was not played: the check that turned it away (the runtime's ``request``)."""
+
+    handoff = serializers.BooleanField(help_text="the scope gate handed it to a person (a routing team)")
+    nearest = serializers.CharField(
+        allow_null=True, help_text="the nearest intent (the scope gate) or item (a writing team), if known"
+    )
+
+
 class EpisodeReviewRowSerializer(EpisodeSerializer):
     """An episode as the review list shows it: the ticket, the reply, who decided and how sure (see
     `mase_web.deployments.episode_review`); the steps come with the detail."""
@@ -215,12 +224,26 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     confidence = serializers.FloatField(read_only=True, allow_null=True)
     step_count = serializers.IntegerField(read_only=True)
     review_status = serializers.SerializerMethodField()
+    out_of_scope = serializers.SerializerMethodField()
 
     class Meta(EpisodeSerializer.Meta):
         fields = [
             *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
+            "out_of_scope",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(OutOfScopeSerializer(allow_null=True))
+    def get_out_of_scope(self, episode: Episode) -> dict | None:
+        """A ticket turned away as outside what the team can do (status ``out_of_scope``), else null."""
+        if episode.status != Episode.Status.OUT_OF_SCOPE:
+            return None
+        request = (episode.result or {}).get("request") or {}
+        nearest = request.get("nearest") or request.get("item")
+        return {
+            "handoff": bool(request.get("handoff")),
+            "nearest": nearest if isinstance(nearest, str) else None,
+        }
 
     @extend_schema_field(serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True))
     def get_decided_source(self, episode: Episode) -> str | None:

@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { Filters } from "./ReviewFilters";
 import { EpisodeTable } from "./EpisodeTable";
-import { decidedBy, episodeQuery, isIdle, ticketWords } from "./episodeRows";
+import { decidedBy, episodeQuery, isIdle, outOfScopeWords, ticketWords } from "./episodeRows";
 import type { EpisodeRow } from "./types";
 
 const ROW = {
@@ -66,6 +66,26 @@ describe("EpisodeTable", () => {
     // a turn with words, and a ticket, read as written
     expect(ticketWords({ task_text: "it blinks orange", event: { kind: "answer" } })).toEqual({ text: "it blinks orange", spoken: true });
     expect(ticketWords({ task_text: ROW.task_text, event: null }).text).toBe(ROW.task_text);
+  });
+
+  it("says in words beside the ticket that the scope gate handed it to a person, and the nearest intent", () => {
+    const handed = {
+      ...ROW, id: 12, status: "out_of_scope", task_text: "what is the weather tomorrow?", decided_by: [], decided_source: null,
+      confidence: null, step_count: 0, out_of_scope: { handoff: true, nearest: "complaint" },
+    } as EpisodeRow; // prettier-ignore
+    const html = renderToStaticMarkup(
+      <EpisodeTable rows={[handed, ROW]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
+    );
+    expect(html).toContain("out of scope — handed to a person");
+    expect(html).toContain("none: outside the team&#x27;s intents (nearest: complaint)");
+    expect(html.match(/data-testid="episode-out-of-scope"/g)).toHaveLength(1); // the answered ticket has none
+    expect(outOfScopeWords({ out_of_scope: { handoff: true, nearest: null } })?.answer).toBe("none: outside the team's intents");
+    // a writing team's request it cannot do: declined, not handed over
+    expect(outOfScopeWords({ out_of_scope: { handoff: false, nearest: "heat_pumps" } })).toEqual({
+      badge: "out of scope — not played",
+      answer: "none: outside what the team can do (nearest: heat pumps)",
+    });
+    expect(outOfScopeWords({ out_of_scope: null })).toBeNull();
   });
 
   it("says so when nobody decided or nothing matches", () => {

@@ -2,7 +2,7 @@ import { Fragment } from "react";
 import { spoken, words } from "../feedback/words";
 import { formatTime } from "../runs/format";
 import { BreakerBadge } from "./BreakerBadge";
-import { DECIDED_SOURCE_LABEL, decidedBy, ticketWords } from "./episodeRows";
+import { DECIDED_SOURCE_LABEL, decidedBy, outOfScopeWords, ticketWords } from "./episodeRows";
 import { EpisodeSteps } from "./EpisodeSteps";
 import { percent } from "./format";
 import { EpisodeReviewControl } from "./ReviewControl";
@@ -42,6 +42,7 @@ export function EpisodeTable({ rows, expanded, onExpand, onReviewed, onOpenStep,
           const open = expanded === row.id;
           const toggle = () => onExpand(open ? null : row.id);
           const said = ticketWords(row);
+          const outside = outOfScopeWords(row);
           return (
             <Fragment key={row.id}>
               <tr className={open ? "episode-row open" : "episode-row"} data-testid={`episode-${row.id}`} onClick={toggle}>
@@ -49,6 +50,11 @@ export function EpisodeTable({ rows, expanded, onExpand, onReviewed, onOpenStep,
                   <span className={said.spoken ? "clamp" : "clamp muted"} data-testid="episode-ticket-text">
                     {said.spoken ? said.text : <i>{said.text}</i>}
                   </span>
+                  {outside && (
+                    <span className="small" data-testid="episode-out-of-scope">
+                      <span className="source-badge source-fallback">{outside.badge}</span> <b>Answer:</b> {outside.answer}
+                    </span>
+                  )}
                   <span className="small muted">
                     #{row.id} · {row.deployment_name} · {formatTime(row.created_at)}
                   </span>

@@ -32,6 +32,9 @@ export const FAULT_KINDS = [
   "out_of_scope",
 ];
 
+/** A fault kind in words where its name alone does not say it. */
+export const FAULT_LABELS: Record<string, string> = { out_of_scope: "out of scope — turned away, not played" };
+
 /** The filters as they are kept in the page's address: the typed values, unset ones left out. */
 export function filterSearch(filters: Filters, keep: Record<string, string | null | undefined> = {}): string {
   const search = new URLSearchParams();
@@ -142,7 +145,9 @@ export function ReviewFilters({ filters, deployments, agents, onChange }: Props)
           <option value="any">any fault</option>
           <option value="none">no fault</option>
           {FAULT_KINDS.map((k) => (
-            <option key={k}>{k}</option>
+            <option key={k} value={k}>
+              {FAULT_LABELS[k] ?? k}
+            </option>
           ))}
         </select>
       </label>

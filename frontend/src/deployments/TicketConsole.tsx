@@ -11,7 +11,7 @@ import { WriterPanel } from "./WriterPanel";
 import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
 import { ErrorList } from "./ErrorList";
-import { consoleLabels, describeMatch, type ConsoleLabels } from "./consoleLabels";
+import { consoleLabels, describeMatch, outsideIntents, type ConsoleLabels } from "./consoleLabels";
 import { CONVERSATIONAL } from "./conversation";
 import { ConversationConsole } from "./ConversationConsole";
 
@@ -120,8 +120,7 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
 
 /** A ticket the scope gate handed to a person: none of the team's intents, and the nearest one. */
 export function outsideWords(result: TicketResult): string {
-  const nearest = result.request?.nearest;
-  return `none: outside the team's intents${nearest ? ` (nearest: ${nearest.replace(/_/g, " ")})` : ""}`;
+  return outsideIntents(result.request?.nearest);
 }
 
 export function TicketAnswer({ episode, result, labels, canReview }: { episode: EpisodeSummary; result: TicketResult; labels: ConsoleLabels; canReview: boolean }) {

@@ -40,6 +40,12 @@ export function consoleLabels(environment: string | null | undefined): ConsoleLa
   return (environment && LABELS[environment]) || TICKET;
 }
 
+/** A ticket the scope gate handed to a person, as the ticket console and the review list word its answer:
+ * "none: outside the team's intents (nearest: complaint)". */
+export function outsideIntents(nearest: string | null | undefined): string {
+  return `none: outside the team's intents${nearest ? ` (nearest: ${nearest.replace(/_/g, " ")})` : ""}`;
+}
+
 /** Teams that are never sent a ticket: a conversation (one message a turn) or a stream of tasks. The server
  * refuses their tickets, so their page offers no batch of tickets and no intents proposed from unplaced ones. */
 const NO_TICKETS = new Set(["interactive_support", "large_team"]);

@@ -1,5 +1,6 @@
 /** What the review list says about a ticket (an `EpisodeRow`), and the list's query. */
 import { words, spoken } from "../feedback/words";
+import { outsideIntents } from "./consoleLabels";
 import { customerWords } from "./conversation";
 import { type Filters, filterQuery } from "./ReviewFilters";
 import type { DecisionRow, EpisodeRow } from "./types";
@@ -22,6 +23,16 @@ export function decidedBy(row: Pick<EpisodeRow, "decided_by">): string {
 export function ticketWords(row: Pick<EpisodeRow, "task_text" | "event">): { text: string; spoken: boolean } {
   if (row.task_text || !row.event) return { text: row.task_text, spoken: true };
   return customerWords({ customer: row.task_text, event: row.event });
+}
+
+/** A ticket turned away as outside what the team can do (status `out_of_scope`, nothing played), in the
+ * ticket console's words: the badge beside the ticket and its answer; null for a ticket the team played. */
+export function outOfScopeWords(row: Pick<EpisodeRow, "out_of_scope">): { badge: string; answer: string } | null {
+  const scope = row.out_of_scope;
+  if (!scope) return null;
+  if (scope.handoff) return { badge: "out of scope — handed to a person", answer: outsideIntents(scope.nearest) };
+  const nearest = scope.nearest ? ` (nearest: ${scope.nearest.replace(/_/g, " ")})` : "";
+  return { badge: "out of scope — not played", answer: `none: outside what the team can do${nearest}` };
 }
 
 /** An agent's idle action (index 0 in every environment: pass, wait, continue): it held back this step. */

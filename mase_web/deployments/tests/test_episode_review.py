@@ -124,3 +124,21 @@ def test_only_operators_and_admins_see_or_review_tickets(tickets, who):
     assert not DecisionStep.objects.filter(episode=refund).exclude(review_status="unreviewed").exists()
     assert listed(users[Role.ADMIN])["count"] == 2
     assert client_for(None).get("/api/episodes/").status_code == 403
+
+
+def test_a_ticket_turned_away_as_out_of_scope_says_so_in_its_row(team):
+    """The scope gate's handoff (status out_of_scope, nothing played) carries the nearest intent; an
+    answered ticket carries nothing of the kind."""
+    from mase_web.deployments.tests.test_corrections import logged_episode
+
+    project, users = team
+    answered, _ = logged_episode(project, text="where is my parcel?")
+    gate = {"in_scope": False, "score": 0.31, "floor": 0.46, "nearest": "complaint", "handoff": True}
+    handed = Episode.objects.create(
+        deployment=answered.deployment, request_id="api-handed", task_text="what is the weather tomorrow?",
+        status="out_of_scope", result={"status": "out_of_scope", "steps": 0, "request": gate},
+    )  # fmt: skip
+    rows = {r["id"]: r for r in listed(users[Role.OPERATOR])["results"]}
+    assert rows[handed.pk]["out_of_scope"] == {"handoff": True, "nearest": "complaint"}
+    assert rows[handed.pk]["status"] == "out_of_scope" and rows[handed.pk]["decided_by"] == []
+    assert rows[answered.pk]["out_of_scope"] is None
