@@ -13,6 +13,7 @@ from agents.spec.build import _build
 from agents.spec.migrate import migrate
 from agents.spec.nodes import TeamSpec
 from agents.spec.options import SWEET_SPOT_AGENTS
+from agents.spec.prompts import prompt_warnings
 from agents.spec.training_section import unread_kind
 from agents.spec.validator import validate_spec
 
@@ -76,6 +77,8 @@ def _warnings(doc: Any) -> list[SpecError]:
                 "a single agent has nobody to coordinate with; MARL adds nothing over a well-prompted agent",
             )
         )
+    raw = doc.to_dict() if isinstance(doc, TeamSpec) else doc
+    out.extend(SpecError(path, message) for path, message in prompt_warnings(raw))
     if spec is None:
         return out
     if spec.environment.name is None:

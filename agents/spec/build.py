@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import SpecError, SpecValidationError
-from agents.roles import ROLES
 from agents.spec.algorithms import DEFAULT_ALGORITHM
 from agents.spec.declared import rules
 from agents.spec.frozen import FrozenDict, _freeze
@@ -39,6 +38,7 @@ from agents.spec.nodes import (
     training_section,
 )
 from agents.spec.options import LIMITS, SPEC_VERSION
+from agents.spec.prompts import default_prompt
 from agents.spec.validator import validate_spec
 
 __all__ = ["load_spec"]
@@ -65,7 +65,7 @@ def _build(doc: dict) -> TeamSpec:
             AgentSpec(
                 id=a["id"],
                 role=a["role"],
-                prompt=a["prompt"] if "prompt" in a else ROLES[a["role"]].default_prompt,
+                prompt=a["prompt"] if "prompt" in a else default_prompt(a, doc.get("environment")),
                 lora=replace(
                     simple(LoraSpec, "lora", a), target_modules=None if mods is None else tuple(mods)
                 ),

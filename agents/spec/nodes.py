@@ -88,7 +88,7 @@ class PolicyHeadSpec(_SpecNode):
 
 @dataclass(frozen=True)
 class AgentSpec(_SpecNode):
-    """One agent of the team. A document may leave out `prompt`: the loader fills in the role's own."""
+    """One agent of the team. A document may leave out `prompt`: the loader fills it in (`agents.spec.prompts`)."""
 
     id: Annotated[
         str,
@@ -106,7 +106,9 @@ class AgentSpec(_SpecNode):
         Field(
             min_length=1,
             max_length=LIMITS["prompt_chars"],
-            description="what the agent is told; left out = the role's default prompt (custom roles need one)",
+            description="what the agent is told; left out = the role's default prompt, or one the environment "
+            "derives (customer service under intents of its own: those the agent owns, in words); "
+            "custom roles need one",
         ),
     ]
     lora: Annotated[LoraSpec, Field(description="the agent's LoRA adapter")] = field(default_factory=LoraSpec)

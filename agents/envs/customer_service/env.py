@@ -49,6 +49,8 @@ from pettingzoo import ParallelEnv
 
 from agents.envs.customer_service.catalogue import SHIPPED, Catalogue, make_catalogue
 from agents.envs.customer_service.oversample import training_tickets
+from agents.envs.customer_service.owned_prompt import owned_intents_prompt
+from agents.envs.customer_service.owned_prompt import unmentioned_intents as _unmentioned
 from agents.envs.customer_service.params import (
     CLAUSE_READERS,
     DEFAULTS,
@@ -119,6 +121,12 @@ class CustomerServiceEnv(ParallelEnv):
             return make_catalogue((params or {}).get("intents"))
         except ValueError:
             return SHIPPED
+
+    default_prompt = staticmethod(owned_intents_prompt)
+    """A specialist's prompt when its spec leaves it out, under a catalogue of one's own: the intents it owns
+    in words (None: the role's default prompt, as for the shipped catalogue)."""
+    unmentioned_intents = staticmethod(_unmentioned)
+    """The owned intents a prompt of the user's own does not name (it may be out of date: a warning)."""
 
     prompt_routing = "deal_roles"
     """Each agent's observation holds its prompt (as its similarity to each intent's description); with this

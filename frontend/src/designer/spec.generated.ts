@@ -32,7 +32,7 @@ export interface SpecSections {
   fallback?: FallbackSpec;
 }
 /**
- * One agent of the team. A document may leave out `prompt`: the loader fills in the role's own.
+ * One agent of the team. A document may leave out `prompt`: the loader fills it in (`agents.spec.prompts`).
  */
 export interface AgentSpec {
   /**
@@ -62,7 +62,7 @@ export interface AgentSpec {
     | "code_reviewer"
     | "custom";
   /**
-   * what the agent is told; left out = the role's default prompt (custom roles need one)
+   * what the agent is told; left out = the role's default prompt, or one the environment derives (customer service under intents of its own: those the agent owns, in words); custom roles need one
    */
   prompt?: string;
   lora?: LoraSpec;
