@@ -625,8 +625,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description New intents proposed from the deployment's out-of-scope tickets, grouped by meaning:
-         *     ``{tickets, proposals: [{name, description, tickets, share, examples, resembles, resemblance}]}``.
+         * @description New intents proposed from the tickets the deployment could not place, grouped by meaning:
+         *     ``{out_of_scope, none_of_these, tickets, proposals: [{name, description, tickets, share, examples,
+         *     resembles, resemblance}]}`` (the two kinds of unplaced ticket counted apart: `proposals.unplaced`).
          */
         get: operations["deployments_intent_proposals_retrieve"];
         put?: never;
@@ -3342,6 +3343,10 @@ export interface components {
             warnings: components["schemas"]["SpecProblem"][];
             /** @description agents.advisor.Advice.to_dict(); null when invalid */
             advice: unknown;
+            /** @description per agent that leaves its prompt out, by id: the prompt it is given (its role's default, or under a catalogue of one's own the intents it owns in words) */
+            prompts: {
+                [key: string]: string;
+            };
         };
         /** @description A workflow with its draft. On create, `template` (a gallery slug) pre-fills the spec. */
         Workflow: {

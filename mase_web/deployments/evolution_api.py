@@ -229,8 +229,9 @@ class PolicyView(APIView):
 class IntentProposalsView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, pk: int):
-        """New intents proposed from the deployment's out-of-scope tickets, grouped by meaning:
-        ``{tickets, proposals: [{name, description, tickets, share, examples, resembles, resemblance}]}``."""
+        """New intents proposed from the tickets the deployment could not place, grouped by meaning:
+        ``{out_of_scope, none_of_these, tickets, proposals: [{name, description, tickets, share, examples,
+        resembles, resemblance}]}`` (the two kinds of unplaced ticket counted apart: `proposals.unplaced`)."""
         from mase_web.deployments.proposals import intent_proposals
 
         deployment = _deployment(request.user, pk)

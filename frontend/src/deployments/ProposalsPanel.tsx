@@ -1,14 +1,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { AcceptProposal } from "./AcceptProposal";
-import { evolutionApi, proposalSummary } from "./evolution";
+import { evolutionApi, proposalSummary, unplacedWords } from "./evolution";
 
 /** New intents proposed from the tickets the team could not place, grouped by meaning: a product manager
  * adds one to the catalogue (the designer's canvas), labels its tickets, and the next generation learns it. */
 export function ProposalsPanel({
   deploymentId,
   canDesign,
+  routing,
 }: {
   deploymentId: number;
+  /** A routing team: its scope gate hands the tickets it turns away to a person. */
+  routing: boolean;
   /** Product managers and admins put a proposal on the design's canvas. */
   canDesign: boolean;
 }) {
@@ -24,10 +27,10 @@ export function ProposalsPanel({
           {error.message}
         </p>
       )}
-      {data && data.proposals.length === 0 && (
-        <p className="muted">
-          No group yet among the {data.tickets} ticket
-          {data.tickets === 1 ? "" : "s"} the team could not place.
+      {data && (
+        <p className="muted" data-testid="unplaced-counts">
+          Grouped from what the team could not place: {unplacedWords(data, routing)}.
+          {data.proposals.length === 0 && " No group yet among them."}
         </p>
       )}
       {data && data.proposals.length > 0 && (

@@ -8,6 +8,7 @@ import {
   figureText,
   sliceShortfall,
   timelineRows,
+  unplacedWords,
   type Generation,
   type Lineage,
 } from "./evolution";
@@ -172,5 +173,22 @@ describe("a slice too small to judge", () => {
     );
     expect(sliceShortfall(100, { min_tickets: 100 })).toBeNull();
     expect(sliceShortfall(3, {})).toBeNull();
+  });
+});
+
+describe("unplacedWords", () => {
+  it("says exactly what the proposals were grouped from, each kind counted apart", () => {
+    expect(unplacedWords({ out_of_scope: 3, none_of_these: 1, tickets: 4 }, true)).toBe(
+      "3 tickets the scope gate handed to a person as outside the team's intents, and 1 an operator marked “none of these”",
+    );
+    expect(unplacedWords({ out_of_scope: 1, none_of_these: 0, tickets: 1 }, true)).toBe(
+      "1 ticket the scope gate handed to a person as outside the team's intents, and 0 an operator marked “none of these”",
+    );
+    // a writing team turns a request away; it hands nothing to a person
+    expect(unplacedWords({ out_of_scope: 2, none_of_these: 0, tickets: 2 }, false)).toBe(
+      "2 requests turned away as outside what the team can do, and 0 an operator marked “none of these”",
+    );
+    // only the newest are grouped
+    expect(unplacedWords({ out_of_scope: 450, none_of_these: 100, tickets: 500 }, true)).toContain("(the newest 500 grouped)");
   });
 });

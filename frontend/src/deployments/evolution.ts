@@ -44,11 +44,20 @@ export interface IntentProposal {
   resemblance: number;
 }
 
+/** The proposed intents of a deployment and what they were grouped from: the tickets it could not place,
+ * counted apart by kind (mase_web/deployments/proposals.py), of which the newest `tickets` were grouped. */
+export interface Proposals {
+  /** Turned away as outside what the team can do (a routing team's scope gate handed them to a person). */
+  out_of_scope: number;
+  /** Answered tickets an operator corrected to "none of these". */
+  none_of_these: number;
+  tickets: number;
+  proposals: IntentProposal[];
+}
+
 export const evolutionApi = {
   proposals: (id: number) =>
-    api<{ tickets: number; proposals: IntentProposal[] }>(
-      `deployments/${id}/intent-proposals/`,
-    ),
+    api<Proposals>(`deployments/${id}/intent-proposals/`),
   lineage: (id: number) => api<Lineage>(`deployments/${id}/generations/`),
   evolve: (id: number) => api<Generation>(`deployments/${id}/evolve/`, post),
   promote: (id: number, number: number) =>
@@ -152,6 +161,19 @@ export function proposalSummary(p: IntentProposal): string {
     ? `, close to ${p.resembles} (${p.resemblance.toFixed(2)})`
     : "";
   return `${p.tickets} tickets, ${(100 * p.share).toFixed(0)} % of those unplaced${near}`;
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** What the proposals were grouped from, exactly as counted: "3 tickets the scope gate handed to a person as
+ * outside the team's intents, and 1 an operator marked “none of these”" (a writing team turns requests
+ * away instead of handing them over). */
+export function unplacedWords(data: Omit<Proposals, "proposals">, routing: boolean): string {
+  const outside = routing
+    ? `${count(data.out_of_scope, "ticket")} the scope gate handed to a person as outside the team's intents`
+    : `${count(data.out_of_scope, "request")} turned away as outside what the team can do`;
+  const grouped = data.tickets < data.out_of_scope + data.none_of_these ? ` (the newest ${data.tickets} grouped)` : "";
+  return `${outside}, and ${data.none_of_these} an operator marked “none of these”${grouped}`;
 }
 
 /** A point of the lineage's curve: exact match on the evaluation slice when the generation was judged. */

@@ -152,6 +152,7 @@ export function DeploymentPage() {
       {deployment && takesTickets(deployment.environment) && (
         <ProposalsPanel
           deploymentId={deployment.id}
+          routing={Boolean(deployment.routing)}
           canDesign={mayDeploy(me, deployment.project) || Boolean(me?.is_staff)}
         />
       )}
