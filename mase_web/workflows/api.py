@@ -39,6 +39,7 @@ from agents.spec import (
     validate_spec,
 )
 from agents.spec.algorithms import algorithm_catalog
+from agents.spec.prompts import filled_prompts
 from agents.spec.schema import spec_schema
 from mase_web.accounts.facade import ProjectActionPermission, can, projects_where, refuse_before_body
 from mase_web.api_parsers import LimitedJSONParser
@@ -80,6 +81,7 @@ def spec_report(spec) -> dict:
         "errors": _problems(errors),
         "warnings": _problems(spec_warnings(spec)),
         "advice": advice,
+        "prompts": filled_prompts(spec),  # the prompt each agent that names none is given (shown in its box)
     }
 
 

@@ -159,6 +159,11 @@ class ValidationResultSerializer(serializers.Serializer):
     advice = serializers.JSONField(
         allow_null=True, help_text="agents.advisor.Advice.to_dict(); null when invalid"
     )
+    prompts = serializers.DictField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="per agent that leaves its prompt out, by id: the prompt it is given (its role's default, "
+        "or under a catalogue of one's own the intents it owns in words)",
+    )
 
 
 class ImportSerializer(serializers.Serializer):
