@@ -24,6 +24,7 @@ from typing import Any
 from django.conf import settings
 
 from agents import places
+from agents.spec.prompts import filled_prompts
 from mase_web.deployments.models import Deployment
 from serving.generation import GenerationConfig, GenerationError, redact
 from serving.generation.sections import CodeWriter, PostWriter, ReportWriter, SectionWriter
@@ -97,6 +98,13 @@ def _build(
         return kind.build(
             config, agents, api_key=api_key, name=name, data=data, team=team, reach=settings.GENERATION_REACH
         )
+    # an agent that names no prompt writes under the one the loader gives it (under intents of the team's
+    # own: the intents it owns, in words), not a generic one
+    filled = filled_prompts(deployment.spec)
+    agents = [
+        {**a, "prompt": filled[a["id"]]} if isinstance(a, dict) and a.get("id") in filled else a
+        for a in agents
+    ]
     return TicketWriter.build(
         config, agents, api_key=api_key, name=name, team=team, reach=settings.GENERATION_REACH
     )
