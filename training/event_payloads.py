@@ -128,7 +128,8 @@ class ProgressPayload(_Payload):
     unit: str
     elapsed_s: float
     eta_s: float | None = Field(
-        description="seconds left at the stage's own rate; null until it did some work"
+        description="seconds left at the stage's own rate since its first unit (which holds the start-up); "
+        "null until it did more"
     )
     state: Literal["running", "done", "stopped"]
 

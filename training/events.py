@@ -119,8 +119,10 @@ class RunStage:
     "stopped" when it ends early); in between `advance` reports at most every `PROGRESS_EVERY_S` seconds.
     While it is the innermost stage under way, the stream's ticker repeats its last progress (elapsed
     and remaining time refreshed) whenever nothing was reported for `PROGRESS_EVERY_S`. The time left,
-    ``eta_s``, extrapolates the rate of this process: elapsed · (total − done) / (done − start), where
-    `start` units were done before it began (None until one more is done).
+    ``eta_s``, extrapolates the rate since this process finished its first unit of the stage: the first
+    unit's time holds the start-up (loading, caches filling, a first update far slower than the next), so
+    a rate that counted it would promise many times the real wait. ``eta_s`` is None until one more unit is
+    done after the first; then (now − t₁) · (total − done) / (done − done₁).
     """
 
     def __init__(self, stream: EventStream, phase: str, label: str, total: int, unit: str, start: int = 0):
@@ -129,6 +131,7 @@ class RunStage:
         self.start = self.done = min(self.total, max(0, int(start)))
         self._started = time.monotonic()
         self._last = 0.0
+        self._first: tuple[float, int] | None = None  # (when, done) at the end of this process's first unit
 
     def __enter__(self) -> RunStage:
         self._started = time.monotonic()
@@ -152,6 +155,8 @@ class RunStage:
     def advance(self, by: int = 1) -> None:
         """Count `by` more units done (never past the total) and report when it is time to."""
         self.done = min(self.total, self.done + int(by))
+        if self._first is None and self.done > self.start:
+            self._first = (time.monotonic(), self.done)
         self.report()
 
     def advance_to(self, done: int) -> None:
@@ -159,10 +164,11 @@ class RunStage:
         self.advance(max(0, int(done) - self.done))
 
     def payload(self, state: str = "running") -> dict[str, Any]:
-        elapsed = time.monotonic() - self._started
-        gained = self.done - self.start
+        now = time.monotonic()
+        elapsed = now - self._started
         left = self.total - self.done
-        eta = 0.0 if left <= 0 else elapsed * left / gained if gained > 0 else None
+        since, gained = (now - self._first[0], self.done - self._first[1]) if self._first else (0.0, 0)
+        eta = 0.0 if left <= 0 else since * left / gained if gained > 0 else None
         return {
             "phase": self.phase,
             "label": self.label,

@@ -133,9 +133,26 @@ def test_a_stage_reports_at_a_bounded_rate_and_extrapolates_its_rate():
     assert reports[0]["eta_s"] is None  # nothing done by this process yet: no rate to extrapolate
     assert reports[-1]["state"] == "done" and reports[-1]["eta_s"] == 0
     half = stream.stage("work", "Working", 10, "items")
-    half._started -= 4.0  # four seconds in, half done: about four seconds left
+    half.advance()  # the first unit holds the start-up: no rate yet
+    assert half.payload()["eta_s"] is None
+    when, first = half._first
+    half._first = (when - 4.0, first)  # four seconds after the first unit, five done: 4 units in 4 s, 5 left
     half.done = 5
-    assert abs(half.payload()["eta_s"] - 4.0) < 0.1
+    assert abs(half.payload()["eta_s"] - 5.0) < 0.1
+
+
+def test_the_time_left_leaves_out_the_start_up_of_the_first_unit():
+    """A first update slowed by loading (45 s, then 3 s an update) promised ~44 min for a run of ~3 min."""
+    reports: list[dict] = []
+    stream = EventStream([lambda event: reports.append(event.payload)])
+    stage = stream.stage("training", "Training", 960, "episodes")
+    stage._started -= 45.0  # the first update: the backbone loads, caches fill
+    stage.advance(16)
+    assert stage.payload()["eta_s"] is None  # not 45 s · 944 / 16 = 2,655 s
+    when, done = stage._first
+    stage._first = (when - 3.0, done)  # one steady update since
+    stage.advance(16)
+    assert abs(stage.payload()["eta_s"] - 3.0 * 928 / 16) < 1.0  # about 3 min, as the run took
 
 
 def test_a_stage_left_early_says_it_stopped_and_the_ticker_stops_with_it():

@@ -29,7 +29,7 @@ describe("applyEvents: progress", () => {
       ["evaluation", 8, 8, "done"],
     ]);
     expect(currentStage(s.stages)?.phase).toBe("training");
-    expect(currentStage(s.stages)?.etaS).toBe(64);
+    expect(currentStage(s.stages)?.etaS).toBeNull(); // one update done: its time holds the start-up, no rate yet
     // a nested stage is the one the run is in while it runs
     const nested = applyEvents(s, [progress(7, "evaluation", 0, 8)]);
     expect(currentStage(nested.stages)?.phase).toBe("evaluation");
@@ -37,9 +37,13 @@ describe("applyEvents: progress", () => {
   });
 
   it("a page opened mid-run shows where the run is from the backlog alone", () => {
-    const backlog = [progress(1, "training", 0, 640), progress(2, "training", 320, 640, { elapsed_s: 50, eta_s: 50 })];
+    const backlog = [
+      progress(1, "training", 0, 640),
+      progress(2, "training", 320, 640, { elapsed_s: 50 }),
+      progress(3, "training", 480, 640, { elapsed_s: 60 }),
+    ];
     const s = applyEvents(emptyStream, backlog);
-    expect(timeLeft(currentStage(s.stages)!)).toBe("about 50 s left");
+    expect(timeLeft(currentStage(s.stages)!)).toBe("about 10 s left");
   });
 
   it("a run that ends with a stage still running marks that stage stopped", () => {
@@ -49,10 +53,41 @@ describe("applyEvents: progress", () => {
   });
 });
 
+describe("the first estimate", () => {
+  // a run of about 3 minutes whose first update took 45 s (the backbone loading, caches filling): the
+  // server's first estimate, 45 s · 944 / 16, read "about 44 min left"
+  const start = [
+    progress(1, "training", 0, 960, { elapsed_s: 0, eta_s: null }),
+    progress(2, "training", 0, 960, { elapsed_s: 30, eta_s: null }), // the ticker while the first update runs
+    progress(3, "training", 16, 960, { elapsed_s: 45, eta_s: 2655 }),
+  ];
+
+  it("is no estimate while only the first unit, which holds the start-up, is done", () => {
+    const s = applyEvents(emptyStream, start);
+    expect(currentStage(s.stages)?.etaS).toBeNull();
+    const html = renderToStaticMarkup(<RunProgress stages={s.stages} live />);
+    expect(html).toContain("estimating…");
+    expect(html).not.toContain(" left");
+  });
+
+  it("then extrapolates the rate since the first unit, not since the stage began", () => {
+    const s = applyEvents(emptyStream, [...start, progress(4, "training", 32, 960, { elapsed_s: 48, eta_s: 2700 })]);
+    expect(currentStage(s.stages)?.etaS).toBeCloseTo((928 * 3) / 16);
+    expect(timeLeft(currentStage(s.stages)!)).toBe("about 2 min 54 s left");
+    // a stage that begins again (evaluation inside training) measures afresh
+    const again = applyEvents(s, [
+      progress(5, "training", 960, 960, { state: "done" }),
+      progress(6, "training", 0, 960, { elapsed_s: 0 }),
+      progress(7, "training", 16, 960, { elapsed_s: 40 }),
+    ]);
+    expect(currentStage(again.stages)?.etaS).toBeNull();
+  });
+});
+
 describe("timeLeft", () => {
   const stage = applyEvents(emptyStream, [progress(1, "training", 4, 10, { eta_s: 400, elapsed_s: 12.4 })]).stages[0];
   it("words the estimate, its absence and the end", () => {
-    expect(timeLeft(stage)).toBe("about 6 min 40 s left");
+    expect(timeLeft({ ...stage, etaS: 400 })).toBe("about 6 min 40 s left");
     expect(timeLeft({ ...stage, etaS: null })).toBe("estimating…");
     expect(timeLeft({ ...stage, state: "done" })).toBe("done in 12 s");
     expect(timeLeft({ ...stage, state: "stopped" })).toBe("stopped after 12 s");
@@ -63,14 +98,16 @@ describe("RunProgress", () => {
   it("shows the current stage's bar, units done of the total and the time left, then every stage", () => {
     const s = applyEvents(emptyStream, [
       progress(1, "cloning", 16, 16, { state: "done", eta_s: 0 }),
-      progress(2, "training", 48, 96, { eta_s: 30 }),
+      progress(2, "training", 0, 96),
+      progress(3, "training", 16, 96, { elapsed_s: 20 }),
+      progress(4, "training", 48, 96, { elapsed_s: 30 }),
     ]);
     const html = renderToStaticMarkup(<RunProgress stages={s.stages} live />);
     expect(html).toContain('aria-valuenow="48"');
     expect(html).toContain('aria-valuemax="96"');
     expect(html).toContain("width:50%");
     expect(html).toContain("48 / 96 episodes");
-    expect(html).toContain("about 30 s left");
+    expect(html).toContain("about 15 s left");
     expect(html).toContain("Label of cloning");
     expect(html).toContain("done in 16 s");
   });

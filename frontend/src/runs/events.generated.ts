@@ -170,7 +170,7 @@ export interface ProgressPayload {
   unit: string;
   elapsed_s: number;
   /**
-   * seconds left at the stage's own rate; null until it did some work
+   * seconds left at the stage's own rate since its first unit (which holds the start-up); null until it did more
    */
   eta_s: number | null;
   state: "running" | "done" | "stopped";

@@ -165,18 +165,36 @@ function alertItem(event: RunEventMessage): FeedItem {
   };
 }
 
+/** Seconds left at the rate since the stage's first unit of work: that unit's time holds the start-up
+ * (loading, caches filling, a first update far slower than the next), and a rate counting it promised a
+ * run of 3 min 43 min. Null until a unit more than the first is done. */
+export function secondsLeft(stage: Pick<StageProgress, "done" | "total" | "elapsedS" | "firstUnit">): number | null {
+  const left = stage.total - stage.done;
+  if (left <= 0) return 0;
+  const from = stage.firstUnit;
+  if (!from || stage.done <= from.done || stage.elapsedS <= from.elapsedS) return null;
+  return (left * (stage.elapsedS - from.elapsedS)) / (stage.done - from.done);
+}
+
 function stageOf(event: RunEventMessage, before: StageProgress | undefined): StageProgress {
   const p = event.payload ?? {};
   const state = p.state === "done" || p.state === "stopped" ? p.state : "running";
   const begins = !before || (before.state !== "running" && state === "running");
+  const done = num(p.done) ?? 0;
+  const elapsedS = num(p.elapsed_s) ?? 0;
+  const begunAt = begins ? done : before.begunAt;
+  const firstUnit = begins ? null : (before.firstUnit ?? (done > begunAt ? { done, elapsedS } : null));
+  const total = num(p.total) ?? 0;
   return {
     phase: str(p.phase),
     label: str(p.label) || str(p.phase),
-    done: num(p.done) ?? 0,
-    total: num(p.total) ?? 0,
+    done,
+    total,
     unit: str(p.unit),
-    elapsedS: num(p.elapsed_s) ?? 0,
-    etaS: num(p.eta_s),
+    elapsedS,
+    etaS: secondsLeft({ done, total, elapsedS, firstUnit }),
+    begunAt,
+    firstUnit,
     state,
     time: event.time,
     seq: event.seq,

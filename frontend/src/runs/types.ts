@@ -95,8 +95,13 @@ export interface StageProgress {
   total: ProgressPayload["total"];
   unit: ProgressPayload["unit"];
   elapsedS: ProgressPayload["elapsed_s"];
-  /** Seconds left at the stage's own rate so far; null until it has done some of its work. */
+  /** Seconds left at the stage's rate since its first unit of work (whose time holds the start-up), from
+   * the reports the page holds (`runStream.stageOf`); null until a unit more than the first is done. */
   etaS: ProgressPayload["eta_s"];
+  /** Units done when this run of the stage began (a resumed stage begins past 0). */
+  begunAt: number;
+  /** The first report after the stage's first unit of work: where its rate is measured from (null: none yet). */
+  firstUnit: { done: number; elapsedS: number } | null;
   state: ProgressPayload["state"];
   /** When the event was emitted (seconds since the epoch on the socket, ISO from the API). */
   time: string | number;
