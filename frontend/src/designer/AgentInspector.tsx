@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { ClueKindField, holdsClue } from "./AgentClue";
+import { hasOwnCatalogue, promptSource, promptWarnings, shownPrompt } from "./agentPrompt";
 import { IntentChecklist, type PromptRouting, REVIEWER_ROLES, RetrainFlag } from "./AgentIntents";
 import { declaredIn, type DeclaredOption } from "./declaredOptions";
 import { useFieldProblem } from "./fieldProblem";
@@ -57,6 +58,12 @@ export function AgentInspector({
   const agentIndex = useDesigner.getState().spec.agents.findIndex((a) => a.id === agent.id);
   const promptPath = `$.agents[${agentIndex}].prompt`;
   const promptProblem = useFieldProblem(promptPath);
+  const report = useDesigner((s) => s.report);
+  const ownCatalogue = useDesigner((s) => hasOwnCatalogue(s.spec));
+  const specialist = !!intents && !REVIEWER_ROLES.includes(agent.role);
+  const prompt = shownPrompt(agent, report);
+  const source = promptSource(agent, role, report);
+  const stale = promptWarnings(report, agentIndex);
 
   return (
     <div className="inspector" data-testid="agent-inspector">
@@ -91,22 +98,42 @@ export function AgentInspector({
       >
         <span>System prompt</span>
         <textarea
-          rows={readOnly ? Math.min(16, Math.max(5, Math.ceil((agent.prompt ?? "").length / 40))) : 5}
-          value={agent.prompt ?? ""}
+          rows={readOnly ? Math.min(16, Math.max(5, Math.ceil(prompt.length / 40))) : 5}
+          value={prompt}
           placeholder="Describe what this agent does and whom it works with."
           onChange={(e) => updateAgent(agent.id, { prompt: e.target.value })}
           data-testid="agent-prompt"
         />
       </label>
-      {!readOnly && role && role.default_prompt && agent.prompt !== role.default_prompt && (
-        <button className="link" onClick={() => updateAgent(agent.id, { prompt: role.default_prompt })}>
-          Use the role's default prompt
+      {source && (
+        <p className="hint" data-testid="prompt-source">
+          {source}
+        </p>
+      )}
+      {stale.map((message) => (
+        <p className="warning-box" key={message} data-testid="prompt-warning">
+          {message}
+        </p>
+      ))}
+      {!readOnly && specialist && ownCatalogue && agent.prompt !== undefined ? (
+        <button className="link" onClick={() => updateAgent(agent.id, { prompt: undefined })}>
+          Write it from its intents
         </button>
+      ) : (
+        !readOnly &&
+        role &&
+        role.default_prompt &&
+        agent.prompt !== undefined &&
+        agent.prompt !== role.default_prompt && (
+          <button className="link" onClick={() => updateAgent(agent.id, { prompt: role.default_prompt })}>
+            Use the role's default prompt
+          </button>
+        )
       )}
 
       <RetrainFlag agent={agent} workflowId={workflowId} version={publishedVersion} routing={promptRouting} />
       {intents && !REVIEWER_ROLES.includes(agent.role) && (
-        <IntentChecklist agent={agent} index={agentIndex} catalogue={intents} readOnly={readOnly} />
+        <IntentChecklist agent={agent} index={agentIndex} catalogue={intents} readOnly={readOnly} role={role} />
       )}
       {holdsClue(environment, agent) && <ClueKindField agent={agent} index={agentIndex} readOnly={readOnly} />}
 

@@ -1,8 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
+import { hasOwnCatalogue, intentsPatch } from "./agentPrompt";
 import { useFieldProblem } from "./fieldProblem";
 import { workflowQueries } from "./queries";
 import { useDesigner } from "./store";
-import type { AgentSpec, IntentInfo, TeamSpec } from "./types";
+import type { AgentSpec, IntentInfo, RoleInfo, TeamSpec } from "./types";
 
 /** Roles that review the draft answer and own no intents (agents/envs/customer_service/roster.py). */
 export const REVIEWER_ROLES = ["quality_supervisor", "reviewer"];
@@ -119,12 +120,16 @@ interface Props {
   index: number;
   catalogue: IntentInfo[];
   readOnly: boolean;
+  /** The agent's role: a prompt still its default follows the intents ticked under a catalogue of one's own. */
+  role?: RoleInfo;
 }
 
 /** The intents an agent owns, as checkboxes with the catalogue's descriptions, what its prompt proposes
  * instead (when the two tell different stories), and what the team lacks. */
-export function IntentChecklist({ agent, index, catalogue, readOnly }: Props) {
+export function IntentChecklist({ agent, index, catalogue, readOnly, role }: Props) {
   const { updateAgent } = useDesigner.getState();
+  const ownCatalogue = useDesigner((s) => hasOwnCatalogue(s.spec));
+  const own = (intents: string[]) => updateAgent(agent.id, intentsPatch(agent, intents, role, ownCatalogue));
   const report = useDesigner((s) => s.report);
   const path = `$.agents[${index}].intents`;
   const problem = useFieldProblem(path);
@@ -139,7 +144,7 @@ export function IntentChecklist({ agent, index, catalogue, readOnly }: Props) {
         <p className="hint" data-testid="intent-proposal">
           The prompt speaks of {proposed.map((n) => n.replaceAll("_", " ")).join(", ")}.{" "}
           {!readOnly && (
-            <button type="button" className="link" onClick={() => updateAgent(agent.id, { intents: proposed })}>
+            <button type="button" className="link" onClick={() => own(proposed)}>
               Use these as its Responsibilities
             </button>
           )}
@@ -152,7 +157,7 @@ export function IntentChecklist({ agent, index, catalogue, readOnly }: Props) {
             type="checkbox"
             checked={owned.includes(intent.name)}
             disabled={readOnly}
-            onChange={() => updateAgent(agent.id, { intents: toggledIntents(catalogue, owned, intent.name) })}
+            onChange={() => own(toggledIntents(catalogue, owned, intent.name))}
             data-testid={`intent-${intent.name}`}
           />
           <span>

@@ -20,8 +20,9 @@ import type {
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** An agent as the designer handles it: its options as the library declares them (spec.generated.ts),
- * its role any name of the catalogue's roles (plain strings), and its prompt always written. */
-export type AgentSpec = Omit<DeclaredAgent, "role" | "prompt"> & { role: string; prompt: string };
+ * its role any name of the catalogue's roles (plain strings); its prompt left out is the one the loader gives
+ * it (its role's, or under intents of the spec's own those it owns in words: the report's `prompts`). */
+export type AgentSpec = Omit<DeclaredAgent, "role" | "prompt"> & { role: string; prompt?: string };
 
 /** One intent of an environment's catalogue: what an agent may own. */
 export interface IntentInfo {
@@ -126,6 +127,8 @@ export interface ValidationReport {
   errors: Problem[];
   warnings: Problem[];
   advice: Advice | null;
+  /** Per agent that leaves its prompt out, by id: the prompt it is given (shown in its prompt box). */
+  prompts?: Record<string, string>;
 }
 
 export interface RoleInfo {
