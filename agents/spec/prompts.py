@@ -72,14 +72,20 @@ def prompt_warnings(doc: Any) -> list[tuple[str, str]]:
         if not isinstance(agent, Mapping):
             continue
         missing = unmentioned(agent, params if isinstance(params, Mapping) else {})
-        if missing:
-            words = ", ".join(name.replace("_", " ") for name in missing)
-            out.append(
-                (
-                    f"$.agents[{i}].prompt",
-                    f"agent {agent.get('id')}'s prompt does not speak of {words}, which it owns: it may be out "
-                    "of date (a prompt you wrote is never rewritten); edit it, or have it written from its "
-                    "intents ('Write it from its intents' beside the prompt)",
-                )
+        if not missing:
+            continue
+        words = ", ".join(name.replace("_", " ") for name in missing)
+        role = ROLES.get(str(agent.get("role")))
+        follow = "have it written from its intents ('Write it from its intents' beside the prompt)"
+        if role is not None and agent.get("prompt") == role.default_prompt:
+            message = (
+                f"agent {agent.get('id')}'s prompt is its role's default and speaks of none of the intents it "
+                f"owns ({words}): {follow}, or write its own"
             )
+        else:
+            message = (
+                f"agent {agent.get('id')}'s prompt does not speak of {words}, which it owns: it may be out of "
+                f"date (a prompt you wrote is never rewritten); edit it, or {follow}"
+            )
+        out.append((f"$.agents[{i}].prompt", message))
     return out

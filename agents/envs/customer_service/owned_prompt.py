@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from agents.envs.customer_service.catalogue import SHIPPED_DESCRIPTIONS, make_catalogue
 from agents.envs.customer_service.roster import DEFAULT_INTENTS, REVIEWER_ROLES
+from agents.roles import ROLES
 
 __all__ = ["intents_prompt", "owned_intents_prompt", "unmentioned_intents"]
 
@@ -33,8 +34,9 @@ def intents_prompt(intents: Sequence[tuple[str, str]]) -> str:
     def said(name: str, description: str) -> str:
         words = name.replace("_", " ")
         description = description.strip().rstrip(".").strip()
-        if description[1:2].islower():  # "Wants to rent a bike" reads "(wants to rent a bike)"; "VAT" stays
-            description = description[0].lower() + description[1:]
+        first = description.split(maxsplit=1)[0] if description else ""
+        if first[1:] == first[1:].lower():  # "Wants to rent…" reads "(wants to rent…)"; "VAT refunds" stays
+            description = description[:1].lower() + description[1:]
         return f"{words} ({description})" if description else words
 
     closing = "Leave other requests to your teammates."
@@ -104,11 +106,17 @@ def _speaks_of(said: Sequence[str], name: str) -> bool:
 def unmentioned_intents(agent: Mapping[str, object], params: Mapping[str, object] | None) -> list[str]:
     """The intents a specialist with a prompt of its own (a spec agent's mapping) owns under a catalogue of
     one's own but its prompt does not name: the prompt may be out of date (it is never rewritten, only
-    flagged). [] for the shipped catalogue, a reviewer, an agent without a prompt (it follows its intents)
-    or one whose prompt names all it owns."""
+    flagged). [] for the shipped catalogue, a reviewer, an agent without a prompt (it follows its intents),
+    one whose prompt names all it owns, or one still told its role's default prompt that names some of them
+    (a template's words, not the user's: flagged only when they name none, as after choosing a dataset)."""
     described = _declared(params)
     prompt = agent.get("prompt")
     if described is None or not isinstance(prompt, str) or str(agent.get("role") or "") in REVIEWER_ROLES:
         return []
     said = _words(prompt)
-    return [name for name, _ in _owned(agent, described) if not _speaks_of(said, name)]
+    owned = _owned(agent, described)
+    missing = [name for name, _ in owned if not _speaks_of(said, name)]
+    role = ROLES.get(str(agent.get("role") or ""))
+    if role is not None and prompt == role.default_prompt and len(missing) < len(owned):
+        return []  # the role's own words, still about its work (the shipped catalogue plus an intent)
+    return missing

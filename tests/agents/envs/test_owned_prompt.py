@@ -131,16 +131,47 @@ def test_a_team_still_being_drawn_shows_its_derived_prompts(bike_shop):
     assert shown["dispute_mediator"] == ROLES["dispute_mediator"].default_prompt
 
 
-def test_an_edited_prompt_is_never_rewritten_but_flagged_when_it_names_no_owned_intent(bike_shop):
-    doc = _bike_shop(shopping_guide=["rental"], logistics=["repair_booking"], dispute_mediator=["rental"])
+def test_an_edited_prompt_is_never_rewritten_but_flagged_when_it_misses_an_owned_intent(bike_shop):
+    doc = _bike_shop(
+        shopping_guide=["rental"], logistics=["repair_booking"], dispute_mediator=["rental", "repair_booking"]
+    )
     doc["agents"][0]["prompt"] = "You rent out bikes and explain our rental terms."
+    doc["agents"][2]["prompt"] = "You handle rentals."
     spec = load_spec(doc)
     assert spec.agents[0].prompt == "You rent out bikes and explain our rental terms."
+    assert spec.agents[2].prompt == "You handle rentals."
     flagged = {w.path: w.message for w in spec_warnings(doc) if w.path.endswith(".prompt")}
     assert "$.agents[0].prompt" not in flagged  # it speaks of rental
-    assert "repair booking, which it owns: it may be out of date" in flagged["$.agents[1].prompt"]
-    assert "rental, which it owns" in flagged["$.agents[2].prompt"]
+    assert flagged["$.agents[2].prompt"].startswith(
+        "agent dispute_mediator's prompt does not speak of repair booking, which it owns: it may be out of date"
+    )
+    # the template's words, kept, speak of none of what logistics now owns
+    assert flagged["$.agents[1].prompt"].startswith(
+        "agent logistics's prompt is its role's default and speaks of none of the intents it owns (repair booking)"
+    )
     assert "$.agents[3].prompt" not in flagged  # the reviewer owns nothing
+
+
+def test_the_shipped_catalogue_plus_one_intent_flags_no_template_prompt():
+    """Adding one intent to the shipped eight (a catalogue of one's own) and giving it to the mediator: the
+    other specialists' template prompts still speak of their work (logistics' names no address change, yet
+    it is the role's own text), so nothing is flagged; the mediator's prompt left out names all four."""
+    doc = _template()
+    shipped = ["product_question", "recommendation", "order_tracking", "delivery_delay"]
+    shipped += ["address_change", "return_refund", "damaged_item", "complaint"]
+    doc["environment"]["params"]["intents"] = [{"name": n} for n in shipped]
+    doc["environment"]["params"]["intents"].append(
+        {"name": "warranty_claim", "description": "A warranty claim."}
+    )
+    mediator = doc["agents"][2]
+    mediator["intents"].append("warranty_claim")
+    del mediator["prompt"]
+    assert not [w for w in spec_warnings(doc) if w.path.endswith(".prompt")]
+    assert filled_prompts(doc)["dispute_mediator"].startswith(
+        "You answer the customer's requests about return refund (",
+    )
+    assert "complaint (" in filled_prompts(doc)["dispute_mediator"]
+    assert "and warranty claim (a warranty claim)." in filled_prompts(doc)["dispute_mediator"]
 
 
 def test_the_sentence_pattern_is_generic():
