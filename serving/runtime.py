@@ -106,7 +106,8 @@ class RuntimeConfig:
     style_explore: float = 0.0  # share of replies written in another style, for ratings to contrast (≤ 0.2)
 
     def __post_init__(self) -> None:
-        explored_style(PLAIN, self.style_explore, random.Random(0))  # refuses a share outside [0, MAX_EXPLORE]
+        # refuses a share outside [0, MAX_EXPLORE]
+        explored_style(PLAIN, self.style_explore, random.Random(0))
 
 
 def _not_played(request_id: str, detail: str, breaker_state: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -150,8 +151,10 @@ class TeamRuntime:
         self.fallback = fallback if fallback is not None else Fallback()
         self.decision_sink = decision_sink
         self.step_sink = step_sink
-        self.roster = Roster()  # agents an operator took offline (large teams), applied to every episode at once
-        self.info_sink: Callable[[str, int, Mapping[str, Any]], None] | None = None  # (request, step, step info)
+        # agents an operator took offline (large teams), applied to every episode at once
+        self.roster = Roster()
+        # called with (request id, step, step info)
+        self.info_sink: Callable[[str, int, Mapping[str, Any]], None] | None = None
         self.agents = self.model.agents
         if self.model.link is not None and events is not None:
             self.model.link.events = events  # storm alerts and codebook re-fits go to the runtime's stream
@@ -162,9 +165,11 @@ class TeamRuntime:
         # the writing workflows play one item of their data: a typed request is matched to it
         self.requests = RequestMatcher.for_env(probe, self.model.embed)
         self._scope_lock = threading.Lock()
-        self._scope: ScopeGate | None = None  # built on the first ticket (it embeds the labelled tickets)
+        self._scope: ScopeGate | None = None  # built by prepare_scope_gate, else on the first gated ticket
         self.scope_dev: Callable[[], list] | None = None  # the dev tickets its floor is chosen on
         self.scope_outside: Callable[[], list] | None = None  # out-of-scope tickets it contrasts with
+        self.scope_store: Path | None = None  # where the gate keeps its vectors (the checkpoint directory)
+        self.scope_backbone = ""  # the backbone's name in the kept vectors' key
         self._batcher = StepBatcher(self.model, self.config.max_batch) if self.config.timeout_s else None
         self._explains = self.config.explain_tokens > 0 and self.model.can_explain
         self._ids = itertools.count(1)
@@ -233,6 +238,10 @@ class TeamRuntime:
             runtime.scope_dev = lambda: interface.load_tickets(dev, params)
         if hasattr(interface, "out_of_scope_tickets"):  # the generated "none" side of the scope score
             runtime.scope_outside = lambda: interface.out_of_scope_tickets(params)
+        if interface is not None:  # the gate's vectors, encoded once per checkpoint (serving.scope)
+            b = team.backbone
+            runtime.scope_store = Path(checkpoint_dir)
+            runtime.scope_backbone = f"{b.model}|{b.pooling}|{b.max_length}"
         return runtime
 
     def close(self) -> None:
@@ -319,33 +328,37 @@ class TeamRuntime:
 
     def _scope_check(self, text: str) -> dict[str, Any] | None:
         """Whether a routing team's ticket is within its catalogue (`serving.scope`; None: no gate)."""
-        if not self.config.scope_gate or self.requests is not None:
+        gate = self.prepare_scope_gate() if self.config.scope_gate else None
+        return None if gate is None else gate.check(text)
+
+    def prepare_scope_gate(self) -> ScopeGate | None:
+        """The routing team's scope gate, built now if it is not yet (None: a team without a catalogue).
+        Building it encodes its anchors (tens of seconds, unless its store keeps them): a server calls this
+        when it loads a gated deployment, so that no ticket waits for it (`mase_web.deployments.runtimes`)."""
+        if self.requests is not None:
             return None
         with self._scope_lock:
             if self._scope is None:
                 env = self._acquire_env()
                 try:
-                    self._scope = ScopeGate.for_env(
-                        env, self.model.embed, dev=self._scope_dev_tickets(), outside=self._scope_outside()
-                    )
+                    self._scope = ScopeGate.for_env(env, self.model.embed, **self._scope_sources())
                 finally:
                     self._envs.put(env)
-        return None if self._scope is None else self._scope.check(text)
+            return self._scope
 
-    def _scope_dev_tickets(self) -> list | None:
-        """The dev tickets the scope floor is chosen on; None (the labelled tickets left out in turn) without
-        them or when they cannot be read."""
+    def _scope_sources(self) -> dict[str, Any]:
+        """What the gate is built from beside the environment: the dev tickets its floor is chosen on (None:
+        the labelled tickets left out in turn, also when they cannot be read), labelled out-of-scope tickets
+        ([]: distance to the catalogue alone) and where its vectors are kept."""
         try:
-            return self.scope_dev() if self.scope_dev is not None else None
+            dev = self.scope_dev() if self.scope_dev is not None else None
         except (OSError, ValueError):
-            return None
-
-    def _scope_outside(self) -> list:
-        """Labelled out-of-scope tickets for the scope score ([]: distance to the catalogue alone)."""
+            dev = None
         try:
-            return list(self.scope_outside()) if self.scope_outside is not None else []
+            outside = list(self.scope_outside()) if self.scope_outside is not None else []
         except (OSError, ValueError):
-            return []
+            outside = []
+        return dict(dev=dev, outside=outside, store=self.scope_store, backbone_key=self.scope_backbone)
 
     def _outside_catalogue(self, request_id: str, verdict: dict[str, Any]) -> dict[str, Any]:
         """A routing team's ticket outside its catalogue: nothing played, status ``out_of_scope``, handed

@@ -27,13 +27,24 @@ one point (docs/decisions/0031-scope-floor-from-dev-anchors.md). Nothing here kn
 with descriptions and labelled tickets works, and a catalogue without labelled tickets is judged by its
 descriptions alone.
 
+Building a gate encodes every anchor and out-of-scope ticket (thousands for the shipped template: ~50 s on
+a 2-core CPU). Given a ``store`` directory (a server passes the deployment's checkpoint directory), the
+vectors are written there once, under a key of the backbone and the texts, and a later gate over the same
+texts on the same backbone reads them instead of encoding them again (`describe()["vectors"]` says which).
+
     gate = ScopeGate(catalogue, examples, backbone.encode, dev=dev_texts)
     gate.check("thanks!")  # {"in_scope": False, "score": 0.31, "floor": 0.46, "nearest": "complaint", ...}
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
+import tempfile
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,6 +68,9 @@ the spread between dev and later tickets stays within it (at 0.99 the test split
 NEIGHBOURS = 5
 """Nearest anchors averaged on each side of the contrast score (chosen on dev among 1, 3, 5, 10, 20)."""
 Embed = Callable[[Sequence[str]], "torch.Tensor | None"]
+STORE_FILE = "scope_gate.npz"
+"""The gate's vectors in its ``store`` directory: one file, replaced when the texts or the backbone change."""
+log = logging.getLogger(__name__)
 
 
 def _unit(vectors: torch.Tensor) -> np.ndarray:
@@ -93,7 +107,11 @@ class ScopeGate:
         dev: Sequence[Any] = (),
         keep: float = KEEP,
         outside: Sequence[Any] = (),
+        store: str | Path | None = None,
+        backbone_key: str = "",
     ):
+        """``store``: a directory to keep the encoded vectors in (module docstring); ``backbone_key`` names
+        the backbone in their key (a backbone changed under the same name is caught by re-encoding one)."""
         if not catalogue:
             raise ValueError("a scope gate needs an intent catalogue")
         self.intents = [str(entry["name"]) for entry in catalogue]
@@ -103,9 +121,10 @@ class ScopeGate:
         floor_rows = list(dev) or list(examples)
         texts = [_text(r) for r in examples] + [_text(r) for r in dev]
         self._anchor_owner = list(self.intents) + [(_intents(r) or ("",))[0] for r in [*examples, *dev]]
-        self._anchors = self._vectors(anchors + texts)
         outside_texts = [_text(r) for r in outside]
-        self._outside = self._vectors(outside_texts) if outside_texts else None
+        self.vectors_from = "encoded"
+        """"store" when the vectors were read from ``store``, "encoded" when the backbone encoded them."""
+        self._anchors, self._outside = self._encoded(anchors + texts, outside_texts, store, backbone_key)
         self.keep = keep
         self.floor_from = "dev" if dev else "leave_one_out" if examples else "none"
         first = len(self._anchors) - len(floor_rows)
@@ -122,11 +141,14 @@ class ScopeGate:
         keep: float = KEEP,
         dev: Sequence[Any] | None = None,
         outside: Sequence[Any] = (),
+        store: str | Path | None = None,
+        backbone_key: str = "",
     ) -> ScopeGate | None:
         """The gate of a routing environment instance: its catalogue (``catalogue.descriptions`` or
         ``intent_catalogue``), its labelled ``tickets``, ``dev`` (default: its ``dev_tickets()`` when it has
         them) and labelled out-of-scope tickets ``outside`` (the routing interface's
-        ``out_of_scope_tickets``); None for an environment without a catalogue or a team without a backbone."""
+        ``out_of_scope_tickets``); None for an environment without a catalogue or a team without a backbone.
+        ``store`` and ``backbone_key``: where its vectors are kept (``__init__``)."""
         env = getattr(env, "unwrapped", env)
         catalogue = catalogue_of(env)
         if embed is None or not catalogue:
@@ -135,7 +157,16 @@ class ScopeGate:
             dev_hook = getattr(env, "dev_tickets", None)
             dev = list(dev_hook()) if callable(dev_hook) else []
         examples = [t for t in getattr(env, "tickets", ()) if _intents(t)]
-        return cls(catalogue, examples, embed, dev=dev, keep=keep, outside=outside)
+        return cls(
+            catalogue,
+            examples,
+            embed,
+            dev=dev,
+            keep=keep,
+            outside=outside,
+            store=store,
+            backbone_key=backbone_key,
+        )
 
     def _left_out_scores(self, first: int) -> np.ndarray:
         """Scope scores of the anchors from row ``first`` on, each with its own column left out (its own
@@ -144,6 +175,25 @@ class ScopeGate:
         similarity = vectors @ self._anchors.T
         similarity[np.arange(len(vectors)), first + np.arange(len(vectors))] = -1.0
         return self._score(similarity, vectors)
+
+    def _encoded(
+        self, anchors: list[str], outside: list[str], store: str | Path | None, backbone_key: str
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The unit vectors of the anchors and out-of-scope texts (None without any): read from ``store``
+        when it holds them for these texts and this backbone, else encoded (and written there)."""
+        key = _store_key(backbone_key, anchors, outside)
+        kept = _read_store(Path(store), key, len(anchors), len(outside)) if store is not None else None
+        if kept is not None and self._agrees(anchors[0], kept[0][0]):
+            self.vectors_from = "store"
+            return kept[0], kept[1] if outside else None
+        vectors = self._vectors(anchors), self._vectors(outside) if outside else None
+        if store is not None:
+            _write_store(Path(store), key, *vectors)
+        return vectors
+
+    def _agrees(self, text: str, kept: np.ndarray) -> bool:
+        """Whether the backbone still encodes ``text`` as it was kept: the same name may now be other weights."""
+        return float(self._vectors([text])[0] @ kept) > 0.999
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         with torch.no_grad():
@@ -193,7 +243,49 @@ class ScopeGate:
             "anchors": int(self._anchors.shape[0]),
             "outside": 0 if self._outside is None else int(self._outside.shape[0]),
             "score": "best_cosine" if self._outside is None else f"contrast_{NEIGHBOURS}",
+            "vectors": self.vectors_from,
         }
+
+
+def _store_key(backbone_key: str, anchors: Sequence[str], outside: Sequence[str]) -> str:
+    digest = hashlib.sha256(backbone_key.encode())
+    for part in (anchors, outside):
+        digest.update(f"\x00{len(part)}".encode())
+        for text in part:
+            digest.update(text.encode() + b"\x00")
+    return digest.hexdigest()
+
+
+def _read_store(store: Path, key: str, anchors: int, outside: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The kept (anchors, outside) vectors when ``store`` holds them under ``key``, else None."""
+    try:
+        with np.load(store / STORE_FILE, allow_pickle=False) as kept:
+            if str(kept["key"]) != key:
+                return None
+            vectors = kept["anchors"].astype(np.float64), kept["outside"].astype(np.float64)
+    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    return vectors if len(vectors[0]) == anchors and len(vectors[1]) == outside else None
+
+
+def _write_store(store: Path, key: str, anchors: np.ndarray, outside: np.ndarray | None) -> None:
+    """Keep the vectors in ``store`` (float32: they were normalised in float32), replacing the file at once so
+    that another process never reads half of it; a store that cannot be written only costs the next build."""
+    outside = np.zeros((0, anchors.shape[1])) if outside is None else outside
+    written: Path | None = None
+    try:
+        with tempfile.NamedTemporaryFile(
+            dir=store, prefix=".scope_gate-", suffix=".npz", delete=False
+        ) as out:
+            written = Path(out.name)
+            np.savez(
+                out, key=np.array(key), anchors=anchors.astype(np.float32), outside=outside.astype(np.float32)
+            )
+        os.replace(written, store / STORE_FILE)
+    except OSError as exc:
+        if written is not None:
+            written.unlink(missing_ok=True)
+        log.warning("scope gate vectors not kept in %s: %s", store, exc)
 
 
 def _nearest_mean(similarity: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:

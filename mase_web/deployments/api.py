@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from django.db import transaction
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -235,6 +236,8 @@ class DeploymentViewSet(
             **_generation_fields(data.get("generation") or {}),
             **gate,
         )
+        # with its scope gate on, the gate is built now rather than by the first ticket
+        transaction.on_commit(lambda: runtimes.warm_soon(deployment))
         return Response(DeploymentDetailSerializer(deployment).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], responses={200: OpenApiTypes.OBJECT})

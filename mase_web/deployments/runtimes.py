@@ -3,13 +3,21 @@
 Building one loads the backbone and the checkpoint (seconds); running a ticket then takes milliseconds.
 Backbones are shared between deployments that use the same model. The runtime's step sink hands the
 records of each step (one per agent) to whoever is listening for their request id (`listening`).
+
+A routing deployment with its scope gate on also needs the gate, whose first build encodes thousands of
+texts (~1 min on a 2-core CPU; later processes read its vectors beside the checkpoint, `serving.scope`).
+`warm_soon` builds both in the background when the gate is turned on, on deploy and on resume, so that
+no ticket waits for them.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -26,6 +34,8 @@ _listeners: dict[str, Callable[[list[dict]], None]] = {}
 _info_listeners: dict[str, Callable[[int, Mapping[str, Any]], None]] = {}  # request id → (step, step info)
 _build_lock = threading.Lock()
 _tuned_routers: dict[Any, Any] = {}  # one tuned router per intent catalogue (and its tickets)
+_warming = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-runtime")
+log = logging.getLogger(__name__)
 
 
 def backbone_for(team: Any) -> Any:
@@ -75,7 +85,16 @@ def _limit_torch_threads() -> None:
 
 
 def runtime_for(deployment: Deployment) -> TeamRuntime:
-    """The deployment's runtime in this process (raises ValueError naming the problem if it cannot load)."""
+    """The deployment's runtime in this process (raises ValueError naming the problem if it cannot load),
+    with the choices stored now: a product manager may change them between tickets."""
+    runtime = _built(deployment)
+    runtime.config.style_explore = deployment.style_explore
+    runtime.config.scope_gate = deployment.scope_gate
+    return runtime
+
+
+def _built(deployment: Deployment) -> TeamRuntime:
+    """The deployment's runtime in this process, built on first use."""
     # created_at too: a database restored from a backup (or a test database) may reuse an id
     key = (deployment.pk, deployment.checkpoint, deployment.created_at.isoformat())
     with _build_lock:
@@ -92,7 +111,9 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
                 backbone=backbone_for(team),
                 # routing teams: turn away tickets outside the catalogue (the deployment's choice: scope_gate)
                 config=RuntimeConfig(
-                    timeout_s=timeout, scope_gate=deployment.scope_gate, style_explore=deployment.style_explore
+                    timeout_s=timeout,
+                    scope_gate=deployment.scope_gate,
+                    style_explore=deployment.style_explore,
                 ),
                 step_sink=_dispatch,
                 names_only=True,
@@ -101,10 +122,34 @@ def runtime_for(deployment: Deployment) -> TeamRuntime:
             runtime.roster.set(deployment.offline_agents or [])
             _share_tuned_router(runtime)
             _runtimes[key] = runtime
-        # as stored now: a product manager may change either between tickets (style_explore, scope_gate)
-        runtime.config.style_explore = deployment.style_explore
-        runtime.config.scope_gate = deployment.scope_gate
         return runtime
+
+
+def warm(deployment: Deployment) -> TeamRuntime:
+    """The deployment's runtime, loaded now, and with its scope gate on the gate built (or read from its
+    store) now too: what the first ticket would otherwise wait for."""
+    runtime = _built(deployment)  # the choices are the next ticket's to set: this copy may be out of date
+    if deployment.scope_gate:
+        runtime.prepare_scope_gate()
+    return runtime
+
+
+def warm_soon(deployment: Deployment) -> Future | None:
+    """`warm` a gated routing deployment on a background thread of this process (None: nothing to warm, as
+    for a deployment without the gate or without a trained checkpoint). Other processes read the gate's
+    vectors from the store this one writes."""
+    if not (deployment.scope_gate and deployment.routes_tickets):
+        return None
+    if not (Path(deployment.checkpoint) / "state.json").is_file():
+        return None
+    return _warming.submit(_warm_quietly, deployment)
+
+
+def _warm_quietly(deployment: Deployment) -> None:
+    try:
+        warm(deployment)
+    except Exception:  # noqa: BLE001 - the first ticket builds it instead, and reports what is wrong
+        log.warning("deployment %s: runtime not warmed", deployment.pk, exc_info=True)
 
 
 def cached_runtime(deployment_id: int) -> TeamRuntime | None:

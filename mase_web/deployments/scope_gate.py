@@ -8,16 +8,19 @@ so each deployment chooses; a new one starts from the site's ``MASE_SCOPE_GATE``
 GET (anyone who sees the deployment): ``{"scope_gate", "routing"}``. POST ``{"scope_gate": true}`` (product
 managers and admins, who may deploy; others 403, a deployment outside the caller's projects 404, a team
 that does not route tickets 400 on ``scope_gate``). Every process's runtime takes the stored choice on its
-next ticket (`runtimes.runtime_for`).
+next ticket (`runtimes.runtime_for`); turned on, this process builds the gate at once in the background
+(`runtimes.warm_soon`), so that the next ticket does not wait for it.
 """
 
 from __future__ import annotations
 
+from django.db import transaction
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mase_web.deployments import runtimes
 from mase_web.deployments.evolution_api import _deployment
 from mase_web.deployments.models import Deployment
 
@@ -57,4 +60,5 @@ class ScopeGateView(APIView):
             )
         deployment.scope_gate = body.validated_data["scope_gate"]
         deployment.save(update_fields=["scope_gate"])
+        transaction.on_commit(lambda: runtimes.warm_soon(deployment))
         return Response(_shown(deployment))
