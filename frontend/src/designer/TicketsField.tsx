@@ -106,7 +106,7 @@ export function TicketsField({ project, label, hint, value, placeholder, onChang
       const intents = body.intents;
       const adopted = onDataset ? onDataset(body.tickets, intents) : (onChange(body.tickets), false);
       const catalogue = adopted
-        ? ` Its ${intents.length} intents are now the team's catalogue: give each to a specialist (select the agent, then tick its intents).`
+        ? ` Its ${intents.length} intents are now the team's catalogue: give each to a specialist (select the agent, then tick its intents); a prompt you have not edited is then written from the intents it owns.`
         : "";
       setUsed(`Training on its labelled rows: ${countsText(body.counts)}.${catalogue}`);
     },
