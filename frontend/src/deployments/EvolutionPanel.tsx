@@ -82,8 +82,9 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
       {data && (
         <>
           <p className="small muted">
-            Each challenger is judged on the evaluation slice: {data.slice_tickets} corrected{" "}
-            {data.slice_tickets === 1 ? "ticket" : "tickets"} that no generation trains on.{" "}
+            Each challenger is judged on the evaluation slice: {data.slice_tickets} reviewed{" "}
+            {data.slice_tickets === 1 ? "ticket" : "tickets"} (confirmed or corrected in Review) that no generation
+            trains on.{" "}
             <span data-testid="evolution-policy">
               {policySummary(data.policy)}
             </span>

@@ -168,9 +168,15 @@ describe("accepting a proposal", () => {
 describe("a slice too small to judge", () => {
   it("says how many tickets the slice holds of those needed, and nothing once enough", () => {
     expect(sliceShortfall(0, { min_tickets: 100 })).toBe(
-      "The slice holds 0 of the 100 tickets a challenger needs to be judged: one trained now stays a " +
-        "candidate until operators confirm or correct more live tickets in Review.",
+      "The slice holds 0 of the 100 tickets a challenger needs to be judged. A challenger is judged once, " +
+        "when its training ends: one trained now stays a candidate that only a person can promote. Fill the " +
+        "slice first: every reviewed ticket joins it, so about 100 more tickets to confirm or correct in Review.",
     );
+    // one reviewed ticket in five joins the slice: 98 slice tickets short is about 490 reviews, not 98
+    expect(sliceShortfall(2, { min_tickets: 100, slice_every: 5 })).toContain(
+      "one reviewed ticket in 5 joins it, so about 490 more tickets to confirm or correct in Review.",
+    );
+    expect(sliceShortfall(2, { min_tickets: 100, slice_every: 5 })).not.toContain("until operators");
     expect(sliceShortfall(100, { min_tickets: 100 })).toBeNull();
     expect(sliceShortfall(3, {})).toBeNull();
   });

@@ -239,16 +239,23 @@ export function policySummary(
 }
 
 /** Said beside Evolve while the slice is too small to judge a challenger (the promotion rule's
- * `min_tickets`): one trained now could only stay a candidate. Null once the slice is large enough. */
+ * `min_tickets`): a challenger is judged once, when its run ends, so one trained now stays a candidate for
+ * good (only a person can promote it); and since one reviewed ticket in `slice_every` joins the slice, it says
+ * about how many more reviews fill it. Null once the slice is large enough. */
 export function sliceShortfall(
   sliceTickets: number,
   policy: Record<string, number | boolean>,
 ): string | null {
   const needed = Number(policy.min_tickets ?? 0);
   if (sliceTickets >= needed) return null;
+  const every = Math.max(1, Number(policy.slice_every ?? 1));
+  const reviews = (needed - sliceTickets) * every;
+  const joins = every === 1 ? "every reviewed ticket joins it" : `one reviewed ticket in ${every} joins it`;
   return (
-    `The slice holds ${sliceTickets} of the ${needed} tickets a challenger needs to be judged: ` +
-    "one trained now stays a candidate until operators confirm or correct more live tickets in Review."
+    `The slice holds ${sliceTickets} of the ${needed} tickets a challenger needs to be judged. ` +
+    "A challenger is judged once, when its training ends: one trained now stays a candidate that only a " +
+    `person can promote. Fill the slice first: ${joins}, so about ${reviews} more tickets to confirm or ` +
+    "correct in Review."
   );
 }
 

@@ -50,7 +50,8 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     assert page.get_by_role("link", name="Review this deployment's decisions").count() == 0  # a 403 for a PM
     said = page.get_by_role("region", name="Generations").inner_text()  # the slice in words a newcomer reads
     assert re.search(
-        r"judged on the evaluation slice: \d+ corrected tickets? that no generation trains on", said
+        r"judged on the evaluation slice: \d+ reviewed tickets? \(confirmed or corrected in Review\) that no generation\s+trains on",
+        said,
     )
     export = page.get_by_role("link", name="CSV")
     assert export.get_attribute("href") == f"/api/deployments/{deployment.pk}/generations/export/?as=csv"
