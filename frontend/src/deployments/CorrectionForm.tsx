@@ -40,8 +40,11 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
         ? { intents: [], owner: "", reply, reason, none_of_these: true }
         : { intents, owner, reply, reason, none_of_these: false };
       onSaved(await save(body));
-      // The correction marked decisions wrong: the tickets, their steps and the decisions are read again.
-      for (const key of ["episode-rows", "episodes", "decisions"]) void queryClient.invalidateQueries({ queryKey: [key] });
+      // The correction marked decisions wrong: the steps and the decisions are read again. The ticket list is
+      // only marked stale (the caller patches its row): a ticket corrected under a filter it no longer meets
+      // (review: unreviewed) stays in view with where it landed until the filters change or the page reloads.
+      for (const key of ["episodes", "decisions"]) void queryClient.invalidateQueries({ queryKey: [key] });
+      void queryClient.invalidateQueries({ queryKey: ["episode-rows"], refetchType: "none" });
     } catch (e) {
       setErrors(e instanceof ApiError ? (e.body.errors ?? { detail: [e.message] }) : { detail: [String(e)] });
     } finally {

@@ -28,7 +28,15 @@ export function ReviewControl({ row, onChanged, deployment }: Props) {
       status={row.review_status}
       reason={row.review_reason}
       mark={async (status, why) => onChanged(await deploymentsApi.review(row.id, status, why))}
-      correction={deployment === undefined ? undefined : { deployment, save: (body) => deploymentsApi.correct("decisions", row.id, body) }}
+      correction={
+        deployment === undefined
+          ? undefined
+          : {
+              deployment,
+              save: (body) => deploymentsApi.correct("decisions", row.id, body),
+              corrected: (saved) => onChanged({ ...row, review_status: "wrong", review_reason: saved.reason }),
+            }
+      }
       queue={async () => {
         const placed = await deploymentsApi.annotate(row.id);
         return placed.added ? `Queued in "${placed.queue_name}".` : `Already in "${placed.queue_name}".`;
@@ -45,7 +53,12 @@ export function EpisodeReviewControl({ row, onChanged }: { row: EpisodeRow; onCh
       status={row.review_status}
       reason=""
       mark={async (status, why) => onChanged(await deploymentsApi.reviewEpisode(row.id, status, why))}
-      correction={{ deployment: row.deployment, save: (body) => deploymentsApi.correct("episodes", row.id, body) }}
+      correction={{
+        deployment: row.deployment,
+        save: (body) => deploymentsApi.correct("episodes", row.id, body),
+        // its decisions are wrong now: the row says so in place (the list is not read again, see CorrectionForm)
+        corrected: () => onChanged({ ...row, review_status: "wrong" }),
+      }}
     />
   );
 }
@@ -57,8 +70,13 @@ interface ActionsProps {
   mark: (status: ReviewStatus, reason: string) => Promise<void>;
   /** Queue what was marked wrong for annotation; returns where it went, in words. */
   queue?: () => Promise<string>;
-  /** Say what was right (the deployment's intents and agents); absent, no "correct…" is offered. */
-  correction?: { deployment: number; save: (body: CorrectionBody) => Promise<Correction> };
+  /** Say what was right (the deployment's intents and agents); absent, no "correct…" is offered. `corrected`
+   * shows the reviewed row as the correction left it (its decisions marked wrong). */
+  correction?: {
+    deployment: number;
+    save: (body: CorrectionBody) => Promise<Correction>;
+    corrected: (saved: Correction) => void;
+  };
 }
 
 /** Mark ok, wrong (a reason is asked), escalated, or back to unreviewed; what is wrong can be queued. */
@@ -110,6 +128,7 @@ function ReviewActions({ testId, status, reason: storedReason, mark: store, queu
             setCorrecting(false);
             setNote(correctedNote(saved));
             setLandedIn(saved.dataset_row.dataset ?? null);
+            correction.corrected(saved);
           }}
         />
       ) : asking ? (

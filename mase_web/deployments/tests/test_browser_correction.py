@@ -43,3 +43,31 @@ def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services,
     assert f"corrected in review by {operator.username}" in rows.inner_text()
     assert f"episode/{episode.pk}" in rows.inner_text()
     assert "reply: Sorry: a new lamp is on its way." in rows.inner_text()  # the better reply is shown too
+
+
+def test_a_ticket_corrected_in_the_unreviewed_list_stays_in_view_with_where_it_landed(
+    live_services, browser_page
+):
+    """Working through the unreviewed tickets, an operator's correction no longer makes the row vanish (the
+    list was read again at once and the ticket, now wrong, left the filter) taking the confirmation and the
+    dataset link with it: the row stays, marked wrong, until the filters change or the page reloads."""
+    page = browser_page
+    page.set_default_timeout(20_000)
+    base = live_services.base_url
+    _, project = sign_in(page, base, "/review/?review_status=unreviewed")
+    episode, _ = logged_episode(project, text="Tracking still says label created since Tuesday")
+
+    page.reload()
+    review = page.get_by_test_id(f"episode-review-{episode.pk}")
+    review.get_by_role("button", name="correct…").click()
+    form = review.get_by_role("form", name="Correct")
+    form.get_by_role("checkbox", name=re.compile("^order_tracking")).check()
+    form.get_by_role("button", name="Save correction").click()
+
+    review.get_by_text(re.compile(r'Corrected: the ticket joined dataset ".*" \(version 1\)\.')).wait_for()
+    page.wait_for_timeout(1_000)  # the list is not read again behind the operator's back
+    assert review.get_by_role("link", name="Open the dataset").is_visible()
+    assert review.locator(".review-badge").inner_text() == "wrong"
+    page.reload()  # the filter holds again: the corrected ticket is no longer unreviewed
+    page.get_by_test_id("episode-count").filter(has_text="0").wait_for()
+    assert page.get_by_test_id(f"episode-review-{episode.pk}").count() == 0
