@@ -14,17 +14,23 @@ from mase_web.deployments.tests.test_corrections import logged_episode
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
-def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services, browser_page):
-    page = browser_page
+def open_correction(page, base, path, text):
+    """Signed in as an operator on ``path``, a logged ticket saying ``text``: its review and open correction form."""
     page.set_default_timeout(20_000)
-    base = live_services.base_url
-    operator, project = sign_in(page, base, "/review/")
-    episode, _ = logged_episode(project, text="The lamp came cracked and two weeks late")
-
+    operator, project = sign_in(page, base, path)
+    episode, _ = logged_episode(project, text=text)
     page.reload()
     review = page.get_by_test_id(f"episode-review-{episode.pk}")
     review.get_by_role("button", name="correct…").click()
-    form = review.get_by_role("form", name="Correct")
+    return operator, episode, review, review.get_by_role("form", name="Correct")
+
+
+def test_an_operator_corrects_a_ticket_and_sees_it_in_the_dataset(live_services, browser_page):
+    page = browser_page
+    base = live_services.base_url
+    operator, episode, review, form = open_correction(
+        page, base, "/review/", "The lamp came cracked and two weeks late"
+    )
     form.get_by_text("An item that arrived broken, cracked", exact=False).wait_for()  # each with its meaning
     form.get_by_role("checkbox", name=re.compile("^damaged_item")).check()
     form.get_by_role("checkbox", name=re.compile("^delivery_delay")).check()
@@ -52,15 +58,12 @@ def test_a_ticket_corrected_in_the_unreviewed_list_stays_in_view_with_where_it_l
     list was read again at once and the ticket, now wrong, left the filter) taking the confirmation and the
     dataset link with it: the row stays, marked wrong, until the filters change or the page reloads."""
     page = browser_page
-    page.set_default_timeout(20_000)
-    base = live_services.base_url
-    _, project = sign_in(page, base, "/review/?review_status=unreviewed")
-    episode, _ = logged_episode(project, text="Tracking still says label created since Tuesday")
-
-    page.reload()
-    review = page.get_by_test_id(f"episode-review-{episode.pk}")
-    review.get_by_role("button", name="correct…").click()
-    form = review.get_by_role("form", name="Correct")
+    _, episode, review, form = open_correction(
+        page,
+        live_services.base_url,
+        "/review/?review_status=unreviewed",
+        "Tracking still says label created since Tuesday",
+    )
     form.get_by_role("checkbox", name=re.compile("^order_tracking")).check()
     form.get_by_role("button", name="Save correction").click()
 
