@@ -28,7 +28,8 @@ export function HomePage() {
       )}
       {annotatorOnly && (
         <p>
-          Your work is in <a href="/annotate/">Annotate</a>: rate the team's answers there.
+          Your work is in <a href="/annotate/">Annotate</a>: label tickets with their intents and rate the team's answers
+          there.
         </p>
       )}
       {seesRuns && (
@@ -38,7 +39,8 @@ export function HomePage() {
         </div>
       )}
       {me && !annotatorOnly && <TemplateStart memberships={memberships} />}
-      <WorkerState />
+      {/* workers run training: nothing an annotator starts, waits for or may ping */}
+      {me && !annotatorOnly && <WorkerState />}
     </main>
   );
 }

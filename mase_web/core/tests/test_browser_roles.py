@@ -48,6 +48,10 @@ def test_annotator_sees_only_datasets_and_annotate_and_the_real_404_page(live_se
     page.get_by_role("heading", name="Welcome, annie").wait_for()
     assert nav_texts(page) == ["Datasets", "Annotate"]
     assert page.get_by_role("link", name="MASE").get_attribute("href") == "/"
+    # the home page names both kinds of work and shows no training workers (nothing an annotator runs or pings)
+    page.get_by_text("label tickets with their intents and rate the team's answers").wait_for()
+    assert page.get_by_role("button", name="Ping a worker").count() == 0
+    assert "Workers" not in page.locator("main").inner_text()
 
     response = page.goto(f"{base}/workflows/{workflow.pk}/")
     assert response.status == 404
