@@ -284,7 +284,9 @@ def routing_dataset(
     policy = load_policy(team, resolve_checkpoint(Run.objects.get(pk=run).out_dir), backbone)
     greedy = policy.policy(greedy=True)  # the deployed checkpoint's actors alone: no breaker, no fallback
     out["model_exact_match"] = mean(exact_per_ticket(routing_env(team, test, "bench_test"), greedy))
-    out["model_holdout_exact_match"] = mean(exact_per_ticket(routing_env(team, holdout, "bench_hold"), greedy))
+    out["model_holdout_exact_match"] = mean(
+        exact_per_ticket(routing_env(team, holdout, "bench_hold"), greedy)
+    )
     if policy.actor.reader is not None and dev:  # does the greedy team answer what its evidence says?
         dev_env = routing_env(team, dev, "bench_dev")
         out["dev_evidence"] = evidence_agreement(dev_env, greedy, policy.actor, policy.featurize)
@@ -315,15 +317,15 @@ def out_of_scope(
     """The deployed team behind its scope gate (default `scope_gate`) on in-scope rows and out-of-scope
     rows (module docstring); ``exact``: the team's per-row exact match on ``in_scope`` when known."""
     gate = gate or scope_gate(team, backbone, dev)
-    inside_scores = gate.scores([r["text"] for r in in_scope])
-    outside_scores = gate.scores([r["text"] for r in outside])
+    inside, away = gate.verdicts([r["text"] for r in in_scope]), gate.verdicts([r["text"] for r in outside])
+    inside_scores, outside_scores = inside["score"], away["score"]
     if exact is None:
         exact = exact_per_ticket(routing_env(team, in_scope, "bench_in_scope"), policy)
     exact = np.array(exact, dtype=bool)
-    kept = inside_scores > gate.floor
+    kept = inside["in_scope"]  # above the floor, or kept by the gate's second signal (decision 0041)
     truth = np.r_[np.ones(len(inside_scores)), np.zeros(len(outside_scores))]
     return {
-        "answered_share": float((outside_scores > gate.floor).mean()) if outside else None,
+        "answered_share": float(away["in_scope"].mean()) if outside else None,
         "auroc": float(roc_auc_score(truth, np.r_[inside_scores, outside_scores])) if outside else None,
         "in_scope_exact_match_before": float(exact.mean()),
         "in_scope_exact_match_after": float((exact & kept).mean()),
@@ -439,7 +441,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     add_settings_argument(
-        parser, "domains: change the routing template for an experiment (e.g. environment.params.actor_evidence=reader)"
+        parser,
+        "domains: change the routing template for an experiment (e.g. environment.params.actor_evidence=reader)",
     )
     args = parser.parse_args(argv)
     if bool(args.train) != bool(args.test):

@@ -15,7 +15,8 @@ The variants (fixed before any test figure was read), each a probability that th
 - ``ovr_negatives``: the same one-vs-rest readers fitted with the out-of-scope rows as rows of no intent
   (every intent's label 0), its most probable intent;
 - ``none_class``: one multinomial regression over the intents and "none" (a ticket of two intents is one row
-  per intent; the out-of-scope rows are "none"), one minus the probability of "none";
+  per intent; the out-of-scope rows are "none"), one minus the probability of "none" (`serving.scope_none`,
+  the gate's second signal since decision 0041: the same fit);
 - ``in_vs_out``: one binary regression, training split (in) against the out-of-scope rows (out), classes
   weighted to balance, the probability of "in".
 
@@ -51,6 +52,7 @@ from bench.scope_confidence import (  # noqa: E402
     dev_tradeoff,
 )
 from bench.scope_confidence import THRESHOLDS as STUDY_THRESHOLDS  # noqa: E402
+from serving.scope_none import NoneClass  # noqa: E402
 from training.plain_classifier import INVERSE_REGULARISATION, unit_vectors  # noqa: E402
 
 THRESHOLDS = tuple(sorted(set(STUDY_THRESHOLDS) | {round(0.05 * k, 2) for k in range(1, 20)}))
@@ -74,11 +76,7 @@ def fit_signals(backbone: Any) -> tuple[dict[str, Any], float]:
     )
     x_in = unit_vectors(backbone.encode, [r["text"] for r in train])
     x_out = unit_vectors(backbone.encode, [r["text"] for r in outside])
-    rows = [(k, i) for k, r in enumerate(train) for i in r["intents"]]
-    x = np.concatenate([x_in[[k for k, _ in rows]], x_out])
-    labels = [i for _, i in rows] + ["none"] * len(x_out)
-    multi = LogisticRegression(C=INVERSE_REGULARISATION, max_iter=2000).fit(x, labels)
-    none = list(multi.classes_).index("none")
+    none_class = NoneClass.fit(x_in, [r["intents"] for r in train], x_out)
     binary = LogisticRegression(C=INVERSE_REGULARISATION, max_iter=2000, class_weight="balanced")
     binary.fit(np.concatenate([x_in, x_out]), np.r_[np.ones(len(x_in)), np.zeros(len(x_out))])
     inside = list(binary.classes_).index(1.0)
@@ -89,7 +87,7 @@ def fit_signals(backbone: Any) -> tuple[dict[str, Any], float]:
     signals = {
         "plain": lambda texts: plain.probabilities(texts).max(axis=1),
         "ovr_negatives": lambda texts: negatives.probabilities(texts).max(axis=1),
-        "none_class": lambda texts: 1.0 - multi.predict_proba(vectors(texts))[:, none],
+        "none_class": lambda texts: none_class.in_scope_probability(vectors(texts)),
         "in_vs_out": lambda texts: binary.predict_proba(vectors(texts))[:, inside],
     }
     return signals, time.perf_counter() - started

@@ -73,7 +73,7 @@ from serving.decisions import ALLOCATION_INFO, action_names, explain_prompt, pla
 from serving.model import RuntimeInputError, TeamModel
 from serving.requests import OUT_OF_SCOPE, RequestMatcher
 from serving.roster import Roster
-from serving.scope import ScopeGate
+from serving.scope import ScopeGate, handoff_detail
 from training.events import EventStream
 from training.mappo import load_policy
 from training.reply_writer import PLAIN, explored_style, load_writer, style_propensity
@@ -365,10 +365,7 @@ class TeamRuntime:
         to a person (the reply says so, `serving.scope.handoff_text`)."""
         with self._stats_lock:
             self.stats["requests"] += 1
-        detail = (
-            f"nearest intent {verdict['nearest']!r} at similarity {verdict['score']:.2f}, not above the "
-            f"scope floor {verdict['floor']:.2f}: handed to a person"
-        )
+        detail = handoff_detail(verdict)
         return _not_played(request_id, detail, self.breaker.state, {**verdict, "handoff": True})
 
     def _routing_ticket(self, ticket_id: str, text: str, intents: tuple[str, ...] = ()) -> Any:
