@@ -72,8 +72,10 @@ def _publish_dataset(dataset_id: Any, labels: list[RowLabel]) -> int:
     authors = get_user_model().objects.in_bulk([label.landed.get("by") for label in labels])
     while labels:
         docs = [_label_doc(label, authors.get(label.landed.get("by"))) for label in labels]
+        # the version's author: the session's annotator (a sweep landing several people's labels names none)
+        by = {doc["by"] for doc in docs}
         try:
-            version = relabel_rows(dataset, docs, PROVENANCE)
+            version = relabel_rows(dataset, docs, PROVENANCE, by=by.pop() if len(by) == 1 else None)
         except RowsRefused as refused:  # e.g. the catalogue changed since: those stay in the queue, said why
             bad = {int(e["index"]) for e in refused.errors} & set(range(len(labels)))
             for index in bad or range(len(labels)):

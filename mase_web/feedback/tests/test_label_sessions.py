@@ -55,6 +55,7 @@ def test_a_sessions_labels_land_together_in_one_version(queued):
     assert dataset.versions.count() == 2 and landed["version_number"] == 2
     rows = DatasetRow.objects.filter(version__dataset=dataset, version__number=2, provenance="annotated")
     assert rows.count() == 2 and {r.by for r in rows} == {users["ann1"]}
+    assert dataset.versions.get(number=2).created_by == users["ann1"]  # the page said "annotated … by –"
     assert RowLabel.objects.get(item_id=first).landed["version"] == landed["version"]
 
 
