@@ -30,7 +30,12 @@ from mase_web.deployments.evolution_eval import settle, watch
 from mase_web.deployments.models import Deployment, Generation
 from mase_web.runs.facade import shown_checkpoint_path, shown_text
 
-DEPLOY_REFUSED = "only product managers and admins of this project may evolve, promote or roll back its team"
+# every write on a deployment's page that is not an operator's (evolve, promote, shadow, scope gate, reply
+# styles, new intents): the words name them all, not only evolving
+DEPLOY_REFUSED = (
+    "only product managers and admins of this project may change this deployment: evolve, promote or roll "
+    "back its team, run one in shadow, and set its scope gate, reply styles and intents"
+)
 
 
 class LineageGenerationSerializer(serializers.ModelSerializer):

@@ -114,6 +114,8 @@ def test_the_share_is_set_by_who_may_deploy_and_bounded(team, trained_checkpoint
     assert manager.post(url, {"style_explore": -0.1}, format="json").status_code == 400
     operator = client_for(users[Role.OPERATOR])
     assert operator.get(url).status_code == 200
-    assert operator.post(url, {"style_explore": 0.1}, format="json").status_code == 403
+    refused = operator.post(url, {"style_explore": 0.1}, format="json")
+    assert refused.status_code == 403
+    assert "reply styles" in refused.json()["detail"]  # said "may evolve, promote or roll back its team"
     deployment.refresh_from_db()
     assert deployment.style_explore == 0.15
