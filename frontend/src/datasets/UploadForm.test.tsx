@@ -34,4 +34,12 @@ describe("UploadForm", () => {
     expect(html).not.toContain(">Name<");
     expect(html).toContain("Rows of the new version");
   });
+
+  it("keeps the latest version's rows unless replacing is chosen", () => {
+    // a deployment's dataset grown by its default would otherwise lose its corrected rows
+    const html = render({ datasetId: 3 });
+    expect(html).toMatch(/<option value="append" selected="">/);
+    expect(html).not.toMatch(/<option value="replace" selected="">/);
+    expect(html).toContain("the file&#x27;s rows only (the latest version&#x27;s rows are left out)");
+  });
 });

@@ -27,7 +27,9 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
   const [project, setProject] = useState(projects[0]?.project ?? 0);
   const [name, setName] = useState("");
   const [catalogue, setCatalogue] = useState("");
-  const [mode, setMode] = useState<UploadMode>("replace");
+  // A new version keeps the rows it grows from unless told otherwise: replacing by default silently dropped
+  // every corrected or annotated row of a deployment's dataset from its next generation's training.
+  const [mode, setMode] = useState<UploadMode>(datasetId ? "append" : "replace");
   const [file, setFile] = useState<File | null>(null);
   const form = useRef<HTMLFormElement>(null); // the file input is the browser's: cleared by resetting the form
   // A new dataset whose first file was refused stays (empty): a retry under the same name uploads into it
@@ -91,8 +93,8 @@ export function UploadForm({ datasetId, projects = [], onUploaded }: Props) {
         <label className="field column">
           Rows
           <select value={mode} onChange={(e) => setMode(e.target.value as UploadMode)} aria-label="Rows of the new version">
-            <option value="replace">the file's rows only</option>
             <option value="append">the latest version's rows, then the file's</option>
+            <option value="replace">the file's rows only (the latest version's rows are left out)</option>
           </select>
         </label>
       )}
