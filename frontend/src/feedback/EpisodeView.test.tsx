@@ -46,3 +46,13 @@ describe("EpisodeView", () => {
     expect(spoken("dispute_mediator")).toBe("Dispute mediator");
   });
 });
+
+describe("a decision an operator queued from review", () => {
+  it("shows the operator's verdict and reason, which the queue's guidelines send the annotator to", () => {
+    const queued: Snapshot = { ...SNAPSHOT, meta: { step: 1, review: { status: "wrong", reason: "invents the due date" } } };
+    const html = renderToStaticMarkup(<EpisodeView snapshot={queued} />);
+    expect(html).toContain("The operator&#x27;s review");
+    expect(html).toContain("marked wrong</b>: invents the due date");
+    expect(renderToStaticMarkup(<EpisodeView snapshot={SNAPSHOT} />)).not.toContain("operator-review");
+  });
+});

@@ -46,10 +46,19 @@ function StepRow({ step }: { step: StepSnapshot }) {
   );
 }
 
+/** The operator's review a decision was queued with (`meta.review`, e.g. marked wrong and why); null if none. */
+export function operatorReview(snapshot: Snapshot): { status: string; reason: string } | null {
+  const review = snapshot.meta?.review as { status?: unknown; reason?: unknown } | undefined;
+  if (!review || typeof review.status !== "string") return null;
+  return { status: review.status, reason: typeof review.reason === "string" ? review.reason : "" };
+}
+
 /** One episode (or one step of it) as the annotator sees it: the ticket and the reply first, what the team
  * answered in words, then (folded away for a whole episode) the decisions that led there. */
 export function EpisodeView({ snapshot, label }: { snapshot: Snapshot; label?: string }) {
   const intents = answerIntents(snapshot.answer, snapshot.intents);
+  // a decision queued from review: its guidelines point the annotator at the operator's reason, so show it
+  const review = operatorReview(snapshot);
   return (
     <article className="fb-episode" data-testid="feedback-episode" aria-label={label ?? "Episode"}>
       {label && <h3>{label}</h3>}
@@ -75,6 +84,15 @@ export function EpisodeView({ snapshot, label }: { snapshot: Snapshot; label?: s
             </li>
           ))}
         </ul>
+      )}
+      {review && (
+        <>
+          <p className="fb-field-label">The operator's review</p>
+          <p className="fb-review" data-testid="operator-review">
+            <b>marked {review.status}</b>
+            {review.reason ? `: ${review.reason}` : " (no reason given)"}
+          </p>
+        </>
       )}
       {snapshot.steps.length > 0 && (
         <details className="fb-decisions" open={snapshot.steps.length <= 2 || !snapshot.reply}>
