@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { AttentionHeatmap } from "../runs/AttentionHeatmap";
 import { formatTime } from "../runs/format";
 import type { AttentionFrame } from "../runs/types";
@@ -21,6 +21,13 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
   const { data: episode, error } = useQuery(deploymentQueries.episode(episodeId));
   // The step shown, once the user has moved; before that, `initialStep`.
   const [moved, setMoved] = useState<number | null>(null);
+  // It opens above the review list: the browser keeps the list where it was, so a user scrolled down to the
+  // step saw nothing happen. Once the episode is shown, it is brought into view.
+  const view = useRef<HTMLElement>(null);
+  const shown = episode !== undefined;
+  useEffect(() => {
+    if (shown) view.current?.scrollIntoView({ block: "start" });
+  }, [shown]);
 
   const steps = useMemo(() => (episode ? bySteps(episode.steps) : []), [episode]);
   const index = moved ?? Math.max(0, steps.findIndex(([step]) => step === initialStep));
@@ -36,7 +43,7 @@ export function TrajectoryView({ episodeId, initialStep, onClose }: Props) {
   if (error) return <p className="error">{error.message}</p>;
   if (!episode || !current) return <p className="muted">Loading episode {episodeId}…</p>;
   return (
-    <section className="card trajectory" aria-label="Trajectory" data-testid="trajectory">
+    <section ref={view} className="card trajectory" aria-label="Trajectory" data-testid="trajectory">
       <div className="card-head">
         <h2>
           Episode {episode.id} · {episode.deployment_name}
