@@ -77,12 +77,14 @@ describe("evolution timeline", () => {
           promoted_at: "x",
         }),
         generation(2, { data: { rows_added: 40 } }),
-        generation(3, { phase: "training", checkpoint: "" }),
+        generation(3, { phase: "training", checkpoint: "", data: { rows_added: 1 } }),
       ]),
     );
+    expect(rows[0].added).toBe("1 new labelled ticket (corrections and annotations)");
     expect(rows.map((r) => r.number)).toEqual([3, 2, 1]);
     expect(rows.map((r) => r.canPromote)).toEqual([false, true, false]);
-    expect(rows[1].added).toBe("40 new corrected tickets");
+    // the count is every new labelled training row of the deployment's dataset, annotated ones included
+    expect(rows[1].added).toBe("40 new labelled tickets (corrections and annotations)");
     expect(rows[2].promoted).toBe("pm");
   });
 

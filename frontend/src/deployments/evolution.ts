@@ -127,6 +127,11 @@ export function figureText(g: Generation): string {
   return `${percent(c.challenger)} (${points(c.gain)} vs ${g.parent} on ${c.tickets ?? 0} tickets)`;
 }
 
+/** What a generation's `rows_added` counts: new labelled training rows of the deployment's dataset
+ * (outside the slice), whether an operator's correction or an annotator's label brought them. */
+const labelledWords = (n: number) =>
+  `${n} new labelled ${n === 1 ? "ticket" : "tickets"} (corrections and annotations)`;
+
 export function timelineRows(lineage: Lineage): TimelineRow[] {
   return [...lineage.generations]
     .sort((a, b) => b.number - a.number)
@@ -139,7 +144,7 @@ export function timelineRows(lineage: Lineage): TimelineRow[] {
       added:
         g.number === 1
           ? "–"
-          : `${g.data.rows_added ?? 0} new corrected tickets`,
+          : labelledWords(g.data.rows_added ?? 0),
       reason: g.reason,
       promoted: g.promoted_by
         ? `${g.promoted_by}`

@@ -39,7 +39,10 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     table = page.get_by_test_id("generations")
     row2 = page.get_by_test_id("generation-2")
     row2.get_by_text("83.0 % (+5.0 vs 1 on 120 tickets)").wait_for()
-    assert "40 new corrected tickets" in row2.inner_text() and "within noise" in row2.inner_text()
+    assert (
+        "40 new labelled tickets (corrections and annotations)" in row2.inner_text()
+        and "within noise" in row2.inner_text()
+    )
     curve = page.get_by_test_id("generation-curve")  # the slice's figure across generations, drawn
     assert "1: 78.0 %, 2: 83.0 %" in curve.get_attribute("aria-label")
     assert "Evolves by hand, never within 1 h" in page.get_by_test_id("evolution-policy").inner_text()
