@@ -2884,6 +2884,8 @@ export interface components {
             auto_promote?: boolean;
             /** @description fixed once traffic is corrected: the slice is frozen */
             slice_every?: number;
+            /** @description each labelled row stands this many times in a challenger's tickets */
+            correction_weight?: number;
             /** Format: double */
             margin?: number;
             /** Format: double */

@@ -96,6 +96,12 @@ class PolicySerializer(serializers.Serializer):
         max_value=100,
         help_text="fixed once traffic is corrected: the slice is frozen",
     )
+    correction_weight = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=20,
+        help_text="each labelled row stands this many times in a challenger's tickets",
+    )
     margin = serializers.FloatField(required=False, min_value=0.0, max_value=0.5)
     intent_tolerance = serializers.FloatField(required=False, min_value=0.0, max_value=0.5)
     min_tickets = serializers.IntegerField(required=False, min_value=10, max_value=1_000_000)
