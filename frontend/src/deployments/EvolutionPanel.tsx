@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChallengerProgress } from "./ChallengerProgress";
 import { GenerationCurve } from "./GenerationCurve";
+import { PolicyForm } from "./PolicyForm";
+import type { Policy } from "./policyFields";
 import { ShadowPanel, shadowApi, shadowKey } from "./ShadowPanel";
 import {
   canRollBack,
@@ -89,6 +91,13 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
               {policySummary(data.policy)}
             </span>
           </p>
+          <PolicyForm
+            key={JSON.stringify(data.policy)}
+            deploymentId={deploymentId}
+            policy={data.policy as Policy}
+            canEdit={canEvolve}
+            onSaved={() => done()}
+          />
           <GenerationCurve points={curvePoints(data)} />
           <p className="small">
             Export the lineage:{" "}

@@ -51,6 +51,22 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     refusal = page.get_by_test_id("evolve-refusal").inner_text()
     assert "the evaluation slice is empty" in refusal and "at least 100 slice tickets" in refusal
     assert page.get_by_role("link", name="Review this deployment's decisions").count() == 0  # a 403 for a PM
+    # the policy in words, and a form for it: a bad value's error beside its field, a good one saved
+    implication = page.get_by_test_id("policy-implication")
+    assert (
+        "at least 100 slice tickets; one reviewed ticket in 5 joins the slice, so about 500"
+        in implication.inner_text()
+    )
+    page.get_by_text("Change the evolution policy").click()
+    policy = page.get_by_test_id("policy-form")
+    policy.locator("input[name=every_s]").fill("30")
+    policy.get_by_role("button", name="Save the policy").click()
+    assert "at most hourly" in page.get_by_test_id("policy-error-every_s").inner_text()
+    policy.locator("input[name=every_s]").fill("0")
+    policy.locator("input[name=min_tickets]").fill("20")
+    policy.get_by_role("button", name="Save the policy").click()
+    implication.get_by_text("at least 20 slice tickets").wait_for()
+    assert Deployment.objects.get(pk=deployment.pk).evolution["min_tickets"] == 20
     said = page.get_by_role("region", name="Generations").inner_text()  # the slice in words a newcomer reads
     assert re.search(
         r"judged on the evaluation slice: \d+ reviewed tickets? \(confirmed or corrected in Review\) that no generation\s+trains on",
