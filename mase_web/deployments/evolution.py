@@ -8,7 +8,8 @@ The loop (docs/design.md, "Evolution of a deployed team"):
    so the slice is frozen as drawn and only grows; its tickets never reach a training file
    (`serving.promotion.check_disjoint` refuses a comparison that would).
 3. "Evolve" launches a challenger run: the champion's spec, its tickets = the champion's training tickets
-   plus the dataset's training rows outside the slice, taught by the champion's checkpoint where the
+   (for a team trained on a product dataset, that dataset's latest version: `evolution_base`, so labels
+   given to it since reach the challenger) plus the deployment dataset's training rows outside the slice, taught by the champion's checkpoint where the
    trainer can read one (``training.teacher = "checkpoint"``; no trainer starts from another run's weights).
    Intents accepted onto the deployment's design join the challenger's catalogue (`accepted_intents`).
 4. When the run has succeeded, champion and challenger answer the slice's tickets through serving runtimes;
@@ -35,6 +36,7 @@ from agents import places
 from mase_web.datasets.facade import Dataset, latest_version, version_rows
 from mase_web.deployments import breaker_store
 from mase_web.deployments.accepted_intents import with_accepted_intents
+from mase_web.deployments.evolution_base import BaseRefused, DatasetBase, dataset_base
 from mase_web.deployments.models import Correction, DecisionStep, Deployment, Generation
 from mase_web.runs.facade import Run, launch_run, teacher_problem
 from serving.promotion import PromotionRule, check_disjoint
@@ -263,7 +265,8 @@ def challenger_spec(
     beside thousands of generated tickets otherwise barely move the readers' fit); taught by the parent's
     checkpoint when the trainer can read it. Returns the spec and what the generation's data summary says."""
     ours = f"d{deployment.pk}-e"  # rows an earlier generation added come back from the dataset, newest labels
-    base = [t for t in _champion_tickets(parent.spec) if not str(t["id"]).startswith(ours)]
+    source, from_dataset = _base_source(deployment, parent)
+    base = [t for t in _base_tickets(source, from_dataset) if not str(t["id"]).startswith(ours)]
     added = [
         {"id": f"d{deployment.pk}-e{r['episode']}-{i}-w{w}", "text": r["text"], "intents": r["intents"]}
         for i, r in enumerate(rows)
@@ -271,7 +274,7 @@ def challenger_spec(
     ]
     name = f"evolve-d{deployment.pk}-g{number}"
     _write_tickets(name, base + added)
-    dev = _champion_dev(parent.spec)
+    dev = _champion_dev(source)
     if dev:
         _write_tickets(f"{name}.validation", dev)
     spec, new_intents = with_accepted_intents(deployment, json.loads(json.dumps(parent.spec)))
@@ -288,7 +291,7 @@ def challenger_spec(
         start = (
             f"trained from the spec (the parent's checkpoint cannot teach it: {problem or 'not a PPO team'})"
         )
-    return spec, {
+    about = {
         "tickets": name,
         "base_tickets": len(base),
         "dev_tickets": len(dev),
@@ -296,6 +299,36 @@ def challenger_spec(
         "start": start,
         "intents_added": new_intents,
     }
+    if from_dataset is not None:
+        about["base_dataset"] = from_dataset.about
+    return spec, about
+
+
+def _base_source(deployment: Deployment, parent: Generation) -> tuple[dict, DatasetBase | None]:
+    """The spec whose tickets (training and dev split) a challenger's base is read from: for a team trained
+    on a product dataset, the parent's spec reading that dataset's latest version (`evolution_base`), so
+    labels given to it since reach the next generation; else the parent's spec as it is."""
+    try:
+        found = dataset_base(deployment, first_generation(deployment), parent)
+    except BaseRefused as exc:
+        raise EvolutionRefused(str(exc)) from None
+    if found is None:
+        return parent.spec, None
+    source = json.loads(json.dumps(parent.spec))
+    source.setdefault("environment", {}).setdefault("params", {})["tickets"] = found.tickets
+    return source, found
+
+
+def _base_tickets(source: dict, from_dataset: DatasetBase | None) -> list[dict[str, Any]]:
+    if from_dataset is None:
+        return _champion_tickets(source)
+    try:
+        return _champion_tickets(source)
+    except (ValueError, OSError) as exc:  # a row the catalogue cannot read, or no labelled training rows
+        number = from_dataset.about["version_number"]
+        raise EvolutionRefused(
+            f"version {number} of the team's training dataset cannot be read: {exc}"
+        ) from None
 
 
 def evolve(deployment: Deployment, user=None, trigger: str = "hand") -> Generation:

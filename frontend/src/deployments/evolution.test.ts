@@ -88,6 +88,22 @@ describe("evolution timeline", () => {
     expect(rows[2].promoted).toBe("pm");
   });
 
+  it("says which dataset version a generation's base was read from and what was labelled since", () => {
+    const base = { dataset: 4, dataset_name: "shop", version_number: 5, was_version_number: 3, rows_added_since: 12 };
+    const again = { ...base, was_version_number: 5, rows_added_since: 0 };
+    const rows = timelineRows(
+      lineage([
+        generation(1, { status: "champion" }),
+        generation(2, { data: { rows_added: 2, base_dataset: base } }),
+        generation(3, { data: { rows_added: 0, base_dataset: again } }),
+      ]),
+    );
+    expect(rows[1].added).toBe(
+      '2 new labelled tickets (corrections and annotations); base: dataset "shop" v5 (was v3: 12 rows labelled or added since)',
+    );
+    expect(rows[0].added).toBe('0 new labelled tickets (corrections and annotations); base: dataset "shop" v5');
+  });
+
   it("rolls back only where an earlier generation served", () => {
     expect(canRollBack(lineage([generation(1, { status: "champion" })]))).toBe(
       false,

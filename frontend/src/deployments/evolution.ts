@@ -13,8 +13,18 @@ export interface Comparison {
   reason: string;
 }
 
+/** The product dataset a generation's base tickets were read from (its latest version when evolved). */
+export interface BaseDataset {
+  dataset: number;
+  dataset_name?: string;
+  version_number: number;
+  was_version_number: number;
+  rows_added_since: number;
+}
+
 export interface GenerationData {
   tickets?: string;
+  base_dataset?: BaseDataset;
   rows_added?: number;
   rows_total?: number;
   slice_tickets?: number;
@@ -132,6 +142,18 @@ export function figureText(g: Generation): string {
 const labelledWords = (n: number) =>
   `${n} new labelled ${n === 1 ? "ticket" : "tickets"} (corrections and annotations)`;
 
+/** Where a generation's base came from: `; base: dataset "shop" v5 (was v3: 12 rows labelled or added
+ * since)`, "" for a team not trained on a product dataset. */
+export function baseWords(b?: BaseDataset): string {
+  if (!b) return "";
+  const n = b.rows_added_since;
+  const since =
+    b.was_version_number === b.version_number
+      ? ""
+      : ` (was v${b.was_version_number}: ${n} ${n === 1 ? "row" : "rows"} labelled or added since)`;
+  return `; base: dataset "${b.dataset_name ?? b.dataset}" v${b.version_number}${since}`;
+}
+
 export function timelineRows(lineage: Lineage): TimelineRow[] {
   return [...lineage.generations]
     .sort((a, b) => b.number - a.number)
@@ -144,7 +166,7 @@ export function timelineRows(lineage: Lineage): TimelineRow[] {
       added:
         g.number === 1
           ? "–"
-          : labelledWords(g.data.rows_added ?? 0),
+          : labelledWords(g.data.rows_added ?? 0) + baseWords(g.data.base_dataset),
       reason: g.reason,
       promoted: g.promoted_by
         ? `${g.promoted_by}`
