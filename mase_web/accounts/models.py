@@ -9,7 +9,7 @@ from django.db import models
 class Role(models.TextChoices):
     PRODUCT_MANAGER = "product_manager", "Product manager"  # designs workflows, launches runs
     OPERATOR = "operator", "Operator"  # watches runs, reviews decision logs, controls breakers
-    ANNOTATOR = "annotator", "Annotator"  # gives feedback only
+    ANNOTATOR = "annotator", "Annotator"  # labels tickets' intents in the annotation queue, rates replies
     ADMIN = "admin", "Project admin"  # everything, including membership
 
 

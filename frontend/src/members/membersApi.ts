@@ -20,6 +20,6 @@ export const membersApi = {
 export const ROLES: { value: MemberRole; label: string; does: string }[] = [
   { value: "product_manager", label: "Product manager", does: "designs workflows, launches runs, deploys" },
   { value: "operator", label: "Operator", does: "watches runs, reviews decisions, controls breakers" },
-  { value: "annotator", label: "Annotator", does: "gives feedback only" },
+  { value: "annotator", label: "Annotator", does: "labels tickets' intents in the annotation queue and rates replies" },
   { value: "admin", label: "Project admin", does: "everything, including the members" },
 ];
