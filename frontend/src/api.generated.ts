@@ -2547,6 +2547,11 @@ export interface components {
             slice_tickets: number;
             /** @description why Evolve is refused now (an empty evaluation slice), or null */
             evolve_refusal: string | null;
+            /**
+             * Format: date-time
+             * @description when the minimum interval since the last challenger ends (Evolve is a 429 before), or null
+             */
+            evolve_after: string | null;
         };
         LineageGeneration: {
             readonly number: number;

@@ -6,6 +6,9 @@ evolve, promote and roll back. A deployment of another project is a 404, as ever
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -70,6 +73,10 @@ class LineageSerializer(serializers.Serializer):
     slice_tickets = serializers.IntegerField()
     evolve_refusal = serializers.CharField(
         allow_null=True, help_text="why Evolve is refused now (an empty evaluation slice), or null"
+    )
+    evolve_after = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the minimum interval since the last challenger ends (Evolve is a 429 before), or null",
     )
 
 
@@ -144,6 +151,16 @@ def _refused(exc: EvolutionRefused) -> APIException:
     return (TooSoon if exc.too_soon else NotNow)(str(exc))
 
 
+def evolve_after(deployment: Deployment, policy) -> str | None:
+    """When the deployment may evolve again (its last challenger's start plus the minimum interval, as
+    ``refuse_if_too_soon`` counts it), or None when it may now."""
+    last = deployment.generations.filter(number__gt=1).order_by("-created_at").first()
+    if last is None:
+        return None
+    ready_at = last.created_at + timedelta(seconds=policy.min_interval_s)
+    return ready_at.isoformat() if timezone.now() < ready_at else None
+
+
 def lineage(deployment: Deployment) -> dict:
     settle(deployment)
     rows = deployment.generations.select_related("run", "parent", "created_by", "promoted_by").order_by(
@@ -156,6 +173,7 @@ def lineage(deployment: Deployment) -> dict:
         "policy": policy_dict(policy),
         "slice_tickets": slice_tickets,
         "evolve_refusal": empty_slice_refusal(slice_tickets, policy),
+        "evolve_after": evolve_after(deployment, policy),
     }
 
 

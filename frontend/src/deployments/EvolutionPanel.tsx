@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChallengerProgress } from "./ChallengerProgress";
+import { evolveWaitText, useNowUntil } from "./evolveWait";
 import { GenerationCurve } from "./GenerationCurve";
 import { PolicyForm } from "./PolicyForm";
 import type { Policy } from "./policyFields";
@@ -78,6 +79,8 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
   const shortfall = data ? sliceShortfall(data.slice_tickets, data.policy) : null;
   // the API's own reason to refuse Evolve now (an empty slice): said here instead of a 400 after the click
   const refusal = data?.evolve_refusal ?? null;
+  // within the minimum interval since the last challenger: a 429 after the click, so said (and off) before
+  const wait = evolveWaitText(data?.evolve_after, useNowUntil(data?.evolve_after));
   return (
     <section className="card" aria-label="Generations">
       <h2>Generations</h2>
@@ -115,7 +118,8 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
         <p>
           <button
             type="button"
-            disabled={busy || refusal !== null}
+            disabled={busy || refusal !== null || wait !== null}
+            title={wait ?? undefined}
             onClick={() => evolve.mutate()}
           >
             Evolve
@@ -135,6 +139,11 @@ export function EvolutionPanel({ deploymentId, canEvolve }: Props) {
       {canEvolve && refusal && (
         <p className="small muted" data-testid="evolve-refusal">
           Evolve is off: {refusal}.
+        </p>
+      )}
+      {canEvolve && wait && (
+        <p className="small muted" data-testid="evolve-wait">
+          Evolve is off within the deployment&apos;s minimum interval between evolutions: {wait}.
         </p>
       )}
       {canEvolve && !refusal && shortfall && (

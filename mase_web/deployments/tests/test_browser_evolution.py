@@ -50,6 +50,11 @@ def test_a_product_manager_promotes_a_challenger_and_rolls_it_back(
     assert page.get_by_role("button", name="Evolve").is_disabled()
     refusal = page.get_by_test_id("evolve-refusal").inner_text()
     assert "the evaluation slice is empty" in refusal and "at least 100 slice tickets" in refusal
+    # generation 2 started just now: within the minimum interval (1 h), and the page says until when
+    assert re.search(
+        r"next evolution possible at (\d{4}-\d\d-\d\d )?\d\d:\d\d",
+        page.get_by_test_id("evolve-wait").inner_text(),
+    )
     assert page.get_by_role("link", name="Review this deployment's decisions").count() == 0  # a 403 for a PM
     # the policy in words, and a form for it: a bad value's error beside its field, a good one saved
     implication = page.get_by_test_id("policy-implication")
