@@ -1475,7 +1475,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** @description Replace the run's tags (who may cancel or resume it may tag it). */
+        /** @description Replace the run's tags (product managers and admins: runs are theirs; operators only watch them). */
         put: operations["runs_tags_update"];
         post?: never;
         delete?: never;

@@ -36,6 +36,7 @@ MAX_EVENTS_PAGE = 5000
 MAX_COMPARE = 8
 
 LAUNCH_REFUSED = "only product managers and admins of this project may launch runs"
+TAG_REFUSED = "only product managers and admins of this project may tag its runs"
 
 
 def _positive_int(raw: str | None, name: str, default: int) -> int:
@@ -204,8 +205,10 @@ class RunViewSet(
     @extend_schema(request=TagsSerializer, responses=RunSerializer)
     @action(detail=True, methods=["put"])
     def tags(self, request, pk=None):
-        """Replace the run's tags (who may cancel or resume it may tag it)."""
+        """Replace the run's tags (product managers and admins: runs are theirs; operators only watch them)."""
         run = self.get_object()
+        if not can(request.user, "launch_run", run.project_id):
+            raise PermissionDenied(TAG_REFUSED)
         body = TagsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         set_tags(run, body.validated_data["tags"])

@@ -10,6 +10,7 @@ import { PhaseTimeline } from "../runs/PhaseTimeline";
 import { ProtocolPanel } from "../runs/ProtocolPanel";
 import { RunHeader } from "../runs/RunHeader";
 import { RunProgress } from "../runs/RunProgress";
+import { mayTagRuns } from "../runs/RunTags";
 import { SystemPanel } from "../runs/SystemPanel";
 import { pageData } from "../runs/pageData";
 import { runQueries } from "../runs/queries";
@@ -48,6 +49,8 @@ export function RunPage() {
   const checkpoints = useQuery(checkpointsQuery).data ?? [];
   useRefetchOnChange(checkpointsQuery.queryKey, `${stream.checkpointEvents} ${terminal}`);
 
+  const me = useQuery(runQueries.me()).data ?? null;
+
   // Only a run waiting in a queue needs to know whether a worker consumes that queue.
   const workers = useWorkers(run?.state === "queued");
 
@@ -80,6 +83,7 @@ export function RunPage() {
           checkpointCount={checkpoints.length}
           workers={workers}
           onMoveDevice={(device) => control.mutate(device)}
+          canTag={mayTagRuns(me, run.project)}
         />
       )}
       <RunProgress stages={stream.stages} live={!terminal} />

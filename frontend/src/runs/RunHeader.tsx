@@ -19,11 +19,13 @@ interface Props {
   checkpointCount: number;
   workers: WorkerState | null;
   onMoveDevice: (device: "cpu" | "gpu") => void;
+  /** Whether the signed-in user may edit the run's tags (product managers and admins). */
+  canTag: boolean;
 }
 
 /** Name, state, where it runs, and the controls that make sense in its state. */
 export function RunHeader(props: Props) {
-  const { run, status, lastSeq, busy, onCancel, onResume, checkpointCount, workers, onMoveDevice } = props;
+  const { run, status, lastSeq, busy, onCancel, onResume, checkpointCount, workers, onMoveDevice, canTag } = props;
   const canCancel = (run.state === "queued" || run.state === "running") && !run.cancel_requested;
   const canResume = run.state === "failed" || run.state === "cancelled";
   const terminal = canResume || run.state === "succeeded";
@@ -92,7 +94,7 @@ export function RunHeader(props: Props) {
         <div>
           <dt>Tags</dt>
           <dd>
-            <RunTags runId={run.id} tags={run.tags ?? []} />
+            <RunTags runId={run.id} tags={run.tags ?? []} canEdit={canTag} />
           </dd>
         </div>
       </dl>

@@ -42,8 +42,7 @@ def test_tags_on_launch_edit_filter_and_list(team):
         "tags": [{"name": "baseline", "runs": 1}, {"name": "lr sweep", "runs": 1}]
     }
 
-    operator = client_for(users[Role.OPERATOR])
-    edited = operator.put(f"/api/runs/{run_id}/tags/", {"tags": ["ablation"]}, format="json")
+    edited = pm.put(f"/api/runs/{run_id}/tags/", {"tags": ["ablation"]}, format="json")
     assert edited.status_code == 200, edited.content
     assert edited.json()["tags"] == ["ablation"]
     assert pm.get("/api/runs/?tag=baseline").json()["count"] == 0
@@ -63,6 +62,19 @@ def test_tags_on_launch_edit_filter_and_list(team):
         == 404
     )
     assert client_for(users["stranger"]).get("/api/runs/tags/").json() == {"tags": []}
+
+
+def test_operators_watch_runs_but_may_not_tag_them(team):
+    """Runs belong to product managers and admins: an operator (who may cancel or resume a run) is refused
+    a tag edit with a reason in words, and the tags stay as they were."""
+    project, users = team
+    run = make_run(project, name="watched")
+    refused = client_for(users[Role.OPERATOR]).put(
+        f"/api/runs/{run.pk}/tags/", {"tags": ["x"]}, format="json"
+    )
+    assert refused.status_code == 403, refused.content
+    assert "product managers and admins" in refused.json()["detail"]
+    assert client_for(users[Role.PRODUCT_MANAGER]).get(f"/api/runs/{run.pk}/").json()["tags"] == []
 
 
 def test_compare_has_a_summary_and_the_config_diff(team):
