@@ -1,7 +1,8 @@
 import { ApiError } from "../api";
 
-/** A failed request as something to act on: the server's field messages, or its one-line reason. */
-export function ErrorList({ error }: { error: unknown }) {
+/** A failed request as something to act on: the server's field messages (each field named by its label
+ * in `labels` when the form gives one), or its one-line reason. */
+export function ErrorList({ error, labels = {} }: { error: unknown; labels?: Record<string, string> }) {
   if (!error) return null;
   const fields = error instanceof ApiError ? Object.entries(error.body.errors ?? {}) : [];
   const message = error instanceof Error ? error.message : String(error);
@@ -13,7 +14,7 @@ export function ErrorList({ error }: { error: unknown }) {
         <ul>
           {fields.map(([path, messages]) => (
             <li key={path} className="error">
-              <code>{path}</code>: {messages.join("; ")}
+              {labels[path] ?? <code>{path}</code>}: {messages.join("; ")}
             </li>
           ))}
         </ul>
