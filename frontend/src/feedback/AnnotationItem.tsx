@@ -48,7 +48,7 @@ export function AnnotationItem({ queue, item, onRate, onJudge, onLabel, onSkip }
     <section className="card" data-testid="annotation-item" data-item={item.id} data-hotkeys>
       <p className="hint">{item.kind === "step" ? "Rate this single decision" : "Rate the whole episode"}</p>
       <EpisodeView snapshot={item.snapshot} />
-      <RatingForm key={item.id} tags={queue.tags} previous={item.my_rating} onSubmit={onRate} />
+      <RatingForm key={item.id} tags={queue.tags} previous={item.my_rating} onSubmit={onRate} onSkip={onSkip} />
     </section>
   );
 }

@@ -1,7 +1,9 @@
 import { useState } from "react";
 import { ErrorList } from "./ErrorList";
 import { HotkeyLegend, NAVIGATION_KEYS } from "./HotkeyLegend";
-import { TAG_KEYS, starOf, tagKey, tagOf } from "./hotkeys";
+import { TAG_KEYS, tagKey } from "./hotkeys";
+import { SKIP_KEY } from "./intentKeys";
+import { NO_RATING, onRatingKey, toggleTag } from "./ratingKeys";
 import type { RatingAnswer } from "./types";
 import { useHotkeys } from "./useHotkeys";
 
@@ -9,6 +11,8 @@ interface Props {
   tags: string[];
   previous: RatingAnswer | null | undefined;
   onSubmit: (value: number, tags: string[], comment: string) => Promise<void>;
+  /** Leave the item for now (S), as in the intents queue. */
+  onSkip: () => void;
 }
 
 const STARS = [1, 2, 3, 4, 5];
@@ -16,20 +20,29 @@ const STARS = [1, 2, 3, 4, 5];
 function legend(tags: string[]): [string[], string][] {
   const keyed = Math.min(tags.length, TAG_KEYS.length);
   const tagKeys: [string[], string][] = keyed > 0 ? [[[keyed > 1 ? `${TAG_KEYS[0]}–${TAG_KEYS[keyed - 1]}` : TAG_KEYS[0]], "tag (key on each tag)"]] : [];
-  return [[["1–5"], "rating"], ...tagKeys, [["Enter", "Ctrl+Enter"], "submit"], ...NAVIGATION_KEYS];
+  return [[["1–5"], "rating"], ...tagKeys, [["Enter", "Ctrl+Enter"], "submit"], [[SKIP_KEY.toUpperCase()], "skip"], ...NAVIGATION_KEYS];
 }
 
 /** 1–5 rating buttons, the queue's tags as toggle chips, a comment, and submit; all of it by keyboard too. */
-export function RatingForm({ tags, previous, onSubmit }: Props) {
+export function RatingForm({ tags, previous, onSubmit, onSkip }: Props) {
   const [value, setValue] = useState<number | null>(previous?.value ?? null);
   const [chosen, setChosen] = useState<string[]>(previous?.tags ?? []);
   const [comment, setComment] = useState(previous?.comment ?? "");
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // said when the annotator submits before choosing a rating (Enter did nothing, silently)
+  const [notice, setNotice] = useState<string | null>(null);
+  const rate = (star: number) => {
+    setValue(star);
+    setNotice(null);
+  };
 
-  const toggle = (tag: string) => setChosen((old) => (old.includes(tag) ? old.filter((t) => t !== tag) : [...old, tag]));
+  const toggle = (tag: string) => setChosen((old) => toggleTag(old, tag));
   const submit = async () => {
-    if (value === null) return;
+    if (value === null) {
+      setNotice(NO_RATING);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
@@ -41,13 +54,13 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
     }
   };
   useHotkeys((key) => {
-    const star = starOf(key);
-    const tag = tagOf(key, tags);
-    if (star !== null) setValue(star);
-    else if (tag !== null) toggle(tag);
-    else if (key === "Enter" || key === "mod+Enter") {
-      if (!busy) void submit();
-    } else return false;
+    const outcome = onRatingKey({ value, chosen }, key, tags);
+    if (!outcome.used) return false;
+    if (outcome.draft.value !== null && outcome.draft.value !== value) rate(outcome.draft.value);
+    setChosen(outcome.draft.chosen);
+    if (outcome.notice) setNotice(outcome.notice);
+    if (outcome.effect === "submit" && !busy) void submit();
+    else if (outcome.effect === "skip") onSkip();
     return true;
   });
 
@@ -63,7 +76,7 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
             aria-label={`${star} star${star > 1 ? "s" : ""}`}
             aria-keyshortcuts={String(star)}
             className={value === star ? "fb-star fb-star-on" : "fb-star secondary"}
-            onClick={() => setValue(star)}
+            onClick={() => rate(star)}
           >
             {star}
           </button>
@@ -92,8 +105,16 @@ export function RatingForm({ tags, previous, onSubmit }: Props) {
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} maxLength={5000} aria-keyshortcuts="Control+Enter" />
       </label>
       <ErrorList error={error} />
-      <button type="submit" disabled={value === null || busy}>
+      {notice && (
+        <p className="error" role="alert" data-testid="rating-notice">
+          {notice}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
         Submit rating
+      </button>
+      <button type="button" className="link" onClick={onSkip} aria-keyshortcuts="s">
+        Skip for now
       </button>
       <HotkeyLegend entries={legend(tags)} />
     </form>

@@ -1,12 +1,12 @@
 /** Keyboard shortcuts of the annotation page, as Label Studio users expect them.
  *
- * 1–5 set the rating, one letter per tag (TAG_KEYS, shown on the tag), Enter or Ctrl+Enter submits; a / b / t
+ * 1–5 set the rating, one letter per tag (TAG_KEYS, shown on the tag), Enter or Ctrl+Enter submits, S skips; a / b / t
  * judge a pair; n or → goes to the next item, ← to the previous one. Nothing fires while the focus is in a
  * text field (the comment box), except Ctrl/⌘+Enter, which submits, and Escape, which leaves the field.
  */
 
-/** Keys of the tags in order; "n" is the next item, so it is never a tag's. */
-export const TAG_KEYS = "qwertyuiopasdfghjklzxcvbm";
+/** Keys of the tags in order; "n" is the next item and "s" skips an item, so neither is a tag's. */
+export const TAG_KEYS = "qwertyuiopadfghjklzxcvbm";
 
 export const tagKey = (index: number): string | undefined => TAG_KEYS[index];
 

@@ -207,6 +207,14 @@ def test_an_annotator_rates_and_judges_with_the_keyboard_and_reads_messages_as_t
     assert "rating" in legend and "submit" in legend and "next item" in legend
     assert item.get_by_role("button", name="great").locator("kbd").inner_text() == "e"
 
+    page.keyboard.press("Enter")  # no rating yet: said, not silently ignored
+    assert item.get_by_test_id("rating-notice").inner_text() == "choose a rating (1–5) first"
+    assert "skip" in legend
+    page.keyboard.press("s")  # skipped for now, as in the intents queue
+    item.get_by_text("Refund order 88").wait_for()
+    page.keyboard.press("ArrowLeft")
+    item.get_by_text("Where is parcel 12?").wait_for()
+
     four = item.get_by_role("radio", name="4 stars")
     page.keyboard.press("4")
     assert four.get_attribute("aria-checked") == "true"
