@@ -2392,6 +2392,8 @@ export interface components {
             readonly confidence: number | null;
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
+            /** @description why it got its review status, as the reviewer wrote it ("" when none given) */
+            readonly review_reason: string;
             readonly out_of_scope: components["schemas"]["OutOfScope"] | null;
         };
         /**

@@ -10,7 +10,9 @@ in step order: they are what the team did about the ticket. An episode's
   (a rule fallback's decisions carry no confidence and do not count);
 - ``review_status`` is the strongest review among all its decisions: wrong, else escalated, else ok, else
   unreviewed. Reviewing an episode reviews its deciding decisions (all its decisions when none decided), so
-  the per-decision review and its annotation queue stay the one store of reviews.
+  the per-decision review and its annotation queue stay the one store of reviews;
+- ``review_reason`` is the reason given with that review (the newest of its decisions with that status that
+  gave one; "" when none did), so a review list says why a ticket was marked wrong without opening its steps.
 """
 
 from __future__ import annotations
@@ -18,7 +20,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from rest_framework import serializers
 
 from mase_web.deployments.decision_review import record_review
@@ -63,9 +78,24 @@ def _of_episode(**lookups) -> Exists:
     return Exists(DecisionStep.objects.filter(episode=OuterRef("pk"), **lookups))
 
 
+def _strongest_reasoned(field: str) -> Subquery:
+    """``field`` of the episode's decision with the strongest review that gave a reason (newest first)."""
+    strength = Case(
+        *(When(review_status=status, then=Value(rank)) for rank, status in enumerate(REVIEW_ORDER)),
+        output_field=IntegerField(),
+    )
+    reasoned = DecisionStep.objects.filter(episode=OuterRef("pk"), review_status__in=REVIEW_ORDER).exclude(
+        review_reason=""
+    )
+    return Subquery(reasoned.order_by(strength, "-reviewed_at", "-id").values(field)[:1])
+
+
 def with_review_fields(episodes: QuerySet[Episode]) -> QuerySet[Episode]:
-    """``episodes`` with what a review row shows: step count, confidence, review flags, deciding decisions."""
+    """``episodes`` with what a review row shows: step count, confidence, review flags and reason, deciding
+    decisions."""
     return episodes.annotate(
+        reasoned_status=_strongest_reasoned("review_status"),
+        reasoned_text=_strongest_reasoned("review_reason"),
         step_count=Count("steps"),
         confidence=Min("steps__confidence", filter=~Q(steps__action_index=IDLE_ACTION_INDEX)),
         has_wrong=_of_episode(review_status=REVIEW.WRONG),
@@ -132,6 +162,13 @@ def review_status_of(episode: Episode) -> str:
         REVIEW.OK: episode.has_ok,
     }
     return next((status for status in REVIEW_ORDER if flags[status]), REVIEW.UNREVIEWED)
+
+
+def review_reason_of(episode: Episode) -> str:
+    """Why the episode got its review (`with_review_fields`): "" when unreviewed or when no decision with
+    that review gave a reason (a weaker review's reason is not this one's)."""
+    status = review_status_of(episode)
+    return episode.reasoned_text if episode.reasoned_text and episode.reasoned_status == status else ""
 
 
 def decided_source(steps: list[DecisionStep]) -> str | None:

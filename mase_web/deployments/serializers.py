@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from mase_web.deployments.breaker_state import snapshot as breaker_snapshot
-from mase_web.deployments.episode_review import decided_source, review_status_of
+from mase_web.deployments.episode_review import decided_source, review_reason_of, review_status_of
 from mase_web.deployments.models import (
     Alert,
     BatchJob,
@@ -224,12 +224,13 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     confidence = serializers.FloatField(read_only=True, allow_null=True)
     step_count = serializers.IntegerField(read_only=True)
     review_status = serializers.SerializerMethodField()
+    review_reason = serializers.SerializerMethodField()
     out_of_scope = serializers.SerializerMethodField()
 
     class Meta(EpisodeSerializer.Meta):
         fields = [
             *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
-            "out_of_scope",
+            "review_reason", "out_of_scope",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -252,6 +253,14 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     @extend_schema_field(serializers.ChoiceField(choices=DecisionStep.Review.choices))
     def get_review_status(self, episode: Episode) -> str:
         return review_status_of(episode)
+
+    @extend_schema_field(
+        serializers.CharField(
+            help_text='why it got its review status, as the reviewer wrote it ("" when none given)'
+        )
+    )
+    def get_review_reason(self, episode: Episode) -> str:
+        return review_reason_of(episode)
 
 
 class DecisionStepSerializer(serializers.ModelSerializer):

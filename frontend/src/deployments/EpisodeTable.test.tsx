@@ -49,6 +49,14 @@ describe("EpisodeTable", () => {
     expect(html).toContain('data-testid="episode-review-7"');
   });
 
+  it("shows in the row why an operator marked the ticket wrong", () => {
+    const wrong = { ...ROW, review_status: "wrong", review_reason: "sent a refund for a parcel" } as EpisodeRow;
+    const html = renderToStaticMarkup(
+      <EpisodeTable rows={[wrong]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
+    );
+    expect(html).toMatch(/data-testid="episode-review-7"[\s\S]*sent a refund for a parcel/);
+  });
+
   it("says what the customer did in a conversation turn without words: solved, or it did not", () => {
     const turn = (kind: "accepted" | "answer", id: number) => ({ ...ROW, id, task_text: "", event: { kind } }) as EpisodeRow;
     const html = renderToStaticMarkup(

@@ -51,13 +51,13 @@ export function EpisodeReviewControl({ row, onChanged }: { row: EpisodeRow; onCh
     <ReviewActions
       testId={`episode-review-${row.id}`}
       status={row.review_status}
-      reason=""
+      reason={row.review_reason ?? ""}
       mark={async (status, why) => onChanged(await deploymentsApi.reviewEpisode(row.id, status, why))}
       correction={{
         deployment: row.deployment,
         save: (body) => deploymentsApi.correct("episodes", row.id, body),
         // its decisions are wrong now: the row says so in place (the list is not read again, see CorrectionForm)
-        corrected: () => onChanged({ ...row, review_status: "wrong" }),
+        corrected: (saved) => onChanged({ ...row, review_status: "wrong", review_reason: saved.reason }),
       }}
     />
   );

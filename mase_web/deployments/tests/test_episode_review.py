@@ -142,3 +142,38 @@ def test_a_ticket_turned_away_as_out_of_scope_says_so_in_its_row(team):
     assert rows[handed.pk]["out_of_scope"] == {"handoff": True, "nearest": "complaint"}
     assert rows[handed.pk]["status"] == "out_of_scope" and rows[handed.pk]["decided_by"] == []
     assert rows[answered.pk]["out_of_scope"] is None
+
+
+def test_a_ticket_row_says_why_a_decision_was_marked_wrong(team):
+    """The row carries the reason given with the ticket's review (the strongest one: wrong before
+    escalated before ok), so a review list shows it without opening the steps; none while unreviewed, and
+    none borrowed from a weaker review when the strongest gave no reason."""
+    from mase_web.deployments.tests.test_corrections import logged_episode
+
+    project, users = team
+    op = users[Role.OPERATOR]
+    episode, step = logged_episode(project, text="where is my parcel?")
+    other = DecisionStep.objects.create(
+        episode=episode, step=2, agent="reviewer", observation="{}", action="approve", action_index=1,
+        source="model", confidence=0.8,
+    )  # fmt: skip
+
+    def row() -> dict:
+        return {r["id"]: r for r in listed(op)["results"]}[episode.pk]
+
+    assert row()["review_reason"] == ""
+    ok = client_for(op).post(
+        f"/api/decisions/{other.pk}/review/", {"status": "ok", "reason": "fine"}, format="json"
+    )
+    assert ok.status_code == 200, ok.content
+    wrong = {"status": "wrong", "reason": "answered a refund for a parcel"}
+    marked = client_for(op).post(f"/api/decisions/{step.pk}/review/", wrong, format="json")
+    assert marked.status_code == 200, marked.content
+    assert row()["review_status"] == "wrong" and row()["review_reason"] == "answered a refund for a parcel"
+    reviewed = client_for(op).post(
+        f"/api/episodes/{episode.pk}/review/", {"status": "wrong", "reason": "wrong owner"}, format="json"
+    )
+    assert reviewed.json()["review_reason"] == "wrong owner"  # the review's answer is the row too
+    DecisionStep.objects.filter(pk=step.pk).update(review_reason="")
+    DecisionStep.objects.filter(pk=other.pk).update(review_status="ok", review_reason="fine")
+    assert row()["review_status"] == "wrong" and row()["review_reason"] == ""
