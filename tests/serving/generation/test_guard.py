@@ -37,8 +37,11 @@ def test_judge(text, kind):
 
 def test_every_injected_fault_is_answered_by_the_template_in_time(tmp_path):
     faults = "slow,error,empty,garbage,refusal,broken,ok"
-    with chat_server(tmp_path / "server.log", faults=faults, slow_s=1.5) as url:
-        w = writer(url, timeout_s=5.0, deadline_s=0.6, cooldown_s=0.0)  # every request after a fault: a trial
+    # the deadline is generous because the fault cycle is the server's: a request that reaches it after the
+    # next one (a loaded machine) swaps their faults; "slow" still misses the deadline by seconds
+    deadline_s = 2.0
+    with chat_server(tmp_path / "server.log", faults=faults, slow_s=deadline_s + 3.0) as url:
+        w = writer(url, timeout_s=10.0, deadline_s=deadline_s, cooldown_s=0.0)  # after a fault: a trial
         replies, took = [], []
         for _ in range(14):
             started = time.monotonic()
@@ -46,7 +49,7 @@ def test_every_injected_fault_is_answered_by_the_template_in_time(tmp_path):
             took.append(time.monotonic() - started)
         w.close()
     assert all(r["text"] and "40404" in r["text"] for r in replies)  # every request answered …
-    assert max(took) < 0.6 + 0.4  # … within its deadline (plus the template's moment)
+    assert max(took) < deadline_s + 0.4  # … within its deadline (plus the template's moment)
     kinds = [r["parts"][0]["fault"] for r in replies]
     expected = [
         "generation_timeout",
