@@ -2350,6 +2350,7 @@ export interface components {
             readonly event: {
                 [key: string]: unknown;
             } | null;
+            readonly out_of_scope: components["schemas"]["OutOfScope"] | null;
             readonly result: unknown;
             readonly agents: string[];
             readonly steps: components["schemas"]["DecisionStep"][];
@@ -2386,6 +2387,7 @@ export interface components {
             readonly event: {
                 [key: string]: unknown;
             } | null;
+            readonly out_of_scope: components["schemas"]["OutOfScope"] | null;
             readonly decided_by: components["schemas"]["Decider"][];
             readonly decided_source: (components["schemas"]["DecidedSourceEnum"] | components["schemas"]["NullEnum"]) | null;
             /** Format: double */
@@ -2394,7 +2396,6 @@ export interface components {
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
             /** @description why it got its review status, as the reviewer wrote it ("" when none given) */
             readonly review_reason: string;
-            readonly out_of_scope: components["schemas"]["OutOfScope"] | null;
         };
         /**
          * @description * `jsonl` - jsonl
@@ -2625,12 +2626,35 @@ export interface components {
         ModeEnum: "replace" | "append";
         /** @enum {unknown} */
         NullEnum: null;
-        /** @description Why a ticket was not played: the check that turned it away (the runtime's ``request``). */
+        /**
+         * @description Why a ticket was not played: the check that turned it away (the runtime's ``request``: a
+         *     `serving.scope.ScopeGate.check` verdict for a routing team, a `serving.requests` match for a writing one).
+         */
         OutOfScope: {
             /** @description the scope gate handed it to a person (a routing team) */
             handoff: boolean;
             /** @description the nearest intent (the scope gate) or item (a writing team), if known */
             nearest: string | null;
+            /**
+             * Format: double
+             * @description its similarity to the nearest one, if known
+             */
+            score: number | null;
+            /**
+             * Format: double
+             * @description the similarity it had to beat to be kept (the scope floor), if known
+             */
+            floor: number | null;
+            /**
+             * Format: double
+             * @description the "none of these" class's probability that it is in scope; null for a check without one
+             */
+            in_scope_probability: number | null;
+            /**
+             * Format: double
+             * @description the probability that would have kept it; null with in_scope_probability
+             */
+            threshold: number | null;
         };
         /** @description Launch-time changes to the spec that keep its provenance (recorded in the run's `source`). */
         Overrides: {

@@ -151,6 +151,47 @@ class ForceSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=1000, trim_whitespace=True)
 
 
+class OutOfScopeSerializer(serializers.Serializer):
+    """Why a ticket was not played: the check that turned it away (the runtime's ``request``: a
+    `serving.scope.ScopeGate.check` verdict for a routing team, a `serving.requests` match for a writing one)."""
+
+    handoff = serializers.BooleanField(help_text="the scope gate handed it to a person (a routing team)")
+    nearest = serializers.CharField(
+        allow_null=True, help_text="the nearest intent (the scope gate) or item (a writing team), if known"
+    )
+    score = serializers.FloatField(allow_null=True, help_text="its similarity to the nearest one, if known")
+    floor = serializers.FloatField(
+        allow_null=True, help_text="the similarity it had to beat to be kept (the scope floor), if known"
+    )
+    in_scope_probability = serializers.FloatField(
+        allow_null=True,
+        help_text='the "none of these" class\'s probability that it is in scope; null for a check without one',
+    )
+    threshold = serializers.FloatField(
+        allow_null=True, help_text="the probability that would have kept it; null with in_scope_probability"
+    )
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def out_of_scope_of(episode: Episode) -> dict | None:
+    """The check that turned a ticket away (status ``out_of_scope``), as `OutOfScopeSerializer` shows it;
+    None for a ticket the team played. Numbers the check did not give (an episode stored before they were
+    kept, a request named outright) are None."""
+    if episode.status != Episode.Status.OUT_OF_SCOPE:
+        return None
+    request = (episode.result or {}).get("request") or {}
+    nearest = request.get("nearest") or request.get("item")
+    numbers = ("score", "floor", "in_scope_probability", "threshold")
+    return {
+        "handoff": bool(request.get("handoff")),
+        "nearest": nearest if isinstance(nearest, str) else None,
+        **{key: _number(request.get(key)) for key in numbers},
+    }
+
+
 class EpisodeSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(
         source="created_by.username", read_only=True, allow_null=True, default=None
@@ -161,14 +202,22 @@ class EpisodeSerializer(serializers.ModelSerializer):
     sources = serializers.SerializerMethodField()
     reply = serializers.SerializerMethodField()
     event = serializers.SerializerMethodField()
+    out_of_scope = serializers.SerializerMethodField()
 
     class Meta:
         model = Episode
         fields = [
             "id", "deployment", "deployment_name", "run", "request_id", "task_id", "task_text", "source", "batch",
             "status", "reward", "breaker_state", "created_by", "created_at", "answer", "sources", "reply", "event",
+            "out_of_scope",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(OutOfScopeSerializer(allow_null=True))
+    def get_out_of_scope(self, episode: Episode) -> dict | None:
+        """A ticket turned away as outside what the team can do (status ``out_of_scope``): the check's
+        verdict; null for a ticket the team played."""
+        return out_of_scope_of(episode)
 
     @extend_schema_field(NULLABLE_OBJECT)
     def get_event(self, episode: Episode) -> dict | None:
@@ -206,15 +255,6 @@ class DeciderSerializer(serializers.Serializer):
     confidence = serializers.FloatField(allow_null=True)
 
 
-class OutOfScopeSerializer(serializers.Serializer):
-    """Why a ticket was not played: the check that turned it away (the runtime's ``request``)."""
-
-    handoff = serializers.BooleanField(help_text="the scope gate handed it to a person (a routing team)")
-    nearest = serializers.CharField(
-        allow_null=True, help_text="the nearest intent (the scope gate) or item (a writing team), if known"
-    )
-
-
 class EpisodeReviewRowSerializer(EpisodeSerializer):
     """An episode as the review list shows it: the ticket, the reply, who decided and how sure (see
     `mase_web.deployments.episode_review`); the steps come with the detail."""
@@ -225,26 +265,13 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     step_count = serializers.IntegerField(read_only=True)
     review_status = serializers.SerializerMethodField()
     review_reason = serializers.SerializerMethodField()
-    out_of_scope = serializers.SerializerMethodField()
 
     class Meta(EpisodeSerializer.Meta):
         fields = [
             *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
-            "review_reason", "out_of_scope",
+            "review_reason",
         ]  # fmt: skip
         read_only_fields = fields
-
-    @extend_schema_field(OutOfScopeSerializer(allow_null=True))
-    def get_out_of_scope(self, episode: Episode) -> dict | None:
-        """A ticket turned away as outside what the team can do (status ``out_of_scope``), else null."""
-        if episode.status != Episode.Status.OUT_OF_SCOPE:
-            return None
-        request = (episode.result or {}).get("request") or {}
-        nearest = request.get("nearest") or request.get("item")
-        return {
-            "handoff": bool(request.get("handoff")),
-            "nearest": nearest if isinstance(nearest, str) else None,
-        }
 
     @extend_schema_field(serializers.ChoiceField(choices=["model", "fallback", "half_open"], allow_null=True))
     def get_decided_source(self, episode: Episode) -> str | None:

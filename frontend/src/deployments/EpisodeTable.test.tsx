@@ -76,20 +76,28 @@ describe("EpisodeTable", () => {
     expect(ticketWords({ task_text: ROW.task_text, event: null }).text).toBe(ROW.task_text);
   });
 
-  it("says in words beside the ticket that the scope gate handed it to a person, and the nearest intent", () => {
+  it("says in words beside the ticket that the scope gate handed it to a person, the nearest intent and the numbers", () => {
+    const gate = { handoff: true, nearest: "complaint", score: 0.41, floor: 0.52, in_scope_probability: 0.12, threshold: 0.95 };
     const handed = {
       ...ROW, id: 12, status: "out_of_scope", task_text: "what is the weather tomorrow?", decided_by: [], decided_source: null,
-      confidence: null, step_count: 0, out_of_scope: { handoff: true, nearest: "complaint" },
+      confidence: null, step_count: 0, out_of_scope: gate,
     } as EpisodeRow; // prettier-ignore
     const html = renderToStaticMarkup(
       <EpisodeTable rows={[handed, ROW]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,
     );
     expect(html).toContain("out of scope — handed to a person");
     expect(html).toContain("none: outside the team&#x27;s intents (nearest: complaint)");
+    expect(html).toContain(
+      "turned away: nearest intent &#x27;complaint&#x27; at 0.41 (floor 0.52); in-scope probability 0.12 (needs 0.95)",
+    );
     expect(html.match(/data-testid="episode-out-of-scope"/g)).toHaveLength(1); // the answered ticket has none
-    expect(outOfScopeWords({ out_of_scope: { handoff: true, nearest: null } })?.answer).toBe("none: outside the team's intents");
+    expect(html.match(/data-testid="scope-verdict"/g)).toHaveLength(1);
+    const unknown = { score: null, floor: null, in_scope_probability: null, threshold: null };
+    expect(outOfScopeWords({ out_of_scope: { handoff: true, nearest: null, ...unknown } })?.answer).toBe(
+      "none: outside the team's intents",
+    );
     // a writing team's request it cannot do: declined, not handed over
-    expect(outOfScopeWords({ out_of_scope: { handoff: false, nearest: "heat_pumps" } })).toEqual({
+    expect(outOfScopeWords({ out_of_scope: { handoff: false, nearest: "heat_pumps", ...unknown } })).toEqual({
       badge: "out of scope — not played",
       answer: "none: outside what the team can do (nearest: heat pumps)",
     });

@@ -4,6 +4,7 @@ import { formatTime } from "../runs/format";
 import { BreakerBadge } from "./BreakerBadge";
 import { DECIDED_SOURCE_LABEL, decidedBy, outOfScopeWords, ticketWords } from "./episodeRows";
 import { EpisodeSteps } from "./EpisodeSteps";
+import { ScopeVerdict } from "./ScopeVerdict";
 import { percent } from "./format";
 import { EpisodeReviewControl } from "./ReviewControl";
 import type { DecisionRow, EpisodeRow } from "./types";
@@ -55,6 +56,7 @@ export function EpisodeTable({ rows, expanded, onExpand, onReviewed, onOpenStep,
                       <span className="source-badge source-fallback">{outside.badge}</span> <b>Answer:</b> {outside.answer}
                     </span>
                   )}
+                  <ScopeVerdict verdict={row.out_of_scope} />
                   <span className="small muted">
                     #{row.id} · {row.deployment_name} · {formatTime(row.created_at)}
                   </span>

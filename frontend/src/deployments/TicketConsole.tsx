@@ -7,6 +7,7 @@ import { StepList } from "./StepList";
 import { handedToPerson, type Reply } from "./reply";
 import type { LiveReplies } from "./replyStream";
 import { ReplyView } from "./ReplyView";
+import { ScopeVerdict } from "./ScopeVerdict";
 import { WriterPanel } from "./WriterPanel";
 import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
@@ -144,6 +145,7 @@ export function TicketAnswer({ episode, result, labels, canReview }: { episode: 
           {handedOver ? "handed to a person" : `answered by ${answeredBy}`}
         </span>
       </p>
+      {handedOver && <ScopeVerdict verdict={episode.out_of_scope} block />}
       <p className="small muted">
         {handedOver ? "out of scope, not played" : `${result.status} in ${stepsText(result.steps)}`}, {result.latency_ms.toFixed(0)} ms · model {result.sources.model + result.sources.trial},
         fallback {stepsText(result.sources.fallback)}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consoleLabels, describeMatch, takesTickets } from "./consoleLabels";
+import { consoleLabels, describeMatch, scopeVerdictWords, takesTickets } from "./consoleLabels";
 
 describe("consoleLabels", () => {
   it("calls a writing workflow's request a request and names what it is matched to", () => {
@@ -38,5 +38,31 @@ describe("describeMatch", () => {
     const gate = { in_scope: false, score: -0.1138, floor: 0.0591, nearest: "damaged_item", by: "example" as const };
     expect(describeMatch(gate)).toBe("none: the nearest, damaged item, scores -0.11, not above the floor 0.06");
     expect(describeMatch({ ...gate, in_scope: true, score: 0.4 })).toBe("damaged item (matched by example, similarity 0.40)");
+  });
+});
+
+describe("scopeVerdictWords", () => {
+  const gate = { handoff: true, nearest: "order_refund", score: 0.4112, floor: 0.5203, in_scope_probability: 0.1234, threshold: 0.95 };
+  it("says why the gate turned a ticket away: the nearest intent against the floor, the probability against its threshold", () => {
+    expect(scopeVerdictWords(gate)).toBe(
+      "turned away: nearest intent 'order refund' at 0.41 (floor 0.52); in-scope probability 0.12 (needs 0.95)",
+    );
+  });
+  it("leaves out the probability for a gate without a none-of-these class, and names a writing team's item", () => {
+    const plain = { ...gate, in_scope_probability: null, threshold: null };
+    expect(scopeVerdictWords(plain)).toBe("turned away: nearest intent 'order refund' at 0.41 (floor 0.52)");
+    expect(scopeVerdictWords({ ...plain, handoff: false, nearest: "heat_pumps" })).toBe(
+      "turned away: nearest item 'heat pumps' at 0.41 (floor 0.52)",
+    );
+  });
+  it("prints a third decimal where two would read the same as the bound it missed", () => {
+    expect(scopeVerdictWords({ ...gate, score: 0.5199, in_scope_probability: 0.9491 })).toBe(
+      "turned away: nearest intent 'order refund' at 0.520 (floor 0.52); in-scope probability 0.949 (needs 0.95)",
+    );
+  });
+  it("says nothing for a played ticket or one stored without the numbers", () => {
+    expect(scopeVerdictWords(null)).toBeNull();
+    expect(scopeVerdictWords(undefined)).toBeNull();
+    expect(scopeVerdictWords({ ...gate, score: null, floor: null })).toBeNull();
   });
 });

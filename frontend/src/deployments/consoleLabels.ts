@@ -1,3 +1,8 @@
+import type { Schema } from "../api";
+
+/** The check that turned a request away, as `/api/episodes/` and a ticket's episode carry it (`out_of_scope`). */
+export type ScopeVerdict = Schema<"OutOfScope">;
+
 /** What the request console calls its request, per environment: a ticket for customer service, a request
  * for the writing workflows (the runtime matches it to a topic, brief or task of their data). */
 export interface ConsoleLabels {
@@ -44,6 +49,26 @@ export function consoleLabels(environment: string | null | undefined): ConsoleLa
  * "none: outside the team's intents (nearest: complaint)". */
 export function outsideIntents(nearest: string | null | undefined): string {
   return `none: outside the team's intents${nearest ? ` (nearest: ${nearest.replace(/_/g, " ")})` : ""}`;
+}
+
+/** Two decimals, or three where two would print a value the same as the bound it missed (0.949 vs 0.95). */
+function beside(value: number, bound: number): string {
+  return value.toFixed(2) === bound.toFixed(2) ? value.toFixed(3) : value.toFixed(2);
+}
+
+/** Why the scope gate turned a ticket away, in numbers: "turned away: nearest intent 'refund' at 0.41 (floor
+ * 0.52); in-scope probability 0.12 (needs 0.95)" (the second half only for a gate with a "none of these"
+ * class); a writing team's request names its nearest item. Null without the numbers (a ticket stored before
+ * they were kept). */
+export function scopeVerdictWords(verdict: ScopeVerdict | null | undefined): string | null {
+  if (!verdict || verdict.score === null || verdict.floor === null) return null;
+  const what = verdict.handoff ? "intent" : "item";
+  const nearest = verdict.nearest ? `nearest ${what} '${verdict.nearest.replace(/_/g, " ")}'` : `nearest ${what}`;
+  let words = `turned away: ${nearest} at ${beside(verdict.score, verdict.floor)} (floor ${verdict.floor.toFixed(2)})`;
+  const { in_scope_probability: probability, threshold } = verdict;
+  if (probability !== null && threshold !== null)
+    words += `; in-scope probability ${beside(probability, threshold)} (needs ${threshold.toFixed(2)})`;
+  return words;
 }
 
 /** Teams that are never sent a ticket: a conversation (one message a turn) or a stream of tasks. The server

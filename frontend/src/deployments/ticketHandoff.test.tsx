@@ -69,5 +69,24 @@ describe("TicketAnswer for a routing team with its scope gate on", () => {
     expect(html).toContain("none: outside the team&#x27;s intents (nearest: complaint)");
     expect(html).toContain("out of scope, not played");
     expect(html).toContain("passed your message to a member of staff");
+    expect(html).not.toContain("scope-verdict"); // an episode without the gate's numbers: nothing more
+  });
+  it("shows the gate's numbers: the nearest intent against the floor, the in-scope probability against its threshold", () => {
+    const out_of_scope = { handoff: true, nearest: "complaint", score: -0.11, floor: 0.06, in_scope_probability: 0.12, threshold: 0.95 };
+    const episode = { id: 9, out_of_scope } as EpisodeSummary;
+    const html = renderToStaticMarkup(
+      <TicketAnswer episode={episode} result={result} labels={consoleLabels("customer_service")} canReview={false} />,
+    );
+    expect(html).toContain(
+      "turned away: nearest intent &#x27;complaint&#x27; at -0.11 (floor 0.06); in-scope probability 0.12 (needs 0.95)",
+    );
+  });
+  it("shows nothing of the kind for a ticket the team answered", () => {
+    const answered = { ...result, status: "completed", steps: 2, faults: [], request: undefined, reply: undefined } as unknown as TicketResult;
+    const html = renderToStaticMarkup(
+      <TicketAnswer episode={{ id: 10, out_of_scope: null } as EpisodeSummary} result={answered} labels={consoleLabels("customer_service")} canReview={false} />,
+    );
+    expect(html).not.toContain("scope-verdict");
+    expect(html).not.toContain("turned away");
   });
 });

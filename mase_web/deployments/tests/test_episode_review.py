@@ -139,7 +139,10 @@ def test_a_ticket_turned_away_as_out_of_scope_says_so_in_its_row(team):
         status="out_of_scope", result={"status": "out_of_scope", "steps": 0, "request": gate},
     )  # fmt: skip
     rows = {r["id"]: r for r in listed(users[Role.OPERATOR])["results"]}
-    assert rows[handed.pk]["out_of_scope"] == {"handoff": True, "nearest": "complaint"}
+    assert rows[handed.pk]["out_of_scope"] == {
+        "handoff": True, "nearest": "complaint", "score": 0.31, "floor": 0.46,
+        "in_scope_probability": None, "threshold": None,  # a gate without a "none of these" class
+    }  # fmt: skip
     assert rows[handed.pk]["status"] == "out_of_scope" and rows[handed.pk]["decided_by"] == []
     assert rows[answered.pk]["out_of_scope"] is None
 
