@@ -11,6 +11,7 @@ interface Props {
   onJudge: (choice: Choice, comment: string) => Promise<void>;
   /** Intents queues: store the row's intents ([]: none of these); skip it for now. */
   onLabel: (intents: string[]) => Promise<void>;
+  /** Skip the item for now: each kind shows one Skip control (the rating and intents forms their own, key S). */
   onSkip: () => void;
 }
 
@@ -41,6 +42,9 @@ export function AnnotationItem({ queue, item, onRate, onJudge, onLabel, onSkip }
           <EpisodeView snapshot={item.snapshot_b} label="B" />
         </div>
         <PairwiseForm key={item.id} previous={item.my_judgement} onSubmit={onJudge} />
+        <button type="button" className="link" onClick={onSkip}>
+          Skip for now
+        </button>
       </section>
     );
   }

@@ -76,21 +76,14 @@ export function AnnotatePage() {
             <p className="fb-guidelines-text">{queue.guidelines || "No guidelines for this queue."}</p>
           </section>
           {current ? (
-            <>
-              <AnnotationItem
-                queue={queue}
-                item={current}
-                onRate={rate}
-                onJudge={judge}
-                onLabel={label}
-                onSkip={() => skip(current.id)}
-              />
-              {current.kind !== "row" && ( // a row's intent form has its own Skip (key S): one control, not two
-                <button className="link" onClick={() => skip(current.id)}>
-                  Skip for now
-                </button>
-              )}
-            </>
+            <AnnotationItem
+              queue={queue}
+              item={current}
+              onRate={rate}
+              onJudge={judge}
+              onLabel={label}
+              onSkip={() => skip(current.id)}
+            />
           ) : (
             items.length > 0 && <p className="ok" data-testid="annotate-finished">
                 All {items.length} {items.length === 1 ? "item" : "items"} done — thank you!
