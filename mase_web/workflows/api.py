@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import Max
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
-from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
@@ -42,6 +41,7 @@ from agents.spec.algorithms import algorithm_catalog
 from agents.spec.prompts import filled_prompts
 from agents.spec.schema import spec_schema
 from mase_web.accounts.facade import ProjectActionPermission, can, projects_where, refuse_before_body
+from mase_web.api_filters import ScopedFilterBackend
 from mase_web.api_parsers import LimitedJSONParser
 from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow, WorkflowVersion
@@ -109,7 +109,7 @@ class WorkflowViewSet(viewsets.ModelViewSet):
     permission_classes = [IsAuthenticated, ProjectActionPermission]
     parser_classes = [LimitedJSONParser]
     read_action = "view_workflow"
-    filter_backends = [DjangoFilterBackend, SearchFilter, OrderingFilter]
+    filter_backends = [ScopedFilterBackend, SearchFilter, OrderingFilter]
     filterset_fields = ["project"]
     search_fields = ["name", "description"]
     ordering_fields = ["name", "updated_at", "created_at"]
