@@ -173,6 +173,10 @@ describe("evolution curve and policy", () => {
         "a challenger better by 2 points with no intent down more than 2 is promoted by a person.",
     );
   });
+
+  it("says one correction in the singular", () => {
+    expect(policySummary({ after_corrections: 1, min_interval_s: 3600 })).toContain("after 1 new correction,");
+  });
 });
 
 describe("accepting a proposal", () => {

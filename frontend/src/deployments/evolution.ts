@@ -250,7 +250,7 @@ export function policySummary(
   const triggers = ["by hand"];
   const after = Number(policy.after_corrections ?? 0);
   const every = Number(policy.every_s ?? 0);
-  if (after > 0) triggers.push(`after ${after} new corrections`);
+  if (after > 0) triggers.push(`after ${after} new ${after === 1 ? "correction" : "corrections"}`);
   if (every > 0) triggers.push(`every ${hours(every)}`);
   const interval = Number(policy.min_interval_s ?? 0);
   const margin = 100 * Number(policy.margin ?? 0);
