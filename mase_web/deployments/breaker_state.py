@@ -8,12 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.envs import UnknownEnvironmentError, breaker_step_limit, env_class
 from mase_web.deployments.models import Deployment
 from serving.breaker import BreakerConfig, CircuitBreaker
 
 
 def breaker_config(deployment: Deployment) -> BreakerConfig:
-    return BreakerConfig.from_spec(deployment.spec.get("circuit_breaker") or {})
+    """The spec's thresholds, with the step limit the runtime enforces: unset, it is derived from the
+    environment's longest episode (as `serving.runtime` derives it), not the limit for an unmeasured one."""
+    breaker = deployment.spec.get("circuit_breaker") or {}
+    config = BreakerConfig.from_spec(breaker)
+    environment = deployment.spec.get("environment") or {}
+    try:
+        cls = env_class(str(environment.get("name")))
+    except UnknownEnvironmentError:  # unknown or unavailable here: the runtime cannot run it either
+        return config
+    config.step_limit = breaker_step_limit(cls, environment.get("params") or {}, breaker.get("step_limit"))
+    return config
 
 
 def restored_breaker(deployment: Deployment, breaker: CircuitBreaker | None = None) -> CircuitBreaker:

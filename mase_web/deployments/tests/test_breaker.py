@@ -14,6 +14,7 @@ from mase_web.deployments.tests.conftest import (
     fresh_text,
     inject_faults,
     make_deployment,
+    make_trained_run,
     team_spec,
 )
 
@@ -193,3 +194,19 @@ def test_a_breaker_restored_from_the_row_carries_its_low_streak_across_processes
     carried = low_streak(second["decisions"], 0.99, start=low_streak(first["decisions"], 0.99))
     assert patient.breaker["consecutive_low"] == carried > 0
     assert patient.breaker["counts"]["decisions"] == len(first["decisions"]) + len(second["decisions"])
+
+
+@pytest.mark.parametrize(("declared", "shown"), [(None, 6 + 2), (12, 12)])
+def test_the_dashboard_shows_the_step_limit_the_runtime_enforces(team, tmp_path, declared, shown):
+    """Unset, the runtime's limit is the environment's longest episode plus a margin (max_steps 6: 8); the
+    deployment's breaker read 20, the limit of an environment that declares no episode length."""
+    project, users = team
+    spec = team_spec(tmp_path)
+    spec["environment"]["params"]["max_steps"] = 6
+    spec["circuit_breaker"].pop("step_limit", None)
+    if declared is not None:
+        spec["circuit_breaker"]["step_limit"] = declared
+    run = make_trained_run(project, None, spec)
+    deployment = Deployment.objects.create(project=project, name="cs", run=run, checkpoint="x", spec=spec)
+    body = client_for(users[Role.OPERATOR]).get(f"/api/deployments/{deployment.pk}/").json()
+    assert body["breaker"]["config"]["step_limit"] == shown
