@@ -28,6 +28,12 @@ class ScopedIdField(serializers.PrimaryKeyRelatedField):
     def get_queryset(self):
         return self.scope(super().get_queryset(), request_user(self))
 
+    def to_internal_value(self, data):
+        # a lookup by pk would take 1.5 (or "1.5" in a form) for object 1: an id is a whole number
+        if isinstance(data, float) or (isinstance(data, str) and not data.strip().isdecimal()):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        return super().to_internal_value(data)
+
 
 def _member_projects(projects, user):
     return projects.filter(pk__in=projects_where(user, "view_project"))
