@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mase_web.accounts.facade import can
-from mase_web.deployments.catalogue import intent_catalogue, team_agents
+from mase_web.deployments.catalogue import intent_catalogue, owner_problem
 from mase_web.deployments.evolution_api import _deployment
 from mase_web.workflows.facade import draft_with_intent
 
@@ -38,11 +38,9 @@ class AcceptProposalSerializer(serializers.Serializer):
         return name
 
     def validate_owner(self, owner: str) -> str:
-        members = [a["id"] for a in team_agents(self.context["deployment"].spec or {})]
-        if owner and owner not in members:
-            raise serializers.ValidationError(
-                f"{owner!r} is no agent of this deployment's team (its agents: {', '.join(members)})"
-            )
+        problem = owner and owner_problem(self.context["deployment"].spec or {}, owner)
+        if problem:
+            raise serializers.ValidationError(problem)
         return owner
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.envs.routing import routing
 from agents.spec import intent_catalogues
 
 
@@ -40,3 +41,18 @@ def team_agents(spec: dict) -> list[dict[str, Any]]:
     """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
     agents = spec.get("agents") or []
     return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
+
+
+def owner_problem(spec: dict, owner: str) -> str | None:
+    """Why ``owner`` cannot own a ticket of the deployed team, or None: it is no agent of the team, or a
+    reviewer (its environment's ``reviewer_roles``), which approves answers and owns no intents."""
+    agents = {str(a["id"]): a for a in spec.get("agents") or [] if a.get("id")}
+    if owner not in agents:
+        return f"{owner!r} is no agent of this deployment's team (its agents: {', '.join(agents)})"
+    role = str(agents[owner].get("role") or "")
+    interface = routing((spec.get("environment") or {}).get("name"))
+    reviewers = getattr(interface, "reviewer_roles", ()) if interface is not None else ()
+    if role in reviewers:
+        owners = ", ".join(name for name, a in agents.items() if str(a.get("role") or "") not in reviewers)
+        return f"{owner!r} is the team's {role}: it reviews answers and owns no intents (choose {owners})"
+    return None

@@ -23,7 +23,7 @@ from rest_framework.exceptions import ValidationError
 
 from mase_web.datasets.facade import RowsRefused, add_rows, deployment_dataset, relabel_rows, version_rows
 from mase_web.deployments.accepted_intents import deployment_catalogue
-from mase_web.deployments.catalogue import team_agents
+from mase_web.deployments.catalogue import owner_problem
 from mase_web.deployments.decision_review import record_review
 from mase_web.deployments.episode_review import review_episode
 from mase_web.deployments.evolution_eval import maybe_evolve_after_correction
@@ -93,11 +93,9 @@ class CorrectionRequestSerializer(serializers.Serializer):
         return intents
 
     def validate_owner(self, owner: str) -> str:
-        members = [a["id"] for a in team_agents(self.context["deployment"].spec or {})]
-        if owner and owner not in members:
-            raise serializers.ValidationError(
-                f"{owner!r} is no agent of this deployment's team (its agents: {', '.join(members)})"
-            )
+        problem = owner and owner_problem(self.context["deployment"].spec or {}, owner)
+        if problem:
+            raise serializers.ValidationError(problem)
         return owner
 
     def validate(self, data: dict) -> dict:

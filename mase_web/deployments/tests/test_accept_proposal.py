@@ -8,7 +8,7 @@ import pytest
 
 from mase_web.accounts.models import Role
 from mase_web.deployments.tests.conftest import client_for
-from mase_web.deployments.tests.test_corrections import logged_episode
+from mase_web.deployments.tests.test_corrections import logged_episode, with_reviewer
 from mase_web.workflows.models import Workflow
 
 pytestmark = pytest.mark.django_db
@@ -50,6 +50,10 @@ def test_accepting_is_for_those_who_design_with_field_errors(team):
     pm = client_for(users[Role.PRODUCT_MANAGER])
     bad = pm.post(path, {"name": "Double Charge", "description": "x", "owner": "nobody"}, format="json")
     assert bad.status_code == 400 and set(bad.json()["errors"]) == {"name", "owner"}
+    # a reviewer owns no intents: the designer's validator would refuse the draft this made
+    with_reviewer(episode.deployment)
+    reviewer = pm.post(path, {**BODY, "owner": "quality_supervisor"}, format="json")
+    assert reviewer.status_code == 400 and "owns no intents" in reviewer.json()["errors"]["owner"][0]
     known = pm.post(path, {**BODY, "name": "order_tracking"}, format="json")
     assert known.status_code == 400 and "already" in known.json()["errors"]["name"][0]
     assert not Workflow.objects.exists()

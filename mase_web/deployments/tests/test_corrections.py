@@ -39,6 +39,13 @@ def logged_episode(
     return episode, step
 
 
+def with_reviewer(deployment: Deployment) -> None:
+    """The deployment's team gains the customer-service reviewer (it approves answers, owns no intents)."""
+    reviewer = {"id": "quality_supervisor", "role": "quality_supervisor", "intents": []}
+    deployment.spec = {**deployment.spec, "agents": [*deployment.spec["agents"], reviewer]}
+    deployment.save(update_fields=["spec"])
+
+
 def post(user, path, body):
     return client_for(user).post(path, body, format="json")
 
@@ -106,6 +113,9 @@ def test_names_outside_the_catalogue_or_team_are_field_errors(team):
     assert "order_tracking" not in unknown.json()["errors"]["intents"][0].split("(")[0]
     stranger_agent = post(op, path, {"owner": "billing"})
     assert stranger_agent.status_code == 400 and "billing" in stranger_agent.json()["errors"]["owner"][0]
+    with_reviewer(step.episode.deployment)
+    reviewer = post(op, path, {"owner": "quality_supervisor"})  # it approves answers, it owns no ticket
+    assert reviewer.status_code == 400 and "owns no intents" in reviewer.json()["errors"]["owner"][0]
     nothing = post(op, path, {"reply": "a reply alone says nothing about routing"})
     assert nothing.status_code == 400 and "intents" in nothing.json()["errors"]
     twice = post(op, path, {"intents": ["damaged_item", "damaged_item"]})
