@@ -114,6 +114,17 @@ class PolicySerializer(serializers.Serializer):
     min_tickets = serializers.IntegerField(required=False, min_value=10, max_value=1_000_000)
     min_intent_tickets = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
 
+    def validate(self, data: dict) -> dict:
+        # what is left out keeps its value, so a misspelt or read-only name (evolve_after) would be a 200 that
+        # changed nothing: it is named instead
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            known = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {name: [f"not a setting of the evolution policy (its settings: {known})"] for name in unknown}
+            )
+        return data
+
     def validate_every_s(self, value: int) -> int:
         if 0 < value < 3600:
             raise serializers.ValidationError("a schedule runs at most hourly (3600 s); 0 turns it off")

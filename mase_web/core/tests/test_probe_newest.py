@@ -4,7 +4,8 @@ leave out. Built from model rows (no trained team): every test takes well under 
 
 - every deployment route of the page's newer panels answers a stranger and an annotator as a missing id (404),
   and refuses an operator's write (403, in the words that name the reserved settings);
-- an id in a body is a whole number: 1.5 is not object 1.
+- an id in a body is a whole number: 1.5 is not object 1;
+- the evolution policy names a key it does not have (a misspelt one changed nothing, with a 200).
 """
 
 from __future__ import annotations
@@ -116,3 +117,16 @@ def test_an_id_in_a_body_is_a_whole_number(world, url, body, field):
     assert answer.status_code == 400, answer.content
     assert "whole number" in answer.json()["errors"][field][0]
     assert world["item"].intent_labels.count() == 0 and Dataset.objects.count() == 1
+
+
+@pytest.mark.parametrize("body", [{"correction_wieght": 5}, {"evolve_after": None}, {"margin": 0.1, "x": 1}])
+def test_a_name_the_evolution_policy_does_not_have_is_a_400_on_it(world, body):
+    deployment = world["deployment"]
+    path = f"/api/deployments/{deployment.pk}/evolution/"
+    answer = client(world["users"][Role.PRODUCT_MANAGER]).post(path, body, format="json")
+    assert answer.status_code == 400, answer.content
+    errors = answer.json()["errors"]
+    assert set(errors) == set(body) - {"margin"}
+    assert all("not a setting of the evolution policy" in errors[name][0] for name in errors)
+    deployment.refresh_from_db()
+    assert not deployment.evolution  # nothing stored, the known value beside it neither
