@@ -158,16 +158,24 @@ def from_deployment(
     and never with the same reply text.
     """
     episodes = list(_deployment_episodes(deployment, max_confidence, fallback_only))
+    # `limit` counts new items: those the queue holds already are left out before it is applied
+    held = set(queue.items.values_list("episode_key", "episode_key_b"))
     if queue.kind == FeedbackQueue.Kind.PAIRWISE:
         rivals = _rivals(deployment, compare_with, {e.task_text for e in episodes})
         pairs, skipped = _pairs(episodes, list(rivals))
-        return Picked(pairs[:limit], skipped)
-    return Picked(_singles(episodes, unit, max_confidence, fallback_only, limit))
+        fresh = [p for p in pairs if (p.episode_key, p.episode_key_b) not in held]
+        return Picked(fresh[:limit], skipped)
+    singles = {key for key, other in held if not other}
+    return Picked(_singles(episodes, unit, max_confidence, fallback_only, limit, singles))
 
 
-def _singles(episodes: list, unit: str, max_confidence, fallback_only, limit: int) -> list[FeedbackItem]:
-    """Rating items: one per episode, or one per step that matches the filters."""
+def _singles(
+    episodes: list, unit: str, max_confidence, fallback_only, limit: int, held: set[str]
+) -> list[FeedbackItem]:
+    """Rating items not in ``held`` (keys queued already): one per episode, or one per step that matches
+    the filters."""
     if unit == "episode":
+        fresh = [e for e in episodes if deployment_episode_key(e) not in held]
         return [
             FeedbackItem(
                 kind=FeedbackItem.Kind.EPISODE,
@@ -175,7 +183,7 @@ def _singles(episodes: list, unit: str, max_confidence, fallback_only, limit: in
                 snapshot=episode_snapshot(e),
                 episode=e,
             )
-            for e in episodes[:limit]
+            for e in fresh[:limit]
         ]
     items = []
     for episode in episodes:
@@ -186,6 +194,8 @@ def _singles(episodes: list, unit: str, max_confidence, fallback_only, limit: in
             if confident or (fallback_only and step.source != "fallback"):
                 continue
             key = step_key(deployment_episode_key(episode), step)
+            if key in held:
+                continue
             snapshot = single_step_snapshot(episode, step)
             items.append(
                 FeedbackItem(

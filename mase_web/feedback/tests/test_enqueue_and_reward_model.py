@@ -102,6 +102,20 @@ def other_deployment(project, checkpoint: str, tasks: list[str], name: str = "ot
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(("unit", "added"), [("episode", [2, 1, 0]), ("step", [2, 2, 2, 0])])
+def test_queueing_again_with_a_limit_takes_the_next_items_not_the_queued_ones(people, unit, added):
+    """'At most N' counts new items: a second press queued the same oldest N again, so 0 were added while
+    other finished episodes waited, and only a larger limit reached them."""
+    project, users = people
+    deployment = deployment_with_episodes(project)
+    queue = make_queue(users["pm"], project, overlap=1)
+    url = f"/api/feedback/queues/{queue['id']}/enqueue-deployment/"
+    pm = client_for(users["pm"])
+    body = {"deployment": deployment.pk, "unit": unit, "limit": 2}  # three episodes of two steps each
+    assert [pm.post(url, body, format="json").json()["added"] for _ in added] == added
+
+
+@pytest.mark.django_db
 def test_pairwise_queues_pair_a_ticket_across_checkpoints_never_with_a_twin(people):
     from mase_web.deployments.models import Episode
 
