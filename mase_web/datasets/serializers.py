@@ -15,6 +15,7 @@ from mase_web.datasets.validation import MAX_NAME
 
 MAX_CATALOGUE = 200
 MAX_DESCRIPTION = 2000
+MAX_DATASET_DESCRIPTION = 5000  # as a workflow's
 MAX_KEYWORDS = 50
 SEED_MAX = 2**31 - 1
 
@@ -104,6 +105,7 @@ class DatasetSerializer(serializers.ModelSerializer):
             "latest_version",
         ]
         read_only_fields = ["id", "project_name", "deployment", "created_by", "created_at", "latest_version"]
+        extra_kwargs = {"description": {"max_length": MAX_DATASET_DESCRIPTION}}
 
     @extend_schema_field(DatasetVersionSerializer(allow_null=True))
     def get_latest_version(self, dataset: Dataset) -> dict | None:
@@ -261,7 +263,9 @@ class LabelDistributionSerializer(serializers.Serializer):
 
     intents = IntentCountSerializer(many=True)
     unlabelled = UnlabelledCountSerializer()
-    out_of_scope = UnlabelledCountSerializer(help_text="rows with no intent marked out of scope (not unlabelled)")
+    out_of_scope = UnlabelledCountSerializer(
+        help_text="rows with no intent marked out of scope (not unlabelled)"
+    )
 
 
 class SplitsSummarySerializer(serializers.Serializer):

@@ -20,6 +20,7 @@ from mase_web.feedback.models import (
 from training.reward_model import MIN_RELIABLE_HELDOUT, heldout_warning
 
 MAX_TAGS = 30
+MAX_GUIDELINES = 20_000  # shown above every item; a few pages of text
 MAX_STEPS = 200
 MAX_ITEMS_PER_REQUEST = 500
 
@@ -56,6 +57,7 @@ class QueueSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = ["id", "created_by", "created_at"]
+        extra_kwargs = {"guidelines": {"max_length": MAX_GUIDELINES}}
 
     def validate_tags(self, tags: list[str]) -> list[str]:
         cleaned = [t.strip() for t in tags]

@@ -5,7 +5,8 @@ leave out. Built from model rows (no trained team): every test takes well under 
 - every deployment route of the page's newer panels answers a stranger and an annotator as a missing id (404),
   and refuses an operator's write (403, in the words that name the reserved settings);
 - an id in a body is a whole number: 1.5 is not object 1;
-- the evolution policy names a key it does not have (a misspelt one changed nothing, with a 200).
+- the evolution policy names a key it does not have (a misspelt one changed nothing, with a 200);
+- a dataset's description and a queue's guidelines have a length limit, as a workflow's description has.
 """
 
 from __future__ import annotations
@@ -130,3 +131,22 @@ def test_a_name_the_evolution_policy_does_not_have_is_a_400_on_it(world, body):
     assert all("not a setting of the evolution policy" in errors[name][0] for name in errors)
     deployment.refresh_from_db()
     assert not deployment.evolution  # nothing stored, the known value beside it neither
+
+
+@pytest.mark.parametrize(
+    "method, url, field, limit",
+    [
+        ("post", "/api/datasets/", "description", 5000),
+        ("patch", "/api/datasets/{dataset}/", "description", 5000),
+        ("post", "/api/feedback/queues/", "guidelines", 20_000),
+    ],
+)
+def test_a_description_has_a_length_limit(world, method, url, field, limit):
+    """As a workflow's description has (5000): a megabyte of text was stored and sent with every list."""
+    pm = client(world["users"][Role.PRODUCT_MANAGER])
+    url = url.format(dataset=world["dataset"].pk)
+    body = {"project": world["project"].pk, "name": "big", "kind": "rating"}
+    answer = getattr(pm, method)(url, {**body, field: "x" * (limit + 1)}, format="json")
+    assert answer.status_code == 400, answer.content[:200]
+    assert f"no more than {limit}" in answer.json()["errors"][field][0]
+    assert getattr(pm, method)(url, {**body, field: "x" * limit}, format="json").status_code in (200, 201)
