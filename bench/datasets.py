@@ -27,6 +27,11 @@ and the in-scope exact match without and with the gate (a ticket the gate turns 
 on the second hand-written out-of-scope set (``out_of_scope_voices``), on other authors' in-scope tickets,
 and the same with the distance-only gate (``distance_only``).
 
+Gate cold start (``scope_gate``, `bench/datasets_scope_gate.py`): for each trained team (every dataset's,
+and the template's in ``out_of_scope`` except in a quick run), its deployment's scope gate built with no
+store and read back from the store that build wrote, and the first gated check after each (medians of three;
+quick: one).
+
 New intent (``new_intent``, `bench/datasets_new_intent.py`): one intent added to the shipped template with
 N = 20, 40, 60 labelled tickets; its recall and the other intents' exact match before and after.
 
@@ -69,6 +74,8 @@ from agents.envs import env_class, team_kwargs  # noqa: E402
 from agents.envs.routing import routing  # noqa: E402
 from agents.envs.scripted import scripted_team  # noqa: E402
 from agents.spec import load_spec  # noqa: E402
+from bench import datasets_scope_gate  # noqa: E402
+from serving.model import resolve_checkpoint  # noqa: E402
 from serving.scope import ScopeGate  # noqa: E402
 from training import api  # noqa: E402
 from training.cli import add_settings_argument, apply_settings  # noqa: E402
@@ -200,7 +207,6 @@ def exact_per_ticket(env: Any, policy: Any, before_each: Callable[[], None] | No
 
 def train_team(doc: dict[str, Any], work: Path, backbone: Backbone) -> tuple[Any, Any, float]:
     """`training.api.train` on ``doc``; (spec, the deployed checkpoint's greedy policy, wall seconds)."""
-    from serving.model import resolve_checkpoint
     from training.mappo import load_policy
 
     run_dir = work / "run"
@@ -236,7 +242,6 @@ def routing_dataset(
     """One dataset through the product's path (module docstring); the keys of ``datasets.<name>``."""
     from bench import datasets_product as product
     from mase_web.runs.models import Run
-    from serving.model import resolve_checkpoint
     from training.mappo import load_policy
 
     rows = read_rows(files["train"]) + (read_rows(files["dev"]) if files.get("dev") else [])
@@ -281,7 +286,8 @@ def routing_dataset(
         "statuses": dict(Counter(str(g["status"]) for g in given)),
         "path": {"dataset": up["dataset"], "version": up["version"], "run": run, "deployment": deployment},
     }
-    policy = load_policy(team, resolve_checkpoint(Run.objects.get(pk=run).out_dir), backbone)
+    checkpoint = resolve_checkpoint(Run.objects.get(pk=run).out_dir)
+    policy = load_policy(team, checkpoint, backbone)
     greedy = policy.policy(greedy=True)  # the deployed checkpoint's actors alone: no breaker, no fallback
     out["model_exact_match"] = mean(exact_per_ticket(routing_env(team, test, "bench_test"), greedy))
     out["model_holdout_exact_match"] = mean(
@@ -293,6 +299,10 @@ def routing_dataset(
     if files.get("out_of_scope"):
         outside = read_rows(files["out_of_scope"])
         out["out_of_scope"] = out_of_scope(team, policy.policy(greedy=True), test, outside, backbone, dev=dev)
+    # the deployment's gate built cold and read from its store (bench/datasets_scope_gate.py)
+    out["scope_gate"] = datasets_scope_gate.cold_start(
+        team, checkpoint, backbone, test[0]["text"], args.quick
+    )
     return out
 
 
@@ -380,6 +390,9 @@ def customer_service_out_of_scope(args: argparse.Namespace, backbone: Backbone) 
             else:
                 out |= found
         out["file"] = Path(args.out_of_scope).name if args.out_of_scope else "out_of_scope_test.jsonl"
+        if not args.quick:  # its cold build encodes thousands of texts: about a minute on 2 cores
+            checkpoint, first = resolve_checkpoint(work / "run"), sets["test"][0]["text"]
+            out["scope_gate"] = datasets_scope_gate.cold_start(team, checkpoint, backbone, first, quick=False)
         return out
 
 
