@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from mase_web.accounts.models import Membership, Project, Role
-from mase_web.datasets.facade import Dataset
+from mase_web.datasets.facade import Dataset, add_rows
 from mase_web.deployments.models import DecisionStep, Deployment, Episode
 from mase_web.feedback.models import Assignment, FeedbackItem, FeedbackQueue
 from mase_web.runs.models import Checkpoint, Run
@@ -72,13 +72,28 @@ def world():
     dataset = Dataset.objects.create(
         project=theirs, name="their dataset", description=SECRET, created_by=owner
     )
+    their_version = add_rows(dataset, [{"text": SECRET}], "uploaded")
 
     # The attacker's own objects, so that only the foreign id is wrong in each request.
     my_run = Run.objects.create(project=mine, name="mine", spec=_spec(), state=Run.State.SUCCEEDED)
     my_queue = FeedbackQueue.objects.create(project=mine, name="my queue", kind=FeedbackQueue.Kind.RATING)
+    my_labels = FeedbackQueue.objects.create(project=mine, name="label", kind=FeedbackQueue.Kind.INTENTS)
+    my_version = add_rows(Dataset.objects.create(project=mine, name="mine"), [{"text": "hi"}], "uploaded")
+    my_deployment = Deployment.objects.create(
+        project=mine, name="mine", run=my_run, checkpoint="/x", spec=_spec()
+    )
+    my_episode = Episode.objects.create(
+        deployment=my_deployment, request_id="m1", task_text="t", status="completed"
+    )
+    my_decision = DecisionStep.objects.create(
+        episode=my_episode, step=0, agent="a", observation="{}", action="x", review_status="wrong"
+    )
     ids = {
         "workflow": workflow.pk, "run": run.pk, "checkpoint": checkpoint.pk, "deployment": deployment.pk,
-        "item": item.pk, "pair": pair.pk, "project": theirs.pk, "dataset": dataset.pk,
+        "item": item.pk, "pair": pair.pk, "project": theirs.pk, "dataset": dataset.pk, "rating_queue": queue.pk,
+        "dataset_version": their_version.pk,
+        # the caller's own, named in URLs and bodies beside the foreign id
+        "my_labels": my_labels.pk, "my_version": my_version.pk, "my_decision": my_decision.pk,
     }  # fmt: skip
     return me, mine, my_run, my_queue, ids
 
@@ -124,6 +139,11 @@ CASES = {
     "queues: project": ("get", "/api/feedback/queues/", lambda i, m: {"project": i}, "project"),
     "runs: project": ("get", "/api/runs/", lambda i, m: {"project": i}, "project"),
     "workflows: project": ("get", "/api/workflows/", lambda i, m: {"project": i}, "project"),
+    "annotate a decision: queue": ("post", "/api/decisions/{my_decision}/annotate/", lambda i, m: {"queue": i}, "rating_queue"),
+    "label a version: version": ("post", "/api/feedback/queues/{my_labels}/enqueue-dataset/", lambda i, m: {"version": i}, "dataset_version"),
+    "label a version: deployment": (
+        "post", "/api/feedback/queues/{my_labels}/enqueue-dataset/",
+        lambda i, m: {"version": m["version"], "deployment": i}, "deployment"),
 }  # fmt: skip
 
 COUNTED = (Run, Workflow, Deployment, FeedbackQueue, FeedbackItem, Episode)
@@ -139,8 +159,8 @@ def _send(client, method, url, payload):
 def test_a_foreign_id_answers_as_a_missing_one(world, case):
     me, mine, my_run, my_queue, ids = world
     method, url, build, field = CASES[case]
-    url = url.format(queue=my_queue.pk)
-    own = {"project": mine.pk, "run": my_run.pk}
+    url = url.format(queue=my_queue.pk, **ids)
+    own = {"project": mine.pk, "run": my_run.pk, "version": ids["my_version"]}
     client = APIClient()
     client.force_login(me)
     before = [model.objects.count() for model in COUNTED]
