@@ -184,6 +184,8 @@ def test_integers_beyond_64_bits_in_a_body_are_refused(world):
         ("op", f"/api/decisions/?episode={HUGE}", "episode"),
         ("op", f"/api/decisions/?batch={HUGE}", "batch"),
         ("ann", f"/api/feedback/my-items/?queue={HUGE}", "queue"),
+        ("pm", f"/api/datasets/?project={HUGE}", "project"),  # a list filter's id (mase_web.api_filters)
+        ("op", f"/api/dataset-versions/?dataset={HUGE}", "dataset"),
     ],
 )
 def test_integer_query_parameters_are_bounded(world, who, url, field):
