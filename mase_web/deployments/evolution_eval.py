@@ -216,7 +216,8 @@ def maybe_evolve_after_correction(deployment: Deployment) -> Generation | None:
         new = new.filter(created_at__gt=since)
     if new.count() < policy.after_corrections:
         return None
-    trigger = f"after {policy.after_corrections} corrections"
+    n = policy.after_corrections
+    trigger = f"after {n} correction{'' if n == 1 else 's'}"
     try:
         generation = evolve(deployment, None, trigger=trigger)
     except (EvolutionRefused, ValueError, LookupError, OSError) as exc:

@@ -244,7 +244,7 @@ def test_a_trigger_that_finds_the_slice_empty_skips_with_the_reason_recorded_onc
     assert maybe_evolve_after_correction(deployment) is None
     assert maybe_evolve_after_correction(deployment) is None  # the same reason again: one alert
     [alert] = deployment.alerts.filter(name=SKIPPED)
-    assert alert.detail.startswith("after 1 corrections: evolution skipped: the evaluation slice is empty")
+    assert alert.detail.startswith("after 1 correction: evolution skipped: the evaluation slice is empty")
     assert not Generation.objects.filter(deployment=deployment, number=2).exists()
 
 
