@@ -17,11 +17,15 @@ from rest_framework.views import APIView
 from mase_web.deployments.evolution_api import _deployment
 from training.reply_writer import MAX_EXPLORE
 
+# said in the share the API takes and in the percent the deployment page asks for
+OUT_OF_BOUNDS = f"a share from 0 to {MAX_EXPLORE} of replies (0 to {MAX_EXPLORE * 100:g} percent)"
+
 
 class StyleExploreSerializer(serializers.Serializer):
     style_explore = serializers.FloatField(
         min_value=0.0,
         max_value=MAX_EXPLORE,
+        error_messages={"min_value": OUT_OF_BOUNDS, "max_value": OUT_OF_BOUNDS},
         help_text=f"share of replies written in another style, marked explored (0 to {MAX_EXPLORE})",
     )
 

@@ -27,7 +27,7 @@ def test_a_product_manager_sets_the_explored_share_on_the_page(
     field = panel.get_by_label("Explored share (%)")
     field.fill("30")
     panel.get_by_role("button", name="Save").click()
-    panel.get_by_role("alert").get_by_text("less than or equal to 0.2").wait_for()
+    panel.get_by_role("alert").get_by_text("(0 to 20 percent)").wait_for()  # in the field's unit
     field.fill("10")
     panel.get_by_role("button", name="Save").click()
     panel.get_by_text("10% of replies are written in another style and marked explored").wait_for()

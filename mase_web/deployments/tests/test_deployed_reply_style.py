@@ -111,7 +111,10 @@ def test_the_share_is_set_by_who_may_deploy_and_bounded(team, trained_checkpoint
 
     refused = manager.post(url, {"style_explore": 0.3}, format="json")
     assert refused.status_code == 400 and "style_explore" in refused.json()["errors"]
-    assert manager.post(url, {"style_explore": -0.1}, format="json").status_code == 400
+    # said in the page's unit too: the page asks for a percent, so "less than or equal to 0.2" read as 0.2 %
+    assert refused.json()["errors"]["style_explore"] == ["a share from 0 to 0.2 of replies (0 to 20 percent)"]
+    below = manager.post(url, {"style_explore": -0.1}, format="json")
+    assert below.json()["errors"]["style_explore"] == ["a share from 0 to 0.2 of replies (0 to 20 percent)"]
     operator = client_for(users[Role.OPERATOR])
     assert operator.get(url).status_code == 200
     refused = operator.post(url, {"style_explore": 0.1}, format="json")
