@@ -94,12 +94,20 @@ def predicted(result: dict[str, Any]) -> list[str]:
 def answer(episode_id: int, generation_id: int) -> ShadowAnswer | None:
     """Play a stored ticket on the shadow generation and record what it said (None when the shadow ended
     meanwhile, or it answered this ticket already)."""
-    generation = Generation.objects.filter(pk=generation_id, status=Generation.Status.SHADOW).first()
+    generation = (
+        Generation.objects.filter(pk=generation_id, status=Generation.Status.SHADOW)
+        .select_related("deployment")
+        .first()
+    )
     episode = Episode.objects.filter(pk=episode_id).only("pk", "task_text", "result").first()
     if generation is None or episode is None:
         return None
     began = time.perf_counter()
-    said = predicted(_runtime(generation).run_ticket(episode.task_text))
+    runtime = _runtime(generation)
+    # the deployment's choice now, as the champion's runtime takes it: a ticket the champion hands to a
+    # person is no disagreement
+    runtime.config.scope_gate = generation.deployment.scope_gate
+    said = predicted(runtime.run_ticket(episode.task_text))
     champion = predicted(episode.result or {})
     try:
         return ShadowAnswer.objects.create(

@@ -124,3 +124,25 @@ def test_the_shadow_answers_on_its_own_thread_after_the_reply(
         time.sleep(0.05)
     assert ShadowAnswer.objects.get(episode=answer.episode).generation_id == generation.pk
     shadow.forget(generation.pk)
+
+
+def test_the_shadow_hands_off_what_the_champions_scope_gate_hands_off(candidate, settings):
+    """With the deployment's scope gate on, a ticket the champion hands to a person is handed off by the
+    shadow too: it ran without the gate, so every such ticket counted as a disagreement."""
+    from mase_web.deployments import runtimes, shadow
+    from tests.serving.test_scope_none import gate as toy_gate
+
+    settings.MASE_SHADOW_INLINE = True
+    deployment, generation, users = candidate
+    deployment.scope_gate = True
+    deployment.save(update_fields=["scope_gate"])
+    client_for(users[Role.PRODUCT_MANAGER]).post(f"/api/deployments/{deployment.pk}/generations/2/shadow/")
+    generation.refresh_from_db()
+    runtimes.runtime_for(deployment)._scope = toy_gate()  # what prepare_scope_gate builds, in seconds
+    shadow._runtime(generation)._scope = toy_gate()
+    answer = client_for(users[Role.OPERATOR]).post(
+        f"/api/deployments/{deployment.pk}/tickets/", {"text": "lasagne recipe"}, format="json"
+    )
+    assert answer.json()["result"]["status"] == "out_of_scope"
+    [said] = ShadowAnswer.objects.filter(generation=generation)
+    assert (said.champion_intents, said.intents, said.agrees) == ([], [], True)
