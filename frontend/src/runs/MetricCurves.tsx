@@ -3,7 +3,15 @@ import { MetricChart } from "./MetricChart";
 import { metricLabel } from "./format";
 import type { Point } from "./runStream";
 
-const DEFAULT_METRICS = ["success", "reward", "messages"];
+// Success, reward and delivered messages, as each trainer names them (REINFORCE: reward, messages; PPO: return,
+// messages_per_episode).
+const DEFAULT_METRICS = ["success", "reward", "return", "messages", "messages_per_episode"];
+
+/** The curves shown until the user picks: the defaults this run reports, else its first three metrics. */
+export function defaultMetrics(keys: string[]): string[] {
+  const reported = DEFAULT_METRICS.filter((k) => keys.includes(k));
+  return reported.length ? reported : keys.slice(0, 3);
+}
 
 /** Sort order of the picker: training metrics, then evaluation, then golden-range values. */
 function rank(key: string): number {
@@ -20,8 +28,7 @@ export function MetricCurves({ series }: { series: Record<string, Point[]> }) {
     [series],
   );
   const [chosen, setChosen] = useState<string[] | null>(null);
-  // Until the user picks, show the defaults that this run reports (or its first three metrics).
-  const shown = chosen ?? (keys.some((k) => DEFAULT_METRICS.includes(k)) ? DEFAULT_METRICS.filter((k) => k in series) : keys.slice(0, 3));
+  const shown = chosen ?? defaultMetrics(keys);
 
   const toggle = (key: string) =>
     setChosen(shown.includes(key) ? shown.filter((k) => k !== key) : [...shown, key]);
