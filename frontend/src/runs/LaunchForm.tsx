@@ -12,10 +12,22 @@ import { useWorkers } from "./useWorkers";
 const LAUNCH_ROLES = new Set(["product_manager", "admin"]);
 
 /** Launch a run: project, name, device, and a team spec from a template, a workflow version or a file. */
+/** The run name once another spec is chosen: the spec's own name, unless the user typed a name of their own. */
+export function runNameAfterSpec(name: string, autoName: string, specText: string): string {
+  if (name && name !== autoName) return name;
+  try {
+    const spec = JSON.parse(specText) as { name?: unknown };
+    return typeof spec.name === "string" ? spec.name : name;
+  } catch {
+    return name; // the JSON error is reported on launch
+  }
+}
+
 export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const projects = memberships.filter((m) => LAUNCH_ROLES.has(m.role));
   const [project, setProject] = useState<number | null>(null);
   const [name, setName] = useState("");
+  const [autoName, setAutoName] = useState(""); // the name last taken from a spec, replaced by the next one
   const [kind, setKind] = useState<"training" | "evaluation">("training");
   const [device, setDevice] = useState<"cpu" | "gpu">("cpu");
   const [specText, setSpecText] = useState("");
@@ -45,14 +57,9 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
     setSource(from);
     setEdited(false);
     setProblem(null);
-    if (!name) {
-      try {
-        const spec = JSON.parse(text) as { name?: unknown };
-        if (typeof spec.name === "string") setName(spec.name);
-      } catch {
-        // the JSON error is reported on launch
-      }
-    }
+    const next = runNameAfterSpec(name, autoName, text);
+    setName(next);
+    setAutoName(next === name ? autoName : next);
   };
 
   const launch = async (event: React.FormEvent) => {
