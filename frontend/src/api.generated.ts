@@ -442,7 +442,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description What a correction may name: {intents: [{name, description}], agents: [{id, intents}]}. */
+        /** @description What a correction may name: {intents: [{name, description}], agents: [{id, intents, reviews}]}. */
         get: operations["deployments_catalogue_retrieve"];
         put?: never;
         post?: never;
@@ -3265,6 +3265,8 @@ export interface components {
             id: string;
             /** @description what it owns now */
             intents: string[];
+            /** @description a reviewer: it approves answers and owns no intents, so it cannot be a ticket's owner */
+            reviews: boolean;
         };
         Template: {
             slug: string;

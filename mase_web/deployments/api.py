@@ -399,7 +399,7 @@ class DeploymentViewSet(
     @extend_schema(responses=CatalogueSerializer)
     @action(detail=True, methods=["get"])
     def catalogue(self, request, pk=None):
-        """What a correction may name: {intents: [{name, description}], agents: [{id, intents}]}."""
+        """What a correction may name: {intents: [{name, description}], agents: [{id, intents, reviews}]}."""
         return Response(deployment_catalogue(self.get_object()))
 
 

@@ -38,9 +38,25 @@ def _entry(item: Any) -> dict[str, str]:
 
 
 def team_agents(spec: dict) -> list[dict[str, Any]]:
-    """The deployed team's agents as [{id, intents}]: who may own a ticket, and what each owns now."""
+    """The deployed team's agents as [{id, intents, reviews}]: who may own a ticket, what each owns now, and
+    whether it is a reviewer (`owner_problem` refuses it as an owner)."""
     agents = spec.get("agents") or []
-    return [{"id": str(a["id"]), "intents": list(a.get("intents") or [])} for a in agents if a.get("id")]
+    reviewers = _reviewer_roles(spec)
+    return [
+        {"id": str(a["id"]), "intents": list(a.get("intents") or []), "reviews": _reviews(a, reviewers)}
+        for a in agents
+        if a.get("id")
+    ]
+
+
+def _reviewer_roles(spec: dict) -> tuple[str, ...]:
+    """The roles of the spec's environment that review answers (its routing interface's ``reviewer_roles``)."""
+    interface = routing((spec.get("environment") or {}).get("name"))
+    return tuple(getattr(interface, "reviewer_roles", ()) if interface is not None else ())
+
+
+def _reviews(agent: dict, reviewers: tuple[str, ...]) -> bool:
+    return str(agent.get("role") or "") in reviewers
 
 
 def owner_problem(spec: dict, owner: str) -> str | None:
@@ -49,10 +65,9 @@ def owner_problem(spec: dict, owner: str) -> str | None:
     agents = {str(a["id"]): a for a in spec.get("agents") or [] if a.get("id")}
     if owner not in agents:
         return f"{owner!r} is no agent of this deployment's team (its agents: {', '.join(agents)})"
-    role = str(agents[owner].get("role") or "")
-    interface = routing((spec.get("environment") or {}).get("name"))
-    reviewers = getattr(interface, "reviewer_roles", ()) if interface is not None else ()
-    if role in reviewers:
-        owners = ", ".join(name for name, a in agents.items() if str(a.get("role") or "") not in reviewers)
+    reviewers = _reviewer_roles(spec)
+    if _reviews(agents[owner], reviewers):
+        owners = ", ".join(name for name, a in agents.items() if not _reviews(a, reviewers))
+        role = agents[owner]["role"]
         return f"{owner!r} is the team's {role}: it reviews answers and owns no intents (choose {owners})"
     return None

@@ -42,6 +42,9 @@ class CatalogueIntentSerializer(serializers.Serializer):
 class TeamAgentSerializer(serializers.Serializer):
     id = serializers.CharField()
     intents = serializers.ListField(child=serializers.CharField(), help_text="what it owns now")
+    reviews = serializers.BooleanField(
+        help_text="a reviewer: it approves answers and owns no intents, so it cannot be a ticket's owner"
+    )
 
 
 class CatalogueSerializer(serializers.Serializer):

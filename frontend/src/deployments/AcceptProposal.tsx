@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError } from "../api";
 import { evolutionApi, intentName, type IntentProposal } from "./evolution";
+import { ownerChoices } from "./CorrectionForm";
 import { deploymentQueries } from "./queries";
 
 interface Props {
@@ -84,7 +85,7 @@ export function AcceptProposal({ deploymentId, proposal }: Props) {
           onChange={(e) => setOwner(e.target.value)}
         >
           <option value="">(give it to an agent in the designer)</option>
-          {catalogue?.agents.map((agent) => (
+          {ownerChoices(catalogue?.agents ?? []).map((agent) => (
             <option key={agent.id} value={agent.id}>
               {agent.id}
             </option>

@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { ownersOf } from "./CorrectionForm";
+import { ownerChoices, ownersOf } from "./CorrectionForm";
 import { correctedNote } from "./ReviewControl";
 import type { Correction } from "./types";
 
 describe("correction helpers", () => {
   const agents = [
-    { id: "logistics", intents: ["order_tracking", "delivery_delay"] },
-    { id: "dispute_mediator", intents: ["return_refund", "damaged_item"] },
-    { id: "quality_supervisor", intents: [] },
+    { id: "logistics", intents: ["order_tracking", "delivery_delay"], reviews: false },
+    { id: "dispute_mediator", intents: ["return_refund", "damaged_item"], reviews: false },
+    { id: "quality_supervisor", intents: [], reviews: true },
   ];
+
+  it("offers as owners only the agents that may own intents, not a reviewer (the API refuses it)", () => {
+    expect(ownerChoices(agents).map((a) => a.id)).toEqual(["logistics", "dispute_mediator"]);
+  });
 
   it("names the agents that own the chosen intents now", () => {
     expect(ownersOf(["damaged_item"], agents)).toEqual(["dispute_mediator"]);

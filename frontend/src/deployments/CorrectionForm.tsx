@@ -17,6 +17,12 @@ export function ownersOf(intents: string[], agents: { id: string; intents: strin
   return agents.filter((a) => a.intents.some((i) => intents.includes(i))).map((a) => a.id);
 }
 
+/** The agents a ticket may be given to: the team's agents but its reviewers, which approve answers and own no
+ * intents (the server answers 400 on a reviewer as the owner; the catalogue marks them `reviews`). */
+export function ownerChoices<T extends { reviews: boolean }>(agents: T[]): T[] {
+  return agents.filter((a) => !a.reviews);
+}
+
 /** What was right for a ticket: its intents (checkboxes from the deployment's catalogue, each with what it
  * means) and/or its owner (an agent of the team), optionally a better reply and why. */
 export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
@@ -92,7 +98,7 @@ export function CorrectionForm({ deployment, save, onSaved, onCancel }: Props) {
           onChange={(e) => setOwner(e.target.value)}
         >
           <option value="">(as the intents say)</option>
-          {catalogue.agents.map((agent) => (
+          {ownerChoices(catalogue.agents).map((agent) => (
             <option key={agent.id} value={agent.id}>
               {agent.id}
               {agent.intents.length > 0 ? ` — owns ${agent.intents.join(", ")}` : ""}

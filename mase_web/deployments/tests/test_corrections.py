@@ -161,9 +161,25 @@ def test_the_catalogue_offers_the_intents_with_descriptions_and_the_team(team):
     names = [i["name"] for i in catalogue["intents"]]
     assert "damaged_item" in names and all(i["description"] for i in catalogue["intents"])
     assert catalogue["agents"] == [
-        {"id": "logistics", "intents": ["order_tracking", "delivery_delay"]},
-        {"id": "dispute_mediator", "intents": ["return_refund", "damaged_item"]},
+        {"id": "logistics", "intents": ["order_tracking", "delivery_delay"], "reviews": False},
+        {"id": "dispute_mediator", "intents": ["return_refund", "damaged_item"], "reviews": False},
     ]
+
+
+def test_the_catalogue_says_which_agents_review_so_the_page_offers_only_owners(team):
+    """The correction and proposal forms offer as owners the agents the owner check accepts: a reviewer is
+    marked (``reviews``), by the same rule that answers 400 on it as an owner."""
+    project, users = team
+    episode, step = logged_episode(project)
+    with_reviewer(Deployment.objects.get(pk=episode.deployment_id))
+    op = users[Role.OPERATOR]
+    agents = client_for(op).get(f"/api/deployments/{episode.deployment_id}/catalogue/").json()["agents"]
+    assert {a["id"]: a["reviews"] for a in agents} == {
+        "logistics": False, "dispute_mediator": False, "quality_supervisor": True,
+    }  # fmt: skip
+    for agent in agents:
+        answer = post(op, f"/api/decisions/{step.pk}/correct/", {"owner": agent["id"]})
+        assert (answer.status_code == 400) is agent["reviews"], (agent, answer.json())
 
 
 def test_a_catalogue_the_spec_declares_is_the_one_corrections_use(team):
