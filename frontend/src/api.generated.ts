@@ -442,7 +442,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description What a correction may name: {intents: [{name, description}], agents: [{id, intents, reviews}]}. */
+        /** @description What a correction may name ({intents, agents: [{id, intents, reviews}]}) and the console's example. */
         get: operations["deployments_catalogue_retrieve"];
         put?: never;
         post?: never;
@@ -1890,6 +1890,8 @@ export interface components {
         Catalogue: {
             intents: components["schemas"]["CatalogueIntent"][];
             agents: components["schemas"]["TeamAgent"][];
+            /** @description a ticket of the team's own data asking for its first intent (the console's example); null for a team without one */
+            example: string | null;
         };
         CatalogueIntent: {
             name: string;

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 
-from mase_web.deployments.catalogue import intent_catalogue, team_agents
+from mase_web.deployments.catalogue import example_ticket, intent_catalogue, team_agents
 from mase_web.deployments.models import Deployment
 from mase_web.workflows.facade import workflow_in_project
 
@@ -72,3 +72,9 @@ def deployment_catalogue(deployment: Deployment) -> dict:
     spec = deployment.spec or {}
     accepted = [{"name": i["name"], "description": i["description"]} for i in accepted_intents(deployment)]
     return {"intents": intent_catalogue(spec) + accepted, "agents": team_agents(spec)}
+
+
+def catalogue_with_example(deployment: Deployment) -> dict:
+    """`deployment_catalogue` and an ``example`` ticket of the team's own data (`example_ticket`), as the
+    catalogue endpoint answers: the ticket console shows the example (the checks of a correction need none)."""
+    return {**deployment_catalogue(deployment), "example": example_ticket(deployment.spec or {})}

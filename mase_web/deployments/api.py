@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from mase_web.accounts.facade import can, projects_where, role_allows, role_column
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser
 from mase_web.deployments import breaker_state, breaker_store, conversations, runtimes, writing
-from mase_web.deployments.accepted_intents import deployment_catalogue
+from mase_web.deployments.accepted_intents import catalogue_with_example
 from mase_web.deployments.candidates import candidates, spec_problem
 from mase_web.deployments.corrections import (
     CatalogueSerializer,
@@ -399,8 +399,8 @@ class DeploymentViewSet(
     @extend_schema(responses=CatalogueSerializer)
     @action(detail=True, methods=["get"])
     def catalogue(self, request, pk=None):
-        """What a correction may name: {intents: [{name, description}], agents: [{id, intents, reviews}]}."""
-        return Response(deployment_catalogue(self.get_object()))
+        """What a correction may name ({intents, agents: [{id, intents, reviews}]}) and the console's example."""
+        return Response(catalogue_with_example(self.get_object()))
 
 
 def _correction_target(user, rows, pk, project_path: str, what: str):

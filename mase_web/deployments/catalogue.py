@@ -71,3 +71,23 @@ def owner_problem(spec: dict, owner: str) -> str | None:
         role = agents[owner]["role"]
         return f"{owner!r} is the team's {role}: it reviews answers and owns no intents (choose {owners})"
     return None
+
+
+def example_ticket(spec: dict) -> str | None:
+    """A ticket of the deployment's own data to show as an example of what its team answers: the first of its
+    tickets (``environment.params.tickets``) that asks for the catalogue's first intent alone, else the first
+    asking for it; None for a team without routing tickets, or when they cannot be read."""
+    environment = spec.get("environment") or {}
+    interface = routing(environment.get("name"))
+    catalogue = intent_catalogue(spec)
+    if interface is None or not catalogue:
+        return None
+    params = environment.get("params") or {}
+    try:
+        tickets = interface.load_tickets(str(params.get("tickets") or "train"), params)
+    except (ValueError, OSError):
+        return None  # a ticket file gone or broken since the deployment was made: no example, no error
+    first = catalogue[0]["name"]
+    asking = [t for t in tickets if first in t.intents]
+    alone = [t for t in asking if tuple(t.intents) == (first,)]
+    return (alone or asking)[0].text if asking else None

@@ -52,6 +52,11 @@ class CatalogueSerializer(serializers.Serializer):
 
     intents = CatalogueIntentSerializer(many=True)
     agents = TeamAgentSerializer(many=True)
+    example = serializers.CharField(
+        allow_null=True,
+        help_text="a ticket of the team's own data asking for its first intent (the console's example); "
+        "null for a team without one",
+    )
 
 
 class CorrectionRequestSerializer(serializers.Serializer):

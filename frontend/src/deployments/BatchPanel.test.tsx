@@ -23,6 +23,7 @@ describe("BatchPanel", () => {
         { name: "cancel_subscription", description: "" },
       ],
       agents: [],
+      example: null,
     } as Catalogue;
     const html = render(catalogue);
     expect(html).toContain("warranty_claim");

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { deploymentsApi } from "./deploymentsApi";
 import { apiErrorLines, bySteps, stepsText } from "./format";
@@ -12,7 +12,7 @@ import { WriterPanel } from "./WriterPanel";
 import { TicketHistory, useTicketHistory } from "./TicketHistory";
 import type { Decision, EpisodeSummary, TicketResult } from "./types";
 import { ErrorList } from "./ErrorList";
-import { consoleLabels, describeMatch, outsideIntents, type ConsoleLabels } from "./consoleLabels";
+import { consoleLabels, describeMatch, outsideIntents, ticketPlaceholder, type ConsoleLabels } from "./consoleLabels";
 import { CONVERSATIONAL } from "./conversation";
 import { ConversationConsole } from "./ConversationConsole";
 
@@ -44,6 +44,8 @@ export function TicketConsole(props: Props) {
 function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDecisions, liveReplyParts, canReview = true }: Props) {
   const queryClient = useQueryClient();
   const labels = consoleLabels(environment);
+  // A ticket team's example comes from its own data (its catalogue may be a library desk's, not a shop's).
+  const { data: catalogue } = useQuery({ ...deploymentQueries.catalogue(deploymentId), enabled: labels.item === null });
   const [text, setText] = useState("");
   const [revealed, setRevealed] = useState(0);
   const [history, remember] = useTicketHistory(deploymentId);
@@ -96,7 +98,7 @@ function TicketForm({ deploymentId, environment, username, liveEpisodes, liveDec
       >
         <label className="field column">
           {labels.field}
-          <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={labels.placeholder} />
+          <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={ticketPlaceholder(labels, catalogue?.example)} />
         </label>
         <button type="submit" disabled={busy}>
           {busy ? "The team is working…" : "Send to the team"}

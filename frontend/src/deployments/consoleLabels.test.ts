@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consoleLabels, describeMatch, scopeVerdictWords, takesTickets } from "./consoleLabels";
+import { consoleLabels, describeMatch, scopeVerdictWords, takesTickets, ticketPlaceholder } from "./consoleLabels";
 
 describe("consoleLabels", () => {
   it("calls a writing workflow's request a request and names what it is matched to", () => {
@@ -10,6 +10,23 @@ describe("consoleLabels", () => {
     expect(consoleLabels("customer_service").title).toBe("Customer ticket");
     expect(consoleLabels("number_guess").item).toBeNull();
     expect(consoleLabels(undefined).field).toBe("Customer message");
+  });
+});
+
+describe("ticketPlaceholder", () => {
+  const ticket = consoleLabels("customer_service");
+  it("shows a ticket of the team's own data, so a library desk is not offered a parcel", () => {
+    expect(ticketPlaceholder(ticket, "can I keep the atlas two more weeks?")).toBe("can I keep the atlas two more weeks?");
+    expect(ticketPlaceholder(ticket, "What's the battery life on the running shoes?")).toMatch(/running shoes/);
+  });
+  it("is a neutral invitation without an example (none in the data, or not loaded yet)", () => {
+    for (const example of [null, undefined, ""]) expect(ticketPlaceholder(ticket, example)).toBe("Type a ticket for this team…");
+    expect(consoleLabels(undefined).placeholder).not.toMatch(/parcel/);
+  });
+  it("keeps a writing team's own example", () => {
+    const report = consoleLabels("research_report");
+    expect(ticketPlaceholder(report, null)).toBe(report.placeholder);
+    expect(ticketPlaceholder(report, "some ticket")).toBe(report.placeholder);
   });
 });
 

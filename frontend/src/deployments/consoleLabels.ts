@@ -34,15 +34,23 @@ const LABELS: Record<string, ConsoleLabels> = {
   },
 };
 
+/** A ticket team's words; its placeholder is only the fallback of `ticketPlaceholder` (the team's catalogue may
+ * be any, a library desk's as well as a shop's). */
 const TICKET: ConsoleLabels = {
   title: "Customer ticket",
   field: "Customer message",
-  placeholder: "where is my parcel? it was due on Monday",
+  placeholder: "Type a ticket for this team…",
   item: null,
 };
 
 export function consoleLabels(environment: string | null | undefined): ConsoleLabels {
   return (environment && LABELS[environment]) || TICKET;
+}
+
+/** The console's example request: for a ticket team, the example ticket of its own data (the catalogue
+ * endpoint's ``example``), else a neutral invitation; a writing team keeps its own. */
+export function ticketPlaceholder(labels: ConsoleLabels, example: string | null | undefined): string {
+  return labels.item === null && example ? example : labels.placeholder;
 }
 
 /** A ticket the scope gate handed to a person, as the ticket console and the review list word its answer:

@@ -4,6 +4,8 @@ in the deployment's dataset with provenance "corrected", the reviewer and its so
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mase_web.accounts.models import Project, Role
@@ -197,3 +199,31 @@ def test_a_catalogue_the_spec_declares_is_the_one_corrections_use(team):
     assert catalogue[1]["description"]  # the shipped one
     assert post(op, f"/api/decisions/{step.pk}/correct/", {"intents": ["delivery_delay"]}).status_code == 400
     assert post(op, f"/api/decisions/{step.pk}/correct/", {"intents": ["warranty_claim"]}).status_code == 201
+
+
+def test_the_catalogue_gives_an_example_ticket_from_the_teams_own_data(team, tmp_path):
+    """The ticket console's example is a ticket of the deployment's own tickets asking for its first intent:
+    a library desk's is about borrowing, the shipped customer-service team's a shop's question."""
+    project, users = team
+    episode, _ = logged_episode(project)
+    op = users[Role.OPERATOR]
+    path = f"/api/deployments/{episode.deployment_id}/catalogue/"
+    assert client_for(op).get(path).json()["example"] == "What's the battery life on the running shoes?"
+    tickets = tmp_path / "library.jsonl"
+    rows = [
+        {"text": "renew my loan and what time do you close", "intents": ["renew_loan", "opening_hours"]},
+        {"text": "can I keep the atlas two more weeks?", "intents": ["renew_loan"]},
+        {"text": "are you open on Sunday?", "intents": ["opening_hours"]},
+    ]
+    tickets.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    intents = [
+        {"name": "renew_loan", "description": "Keep a borrowed book longer."},
+        {"name": "opening_hours", "description": "When the library is open."},
+    ]
+    params = {"intents": intents, "tickets": str(tickets)}
+    library = {"agents": [{"id": "desk", "intents": ["renew_loan", "opening_hours"]}],
+               "environment": {"name": "customer_service", "params": params}}  # fmt: skip
+    Deployment.objects.filter(pk=episode.deployment_id).update(spec=library)
+    assert client_for(op).get(path).json()["example"] == "can I keep the atlas two more weeks?"
+    tickets.unlink()  # tickets gone since: no example, no error
+    assert client_for(op).get(path).json()["example"] is None
