@@ -22,8 +22,10 @@ import { problemTargets, useDesigner } from "./store";
 import type { RoleInfo } from "./types";
 
 const nodeTypes = { agent: AgentNode };
-/** Room around the agents when fitting the view: links curve out beyond the boxes they join. */
-export const FIT_VIEW = { padding: 0.15 };
+/** Room around the agents when fitting the view: links curve out beyond the boxes they join. Never above
+ * natural size: fitting one or two agents on a new canvas zoomed to 2x, so the next role dropped at a free
+ * spot landed on top of the first. */
+export const FIT_VIEW = { padding: 0.15, maxZoom: 1 };
 const edgeTypes = { learned: LearnedEdgeView, communication: CommunicationEdge };
 
 interface Props {
