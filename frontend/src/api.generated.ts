@@ -2394,6 +2394,9 @@ export interface components {
             readonly decided_source: (components["schemas"]["DecidedSourceEnum"] | components["schemas"]["NullEnum"]) | null;
             /** Format: double */
             readonly confidence: number | null;
+            /** @description its agents' decisions, all steps */
+            readonly decision_count: number;
+            /** @description its steps (rounds of decisions) */
             readonly step_count: number;
             readonly review_status: components["schemas"]["ReviewStatusEnum"];
             /** @description why it got its review status, as the reviewer wrote it ("" when none given) */

@@ -91,12 +91,13 @@ def _strongest_reasoned(field: str) -> Subquery:
 
 
 def with_review_fields(episodes: QuerySet[Episode]) -> QuerySet[Episode]:
-    """``episodes`` with what a review row shows: step count, confidence, review flags and reason, deciding
+    """``episodes`` with what a review row shows: decision and step counts, confidence, review flags and reason, deciding
     decisions."""
     return episodes.annotate(
         reasoned_status=_strongest_reasoned("review_status"),
         reasoned_text=_strongest_reasoned("review_reason"),
-        step_count=Count("steps"),
+        decision_count=Count("steps"),
+        step_count=Count("steps__step", distinct=True),
         confidence=Min("steps__confidence", filter=~Q(steps__action_index=IDLE_ACTION_INDEX)),
         has_wrong=_of_episode(review_status=REVIEW.WRONG),
         has_escalated=_of_episode(review_status=REVIEW.ESCALATED),

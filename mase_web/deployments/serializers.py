@@ -262,14 +262,15 @@ class EpisodeReviewRowSerializer(EpisodeSerializer):
     decided_by = DeciderSerializer(source="deciding_steps", many=True, read_only=True)
     decided_source = serializers.SerializerMethodField()
     confidence = serializers.FloatField(read_only=True, allow_null=True)
-    step_count = serializers.IntegerField(read_only=True)
+    decision_count = serializers.IntegerField(read_only=True, help_text="its agents' decisions, all steps")
+    step_count = serializers.IntegerField(read_only=True, help_text="its steps (rounds of decisions)")
     review_status = serializers.SerializerMethodField()
     review_reason = serializers.SerializerMethodField()
 
     class Meta(EpisodeSerializer.Meta):
         fields = [
-            *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "step_count", "review_status",
-            "review_reason",
+            *EpisodeSerializer.Meta.fields, "decided_by", "decided_source", "confidence", "decision_count", "step_count",
+            "review_status", "review_reason",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -29,7 +29,8 @@ const ROW = {
   ],
   decided_source: "model",
   confidence: 0.61,
-  step_count: 8,
+  decision_count: 8,
+  step_count: 2,
   review_status: "unreviewed",
 } as EpisodeRow;
 
@@ -44,7 +45,7 @@ describe("EpisodeTable", () => {
     expect(html).toContain("We are sorry: a refund of 30 EUR is on its way.");
     expect(html).toContain("<b>Dispute mediator</b> handle damage");
     expect(html).toContain("61.0%");
-    expect(html).toContain("Steps (8)");
+    expect(html).toContain("Decisions (8) over 2 steps"); // the console says "2 steps" of the same ticket
     expect(html).not.toContain("pass");
     expect(html).toContain('data-testid="episode-review-7"');
   });
@@ -80,7 +81,7 @@ describe("EpisodeTable", () => {
     const gate = { handoff: true, nearest: "complaint", score: 0.41, floor: 0.52, in_scope_probability: 0.12, threshold: 0.95 };
     const handed = {
       ...ROW, id: 12, status: "out_of_scope", task_text: "what is the weather tomorrow?", decided_by: [], decided_source: null,
-      confidence: null, step_count: 0, out_of_scope: gate,
+      confidence: null, decision_count: 0, step_count: 0, out_of_scope: gate,
     } as EpisodeRow; // prettier-ignore
     const html = renderToStaticMarkup(
       <EpisodeTable rows={[handed, ROW]} expanded={null} onExpand={noop} onReviewed={noop} onOpenStep={noop} onStepReviewed={noop} />,

@@ -5,7 +5,7 @@ import { BreakerBadge } from "./BreakerBadge";
 import { DECIDED_SOURCE_LABEL, decidedBy, outOfScopeWords, ticketWords } from "./episodeRows";
 import { EpisodeSteps } from "./EpisodeSteps";
 import { ScopeVerdict } from "./ScopeVerdict";
-import { percent } from "./format";
+import { decisionsLabel, percent } from "./format";
 import { EpisodeReviewControl } from "./ReviewControl";
 import type { DecisionRow, EpisodeRow } from "./types";
 
@@ -99,7 +99,7 @@ export function EpisodeTable({ rows, expanded, onExpand, onReviewed, onOpenStep,
                       toggle();
                     }}
                   >
-                    {open ? "Hide steps" : `Steps (${row.step_count})`}
+                    {open ? "Hide steps" : decisionsLabel(row.decision_count, row.step_count)}
                   </button>
                 </td>
               </tr>

@@ -36,3 +36,9 @@ export function apiErrorLines(error: Error | null): string[] {
 export function stepsText(n: number): string {
   return `${n} ${n === 1 ? "step" : "steps"}`;
 }
+
+/** What review's row offers to open: "Decisions (8) over 2 steps" — its agents' decisions, over the steps the
+ * ticket console counts ("2 steps"). */
+export function decisionsLabel(decisions: number, steps: number): string {
+  return `Decisions (${decisions}) over ${stepsText(steps)}`;
+}
