@@ -116,8 +116,15 @@ def episode_score(info: Mapping[str, Any]) -> float:
     return float(info.get("exact_match", info.get("success", info.get("accepted", 0.0))))
 
 
-def play_episodes(env: Any, policy: Policy, episodes: int, seed: int = EVALUATION_SEED) -> ArmEpisodes:
-    """`policy` greedy on `episodes` episodes of `env` (episode k reset with `seed + k`)."""
+def play_episodes(
+    env: Any,
+    policy: Policy,
+    episodes: int,
+    seed: int = EVALUATION_SEED,
+    on_episode: Callable[[], None] = lambda: None,
+) -> ArmEpisodes:
+    """`policy` greedy on `episodes` episodes of `env` (episode k reset with `seed + k`); `on_episode` is
+    called after each one (the run's progress)."""
     scores, costs = [], []
     for k in range(episodes):
         observations, _ = env.reset(seed=seed + k)
@@ -129,6 +136,7 @@ def play_episodes(env: Any, policy: Policy, episodes: int, seed: int = EVALUATIO
             steps += 1
         scores.append(episode_score(info))
         costs.append(float(info.get("cost", steps)))
+        on_episode()
     return ArmEpisodes(tuple(scores), tuple(costs))
 
 
@@ -281,7 +289,11 @@ def run_baselines(
         [("plain", lambda: plain_policy(team, backbone))] if has_plain(team) else []
     )
     arm_count = 3 + len(plain)
-    with events.stage("baselines", "Evaluating the team beside its baselines", arm_count, "arms") as stage:
+    # Counted in episodes, not arms: one arm of a large team plays for minutes, and a bar of arms would
+    # stand still at "1 / 3 arms, estimating…" all that time.
+    with events.stage(
+        "baselines", "Evaluating the team beside its baselines", arm_count * n, "episodes"
+    ) as stage:
         with tempfile.TemporaryDirectory(prefix="mase-baselines-") as work:
             makers: Sequence[tuple[str, Callable[[], Policy]]] = (
                 ("rules", lambda: rules_policy(team)),
@@ -292,8 +304,7 @@ def run_baselines(
             for name, make in makers:
                 if should_stop():
                     return None
-                arms[name] = play_episodes(evaluation_env(team), make(), n)
-                stage.advance()
+                arms[name] = play_episodes(evaluation_env(team), make(), n, on_episode=stage.advance)
     verdict = judge_arms(arms, learned, score_name(team.environment.name))
     events.emit("verdict", **verdict.to_dict(), episodes=n, split=_split_words(team))
     return verdict

@@ -19,7 +19,7 @@ from training.baselines import (
     train_with_baselines,
 )
 from training.event_payloads import payload_problems
-from training.events import EventStream
+from training.events import EventStream, RunStage
 from training.trainer import TrainResult
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -69,6 +69,33 @@ def test_every_arm_plays_the_same_held_out_episodes():
     assert all(c >= 1 for c in first.costs)  # steps taken
     other = play_episodes(env, rules_policy(team), 12, seed=EVALUATION_SEED + 500)
     assert other != first  # other seeds are other episodes
+
+
+def test_the_baselines_progress_counts_episodes_so_a_long_arm_moves_the_bar(tmp_path, monkeypatch):
+    """Counted in arms, the bar of a large team stood at "1 / 3 arms, estimating…" for minutes."""
+    import training.baselines as baselines
+
+    scripted = lambda team, *args, **kwargs: rules_policy(team)  # noqa: E731 (no checkpoint or cloning here)
+    monkeypatch.setattr(baselines, "served_checkpoint", lambda run_dir: None)
+    monkeypatch.setattr(baselines, "imitation_policy", scripted)
+    monkeypatch.setattr(baselines, "checkpoint_policy", scripted)
+    advanced = []
+    stage_advance = RunStage.advance
+    monkeypatch.setattr(
+        RunStage, "advance", lambda self, by=1: (advanced.append(by), stage_advance(self, by))
+    )
+    seen = []
+    run_baselines(
+        template("code_generation"),
+        tmp_path,
+        events=EventStream([seen.append]),
+        backbone=object(),
+        episodes=3,
+    )
+    progress = [e.payload for e in seen if e.type == "progress" and e.payload["phase"] == "baselines"]
+    assert progress[0]["unit"] == "episodes" and progress[0]["total"] == 9  # rules, imitation, mappo
+    assert progress[-1]["state"] == "done" and progress[-1]["done"] == 9
+    assert advanced == [1] * 9
 
 
 def fake_train(status: str):
