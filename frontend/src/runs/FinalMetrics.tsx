@@ -2,8 +2,23 @@ import { DIAGNOSTICS, splitDiagnostics } from "./diagnostics";
 import { formatNumber } from "./format";
 import type { RunDetail } from "./types";
 
-/** Keys of the final metrics that count things rather than measure them, said in words. */
-const COUNTS: Record<string, string> = { episode: "training episodes", step: "updates" };
+/** Keys of the final metrics that count things rather than measure them, said in words (one, many). */
+const COUNTS: Record<string, [string, string]> = { episode: ["training episode", "training episodes"], step: ["update", "updates"] };
+
+/** "1 update · 64 training episodes · training budget 32 episodes (rounded up to whole updates of 64)". */
+export function countsText(counts: [string, number][], training: { episodes?: unknown; batch_size?: unknown } | undefined): string {
+  const count = (v: number) => v.toLocaleString("en-US"); // exact: formatNumber keeps 3 digits (1407 → 1410)
+  const words = counts.map(([k, v]) => `${count(v)} ${COUNTS[k][v === 1 ? 0 : 1]}`);
+  const budget = training?.episodes;
+  if (typeof budget === "number") {
+    const trained = counts.find(([k]) => k === "episode")?.[1];
+    const perUpdate = training?.batch_size;
+    // PPO trains whole updates: a budget that is not a multiple of the update's episodes is rounded up.
+    const rounded = typeof trained === "number" && trained > budget && typeof perUpdate === "number" ? ` (rounded up to whole updates of ${count(perUpdate)})` : "";
+    words.push(`training budget ${count(budget)} episodes${rounded}`);
+  }
+  return words.join(" · ");
+}
 
 /**
  * The run's final metrics, once it ended: what the evaluation measured (and on how many evaluation
@@ -17,7 +32,6 @@ export function FinalMetrics({ run }: { run: RunDetail }) {
     numbers.filter(([k]) => k !== "episodes" && !(k in COUNTS)),
   );
   const counts = numbers.filter(([k]) => k in COUNTS);
-  const budget = (run.spec?.training as { episodes?: unknown } | undefined)?.episodes;
   return (
     <div className="final-metrics" data-testid="final-metrics">
       <span>
@@ -40,8 +54,7 @@ export function FinalMetrics({ run }: { run: RunDetail }) {
         </details>
       )}
       <span className="muted" data-testid="training-budget">
-        {counts.map(([k, v]) => `${formatNumber(v)} ${COUNTS[k]}`).join(" · ")}
-        {typeof budget === "number" && `${counts.length ? " · " : ""}training budget ${formatNumber(budget)} episodes`}
+        {countsText(counts, run.spec?.training as Parameters<typeof countsText>[1])}
       </span>
     </div>
   );
