@@ -96,7 +96,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The version's rows (one split, or all) as JSONL ``{"id", "text", "intents"}``, a download. */
+        /**
+         * @description The version's rows (one split, or all) as JSONL a re-upload reads back unchanged (`export_upload_jsonl`:
+         *     text, intents, owner, reference_reply, metadata, and the row's own id), a download.
+         */
         get: operations["dataset_versions_export_retrieve"];
         put?: never;
         post?: never;

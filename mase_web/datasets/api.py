@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from mase_web.accounts.facade import can, projects_where
 from mase_web.api_parsers import CheckedFormParser, CheckedMultiPartParser, LimitedJSONParser, escape
 from mase_web.datasets import service
-from mase_web.datasets.export import export_jsonl, write_training_files
+from mase_web.datasets.export import export_upload_jsonl, write_training_files
 from mase_web.datasets.models import Dataset, DatasetVersion
 from mase_web.datasets.serializers import (
     DatasetRowSerializer,
@@ -258,12 +258,15 @@ class DatasetVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     )
     @action(detail=True, methods=["get"])
     def export(self, request, pk=None):
-        """The version's rows (one split, or all) as JSONL ``{"id", "text", "intents"}``, a download."""
+        """The version's rows (one split, or all) as JSONL a re-upload reads back unchanged (`export_upload_jsonl`:
+        text, intents, owner, reference_reply, metadata, and the row's own id), a download."""
         version = self.get_object()
         filters = ExportFiltersSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         split = filters.validated_data.get("split")
-        response = HttpResponse(export_jsonl(version, split), content_type="application/jsonl; charset=utf-8")
+        response = HttpResponse(
+            export_upload_jsonl(version, split), content_type="application/jsonl; charset=utf-8"
+        )
         name = f"dataset-{version.dataset_id}-v{version.number}-{split or 'all'}.jsonl"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response

@@ -62,6 +62,21 @@ def export_jsonl(version: DatasetVersion, split: str | None = None, *, labelled_
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
+def export_upload_jsonl(version: DatasetVersion, split: str | None = None) -> str:
+    """The version's rows (one split, or all) as JSONL the upload reads back unchanged (the download): each
+    row's ``text``, ``intents``, ``owner``, ``reference_reply`` and ``metadata``, and its own ``id`` (metadata
+    ``id``) in front when it has one, as ticket readers name rows by it. A made-up id is left out: the upload
+    would keep it as metadata."""
+    lines = []
+    for row in export_rows(version, split, full=True):
+        metadata = row["metadata"] if isinstance(row["metadata"], dict) else {}
+        own = "id" in metadata and str(metadata["id"]) == row["id"]
+        item = {"id": row["id"]} if own else {}
+        item.update({key: row[key] for key in ("text", "intents", "owner", "reference_reply", "metadata")})
+        lines.append(json.dumps(item, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
 def data_file_name(version: DatasetVersion, labelled_only: bool = False) -> str:
     """``dataset-<version id>-<first 10 hex of its content hash>`` (``-labelled`` for labelled rows only):
     the hash makes a version's name unguessable without its rows."""

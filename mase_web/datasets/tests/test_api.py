@@ -295,7 +295,13 @@ def test_rows_filters_search_splits_and_export(people):
     export = client_for(ann).get(f"/api/dataset-versions/{version['id']}/export/?split=dev")
     assert export.status_code == 200 and "attachment" in export["Content-Disposition"]
     exported = [json.loads(line) for line in export.content.decode().splitlines()]
-    assert len(exported) == 4 and set(exported[0]) == {"id", "text", "intents"}
+    assert len(exported) == 4 and set(exported[0]) == {
+        "text",
+        "intents",
+        "owner",
+        "reference_reply",
+        "metadata",
+    }
     assert client_for(ann).get(f"/api/dataset-versions/{version['id']}/export/?split=all").status_code == 400
 
 
@@ -371,3 +377,33 @@ def test_csv_separated_by_semicolons_or_tabs(people):
         assert response.status_code == 201, response.content
         rows = all_rows(users["pm"], response.json()["version"]["id"])
         assert [(r["text"], r["intents"]) for r in rows] == [expected]
+
+
+def test_an_exported_version_uploads_back_with_every_column(people):
+    """The download is a file the upload reads back unchanged: owner, reference reply and metadata (a row's
+    own id among it) survive, and the re-uploaded version hashes the same (the export kept only id, text
+    and intents before)."""
+    project, _, users = people
+    pm = users["pm"]
+    rows = [
+        {"id": "t-1", "text": "my refund never came", "intents": ["refund"], "owner": "billing",
+         "reference_reply": "Sorry: the refund is on its way.", "channel": "mail"},
+        {"text": "where is the parcel?", "intents": ["delivery"], "owner": "logistics",
+         "reference_reply": "It arrives tomorrow.", "metadata": {"shop": "north"}},
+        {"text": "hello, anyone there?"},
+    ]  # fmt: skip
+    first = upload(pm, make_dataset(pm, project, catalogue=CATALOGUE)["id"], jsonl(rows)).json()["version"]
+    export = client_for(pm).get(f"/api/dataset-versions/{first['id']}/export/")
+    assert export.status_code == 200
+    again = make_dataset(pm, project, name="again", catalogue=CATALOGUE)
+    second = upload(pm, again["id"], export.content, "export.jsonl").json()["version"]
+    columns = ("text", "intents", "owner", "reference_reply", "metadata")
+
+    def held(version):
+        return sorted(
+            tuple(json.dumps(r[c], sort_keys=True) for c in columns) for r in all_rows(pm, version["id"])
+        )
+
+    assert held(second) == held(first)
+    assert {r["text"]: r["owner"] for r in all_rows(pm, second["id"])}["my refund never came"] == "billing"
+    assert second["content_hash"] == first["content_hash"]
