@@ -96,7 +96,7 @@ class InteractiveSupportParams(EnvParams):
     world: str = param(
         "basic",
         "Which world: basic (as first built) or uncertain (hurried customers read from their tone; "
-        "articles dated against each product line's last policy change). See `world.WORLDS`.",
+        "articles dated against each product line's last policy change).",
         choices=WORLDS,
     )
     max_steps: int = param(24, "Steps per conversation before it is cut off.", low=6, high=200)

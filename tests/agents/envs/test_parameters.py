@@ -21,6 +21,13 @@ def test_each_parameter_is_described_and_its_default_and_choices_are_valid(name)
     assert cls.validate_params({"not_a_parameter": 1})
 
 
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_parameters_help_is_written_for_the_designer_not_the_code(name):
+    """The Environment tab shows this text to a product manager: a code name such as `world.WORLDS` means
+    nothing there."""
+    assert [p["name"] for p in env_parameters(name) if "`" in p["help"]] == []
+
+
 def test_an_environment_must_describe_exactly_its_parameters():
     with pytest.raises(ValueError, match="must cover exactly"):
         describe_params({"a": 1, "b": 2}, {"a": "the a"})
