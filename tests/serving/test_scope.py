@@ -67,7 +67,9 @@ def test_without_dev_tickets_the_floor_comes_from_the_labelled_tickets_left_out_
 
 
 def test_the_floor_rule_and_the_handoff_words():
-    assert in_scope_floor([0.9, 0.5, 0.7], keep=0.99) == pytest.approx(0.5 - 1e-6)  # 3 scores: none may drop
+    # 3 scores: none may drop, and the 1 % quantile lies beyond the lowest: mean - 2.33 sd (0.7 - 2.33 * 0.2)
+    assert in_scope_floor([0.9, 0.5, 0.7], keep=0.99) == pytest.approx(0.7 - 2.3263 * 0.2, abs=1e-4)
+    assert in_scope_floor([0.6, 0.6]) == pytest.approx(0.6 - 1e-6)  # no spread: just under them
     scores = [k / 200 for k in range(200)]
     assert in_scope_floor(scores, keep=0.99) == pytest.approx(2 / 200 - 1e-6)  # two of 200 may drop
     assert in_scope_floor([]) == 0.0
