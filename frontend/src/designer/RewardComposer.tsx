@@ -4,6 +4,26 @@ import { useDesigner } from "./store";
 import { TermRow } from "./TermRow";
 import type { Catalogue, RewardTerm } from "./types";
 
+/** The table's rows: the preset's terms in the preset's order (an explicit term of the same name in its
+ * place), then the other explicit terms in theirs. Editing a weight never changes this order, so a row
+ * stays under the cursor while it is edited; `index` is the row's explicit term, -1 for a preset-only row. */
+export function rewardRows(presetTerms: RewardTerm[], terms: RewardTerm[]): { term: RewardTerm; index: number }[] {
+  const explicit = (name: string) => terms.findIndex((t) => t.term === name);
+  const fromPreset = presetTerms.map((p) => {
+    const index = explicit(p.term);
+    return { term: index < 0 ? p : terms[index], index };
+  });
+  const extra = terms.map((term, index) => ({ term, index })).filter(({ term }) => !presetTerms.some((p) => p.term === term.term));
+  return [...fromPreset, ...extra];
+}
+
+/** The explicit terms with one weight set; a preset term, once edited, becomes an explicit term overriding the preset's. */
+export function withWeight(terms: RewardTerm[], term: RewardTerm, phase: string, value: number): RewardTerm[] {
+  const index = terms.findIndex((t) => t.term === term.term);
+  const changed = { ...term, weights: { ...term.weights, [phase]: value } };
+  return index < 0 ? [...terms, changed] : terms.map((t, i) => (i === index ? changed : t));
+}
+
 const PRESET_LABELS: Record<string, string> = {
   phase_rewards: "Phase rewards: exploration 0.7·entropy + 0.3·task, …",
   hierarchical: "Hierarchical (against runaway agents): task − 0.3·coherence + 0.2·collaboration",
@@ -22,19 +42,14 @@ export function RewardComposer({ catalogue }: { catalogue: Catalogue }) {
     ? Object.entries(catalogue.presets[preset] ?? {}).map(([term, weights]) => ({ term, weights }))
     : [];
   // What training will use: the preset's terms, overridden or extended by the explicit ones.
-  const effective = [...presetTerms.filter((p) => !terms.some((t) => t.term === p.term)), ...terms];
+  const rows = rewardRows(presetTerms, terms);
+  const effective = rows.map((r) => r.term);
   const termInfo = new Map(catalogue.reward_terms.map((t) => [t.name, t]));
   const unused = catalogue.reward_terms.filter((t) => !effective.some((x) => x.term === t.name));
 
   const save = (next: { preset?: string | null; terms?: RewardTerm[] }) =>
     setSection("reward", { preset, terms, ...next });
-  // A preset term's weight, once edited, becomes an explicit term that overrides the preset's.
-  const setWeight = (term: RewardTerm, phase: string, value: number) => {
-    const index = terms.findIndex((t) => t.term === term.term);
-    const changed = { ...term, weights: { ...term.weights, [phase]: value } };
-    save({ terms: index < 0 ? [...terms, changed] : terms.map((t, i) => (i === index ? changed : t)) });
-  };
-  const rows = effective.map((t) => ({ term: t, index: terms.findIndex((x) => x.term === t.term) }));
+  const setWeight = (term: RewardTerm, phase: string, value: number) => save({ terms: withWeight(terms, term, phase, value) });
 
   return (
     <div className="reward-composer" data-testid="reward-composer">
