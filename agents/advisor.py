@@ -152,12 +152,34 @@ def _longest_dependency_path(spec: TeamSpec) -> int:
     return max((depth(a) for a in spec.agent_ids), default=1)
 
 
+def _agents_per_box(spec: TeamSpec) -> dict[str, int]:
+    """How many agents each agent on the canvas plays: one, or a group's members where the environment
+    draws its team by groups (``group_members`` on its class: the large team's `groups`)."""
+    sizes = dict.fromkeys(spec.agent_ids, 1)
+    if spec.environment.name is None:
+        return sizes
+    try:
+        groups = getattr(env_class(spec.environment.name), "group_members", None)
+    except UnknownEnvironmentError:
+        return sizes
+    if callable(groups):
+        members = groups(dict(spec.environment.params))
+        sizes.update({box: len(members[box]) for box in sizes if box in members})
+    return sizes
+
+
 def _decision_density(spec: TeamSpec, reasons: list[str], factors: dict[str, float]) -> float:
     agents = spec.agents
     n = len(agents)
     weights = [ROLES[a.role].decision_weight for a in agents]
     roles = sum(weights) / n
     deciders = sum(w >= 0.5 for w in weights)
+    sizes = _agents_per_box(spec)
+    members = sum(sizes.values())
+    who = f"{deciders} of {n} agents"
+    if members != n:  # groups: the roles are the boxes, the team plays every member
+        playing = sum(sizes[a.id] for a, w in zip(agents, weights, strict=True) if w >= 0.5)
+        who = f"{deciders} of {n} roles ({playing} of {members} agents, a group's members sharing its role)"
 
     out_deg: dict[str, int] = {}
     in_deg: dict[str, int] = {}
@@ -185,7 +207,7 @@ def _decision_density(spec: TeamSpec, reasons: list[str], factors: dict[str, flo
         else f"{len(spec.communication_edges)} of {possible} possible communication links"
     )
     reasons.append(
-        f"decision density {value:.2f} ({_level(value)}): {deciders} of {n} agents make non-trivial choices; "
+        f"decision density {value:.2f} ({_level(value)}): {who} make non-trivial choices; "
         f"{branching_nodes} agent(s) where the workflow branches or joins; {link_text}"
     )
     return value
@@ -350,6 +372,12 @@ def advise(spec_or_doc: TeamSpec | Mapping[str, Any]) -> Advice:
         reasons.append(profile.note)
     if deciding > hi:
         reasons.append(f"{deciding} deciding agents is above the {lo}–{hi} sweet spot")
+    members = sum(_agents_per_box(spec).values())
+    if members != len(spec.agents):
+        reasons.append(
+            f"{len(spec.agents)} roles, {members} agents: the {lo}–{hi} sweet spot counts the roles that must "
+            "coordinate, not a group's members, who share their group's role"
+        )
     return Advice(
         decision_density=density,
         uncertainty=uncertainty,

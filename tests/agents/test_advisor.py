@@ -177,3 +177,17 @@ def test_number_guess_is_flagged_as_a_communication_test_bed():
 def test_invalid_documents_are_refused_with_a_value_error():
     with pytest.raises(SpecValidationError):
         advise({"name": "x", "agents": []})
+
+
+def test_a_large_team_is_counted_by_its_members_as_well_as_its_roles():
+    """The Large support team draws 5 groups of 4 (the gallery's card says 20 agents): the advisor says both."""
+    reasons = advise(template("large_team")).reasons
+    assert "4 of 5 roles (16 of 20 agents" in reasons[0], reasons[0]
+    assert any(r.startswith("5 roles, 20 agents: the 2–5 sweet spot counts the roles") for r in reasons), (
+        reasons
+    )
+    doc = template("large_team")
+    doc["environment"]["params"]["groups"][0] = doc["environment"]["params"]["groups"][0].replace("*4", "*10")
+    assert any(r.startswith("5 roles, 26 agents") for r in advise(doc).reasons)
+    plain = advise(template("code_generation")).reasons
+    assert " agents make non-trivial choices" in plain[0] and not any(" roles, " in r for r in plain)

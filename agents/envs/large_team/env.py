@@ -108,10 +108,15 @@ class LargeTeamEnv(ParallelEnv):
         return errors
 
     @classmethod
+    def group_members(cls, params: Mapping[str, Any]) -> dict[str, list[str]]:
+        """Each group's members, by the group's id (its one agent on the canvas), in order."""
+        merged = {**LargeTeamParams.defaults(), **params}
+        return {g.id: g.members() for g in parse_groups(merged["groups"])}
+
+    @classmethod
     def member_ids(cls, params: Mapping[str, Any]) -> list[str]:
         """The agents the environment creates (each group's members), in order."""
-        merged = {**LargeTeamParams.defaults(), **params}
-        return [m for g in parse_groups(merged["groups"]) for m in g.members()]
+        return [m for members in cls.group_members(params).values() for m in members]
 
     # ---- ParallelEnv ----------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Box:
