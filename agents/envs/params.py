@@ -26,7 +26,7 @@ def check_known_params(params: Any, defaults: Mapping[str, Any]) -> tuple[list[S
     return errors, {**defaults, **{k: v for k, v in params.items() if k in defaults}}
 
 
-KINDS = ("bool", "integer", "number", "text", "choice", "list")
+KINDS = ("bool", "integer", "number", "text", "choice", "list", "lines")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,9 @@ class ParamInfo:
     name: str
     default: Any
     help: str
-    kind: str  # one of KINDS: a checkbox, a number field, free text, a fixed choice or a list of names
+    # one of KINDS: a checkbox, a number field, free text, a fixed choice, a list of names (comma-separated)
+    # or a list of phrases (one a line)
+    kind: str
     choices: tuple[Any, ...] = ()
     data: DataFiles | None = None  # the data it names, by name on a server (`agents.places`)
 

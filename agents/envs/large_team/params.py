@@ -34,7 +34,7 @@ class LargeTeamParams(EnvParams):
         DEFAULT_GROUPS,
         'The team by groups, one line each: "id*count: kind=speed ... cap=N" (the id is the group\'s agent on '
         "the canvas; its members are id_0 … id_<count-1>; cap = tasks an agent may hold).",
-        kind="list",
+        kind="lines",
     )
     kinds: list = param(KINDS, "The task kinds that arrive.", kind="list")
     allocation: str = param(

@@ -6,6 +6,8 @@ export interface AgentNodeData extends Record<string, unknown> {
   roleDescription: string;
   problems: string[];
   diffState: "added" | "changed" | null;
+  /** The agents this box plays when it stands for a group (the large team's groups), else null. */
+  members: number | null;
 }
 
 export type AgentFlowNode = Node<AgentNodeData, "agent">;
@@ -33,6 +35,11 @@ export function AgentNode({ id, data, selected }: NodeProps<AgentFlowNode>) {
         </span>
       )}
       {data.diffState && <span className="diff-badge">{data.diffState}</span>}
+      {data.members !== null && (
+        <span className="group-badge" title={`A group of ${data.members} agents that share this role`} data-testid="node-group-badge">
+          ×{data.members}
+        </span>
+      )}
       <Handle id="dep-out" className="handle-dependency" type="source" position={Position.Right} title="Drag from here to another agent: a workflow dependency (that agent's step comes next)" />
       <Handle id="comm-out" className="handle-communication" type="source" position={Position.Bottom} title="Drag from here to another agent: a communication link (this agent may message it)" />
     </div>

@@ -13,13 +13,14 @@ import type React from "react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AgentFlowNode, AgentNode } from "./AgentNode";
 import { CommunicationEdge } from "./CommunicationEdge";
+import { groupSizes } from "./groupSizes";
 import { LearnedEdgeView } from "./LearnedEdge";
 import { twoWayPartners } from "./linkPairs";
 import { formatWeight, LearnedLegend, learnedFlowEdges, useOverlayModel } from "./LearnedOverlay";
 import { ROLE_MIME } from "./Palette";
 import { describePath, messageInWords } from "./problemWords";
 import { problemTargets, useDesigner } from "./store";
-import type { RoleInfo } from "./types";
+import type { EnvParam, RoleInfo } from "./types";
 
 const nodeTypes = { agent: AgentNode };
 /** Room around the agents when fitting the view: links curve out beyond the boxes they join. Never above
@@ -30,10 +31,12 @@ const edgeTypes = { learned: LearnedEdgeView, communication: CommunicationEdge }
 
 interface Props {
   roles: RoleInfo[];
+  /** The environments' parameters (the catalogue's): where a team is drawn by groups, each box shows its size. */
+  environments?: Record<string, EnvParam[]>;
 }
 
 /** The workflow canvas: agents as nodes, dependency (solid arrow) and communication (dashed) edges. */
-export function Canvas({ roles }: Props) {
+export function Canvas({ roles, environments = {} }: Props) {
   const spec = useDesigner((s) => s.spec);
   const layout = useDesigner((s) => s.layout);
   const selection = useDesigner((s) => s.selection);
@@ -73,6 +76,7 @@ export function Canvas({ roles }: Props) {
   }, [report, spec]);
 
   const roleInfo = useMemo(() => new Map(roles.map((r) => [r.name, r])), [roles]);
+  const sizes = useMemo(() => groupSizes(spec.environment, environments), [spec.environment, environments]);
 
   const nodes: AgentFlowNode[] = useMemo(
     () =>
@@ -92,9 +96,10 @@ export function Canvas({ roles }: Props) {
             : diff?.agents.changed.includes(agent.id)
               ? "changed"
               : null,
+          members: (sizes[agent.id] ?? 1) > 1 ? sizes[agent.id] : null,
         },
       })),
-    [spec.agents, layout, selection, measured, roleInfo, problemsByAgent, diff],
+    [spec.agents, layout, selection, measured, roleInfo, problemsByAgent, diff, sizes],
   );
 
   const badEdges = useMemo(

@@ -1,4 +1,5 @@
 import { IntentCatalogueEditor } from "./IntentCatalogue";
+import { ListField } from "./ListField";
 import { NumberField } from "./NumberField";
 import { TicketsField, paramsForDataset } from "./TicketsField";
 import { useDesigner } from "./store";
@@ -29,7 +30,7 @@ interface FieldProps {
   onChange: (value: Json | undefined) => void;
 }
 
-/** One parameter, entered the way its kind asks: checkbox, number, fixed choice, list of names or text. */
+/** One parameter, entered the way its kind asks: checkbox, number, fixed choice, list (of names or of lines) or text. */
 function ParamField({ param, value, onChange }: FieldProps) {
   const label = paramLabel(param.name);
   switch (param.kind) {
@@ -57,19 +58,8 @@ function ParamField({ param, value, onChange }: FieldProps) {
         </label>
       );
     case "list":
-      return (
-        <label className="field" title={param.help}>
-          <span>{label}</span>
-          <input
-            value={Array.isArray(value) ? value.join(", ") : ""}
-            placeholder="all"
-            onChange={(e) => {
-              const items = e.target.value.split(",").map((item) => item.trim()).filter(Boolean);
-              onChange(items.length ? items : undefined);
-            }}
-          />
-        </label>
-      );
+    case "lines":
+      return <ListField label={label} hint={param.help} kind={param.kind} value={value} onChange={onChange} />;
     default:
       return (
         <label className="field" title={param.help}>

@@ -151,7 +151,8 @@ export interface EnvParam {
   name: string;
   default: Json;
   help: string;
-  kind: "bool" | "integer" | "number" | "text" | "choice" | "list";
+  /** "list": names, comma-separated; "lines": phrases, one a line. */
+  kind: "bool" | "integer" | "number" | "text" | "choice" | "list" | "lines";
   choices: Json[];
 }
 

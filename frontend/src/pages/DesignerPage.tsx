@@ -184,7 +184,7 @@ function Designer() {
           <Palette roles={catalogue.roles} templateRoles={templateRoles} />
           <main className="designer-main">
             <CanvasToolbar />
-            <Canvas roles={catalogue.roles} />
+            <Canvas roles={catalogue.roles} environments={catalogue.environments} />
             <ProblemsList validating={validating} openTab={setTab} />
           </main>
           <aside className="side-panel">

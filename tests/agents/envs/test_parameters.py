@@ -28,6 +28,15 @@ def test_each_parameters_help_is_written_for_the_designer_not_the_code(name):
     assert [p["name"] for p in env_parameters(name) if "`" in p["help"]] == []
 
 
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_lists_help_says_how_the_designer_takes_it(name):
+    """The designer takes a "lines" parameter one item a line and a "list" one comma-separated: a help
+    that says the other (the large team's groups said "one line each" in a comma-separated field) misleads."""
+    lists = [p for p in env_parameters(name) if p["kind"] in ("list", "lines")]
+    assert [p["name"] for p in lists if "one line each" in p["help"] and p["kind"] != "lines"] == []
+    assert [p["name"] for p in lists if "comma-separated" in p["help"] and p["kind"] != "list"] == []
+
+
 def test_an_environment_must_describe_exactly_its_parameters():
     with pytest.raises(ValueError, match="must cover exactly"):
         describe_params({"a": 1, "b": 2}, {"a": "the a"})
