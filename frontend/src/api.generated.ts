@@ -2529,8 +2529,8 @@ export interface components {
             out_of_scope: components["schemas"]["UnlabelledCount"];
         };
         /**
-         * @description Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`;
-         *     `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`.
+         * @description Launch from a published workflow version (`workflow`, optional `version`), a gallery `template`
+         *     or a `spec`; `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`.
          */
         Launch: {
             project?: number;
@@ -2544,6 +2544,8 @@ export interface components {
             };
             workflow?: number;
             version?: number;
+            /** @description the slug of a gallery template (GET /api/workflows/templates/): the run takes its spec and its source names the template */
+            template?: string;
             overrides?: components["schemas"]["Overrides"];
             /** @description at most 12 labels, e.g. baseline, lr-sweep */
             tags?: string[];

@@ -88,11 +88,10 @@ def _figures_html(figures: list[go.Figure]) -> str:
 def _facts(run: Run) -> str:
     training = run.spec.get("training") or {}
     source = run.source or {}
-    team = (
-        f"workflow {source.get('workflow')} version {source.get('version')}"
-        if source.get("kind") == "workflow"
-        else "a spec document"
-    )
+    team = {
+        "workflow": f"workflow {source.get('workflow')} version {source.get('version')}",
+        "template": f"gallery template {source.get('template_name') or source.get('template')}",
+    }.get(source.get("kind"), "a spec document")
     rows = [
         ["State", escape(run.state)],
         ["Kind and device", escape(f"{run.kind} on {run.device}")],

@@ -8,7 +8,7 @@ from mase_web.accounts.facade import Project, ProjectField, request_user
 from mase_web.runs.facade import teacher_problem
 from mase_web.runs.models import Checkpoint, Run, RunEvent
 from mase_web.runs.tags import TagsField
-from mase_web.workflows.facade import VersionNotFound, published_spec
+from mase_web.workflows.facade import TemplateNotFound, VersionNotFound, gallery_template, published_spec
 from training.baselines import has_baselines
 
 
@@ -63,8 +63,8 @@ def apply_overrides(spec: dict, overrides: dict) -> dict:
 
 
 class LaunchSerializer(serializers.Serializer):
-    """Launch from a published workflow version (`workflow`, optional `version`) or from a `spec`;
-    `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`."""
+    """Launch from a published workflow version (`workflow`, optional `version`), a gallery `template`
+    or a `spec`; `overrides` (e.g. the episode budget) change the spec and are recorded in the run's `source`."""
 
     project = ProjectField(required=False)
     name = serializers.CharField(max_length=200)
@@ -74,6 +74,12 @@ class LaunchSerializer(serializers.Serializer):
     spec = serializers.DictField(required=False)
     workflow = serializers.IntegerField(required=False, min_value=1)
     version = serializers.IntegerField(required=False, min_value=1)
+    template = serializers.CharField(
+        required=False,
+        max_length=100,
+        help_text="the slug of a gallery template (GET /api/workflows/templates/): the run takes its spec "
+        "and its source names the template",
+    )
     overrides = OverridesSerializer(required=False)
     tags = TagsField(required=False)
     baselines = serializers.BooleanField(
@@ -86,11 +92,17 @@ class LaunchSerializer(serializers.Serializer):
     )
 
     def validate(self, data):
-        if ("spec" in data) == ("workflow" in data):
+        if sum(key in data for key in ("spec", "workflow", "template")) != 1:
             raise serializers.ValidationError(
-                {"spec": ["give either a spec or a published workflow, not both"]}
+                {"spec": ["give one of a spec, a published workflow or a gallery template"]}
             )
         data["source"] = {"kind": "spec"}
+        if "template" in data:
+            try:
+                chosen = gallery_template(data.pop("template"))
+            except TemplateNotFound as exc:
+                raise serializers.ValidationError({"template": [str(exc)]}) from None
+            data["spec"], data["source"] = chosen.spec, {"kind": "template", **chosen.source}
         if "workflow" in data:
             try:
                 published = published_spec(
@@ -109,7 +121,9 @@ class LaunchSerializer(serializers.Serializer):
             data["spec"], data["source"] = published.spec, {"kind": "workflow", **published.source}
             data["project"] = Project.objects.get(pk=published.project_id)
         if "project" not in data:
-            raise serializers.ValidationError({"project": ["required when launching from a spec"]})
+            raise serializers.ValidationError(
+                {"project": ["required when launching from a spec or a template"]}
+            )
         overrides = dict(data.pop("overrides", None) or {})
         if overrides:
             data["spec"] = apply_overrides(data["spec"], overrides)

@@ -6,9 +6,11 @@ workflow of a project the caller cannot read answers exactly as a workflow that 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from mase_web.accounts.facade import projects_where
+from mase_web.workflows import documents
 from mase_web.workflows.models import Workflow
 
 
@@ -47,6 +49,31 @@ def published_spec(user, workflow_id: int, version: int | None = None) -> Publis
     return PublishedSpec(found.spec, workflow.pk, workflow.name, found.number, workflow.project_id)
 
 
+@dataclass(frozen=True)
+class GalleryTemplate:
+    spec: dict
+    slug: str
+    name: str
+
+    @property
+    def source(self) -> dict:
+        return {"template": self.slug, "template_name": self.name}
+
+
+class TemplateNotFound(LookupError):
+    pass
+
+
+def gallery_template(slug: str) -> GalleryTemplate:
+    """The gallery template `slug` with a copy of its spec (the caller may change it); any other name is
+    refused with the gallery's slugs, so a run's recorded template is always a real one."""
+    found = documents.template(slug)
+    if found is None:
+        names = ", ".join(t.slug for t in documents.templates())
+        raise TemplateNotFound(f"no gallery template {slug!r}; choose one of: {names}")
+    return GalleryTemplate(copy.deepcopy(found.spec), found.slug, found.summary()["name"])
+
+
 def workflow_in_project(project_id: int, workflow_id: int | None) -> Workflow | None:
     """The workflow `workflow_id` if it belongs to the (already authorised) project, else None."""
     if workflow_id is None:
@@ -69,8 +96,6 @@ def draft_with_intent(
     when the draft declares none of its own; ``owner`` (an agent id, or empty) is given the intent. Accepting
     the same intent twice changes nothing.
     The draft is never published here: the product manager reviews it in the designer first."""
-    import copy
-
     workflow = workflow_in_project(project_id, workflow_id)
     if workflow is None:
         workflow = Workflow.objects.create(

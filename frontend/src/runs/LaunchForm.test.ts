@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runNameAfterSpec } from "./LaunchForm";
+import { runNameAfterSpec, specReference } from "./LaunchForm";
 
 const spec = (name: string) => JSON.stringify({ name, agents: [] });
 
@@ -19,5 +19,18 @@ describe("the launch form's run name", () => {
   it("stays as it is when the text is not JSON or names nothing", () => {
     expect(runNameAfterSpec("Number guessing", "Number guessing", "{not json")).toBe("Number guessing");
     expect(runNameAfterSpec("", "", JSON.stringify({ agents: [] }))).toBe("");
+  });
+});
+
+describe("what a launch sends for the team", () => {
+  const spec = { name: "Customer service" };
+  it("is an untouched template or published version by reference, so the server records where it came from", () => {
+    expect(specReference({ template: "customer_service" }, false, spec)).toEqual({ template: "customer_service" });
+    expect(specReference({ workflow: 9, version: 3 }, false, spec)).toEqual({ workflow: 9, version: 3 });
+  });
+
+  it("is the document once the spec was edited, or when it came from a file", () => {
+    expect(specReference({ template: "customer_service" }, true, spec)).toEqual({ spec });
+    expect(specReference({ file: "team.json" }, false, spec)).toEqual({ spec });
   });
 });

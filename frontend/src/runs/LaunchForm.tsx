@@ -11,7 +11,6 @@ import { useWorkers } from "./useWorkers";
 
 const LAUNCH_ROLES = new Set(["product_manager", "admin"]);
 
-/** Launch a run: project, name, device, and a team spec from a template, a workflow version or a file. */
 /** The run name once another spec is chosen: the spec's own name, unless the user typed a name of their own. */
 export function runNameAfterSpec(name: string, autoName: string, specText: string): string {
   if (name && name !== autoName) return name;
@@ -23,6 +22,20 @@ export function runNameAfterSpec(name: string, autoName: string, specText: strin
   }
 }
 
+/** What the launch sends for the team: an untouched published version or gallery template by reference, so
+ * the server records (and checks) where the run came from; anything else, or an edited spec, as the document. */
+export function specReference(
+  source: Record<string, unknown>,
+  edited: boolean,
+  spec: unknown,
+): { workflow: number; version: number } | { template: string } | { spec: unknown } {
+  if (!edited && typeof source.workflow === "number" && typeof source.version === "number")
+    return { workflow: source.workflow, version: source.version };
+  if (!edited && typeof source.template === "string") return { template: source.template };
+  return { spec };
+}
+
+/** Launch a run: project, name, device, and a team spec from a template, a workflow version or a file. */
 export function LaunchForm({ memberships }: { memberships: Membership[] }) {
   const projects = memberships.filter((m) => LAUNCH_ROLES.has(m.role));
   const [project, setProject] = useState<number | null>(null);
@@ -75,9 +88,7 @@ export function LaunchForm({ memberships }: { memberships: Membership[] }) {
     // The budget travels as an override: the server applies it and records it, so a published version
     // launched with another budget keeps its workflow link.
     const overrides = episodes ? { overrides: { episodes: Number(episodes) } } : {};
-    // An untouched published version is launched by reference, so the run records its provenance.
-    const published = !edited && typeof source.workflow === "number" && typeof source.version === "number";
-    const what = published ? { workflow: source.workflow as number, version: source.version as number } : { spec };
+    const what = specReference(source, edited, spec);
     setSending(true);
     try {
       // Checked leaves the choice to the server: on wherever the team has baselines (rules to compare with).

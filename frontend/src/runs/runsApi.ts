@@ -4,7 +4,7 @@ import { api } from "../api";
 import type { TemplateSummary } from "../designer/types";
 import type { Checkpoint, CompareBody, Me, Paginated, RunDetail, RunSummary } from "./types";
 
-/** A run from a spec document, or from a published workflow version (the server records which). */
+/** A run from a spec document, a published workflow version or a gallery template (the server records which). */
 export type LaunchRequest = {
   project: number;
   name: string;
@@ -15,7 +15,7 @@ export type LaunchRequest = {
   tags?: string[];
   /** Evaluate the team beside its rules and imitation after training; left out: on where the team has them. */
   baselines?: boolean;
-} & ({ spec: unknown } | { workflow: number; version: number });
+} & ({ spec: unknown } | { workflow: number; version: number } | { template: string });
 
 const post = { method: "POST" } as const;
 
