@@ -47,10 +47,10 @@ export function ListField({ label, hint, kind, value, onChange }: Props) {
     onChange(items.length ? items : undefined);
   };
   return (
-    <label className="field" title={hint}>
+    <label className={kind === "lines" ? "field column" : "field"} title={hint}>
       <span>{label}</span>
       {kind === "lines" ? (
-        <textarea aria-label={label} rows={Math.max(3, text.split("\n").length + 1)} value={text} onChange={(e) => change(e.target.value)} />
+        <textarea aria-label={label} rows={Math.min(12, Math.max(3, text.split("\n").length + 1))} value={text} onChange={(e) => change(e.target.value)} />
       ) : (
         <input aria-label={label} value={text} placeholder="all" onChange={(e) => change(e.target.value)} />
       )}
