@@ -68,7 +68,7 @@ def test_operator_reviews_a_trajectory_forces_the_breaker_and_sees_the_fallback_
     reply = earlier.result["reply"]["text"]
     assert earlier.task_text in row.inner_text()
     assert " ".join(reply.split())[:40] in " ".join(row.get_by_test_id("episode-reply").inner_text().split())
-    row.get_by_role("button", name=re.compile(r"^Steps")).click()
+    row.get_by_role("button", name=re.compile(r"^Decisions")).click()
     steps = page.get_by_test_id(f"episode-steps-{earlier.pk}")
     steps.get_by_test_id("decisions").wait_for()
     held_back = steps.get_by_role("button", name=re.compile("where an agent held back"))

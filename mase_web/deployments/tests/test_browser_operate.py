@@ -67,7 +67,7 @@ def test_review_status_filter_export_annotate_and_whole_agent_names(live_service
     page.goto(f"{base}/review/")
     ticket = page.get_by_test_id(f"episode-{episode.pk}")
     assert "my lamp arrived broken, refund please" in ticket.inner_text()
-    ticket.get_by_role("button", name=re.compile(r"^Steps")).click()  # its steps, each with its own review
+    ticket.get_by_role("button", name=re.compile(r"^Decisions")).click()  # its steps, each with its own review
     row = page.get_by_test_id(f"review-{logistics.pk}")
     row.get_by_role("button", name="wrong…").click()
     row.get_by_label("Reason (wrong)").fill("the parcel was already delivered")

@@ -41,7 +41,7 @@ def test_operator_filters_decisions_by_reply_backend_and_fault(live_services, br
     page.wait_for_url(re.compile(r"\?fault=timeout$"))
     rows = page.get_by_test_id("episodes").locator("tbody tr")
     assert rows.count() == 1 and "slow" in rows.first.inner_text()
-    rows.first.get_by_role("button", name=re.compile(r"^Steps")).click()  # the timed-out decision says so
+    rows.first.get_by_role("button", name=re.compile(r"^Decisions")).click()  # the timed-out decision says so
     steps = page.get_by_test_id(f"episode-steps-{slow.pk}")
     steps.get_by_text("timeout").wait_for()
 

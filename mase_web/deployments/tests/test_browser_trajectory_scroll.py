@@ -22,7 +22,7 @@ def test_opening_a_trajectory_below_the_fold_brings_it_into_view(live_services, 
     _, episode = deployment_with_an_episode(project)
 
     page.goto(f"{base}/review/")
-    page.get_by_test_id(f"episode-{episode.pk}").get_by_role("button", name=re.compile(r"^Steps")).click()
+    page.get_by_test_id(f"episode-{episode.pk}").get_by_role("button", name=re.compile(r"^Decisions")).click()
     button = page.get_by_test_id("decisions").get_by_role("button", name="Trajectory").first
     button.scroll_into_view_if_needed()
     assert page.evaluate("window.scrollY") > 0
