@@ -106,11 +106,13 @@ def upload(web: Web, name: str, rows: list[dict[str, Any]], catalogue: list[dict
 
 
 def split_rows(web: Web, version: int, split: str) -> list[dict[str, Any]]:
-    """A split of the version as its export gives it (labelled rows only)."""
+    """A split of the version as its export gives it (labelled rows only; a row without its own id, which
+    the export leaves out, gets its place in the split)."""
     answer = web.client.get(f"/api/dataset-versions/{version}/export/?split={split}")
     if answer.status_code != 200:
         raise RuntimeError(f"export {version} {split}: {answer.status_code}")
     rows = [json.loads(line) for line in answer.content.decode().splitlines() if line.strip()]
+    rows = [{"id": f"{split}-{n}", **row} for n, row in enumerate(rows, start=1)]
     return [r for r in rows if r["intents"]]
 
 
